@@ -1,0 +1,17 @@
+// The `firmscope` command. Each subcommand lives in its own file and registers itself here, in one list.
+import { Command } from 'commander';
+import { ENGINE_VERSION } from '../engine/version.js';
+
+type Register = (program: Command) => void;
+
+const commands: Register[] = [];
+
+const program = new Command('firmscope')
+  .description('Firmware image security analysis: unpack, inventory, vulnerabilities, crypto, reports')
+  .version(ENGINE_VERSION);
+for (const register of commands) register(program);
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(`firmscope: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,29 @@
+// An analysis stage that runs after unpacking: inventory, vulnerability matching, crypto, malware, binaries.
+// Each analyzer reads the FileIndex and what earlier analyzers added, and adds to the result. A crashing
+// analyzer is contained: the engine records a Problem and the others still run. The list lives in analyzers.ts.
+import type { FileIndex } from './file-index.js';
+import type { Component, CryptoAsset, EngineFinding, ImageInfo, Problem } from './types.js';
+import type { VulnerabilitySource } from './vulns/source.js';
+
+export interface AnalysisContext {
+  image: ImageInfo;
+  index: FileIndex;
+  /** Filled in by analyzers, in the order of analyzers.ts. */
+  components: Component[];
+  findings: EngineFinding[];
+  cryptoAssets: CryptoAsset[];
+  problems: Problem[];
+  /** Known-vulnerability data, when the caller has a database; matching is skipped without it. */
+  vulnerabilities?: VulnerabilitySource;
+  signal: AbortSignal;
+  /** Reports progress inside the analysis phase (0..100 of this analyzer). */
+  progress(percent: number): void;
+}
+
+export interface Analyzer {
+  /** Kebab-case id: 'inventory', 'vulnerability-matcher', 'crypto', ... */
+  id: string;
+  /** Progress phase name shown on a running scan. */
+  phase: string;
+  run(ctx: AnalysisContext): Promise<void>;
+}

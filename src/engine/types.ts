@@ -1,0 +1,171 @@
+// The engine's output: a plain value, no HTTP and no database. Everything the service stores about a scan,
+// and everything `firmscope scan` prints, is a ScanResult.
+
+export interface Hashes {
+  sha256: string;
+  sha1: string;
+  md5: string;
+}
+
+/** One node of the extracted tree: the image itself, every extracted file, directory and symlink. */
+export interface FileNode {
+  /** Path relative to the scan's extraction root, '/'-separated; the image itself is its file name. */
+  path: string;
+  /** Path inside the innermost filesystem or archive it came from, starting with '/' (e.g. '/usr/sbin/dropbear'). */
+  fsPath: string;
+  /** 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'socket' */
+  kind: 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'socket';
+  size: number;
+  /** Detected content type: 'elf', 'pe', 'text', 'squashfs', 'data', ... (see engine/file-type.ts). */
+  type: string;
+  sha256?: string;
+  /** Handler (format id) that produced this node, e.g. 'squashfs-v4'; absent for the image itself. */
+  format?: string;
+  /** Path of the node this one was extracted from; absent for the image itself. */
+  parent?: string;
+  /** Offset of the chunk inside the parent that produced this node. */
+  offset?: number;
+  /** Nesting depth: 0 for the image. */
+  depth: number;
+  mode?: number;
+  uid?: number;
+  gid?: number;
+  mtime?: number;
+  /** Symlink or hardlink target, as stored (never followed). */
+  linkTarget?: string;
+  /** Extra format-specific facts: UEFI GUID and UI name, uImage name, ... */
+  meta?: Record<string, unknown>;
+}
+
+/** A region of a file that no handler recognised (or a handler rejected). */
+export interface UnknownChunk {
+  path: string;
+  offset: number;
+  size: number;
+}
+
+/** Something that went wrong but did not stop the scan: a corrupt chunk, a limit, a parser error. */
+export interface Problem {
+  /** Where: a node path, optionally with an offset. */
+  path?: string;
+  offset?: number;
+  /** Who: handler, identifier, detector id. */
+  source: string;
+  kind: 'error' | 'limit' | 'warning' | 'skipped';
+  message: string;
+}
+
+export interface Evidence {
+  /** Path in the image (FileNode.path). */
+  path: string;
+  /** Identification method, e.g. 'opkg-status', 'version-signature', 'elf-soname'. */
+  method: string;
+  /** The matched string or record, trimmed. */
+  match?: string;
+  offset?: number;
+}
+
+export interface Component {
+  /** Stable within a scan: `${name}@${version ?? ''}` normalised. */
+  ref: string;
+  name: string;
+  version?: string;
+  type: 'application' | 'library' | 'operating-system' | 'firmware' | 'framework' | 'device' | 'file';
+  supplier?: string;
+  licenses?: string[];
+  cpe?: string;
+  purl?: string;
+  /** 0..1: how sure the identification is. */
+  confidence: number;
+  /** Paths (FileNode.path) where it was found. */
+  paths: string[];
+  /** Hashes of the primary file (first path) when the component is a file. */
+  hashes?: Hashes;
+  architecture?: string;
+  evidence: Evidence[];
+  /** Identifier ids that found it. */
+  foundBy: string[];
+  /** refs of components this one depends on (from DT_NEEDED or package databases). */
+  dependsOn?: string[];
+}
+
+export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'informational';
+export type FindingType = 'knownVulnerability' | 'maliciousCode' | 'dependencyVulnerability';
+
+export interface FindingOccurrence {
+  path: string;
+  offset?: number;
+  evidence?: string;
+}
+
+export interface Cvss {
+  cvssV2?: { baseScore: number; vector: string };
+  cvssV3?: { baseScore: number; vector: string; version?: string };
+  cvssV4?: { baseScore: number; vector: string };
+}
+
+/** A finding as the engine produces it; the service adds ids, issue status and history. */
+export interface EngineFinding {
+  /** Stable identity across images: hash of type + CVE/rule + component + location. Never offsets or times. */
+  fingerprint: string;
+  findingType: FindingType;
+  /** Short name, e.g. 'CVE-2021-42386' or 'private-key-in-image'. */
+  pname: string;
+  /** Human title. */
+  name: string;
+  title?: string;
+  description?: string;
+  severity: Severity;
+  identifiers: Array<{ cve?: string; cwe?: string; ghsa?: string; osv?: string; rule?: string }>;
+  cvss?: Cvss;
+  cvssLatestBaseScore?: number;
+  epss?: { probability: number; percentile: number };
+  isKev?: boolean;
+  references?: Array<{ url: string; description?: string }>;
+  recommendedAction?: string;
+  knownFixedVersion?: string;
+  component?: { ref: string; name: string; version?: string; cpe?: string; purl?: string };
+  occurrences: FindingOccurrence[];
+  /** How a match was made (matcher, criterion, range) for dependency vulnerabilities. */
+  match?: Record<string, unknown>;
+}
+
+export interface CryptoAsset {
+  /** Stable id within a scan. */
+  ref: string;
+  assetType: 'algorithm' | 'certificate' | 'private-key' | 'public-key' | 'protocol' | 'related-crypto-material' | 'library';
+  name: string;
+  /** Algorithm facts (primitive, parameter set, mode, key size, curve, ...) and certificate facts. */
+  details: Record<string, unknown>;
+  paths: string[];
+  evidence: Evidence[];
+  /** Component refs that use it, where known. */
+  components?: string[];
+}
+
+export interface ImageInfo {
+  fileName: string;
+  size: number;
+  hashes: Hashes;
+  /** Detected type of the whole image (engine/file-type.ts). */
+  type: string;
+}
+
+export interface ScanStats {
+  durationMs: number;
+  filesExtracted: number;
+  bytesExtracted: number;
+  formats: Record<string, number>;
+}
+
+export interface ScanResult {
+  engineVersion: string;
+  image: ImageInfo;
+  files: FileNode[];
+  unknownChunks: UnknownChunk[];
+  components: Component[];
+  findings: EngineFinding[];
+  cryptoAssets: CryptoAsset[];
+  problems: Problem[];
+  stats: ScanStats;
+}

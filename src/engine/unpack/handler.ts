@@ -1,0 +1,112 @@
+// The contract every format handler follows (modelled on unblob's Handler): a handler declares its magic
+// patterns, validates a candidate and computes the exact end of its chunk, and extracts children through a Sink.
+// One file per format; the registry (registry.ts) is a plain list of imported handlers.
+import type { Readable } from 'node:stream';
+import type { Problem } from '../types.js';
+
+export type HandlerKind = 'compression' | 'archive' | 'filesystem' | 'firmware' | 'boot' | 'executable';
+
+export interface HandlerDoc {
+  title: string;
+  /** Specifications and reference implementations the reader was written from. */
+  references: string[];
+  limitations?: string[];
+}
+
+export interface Magic {
+  /** The bytes to look for. */
+  bytes: Buffer;
+  /** Position of the magic relative to the chunk start (e.g. 0x438 for ext2's superblock magic). Default 0. */
+  offset?: number;
+}
+
+/** Random access to the bytes of one file on disk; never loads the whole file. */
+export interface Reader {
+  /** Absolute path of the file being read. */
+  readonly path: string;
+  readonly size: number;
+  /** Reads up to `length` bytes at `offset`; shorter only at end of file. */
+  read(offset: number, length: number): Promise<Buffer>;
+  /** Reads exactly `length` bytes at `offset` or throws FormatError('truncated ...'). */
+  readExact(offset: number, length: number): Promise<Buffer>;
+  /** A stream of bytes [start, end) (end defaults to the file size), read in bounded blocks. */
+  stream(start: number, end?: number): Readable;
+}
+
+/** A validated chunk: the exact byte range [start, end) of one instance of the format. */
+export interface ChunkInfo {
+  start: number;
+  end: number;
+  /** Facts the extractor needs again or the result should show (header fields, names). */
+  meta?: Record<string, unknown>;
+}
+
+export interface EntryMeta {
+  mode?: number;
+  uid?: number;
+  gid?: number;
+  mtime?: number;
+  /** Format-specific facts kept on the FileNode (UEFI GUID, UI name, load address, ...). */
+  meta?: Record<string, unknown>;
+}
+
+export type FileData = Buffer | Readable | AsyncIterable<Buffer>;
+
+/**
+ * Where handlers put what they extract. Paths are relative to the chunk's output folder and '/'-separated;
+ * the sink confines them (no '..', no absolute paths, no NUL), counts files and bytes against the limits,
+ * records links and special files without creating or following them, and turns violations into problems.
+ */
+export interface Sink {
+  /** Writes a regular file from a buffer or a stream. Resolves when it is on disk. */
+  file(path: string, data: FileData, meta?: EntryMeta): Promise<void>;
+  /** Writes a regular file from a byte range of a reader, streamed (no copy of the range into memory). */
+  copy(path: string, reader: Reader, start: number, end: number, meta?: EntryMeta): Promise<void>;
+  dir(path: string, meta?: EntryMeta): Promise<void>;
+  symlink(path: string, target: string, meta?: EntryMeta): void;
+  hardlink(path: string, target: string, meta?: EntryMeta): void;
+  special(path: string, kind: 'device' | 'fifo' | 'socket', meta?: EntryMeta): void;
+  /** Records a problem found while extracting (the handler goes on with the rest). */
+  problem(kind: Problem['kind'], message: string, offset?: number): void;
+  /** Aborted on deadline or cancellation: long loops should check it. */
+  readonly signal: AbortSignal;
+}
+
+export interface Handler {
+  /** Kebab-case id, also the FileNode.format of what it extracts: 'gzip', 'squashfs-v4', 'uefi-fv'. */
+  id: string;
+  kind: HandlerKind;
+  doc: HandlerDoc;
+  magics: Magic[];
+  /** Short or weak magics: only try at offset 0 of a file, never while carving. */
+  onlyAtStart?: boolean;
+  /** Resolves overlapping candidates: the higher wins. Default 50. */
+  confidence?: number;
+  /**
+   * Validates the candidate whose chunk starts at `start` and returns its exact extent, or null for a false
+   * positive (quiet). Throwing FormatError records a corrupt chunk with its reason; any other exception is
+   * recorded as a handler bug. Either way the scan goes on.
+   */
+  chunk(reader: Reader, start: number): Promise<ChunkInfo | null>;
+  /**
+   * Extracts the chunk's children. Compression handlers write one payload file; containers write a tree.
+   * Absent for formats that are only recognised (their chunk is kept as is).
+   */
+  extract?(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<void>;
+}
+
+/** A malformed or truncated input: an expected, trusted failure with a reason a person can read. */
+export class FormatError extends Error {
+  override name = 'FormatError';
+}
+
+/** A configured limit was reached (depth, bytes, files, time). */
+export class LimitError extends Error {
+  override name = 'LimitError';
+  constructor(
+    readonly limit: 'depth' | 'bytes' | 'files' | 'time' | 'ratio',
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,84 @@
+// The extraction limits are one value; a Budget charges every extracted file and byte against it and fails
+// with a LimitError (recorded, visible in the result) when one is reached.
+import { LimitError } from './handler.js';
+
+export interface Limits {
+  /** Maximum nesting depth of extraction (the image is depth 0). */
+  maxDepth: number;
+  /** Maximum total bytes written for one image. */
+  maxTotalBytes: number;
+  /** Maximum number of extracted entries (files, directories, links) for one image. */
+  maxFiles: number;
+  /** Wall-clock budget for unpacking one image, in milliseconds. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_LIMITS = {
+  maxDepth: 16,
+  /** Total bytes default to this multiple of the input size... */
+  expansionRatio: 20,
+  /** ...but never more than this ceiling (and never less than the floor, so tiny inputs can still unpack). */
+  maxTotalBytesCeiling: 16 * 1024 ** 3,
+  maxTotalBytesFloor: 256 * 1024 ** 2,
+  maxFiles: 200_000,
+  timeoutMs: 10 * 60 * 1000,
+} as const;
+
+export function resolveLimits(inputSize: number, overrides: Partial<Limits> = {}): Limits {
+  const byRatio = Math.max(inputSize * DEFAULT_LIMITS.expansionRatio, DEFAULT_LIMITS.maxTotalBytesFloor);
+  return {
+    maxDepth: overrides.maxDepth ?? DEFAULT_LIMITS.maxDepth,
+    maxTotalBytes: overrides.maxTotalBytes ?? Math.min(byRatio, DEFAULT_LIMITS.maxTotalBytesCeiling),
+    maxFiles: overrides.maxFiles ?? DEFAULT_LIMITS.maxFiles,
+    timeoutMs: overrides.timeoutMs ?? DEFAULT_LIMITS.timeoutMs,
+  };
+}
+
+/** Shared by every sink of one image's extraction. */
+export class Budget {
+  files = 0;
+  bytes = 0;
+  readonly signal: AbortSignal;
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    readonly limits: Limits,
+    parentSignal?: AbortSignal,
+  ) {
+    this.timer = setTimeout(
+      () => this.controller.abort(new LimitError('time', `time limit of ${limits.timeoutMs} ms reached`)),
+      limits.timeoutMs,
+    );
+    this.timer.unref();
+    if (parentSignal) {
+      if (parentSignal.aborted) this.controller.abort(parentSignal.reason);
+      else parentSignal.addEventListener('abort', () => this.controller.abort(parentSignal.reason), { once: true });
+    }
+    this.signal = this.controller.signal;
+  }
+
+  /** Throws the abort reason when the deadline passed or the scan was cancelled. */
+  checkTime(): void {
+    if (this.signal.aborted) throw this.signal.reason instanceof Error ? this.signal.reason : new LimitError('time', 'aborted');
+  }
+
+  chargeFile(): void {
+    this.checkTime();
+    if (this.files >= this.limits.maxFiles) {
+      throw new LimitError('files', `file count limit of ${this.limits.maxFiles} reached`);
+    }
+    this.files++;
+  }
+
+  chargeBytes(n: number): void {
+    if (this.bytes + n > this.limits.maxTotalBytes) {
+      throw new LimitError('bytes', `extracted size limit of ${this.limits.maxTotalBytes} bytes reached`);
+    }
+    this.bytes += n;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+}

@@ -1,0 +1,130 @@
+// Random access to a file on disk through positional reads, with a small page cache so that parsers doing many
+// small header reads stay fast. Memory stays bounded (PAGE_SIZE × MAX_PAGES) whatever the file size.
+import { createReadStream, type ReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { FormatError, type Reader } from './handler.js';
+
+const PAGE_SIZE = 64 * 1024;
+const MAX_PAGES = 64;
+
+export class FileReader implements Reader {
+  private readonly pages = new Map<number, Buffer>();
+
+  private constructor(
+    readonly path: string,
+    readonly size: number,
+    private readonly handle: FileHandle,
+  ) {}
+
+  static async open(path: string): Promise<FileReader> {
+    const handle = await open(path, 'r');
+    try {
+      const { size } = await handle.stat();
+      return new FileReader(path, size, handle);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.pages.clear();
+    await this.handle.close();
+  }
+
+  async read(offset: number, length: number): Promise<Buffer> {
+    if (offset < 0 || length < 0 || !Number.isFinite(offset) || !Number.isFinite(length)) {
+      throw new FormatError(`invalid read of ${length} bytes at offset ${offset}`);
+    }
+    const end = Math.min(offset + length, this.size);
+    if (offset >= end) return Buffer.alloc(0);
+    // Large reads bypass the cache.
+    if (end - offset > PAGE_SIZE) {
+      const out = Buffer.allocUnsafe(end - offset);
+      let done = 0;
+      while (done < out.length) {
+        const { bytesRead } = await this.handle.read(out, done, out.length - done, offset + done);
+        if (bytesRead === 0) break;
+        done += bytesRead;
+      }
+      return done === out.length ? out : out.subarray(0, done);
+    }
+    const first = Math.floor(offset / PAGE_SIZE);
+    const last = Math.floor((end - 1) / PAGE_SIZE);
+    if (first === last) {
+      const page = await this.page(first);
+      return page.subarray(offset - first * PAGE_SIZE, end - first * PAGE_SIZE);
+    }
+    const parts: Buffer[] = [];
+    for (let p = first; p <= last; p++) {
+      const page = await this.page(p);
+      const from = p === first ? offset - p * PAGE_SIZE : 0;
+      const to = p === last ? end - p * PAGE_SIZE : page.length;
+      parts.push(page.subarray(from, to));
+    }
+    return Buffer.concat(parts);
+  }
+
+  async readExact(offset: number, length: number): Promise<Buffer> {
+    const data = await this.read(offset, length);
+    if (data.length !== length) {
+      throw new FormatError(`truncated: wanted ${length} bytes at offset ${offset}, file ends at ${this.size}`);
+    }
+    return data;
+  }
+
+  stream(start: number, end: number = this.size): ReadStream {
+    // createReadStream's `end` is inclusive; an empty range gets an empty stream.
+    const last = Math.min(end, this.size) - 1;
+    return createReadStream(this.path, { start, end: Math.max(last, start - 1), highWaterMark: PAGE_SIZE });
+  }
+
+  private async page(index: number): Promise<Buffer> {
+    const cached = this.pages.get(index);
+    if (cached) {
+      // Refresh its place in the LRU order.
+      this.pages.delete(index);
+      this.pages.set(index, cached);
+      return cached;
+    }
+    const buffer = Buffer.allocUnsafe(Math.min(PAGE_SIZE, this.size - index * PAGE_SIZE));
+    let done = 0;
+    while (done < buffer.length) {
+      const { bytesRead } = await this.handle.read(buffer, done, buffer.length - done, index * PAGE_SIZE + done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    const page = buffer.subarray(0, done);
+    this.pages.set(index, page);
+    if (this.pages.size > MAX_PAGES) this.pages.delete(this.pages.keys().next().value as number);
+    return page;
+  }
+}
+
+/** A Reader over an in-memory buffer: for tests and for small payloads already decoded. */
+export class BufferReader implements Reader {
+  constructor(
+    private readonly data: Buffer,
+    readonly path = '<buffer>',
+  ) {}
+
+  get size(): number {
+    return this.data.length;
+  }
+
+  async read(offset: number, length: number): Promise<Buffer> {
+    return this.data.subarray(offset, Math.min(offset + length, this.data.length));
+  }
+
+  async readExact(offset: number, length: number): Promise<Buffer> {
+    if (offset < 0 || offset + length > this.data.length) {
+      throw new FormatError(`truncated: wanted ${length} bytes at offset ${offset}, data ends at ${this.data.length}`);
+    }
+    return this.data.subarray(offset, offset + length);
+  }
+
+  stream(start: number, end: number = this.data.length): Readable {
+    return Readable.from([this.data.subarray(start, end)]);
+  }
+}

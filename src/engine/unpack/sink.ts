@@ -1,0 +1,150 @@
+// The only way handlers write: confines paths to the sink's folder, streams data to disk while hashing it,
+// charges files and bytes to the image's Budget, and records links and special files without creating them.
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Problem } from '../types.js';
+import type { EntryMeta, FileData, Reader, Sink } from './handler.js';
+import type { Budget } from './limits.js';
+
+/** What a sink wrote or recorded, relative to its root; the driver turns these into FileNodes. */
+export interface SinkEntry {
+  path: string;
+  kind: 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'socket';
+  size: number;
+  sha256?: string;
+  /** First bytes of a regular file, for type detection without reopening it. */
+  head?: Buffer;
+  linkTarget?: string;
+  meta: EntryMeta;
+}
+
+const HEAD_BYTES = 512;
+
+/**
+ * Normalises a path from an archive or filesystem to a safe relative path, or returns an error message.
+ * Absolute paths are made relative (as tar and unsquashfs do); '..' segments and NUL bytes are refused.
+ */
+export function confinePath(raw: string): { path: string } | { error: string } {
+  if (raw.includes('\0')) return { error: `path contains a NUL byte: ${JSON.stringify(raw)}` };
+  const parts: string[] = [];
+  for (const part of raw.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') return { error: `path escapes the output folder: ${JSON.stringify(raw)}` };
+    parts.push(part);
+  }
+  if (parts.length === 0) return { error: `empty path: ${JSON.stringify(raw)}` };
+  return { path: parts.join('/') };
+}
+
+export class DirectorySink implements Sink {
+  readonly entries: SinkEntry[] = [];
+  readonly problems: Problem[] = [];
+  private readonly madeDirs = new Set<string>();
+
+  constructor(
+    /** Absolute folder this sink writes into (created on first write). */
+    readonly root: string,
+    private readonly budget: Budget,
+    /** Used as Problem.source and .path for what this sink records. */
+    private readonly origin: { source: string; path: string },
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.budget.signal;
+  }
+
+  problem(kind: Problem['kind'], message: string, offset?: number): void {
+    this.problems.push({ source: this.origin.source, path: this.origin.path, kind, message, offset });
+  }
+
+  async dir(raw: string, meta: EntryMeta = {}): Promise<void> {
+    const path = this.confine(raw);
+    if (path === undefined) return;
+    this.budget.chargeFile();
+    await this.ensureDir(path);
+    this.entries.push({ path, kind: 'directory', size: 0, meta });
+  }
+
+  async file(raw: string, data: FileData, meta: EntryMeta = {}): Promise<void> {
+    const path = this.confine(raw);
+    if (path === undefined) {
+      if (data instanceof Readable) data.destroy();
+      return;
+    }
+    this.budget.chargeFile();
+    const slash = path.lastIndexOf('/');
+    await this.ensureDir(slash > 0 ? path.slice(0, slash) : '');
+    const target = join(this.root, path);
+    const hash = createHash('sha256');
+    const headParts: Buffer[] = [];
+    let headLength = 0;
+    let size = 0;
+    const budget = this.budget;
+    const source = Buffer.isBuffer(data) ? Readable.from([data]) : Readable.from(data as AsyncIterable<Buffer>);
+    async function* account(chunks: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+      for await (const chunk of chunks) {
+        budget.checkTime();
+        budget.chargeBytes(chunk.length);
+        size += chunk.length;
+        hash.update(chunk);
+        if (headLength < HEAD_BYTES) {
+          headParts.push(chunk.subarray(0, HEAD_BYTES - headLength));
+          headLength += Math.min(chunk.length, HEAD_BYTES - headLength);
+        }
+        yield chunk;
+      }
+    }
+    try {
+      await pipeline(source, account, createWriteStream(target));
+    } catch (error) {
+      // Keep nothing half-written: a partial file would be analysed as if it were real.
+      await rm(target, { force: true });
+      throw error;
+    }
+    this.entries.push({ path, kind: 'file', size, sha256: hash.digest('hex'), head: Buffer.concat(headParts), meta });
+  }
+
+  async copy(raw: string, reader: Reader, start: number, end: number, meta: EntryMeta = {}): Promise<void> {
+    await this.file(raw, reader.stream(start, end), meta);
+  }
+
+  symlink(raw: string, target: string, meta: EntryMeta = {}): void {
+    const path = this.confine(raw);
+    if (path === undefined) return;
+    this.budget.chargeFile();
+    this.entries.push({ path, kind: 'symlink', size: 0, linkTarget: target, meta });
+  }
+
+  hardlink(raw: string, target: string, meta: EntryMeta = {}): void {
+    const path = this.confine(raw);
+    if (path === undefined) return;
+    this.budget.chargeFile();
+    this.entries.push({ path, kind: 'hardlink', size: 0, linkTarget: target, meta });
+  }
+
+  special(raw: string, kind: 'device' | 'fifo' | 'socket', meta: EntryMeta = {}): void {
+    const path = this.confine(raw);
+    if (path === undefined) return;
+    this.budget.chargeFile();
+    this.entries.push({ path, kind, size: 0, meta });
+  }
+
+  private confine(raw: string): string | undefined {
+    const result = confinePath(raw);
+    if ('error' in result) {
+      this.problem('error', `refused entry: ${result.error}`);
+      return undefined;
+    }
+    return result.path;
+  }
+
+  private async ensureDir(path: string): Promise<void> {
+    if (this.madeDirs.has(path)) return;
+    await mkdir(join(this.root, path), { recursive: true });
+    this.madeDirs.add(path);
+  }
+}

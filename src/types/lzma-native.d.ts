@@ -1,0 +1,38 @@
+// Minimal typings for the parts of lzma-native Firmscope uses (the package ships none).
+declare module 'lzma-native' {
+  import type { Transform } from 'node:stream';
+  export interface LzmaFilter {
+    id: number;
+    options?: { dictSize?: number; lc?: number; lp?: number; pb?: number; preset?: number };
+  }
+  export interface StreamOptions {
+    memlimit?: number;
+    flags?: number;
+    filters?: LzmaFilter[];
+    preset?: number;
+    check?: number;
+    synchronous?: boolean;
+    bufsize?: number;
+  }
+  export function createStream(
+    coder: 'autoDecoder' | 'streamDecoder' | 'aloneDecoder' | 'rawDecoder' | 'easyEncoder' | 'aloneEncoder' | 'rawEncoder',
+    options?: StreamOptions,
+  ): Transform;
+  export function compress(input: Buffer | string, options?: StreamOptions | number): Promise<Buffer>;
+  export function decompress(input: Buffer, options?: StreamOptions): Promise<Buffer>;
+  export const FILTER_LZMA1: number;
+  export const FILTER_LZMA2: number;
+  export const CONCATENATED: number;
+  export const TELL_NO_CHECK: number;
+  export const PRESET_EXTREME: number;
+  export const CHECK_NONE: number;
+  export const CHECK_CRC32: number;
+}
+declare module 'lz4js' {
+  export function decompressBlock(src: Uint8Array, dst: Uint8Array, sIndex: number, sLength: number, dIndex: number): number;
+  export function decompressFrame(src: Uint8Array, dst: Uint8Array): number;
+  export function decompress(src: Uint8Array, maxSize?: number): Uint8Array;
+  export function compress(src: Uint8Array, maxSize?: number): Uint8Array;
+  export function compressBlock(src: Uint8Array, dst: Uint8Array, sIndex: number, sLength: number, hashTable: Uint32Array): number;
+  export function makeBuffer(size: number): Uint8Array;
+}
