@@ -33,6 +33,13 @@ export interface Reader {
   stream(start: number, end?: number): Readable;
 }
 
+/** What the driver passes to chunk(): the scan's abort signal and how many bytes a count-only decode may produce. */
+export interface ChunkContext {
+  signal: AbortSignal;
+  /** Remaining extraction budget in bytes: a count-only decode that would exceed it throws LimitError('bytes'). */
+  maxOutput: number;
+}
+
 /** A validated chunk: the exact byte range [start, end) of one instance of the format. */
 export interface ChunkInfo {
   start: number;
@@ -87,7 +94,7 @@ export interface Handler {
    * positive (quiet). Throwing FormatError records a corrupt chunk with its reason; any other exception is
    * recorded as a handler bug. Either way the scan goes on.
    */
-  chunk(reader: Reader, start: number): Promise<ChunkInfo | null>;
+  chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null>;
   /**
    * Extracts the chunk's children. Compression handlers write one payload file; containers write a tree.
    * Absent for formats that are only recognised (their chunk is kept as is).
