@@ -1,0 +1,88 @@
+// Opens the service database, SQLite (embedded default, WAL) or PostgreSQL (`postgres://` URL), and brings its
+// schema up to date with the one list of migrations. Both dialects share one Kysely query layer.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import pg from 'pg';
+import { migrations } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface OpenedDatabase {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** `postgres://…` or `postgresql://…` for PostgreSQL; absent (or `sqlite:` / a file path) for SQLite. */
+  url?: string;
+  /** Folder of the SQLite file `firmscope.db` when no PostgreSQL URL is given. */
+  dataDir: string;
+}
+
+const PG_INT8 = 20;
+const PG_NUMERIC = 1700;
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<OpenedDatabase> {
+  const url = options.url?.trim();
+  const opened = url && /^postgres(ql)?:\/\//i.test(url) ? openPostgres(url) : openSqlite(sqlitePath(url, options.dataDir));
+  try {
+    await migrate(opened.db);
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
+  return opened;
+}
+
+function sqlitePath(url: string | undefined, dataDir: string): string {
+  if (url) {
+    const path = url.replace(/^sqlite:(\/\/)?/i, '');
+    if (path) return path;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  return join(dataDir, 'firmscope.db');
+}
+
+function openSqlite(path: string): OpenedDatabase {
+  const database = new BetterSqlite3(path);
+  database.pragma('journal_mode = WAL');
+  database.pragma('busy_timeout = 10000');
+  database.pragma('foreign_keys = ON');
+  database.pragma('synchronous = NORMAL');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+function openPostgres(url: string): OpenedDatabase {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    // Counts and sizes come back as numbers (they stay far below 2^53), in this pool only.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === PG_INT8 || oid === PG_NUMERIC ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+class ListProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return Object.fromEntries(migrations);
+  }
+}
+
+async function migrate(db: Kysely<Database>): Promise<void> {
+  const migrator = new Migrator({ db, provider: new ListProvider() });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`database migration ${failed ?? ''} failed: ${reason}`);
+  }
+}

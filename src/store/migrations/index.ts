@@ -1,0 +1,8 @@
+// The ordered list of migrations, frozen once released. Core migrations are 00xx; the vulnerability database
+// adds 01xx lines. Each entry is one line.
+import type { Migration } from 'kysely';
+import * as core from './0001-core.js';
+
+export const migrations: Array<[name: string, migration: Migration]> = [
+  ['0001-core', core],
+];

@@ -1,0 +1,260 @@
+// The one Database interface of the service: core tables (this file) plus the vulnerability database tables.
+// Portable column types only: text (ISO 8601 times, JSON documents), integer (booleans as 0/1), double precision.
+import type { VulnTables } from './vulns.schema.js';
+
+export type Role = 'admin' | 'editor' | 'viewer';
+
+export interface OrganisationsTable {
+  id: string;
+  name: string;
+  create_time: string;
+}
+
+/** People and machine clients' service accounts (kind 'client'), so every author is a user row. */
+export interface UsersTable {
+  id: string;
+  org_id: string;
+  email: string;
+  kind: 'user' | 'client';
+  role: Role;
+  /** argon2id hash; null for service accounts, which sign in with their client secret. */
+  password_hash: string | null;
+  status: 'active' | 'disabled';
+  create_time: string;
+}
+
+export interface ClientsTable {
+  id: string;
+  client_id: string;
+  name: string;
+  org_id: string;
+  /** The service-account user that authors what this client creates. */
+  user_id: string;
+  secret_hash: string;
+  role: Role;
+  create_time: string;
+}
+
+/** RS256 signing keys of the built-in identity provider (JWK JSON). */
+export interface SigningKeysTable {
+  kid: string;
+  private_jwk: string;
+  public_jwk: string;
+  create_time: string;
+}
+
+export interface ProductsTable {
+  id: string;
+  org_id: string;
+  name: string;
+  description: string | null;
+  author_id: string;
+  is_archived: number;
+  create_time: string;
+  update_time: string;
+}
+
+export interface ImagesTable {
+  id: string;
+  product_id: string;
+  org_id: string;
+  name: string;
+  version: string | null;
+  file_name: string;
+  blob_key: string;
+  size: number;
+  sha256: string;
+  sha1: string;
+  md5: string;
+  /** Detected type of the whole image, filled when a scan finishes. */
+  detected_type: string | null;
+  author_id: string;
+  is_archived: number;
+  create_time: string;
+  update_time: string;
+}
+
+/** A pre-signed upload slot: pending → uploaded (PUT done) → used (finalized into an image). */
+export interface TempFilesTable {
+  id: string;
+  product_id: string;
+  org_id: string;
+  author_id: string;
+  status: 'pending' | 'uploaded' | 'used';
+  blob_key: string | null;
+  size: number | null;
+  sha256: string | null;
+  sha1: string | null;
+  md5: string | null;
+  expire_time: string;
+  create_time: string;
+}
+
+/** Files attached to an image (debug symbols). */
+export interface ImageFilesTable {
+  id: string;
+  image_id: string;
+  product_id: string;
+  filename: string;
+  blob_key: string;
+  size: number;
+  sha256: string;
+  metadata: string;
+  author_id: string;
+  create_time: string;
+}
+
+export type ScanStateType = 'new' | 'running' | 'done' | 'failed' | 'cancelled';
+
+export interface ScansTable {
+  id: string;
+  image_id: string;
+  product_id: string;
+  org_id: string;
+  author_id: string;
+  state: ScanStateType;
+  state_id: string;
+  state_time: string;
+  error: string | null;
+  progress_phase: string | null;
+  progress_percent: number | null;
+  engine_version: string | null;
+  /** Blob holding the gzipped JSON of the files tree, unknown chunks, problems and stats. */
+  result_blob_key: string | null;
+  create_time: string;
+}
+
+export interface ScanStatesTable {
+  id: string;
+  scan_id: string;
+  type: ScanStateType;
+  /** Null when the system (a worker) made the move. */
+  author_id: string | null;
+  message: string | null;
+  create_time: string;
+}
+
+export type JobStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+
+/** Durable work queue: claimed with a lease that the worker extends by heartbeats. */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  /** The scan a 'scan' job runs; null for other kinds. */
+  scan_id: string | null;
+  payload: string;
+  status: JobStatus;
+  attempts: number;
+  max_attempts: number;
+  run_time: string;
+  lease_owner: string | null;
+  lease_expire_time: string | null;
+  /** Set when cancellation is requested; the running worker aborts. */
+  cancel_requested: number;
+  last_error: string | null;
+  create_time: string;
+  update_time: string;
+}
+
+export interface ComponentsTable {
+  id: string;
+  scan_id: string;
+  image_id: string;
+  product_id: string;
+  ref: string;
+  name: string;
+  version: string | null;
+  type: string;
+  cpe: string | null;
+  purl: string | null;
+  /** The engine's Component JSON. */
+  data: string;
+}
+
+export interface FindingsTable {
+  id: string;
+  scan_id: string;
+  image_id: string;
+  product_id: string;
+  fingerprint: string;
+  finding_type: string;
+  pname: string;
+  name: string;
+  severity: string;
+  cvss_score: number | null;
+  epss_probability: number | null;
+  is_kev: number;
+  component_name: string | null;
+  component_version: string | null;
+  create_time: string;
+  /** The engine's EngineFinding JSON. */
+  data: string;
+}
+
+/** Issue status of a finding lives on (product, fingerprint), so it carries forward to later images. */
+export interface FindingStatusesTable {
+  product_id: string;
+  fingerprint: string;
+  status: 'new' | 'inProgress' | 'remediated' | 'rejected';
+  update_time: string;
+}
+
+export interface FindingStatusHistoryTable {
+  id: string;
+  product_id: string;
+  fingerprint: string;
+  finding_id: string;
+  status: string;
+  comment: string | null;
+  author_id: string;
+  create_time: string;
+}
+
+export interface CryptoAssetsTable {
+  id: string;
+  scan_id: string;
+  image_id: string;
+  product_id: string;
+  ref: string;
+  asset_type: string;
+  name: string;
+  is_expired: number;
+  /** The engine's CryptoAsset JSON. */
+  data: string;
+}
+
+/** Filled by the vulnerability engine when a finding becomes more serious (new KEV entry, higher EPSS, ...). */
+export interface EscalationsTable {
+  id: string;
+  product_id: string;
+  image_id: string;
+  finding_fingerprint: string;
+  reason: string;
+  /** JSON with what changed (old and new values). */
+  details: string | null;
+  /** 1 once a user has seen or acknowledged it; `newEscalationsCount` counts the 0 rows. */
+  acknowledged: number;
+  create_time: string;
+}
+
+export interface CoreTables {
+  organisations: OrganisationsTable;
+  users: UsersTable;
+  clients: ClientsTable;
+  signing_keys: SigningKeysTable;
+  products: ProductsTable;
+  images: ImagesTable;
+  temp_files: TempFilesTable;
+  image_files: ImageFilesTable;
+  scans: ScansTable;
+  scan_states: ScanStatesTable;
+  jobs: JobsTable;
+  components: ComponentsTable;
+  findings: FindingsTable;
+  finding_statuses: FindingStatusesTable;
+  finding_status_history: FindingStatusHistoryTable;
+  crypto_assets: CryptoAssetsTable;
+  escalations: EscalationsTable;
+}
+
+export interface Database extends CoreTables, VulnTables {}
