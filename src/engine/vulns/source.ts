@@ -12,10 +12,23 @@ export interface CpeCriterion {
   versionEndExcluding?: string;
 }
 
+/** One OSV `affected` entry: a package in an ecosystem with its version ranges and explicit versions. */
+export interface AffectedPackage {
+  /** OSV ecosystem as given, e.g. 'Debian:12', 'Ubuntu:18.04:LTS', 'Rocky Linux:8', 'npm'. */
+  ecosystem: string;
+  name: string;
+  purl?: string;
+  /** Ranges of type ECOSYSTEM or SEMVER (GIT ranges cannot be compared to a version and are dropped). */
+  ranges: Array<{ type: string; events: Array<{ introduced?: string; fixed?: string; last_affected?: string; limit?: string }> }>;
+  versions: string[];
+}
+
 export interface VulnerabilityRecord {
   /** Primary id: a CVE id when there is one, otherwise the OSV/GHSA id. */
   id: string;
   aliases: string[];
+  /** Feed the record came from: 'nvd' | 'cve5' | 'osv' (absent: unknown). */
+  source?: string;
   description?: string;
   published?: string;
   modified?: string;
@@ -26,8 +39,15 @@ export interface VulnerabilityRecord {
     v4?: { baseScore: number; vector: string };
   };
   references: Array<{ url: string; description?: string }>;
-  /** Configurations flattened to criteria; each group lists criteria that must hold together (AND), groups are OR. */
+  /**
+   * Applicability, one group per NVD configuration (groups are alternatives). In a group, the `vulnerable`
+   * criteria name the affected software; the non-vulnerable ones name the platform it runs on ("running on/with").
+   * The matcher requires a vulnerable criterion to match and records the platform, because an image inventory
+   * rarely identifies the hardware.
+   */
   criteria: CpeCriterion[][];
+  /** OSV affected packages (absent for NVD and CVE 5 records). */
+  packages?: AffectedPackage[];
   kev?: { dateAdded: string; dueDate?: string; knownRansomwareCampaignUse?: string; requiredAction?: string };
   epss?: { probability: number; percentile: number; date?: string };
   knownFixedVersion?: string;
@@ -36,4 +56,6 @@ export interface VulnerabilityRecord {
 export interface VulnerabilitySource {
   /** Records with at least one criterion for this CPE vendor and product (lower-case, as in CPE 2.3). */
   byProduct(vendor: string, product: string): Promise<VulnerabilityRecord[]>;
+  /** Records affecting an OSV package (ecosystem prefix such as 'Debian', 'Alpine', 'npm'; name as given). */
+  byPackage?(ecosystem: string, name: string): Promise<VulnerabilityRecord[]>;
 }
