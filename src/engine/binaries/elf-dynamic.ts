@@ -68,7 +68,7 @@ export async function readDynamic(ctx: ElfContext): Promise<DynamicInfo | undefi
   const tags = new Map<number, number>();
   for (const [tag, value] of entries) if (!tags.has(tag)) tags.set(tag, value);
 
-  let strtab = Buffer.alloc(0);
+  let strtab: Buffer = Buffer.alloc(0);
   const linked = section ? ctx.sections[section.link] : undefined;
   if (linked && linked.size > 0) {
     strtab = await readExact(ctx.src, linked.offset, Math.min(linked.size, MAX_TABLE), 'dynamic string table');
