@@ -1,4 +1,7 @@
 // The filesystems handlers, in the order the driver tries them at one offset (see ../registry.ts).
 import type { Handler } from '../handler.js';
+import { extHandler } from './ext.js';
 
-export const filesystemsHandlers: Handler[] = [];
+export const filesystemsHandlers: Handler[] = [
+  extHandler,
+];

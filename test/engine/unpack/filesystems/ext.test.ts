@@ -1,0 +1,126 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extHandler } from '../../../../src/engine/unpack/filesystems/ext.js';
+import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import {
+  cleanup,
+  corrupt,
+  entry,
+  expectTree,
+  extractWith,
+  haveTool,
+  noise,
+  run,
+  sampleTree,
+  tempDir,
+  writeTree,
+  type SampleFile,
+} from './fs-image-harness.js';
+
+const enabled = haveTool('mke2fs');
+const work = tempDir('ext');
+const src = join(work, 'src');
+let files: SampleFile[];
+
+function mkfs(name: string, type: string, blockSize: number, blocks: number, features: string[] = []): string {
+  const image = join(work, name);
+  const args = ['-q', '-F', '-t', type, '-b', String(blockSize), '-d', src, '-L', 'fsroot', '-N', '256', '-E', 'root_owner=0:0'];
+  if (features.length) args.push('-O', features.join(','));
+  run('mke2fs', [...args, image, String(blocks)], { cwd: work });
+  return image;
+}
+
+beforeAll(() => {
+  files = [
+    ...sampleTree({ symlinks: true, longNames: true }),
+    // 300 KB with a hole in the middle: exercises double-indirect blocks on 1 KiB ext2 and sparse extents.
+    { path: 'big.bin', kind: 'file', content: Buffer.concat([noise(150_000, 3), Buffer.alloc(100_000), noise(50_000, 4)]), mode: 0o644 },
+    { path: 'tiny', kind: 'file', content: Buffer.from('inline me'), mode: 0o644 },
+  ];
+  // Enough entries to spill the root directory over several blocks (and make ext4 index it).
+  for (let i = 0; i < 150; i++) files.push({ path: `many/file-with-a-longish-name-${i}`, kind: 'file', content: Buffer.from(`n${i}`), mode: 0o644 });
+  files.push({ path: 'many', kind: 'directory', mode: 0o755 });
+  writeTree(src, files, { modes: true });
+});
+afterAll(() => cleanup(work));
+
+describe.runIf(enabled)('ext handler', () => {
+  it('extracts ext2 with 1 KiB blocks (block maps, double indirect, holes) and finds the exact chunk end', async () => {
+    const image = mkfs('ext2.img', 'ext2', 1024, 1200);
+    // Carved: the image sits after 4 KiB of junk and before trailing bytes.
+    const padded = join(work, 'ext2-carved.bin');
+    writeFileSync(padded, Buffer.concat([noise(4096, 1), readFileSync(image), Buffer.alloc(777, 0xff)]));
+    const ex = await extractWith(extHandler, padded, 4096);
+    expect(ex.chunk).toMatchObject({ start: 4096, end: 4096 + 1200 * 1024, meta: { version: 'ext2', label: 'fsroot' } });
+    expectTree(ex, files, { modes: true });
+    expect(ex.sink.problems).toEqual([]);
+    cleanup(ex.root);
+  });
+
+  it('extracts ext3 and ext4 (extents, 4 KiB blocks, 64-bit descriptors, hashed directories)', async () => {
+    const ext3 = await extractWith(extHandler, mkfs('ext3.img', 'ext3', 1024, 4096));
+    expect(ext3.chunk?.meta?.version).toBe('ext3');
+    expectTree(ext3, files, { modes: true });
+    const ext4Image = mkfs('ext4.img', 'ext4', 1024, 1200, ['64bit', 'dir_index', '^has_journal']);
+    // e2fsck -D rebuilds directories as hash trees (mke2fs -d writes them linear).
+    try {
+      run('e2fsck', ['-fyD', ext4Image]);
+    } catch {
+      // exit status 1 = "file system modified", which is what -D does
+    }
+    expect(run('debugfs', ['-R', 'htree many', ext4Image]).toString()).toContain('Root node dump');
+    const ext4 = await extractWith(extHandler, ext4Image);
+    expect(ext4.chunk).toMatchObject({ end: 1200 * 1024, meta: { version: 'ext4', blockSize: 1024 } });
+    const ext4k = await extractWith(extHandler, mkfs('ext4k.img', 'ext4', 4096, 300));
+    expect(ext4k.chunk).toMatchObject({ end: 300 * 4096, meta: { version: 'ext4', blockSize: 4096 } });
+    expectTree(ext4k, files, { modes: true });
+    cleanup(ext4k.root);
+    expectTree(ext4, files, { modes: true });
+    expect(entry(ext4, 'bin/sh')?.linkTarget).toBe('busybox');
+    cleanup(ext3.root, ext4.root);
+  });
+
+  it('reads ext4 inline data for small files and directories', async () => {
+    const ex = await extractWith(extHandler, mkfs('inline.img', 'ext4', 1024, 2048, ['inline_data', '^has_journal']));
+    expectTree(ex, files, { modes: true });
+    cleanup(ex.root);
+  });
+
+  it('rejects non-ext data quietly and reports a truncated image while keeping what is readable', async () => {
+    expect(await extHandler.chunk(new (await import('../../../../src/engine/unpack/reader.js')).BufferReader(noise(4096, 5)), 0)).toBeNull();
+    const full = readFileSync(mkfs('trunc.img', 'ext2', 1024, 1200));
+    const cut = full.subarray(0, 600 * 1024);
+    const ex = await extractWith(extHandler, cut);
+    expect(ex.error).toBeUndefined();
+    expect(ex.chunk?.end).toBe(cut.length);
+    expect(ex.sink.problems.some((p) => p.message.includes('truncated'))).toBe(true);
+    // The tree metadata sits at the start: passwd is there.
+    expect(entry(ex, 'etc/passwd')?.kind).toBe('file');
+    cleanup(ex.root);
+  });
+
+  it('survives byte flips, a lying root and a directory loop without crashing or hanging', async () => {
+    const image = readFileSync(mkfs('fuzz.img', 'ext4', 1024, 1024, ['^has_journal']));
+    for (let seed = 1; seed <= 12; seed++) {
+      const ex = await extractWith(extHandler, corrupt(image, 40, seed, 2048));
+      if (ex.error) expect(ex.error).toBeInstanceOf(FormatError);
+      cleanup(ex.root);
+    }
+    // Superblock with an absurd block size: refused quietly.
+    const bad = Buffer.from(image);
+    bad.writeUInt32LE(20, 1024 + 24);
+    expect((await extractWith(extHandler, bad)).chunk).toBeNull();
+  });
+
+  it('detects a directory that contains itself', async () => {
+    const image = mkfs('loop.img', 'ext2', 1024, 1200);
+    // debugfs: add a hard link to the root directory inside 'deep/a' (a loop no fsck-clean image has).
+    run('debugfs', ['-w', '-R', 'ln / deep/a/loop', image]);
+    const ex = await extractWith(extHandler, image);
+    expect(ex.error).toBeUndefined();
+    expect(ex.sink.problems.some((p) => p.message.includes('loop'))).toBe(true);
+    expect(entry(ex, 'etc/passwd')?.kind).toBe('file');
+    cleanup(ex.root);
+  });
+});
