@@ -1,4 +1,7 @@
 // The firmware handlers, in the order the driver tries them at one offset (see ../registry.ts).
 import type { Handler } from '../handler.js';
+import { uimageHandler } from './uimage.js';
 
-export const firmwareHandlers: Handler[] = [];
+export const firmwareHandlers: Handler[] = [
+  uimageHandler,
+];
