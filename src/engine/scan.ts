@@ -1,0 +1,98 @@
+// The whole offline analysis of one image, as one function: hash and type the image, unpack it into the work
+// folder, index what came out, and run every analyzer in order. The service's workers and `firmscope scan` both
+// call exactly this. A crashing analyzer is contained as a Problem; the others still run.
+import { open, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { analyzers as registeredAnalyzers } from './analyzers.js';
+import type { AnalysisContext, Analyzer } from './analyzer.js';
+import { FileIndex } from './file-index.js';
+import { detectType } from './file-type.js';
+import { hashFile } from './hash.js';
+import type { ScanResult } from './types.js';
+import type { Limits } from './unpack/limits.js';
+import { unpack } from './unpack/driver.js';
+import type { Handler } from './unpack/handler.js';
+import { ENGINE_VERSION } from './version.js';
+import type { VulnerabilitySource } from './vulns/source.js';
+
+export interface ScanOptions {
+  /** Folder the image is unpacked into (created when missing); the caller owns and removes it. */
+  workDir: string;
+  limits?: Partial<Limits>;
+  signal?: AbortSignal;
+  onProgress?: (p: { phase: string; percent: number }) => void;
+  vulnerabilities?: VulnerabilitySource;
+  /** Defaults to the registries; tests pass their own. */
+  analyzers?: readonly Analyzer[];
+  handlers?: readonly Handler[];
+}
+
+export async function scan(imagePath: string, options: ScanOptions): Promise<ScanResult> {
+  const started = Date.now();
+  const signal = options.signal ?? new AbortController().signal;
+  const progress = options.onProgress ?? (() => {});
+  progress({ phase: 'hash', percent: 0 });
+  const { size } = await stat(imagePath);
+  const hashes = await hashFile(imagePath);
+  const image = { fileName: basename(imagePath), size, hashes, type: detectType(await readHead(imagePath)) };
+
+  const unpacked = await unpack(imagePath, options.workDir, {
+    limits: options.limits,
+    signal,
+    onProgress: progress,
+    handlers: options.handlers,
+  });
+
+  const ctx: AnalysisContext = {
+    image,
+    index: new FileIndex(options.workDir, unpacked.files),
+    components: [],
+    findings: [],
+    cryptoAssets: [],
+    problems: unpacked.problems,
+    vulnerabilities: options.vulnerabilities,
+    signal,
+    progress: () => {},
+  };
+  for (const analyzer of options.analyzers ?? registeredAnalyzers) {
+    signal.throwIfAborted();
+    progress({ phase: analyzer.phase, percent: 0 });
+    ctx.progress = (percent) => progress({ phase: analyzer.phase, percent });
+    try {
+      await analyzer.run(ctx);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      const message = error instanceof Error ? error.message : String(error);
+      ctx.problems.push({ source: analyzer.id, kind: 'error', message: `analyzer failed: ${message}` });
+    }
+    progress({ phase: analyzer.phase, percent: 100 });
+  }
+
+  return {
+    engineVersion: ENGINE_VERSION,
+    image,
+    files: unpacked.files,
+    unknownChunks: unpacked.unknownChunks,
+    components: ctx.components,
+    findings: ctx.findings,
+    cryptoAssets: ctx.cryptoAssets,
+    problems: ctx.problems,
+    stats: {
+      durationMs: Date.now() - started,
+      filesExtracted: unpacked.stats.filesExtracted,
+      bytesExtracted: unpacked.stats.bytesExtracted,
+      formats: unpacked.stats.formats,
+    },
+  };
+}
+
+async function readHead(path: string): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(512);
+    const { bytesRead } = await handle.read(buffer, 0, 512, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,266 @@
+// The recursive unpacking driver (unblob's processing loop): for every file it finds the chunks of known formats
+// (chunks.ts), records the gaps as unknown chunks, extracts each chunk through a DirectorySink into
+// `<path>_extract/` (a chunk that is the whole file) or `<path>_extract/<start>-<end>.<handler-id>/` (a carved
+// chunk), and recurses into every extracted file. Limits are one Budget for the whole image: hitting one is
+// recorded as a 'limit' problem and stops that branch; everything extracted so far is kept.
+import { copyFile, link, mkdir, stat, writeFile } from 'node:fs/promises';
+import { basename, join, posix } from 'node:path';
+import { detectType } from '../file-type.js';
+import { hashFile } from '../hash.js';
+import type { FileNode, Problem, UnknownChunk } from '../types.js';
+import { selectChunks, type AcceptedChunk } from './chunks.js';
+import { FormatError, LimitError, type Handler } from './handler.js';
+import { Budget, resolveLimits, type Limits } from './limits.js';
+import { FileReader } from './reader.js';
+import { handlers as registeredHandlers } from './registry.js';
+import { SignatureScanner } from './scanner.js';
+import { DirectorySink, type SinkEntry } from './sink.js';
+
+export interface UnpackProgress {
+  phase: string;
+  /** 0..100, from how far the image itself has been worked through. */
+  percent: number;
+}
+
+export interface UnpackOptions {
+  limits?: Partial<Limits>;
+  signal?: AbortSignal;
+  onProgress?: (p: UnpackProgress) => void;
+  /** The handlers to use; defaults to the registry. Tests pass their own. */
+  handlers?: readonly Handler[];
+}
+
+export interface UnpackStats {
+  durationMs: number;
+  /** Extracted nodes (the image itself not counted). */
+  filesExtracted: number;
+  bytesExtracted: number;
+  /** Accepted chunks per handler id. */
+  formats: Record<string, number>;
+}
+
+export interface UnpackResult {
+  /** The image (depth 0) first, then every extracted node in extraction order. */
+  files: FileNode[];
+  unknownChunks: UnknownChunk[];
+  problems: Problem[];
+  stats: UnpackStats;
+  limits: Limits;
+}
+
+/** Name of the node tree written next to the extracted files. */
+export const FILES_JSON = 'files.json';
+
+interface State {
+  outDir: string;
+  budget: Budget;
+  scanner: SignatureScanner;
+  files: FileNode[];
+  unknownChunks: UnknownChunk[];
+  problems: Problem[];
+  formats: Record<string, number>;
+  /** Set once a global limit (bytes, files, time) is hit: nothing more is extracted. */
+  stopped?: LimitError;
+  progress?: (p: UnpackProgress) => void;
+}
+
+export async function unpack(imagePath: string, outDir: string, options: UnpackOptions = {}): Promise<UnpackResult> {
+  const started = Date.now();
+  const { size } = await stat(imagePath);
+  const limits = resolveLimits(size, options.limits);
+  const budget = new Budget(limits, options.signal);
+  const state: State = {
+    outDir,
+    budget,
+    scanner: new SignatureScanner(options.handlers ?? registeredHandlers),
+    files: [],
+    unknownChunks: [],
+    problems: [],
+    formats: {},
+    progress: options.onProgress,
+  };
+  try {
+    await mkdir(outDir, { recursive: true });
+    const name = imageName(imagePath);
+    await placeImage(imagePath, join(outDir, name));
+    const { sha256 } = await hashFile(imagePath, ['sha256']);
+    const reader = await FileReader.open(imagePath);
+    const head = await reader.read(0, 512).finally(() => reader.close());
+    const root: FileNode = { path: name, fsPath: '/' + name, kind: 'file', size, type: detectType(head), sha256, depth: 0 };
+    state.files.push(root);
+    await processFile(state, root, new Set([sha256]));
+    if (options.signal?.aborted) throw options.signal.reason;
+  } finally {
+    budget.dispose();
+  }
+  if (state.stopped) {
+    state.problems.push({ source: 'unpack', path: state.files[0]?.path, kind: 'limit', message: `extraction stopped: ${state.stopped.message}` });
+  }
+  await writeFile(join(outDir, FILES_JSON), JSON.stringify(state.files));
+  options.onProgress?.({ phase: 'unpack', percent: 100 });
+  return {
+    files: state.files,
+    unknownChunks: state.unknownChunks,
+    problems: state.problems,
+    stats: {
+      durationMs: Date.now() - started,
+      filesExtracted: state.files.length - 1,
+      bytesExtracted: budget.bytes,
+      formats: state.formats,
+    },
+    limits,
+  };
+}
+
+async function processFile(state: State, node: FileNode, ancestry: Set<string>): Promise<void> {
+  if (state.stopped) return;
+  const absolute = join(state.outDir, node.path);
+  const reader = await FileReader.open(absolute);
+  try {
+    const selection = await selectChunks(reader, state.scanner, state.budget, node.path);
+    state.problems.push(...selection.problems);
+    if (selection.limit) return stop(state, selection.limit, node.path);
+    for (const gap of selection.gaps) state.unknownChunks.push({ path: node.path, ...gap });
+    if (selection.chunks.length === 0) return;
+    if (node.depth + 1 > state.budget.limits.maxDepth) {
+      state.problems.push({
+        source: 'unpack',
+        path: node.path,
+        kind: 'limit',
+        message: `depth limit of ${state.budget.limits.maxDepth} reached: ${selection.chunks.length} chunk(s) not extracted`,
+      });
+      return;
+    }
+    const extractDir = await uniqueDir(state.outDir, `${node.path}_extract`);
+    for (const chunk of selection.chunks) {
+      if (state.stopped) return;
+      state.formats[chunk.handler.id] = (state.formats[chunk.handler.id] ?? 0) + 1;
+      const children = await extractChunk(state, reader, node, chunk, extractDir);
+      if (node.depth === 0) state.progress?.({ phase: 'unpack', percent: Math.min(99, Math.floor((chunk.info.end / Math.max(1, reader.size)) * 100)) });
+      for (const child of children) {
+        if (state.stopped) return;
+        if (child.kind !== 'file' || child.size === 0) continue;
+        if (child.sha256 && ancestry.has(child.sha256)) {
+          state.problems.push({ source: 'unpack', path: child.path, kind: 'skipped', message: 'identical content already extracted in this chain (loop)' });
+          continue;
+        }
+        const chain = new Set(ancestry);
+        if (child.sha256) chain.add(child.sha256);
+        await processFile(state, child, chain);
+      }
+    }
+  } finally {
+    await reader.close();
+  }
+}
+
+/** Extracts one chunk and returns the nodes it produced. */
+async function extractChunk(
+  state: State,
+  reader: FileReader,
+  node: FileNode,
+  { handler, info }: AcceptedChunk,
+  extractDir: string,
+): Promise<FileNode[]> {
+  const whole = info.start === 0 && info.end === reader.size;
+  if (!handler.extract && whole) return []; // recognised, nothing inside to take out
+  const carveDir = whole || !handler.extract ? extractDir : `${extractDir}/${info.start}-${info.end}.${handler.id}`;
+  const sink = new DirectorySink(join(state.outDir, carveDir), state.budget, { source: handler.id, path: node.path });
+  try {
+    if (handler.extract) await handler.extract(reader, info, sink);
+    else await sink.copy(`${info.start}-${info.end}.${handler.id}`, reader, info.start, info.end);
+  } catch (error) {
+    recordExtractError(state, error, handler, node, info.start);
+  }
+  state.problems.push(...sink.problems);
+  const payloadDir = handler.kind === 'compression' || !handler.extract ? posix.dirname(node.fsPath) : undefined;
+  return sink.entries.map((entry) => {
+    const child = toNode(entry, carveDir, node, handler, info.start, payloadDir);
+    state.files.push(child);
+    return child;
+  });
+}
+
+function recordExtractError(state: State, error: unknown, handler: Handler, node: FileNode, offset: number): void {
+  const source = handler.id;
+  if (error instanceof LimitError) {
+    if (error.limit === 'depth' || error.limit === 'ratio') {
+      state.problems.push({ source, path: node.path, offset, kind: 'limit', message: error.message });
+    } else stop(state, error, node.path);
+    return;
+  }
+  if (state.budget.signal.aborted) {
+    const reason: unknown = state.budget.signal.reason;
+    if (reason instanceof LimitError) return stop(state, reason, node.path);
+    throw reason;
+  }
+  if (error instanceof FormatError) {
+    state.problems.push({ source, path: node.path, offset, kind: 'error', message: error.message });
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    state.problems.push({ source, path: node.path, offset, kind: 'error', message: `handler bug: ${handler.id} at offset ${offset}: ${message}` });
+  }
+}
+
+function stop(state: State, limit: LimitError, path: string): void {
+  if (state.stopped) return;
+  state.stopped = limit;
+  state.problems.push({ source: 'unpack', path, kind: 'limit', message: limit.message });
+}
+
+function toNode(
+  entry: SinkEntry,
+  dir: string,
+  parent: FileNode,
+  handler: Handler,
+  offset: number,
+  payloadDir: string | undefined,
+): FileNode {
+  const fsPath = payloadDir !== undefined ? posix.join(payloadDir, posix.basename(entry.path)) : '/' + entry.path;
+  const node: FileNode = {
+    path: `${dir}/${entry.path}`,
+    fsPath,
+    kind: entry.kind,
+    size: entry.size,
+    type: entry.kind === 'file' ? detectType(entry.head ?? Buffer.alloc(0)) : entry.kind,
+    format: handler.id,
+    parent: parent.path,
+    offset,
+    depth: parent.depth + 1,
+  };
+  if (entry.sha256) node.sha256 = entry.sha256;
+  const { mode, uid, gid, mtime, meta } = entry.meta;
+  if (mode !== undefined) node.mode = mode;
+  if (uid !== undefined) node.uid = uid;
+  if (gid !== undefined) node.gid = gid;
+  if (mtime !== undefined) node.mtime = mtime;
+  if (entry.linkTarget !== undefined) node.linkTarget = entry.linkTarget;
+  if (meta && Object.keys(meta).length > 0) node.meta = meta;
+  return node;
+}
+
+/** `<base>`, or `<base>-2`, `<base>-3`... when an extracted entry already has that name. */
+async function uniqueDir(outDir: string, base: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? base : `${base}-${n}`;
+    try {
+      await stat(join(outDir, candidate));
+    } catch {
+      return candidate;
+    }
+  }
+}
+
+function imageName(imagePath: string): string {
+  const name = basename(imagePath).replace(/[\0/]/g, '_');
+  return name === '' || name === '.' || name === '..' || name === FILES_JSON ? 'image' : name;
+}
+
+/** The image becomes the root node inside outDir: a hard link when possible, a copy otherwise. */
+async function placeImage(from: string, to: string): Promise<void> {
+  try {
+    await link(from, to);
+  } catch {
+    await copyFile(from, to);
+  }
+}

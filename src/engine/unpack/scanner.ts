@@ -1,0 +1,114 @@
+// Signature search for the driver: finds every handler magic at every offset of a file, reading it in bounded
+// windows (with an overlap so a magic across a window edge is still found) and searching each window with
+// Buffer.indexOf per magic. Candidates come out in chunk-start order, and the consumer can skip ahead past an
+// accepted chunk so its inside is never searched.
+import type { Handler, Reader } from './handler.js';
+
+export interface Candidate {
+  /** Where the chunk would start (match position minus the magic's offset). */
+  start: number;
+  handler: Handler;
+  /** Position of the handler in the registry: the tie-break after confidence. */
+  order: number;
+}
+
+const WINDOW = 4 * 1024 * 1024;
+
+interface Pattern {
+  bytes: Buffer;
+  offset: number;
+  handler: Handler;
+  order: number;
+}
+
+export class SignatureScanner {
+  private readonly carving: Pattern[] = [];
+  private readonly atStart: Pattern[] = [];
+  private readonly maxMagicEnd: number;
+  private readonly maxOffset: number;
+
+  constructor(handlers: readonly Handler[]) {
+    handlers.forEach((handler, order) => {
+      for (const magic of handler.magics) {
+        if (magic.bytes.length === 0) continue;
+        const pattern = { bytes: magic.bytes, offset: magic.offset ?? 0, handler, order };
+        (handler.onlyAtStart ? this.atStart : this.carving).push(pattern);
+      }
+    });
+    this.maxOffset = Math.max(0, ...this.carving.map((p) => p.offset));
+    this.maxMagicEnd = Math.max(1, ...this.carving.map((p) => p.offset + p.bytes.length));
+  }
+
+  /**
+   * Yields candidates in order of start (then confidence, then registry order). `skipTo()` returns the
+   * position the consumer has consumed up to: candidates starting before it are dropped and the search jumps.
+   */
+  async *candidates(reader: Reader, skipTo: () => number, signal?: AbortSignal): AsyncGenerator<Candidate> {
+    const seen = new Set<string>();
+    const pending: Candidate[] = [];
+    const push = (c: Candidate) => {
+      const key = `${c.start}:${c.order}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      pending.push(c);
+    };
+
+    // Short or weak magics: only at the very start of the file.
+    if (this.atStart.length > 0) {
+      const head = await reader.read(0, Math.max(...this.atStart.map((p) => p.offset + p.bytes.length)));
+      for (const p of this.atStart) {
+        if (head.length >= p.offset + p.bytes.length && head.subarray(p.offset, p.offset + p.bytes.length).equals(p.bytes)) {
+          push({ start: 0, handler: p.handler, order: p.order });
+        }
+      }
+    }
+
+    let pos = 0; // next match position to search from
+    while (pos < reader.size || pending.length > 0) {
+      signal?.throwIfAborted();
+      let scannedTo = reader.size; // every chunk start below scannedTo - maxOffset has been seen
+      if (pos < reader.size && this.carving.length > 0) {
+        const windowEnd = Math.min(reader.size, pos + WINDOW);
+        const data = await reader.read(pos, windowEnd - pos + this.maxMagicEnd);
+        // Matches must begin inside [pos, windowEnd); the extra bytes only let them finish.
+        const limit = windowEnd - pos;
+        for (const p of this.carving) {
+          let at = data.indexOf(p.bytes, 0);
+          while (at !== -1 && at < limit) {
+            const start = pos + at - p.offset;
+            if (start >= 0) push({ start, handler: p.handler, order: p.order });
+            at = data.indexOf(p.bytes, at + 1);
+          }
+        }
+        pos = windowEnd;
+        scannedTo = windowEnd >= reader.size ? reader.size + this.maxOffset : windowEnd;
+      } else {
+        pos = reader.size;
+        scannedTo = reader.size + this.maxOffset;
+      }
+
+      // Emit what can no longer be preceded by a later find.
+      pending.sort(compare);
+      const ready = scannedTo - this.maxOffset;
+      let emitted = 0;
+      while (emitted < pending.length && pending[emitted]!.start < ready) {
+        const candidate = pending[emitted++]!;
+        if (candidate.start < skipTo()) continue;
+        yield candidate;
+      }
+      pending.splice(0, emitted);
+      if (pending.length === 0) seen.clear();
+
+      // Jump past an accepted chunk: its inside is not searched.
+      const consumed = skipTo();
+      if (consumed > pos) {
+        pos = consumed;
+        for (let i = pending.length - 1; i >= 0; i--) if (pending[i]!.start < consumed) pending.splice(i, 1);
+      }
+    }
+  }
+}
+
+function compare(a: Candidate, b: Candidate): number {
+  return a.start - b.start || (b.handler.confidence ?? 50) - (a.handler.confidence ?? 50) || a.order - b.order;
+}

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Analyzer } from '../../src/engine/analyzer.js';
+import { scan } from '../../src/engine/scan.js';
+import { box, boxHandler } from './unpack/driver-helpers.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'fs-scan-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('scan', () => {
+  it('hashes, unpacks, runs analyzers in order and contains a crashing one', async () => {
+    const data = box('#!/bin/sh\n');
+    const image = join(dir, 'fw.bin');
+    await writeFile(image, data);
+    const seen: string[] = [];
+    const analyzers: Analyzer[] = [
+      {
+        id: 'lister',
+        phase: 'inventory',
+        async run(ctx) {
+          seen.push(...ctx.index.glob('**/payload').map((n) => n.path));
+          const node = ctx.index.get('fw.bin_extract/payload')!;
+          ctx.components.push({ ref: 'sh@', name: 'sh', type: 'file', confidence: 1, paths: [node.path], evidence: [], foundBy: ['lister'] });
+          expect((await ctx.index.read(node)).toString()).toBe('#!/bin/sh\n');
+        },
+      },
+      { id: 'crasher', phase: 'crypto', run: async () => { throw new Error('kaput'); } },
+      { id: 'after', phase: 'rules', run: async (ctx) => { seen.push(`after saw ${ctx.components.length}`); } },
+    ];
+    const phases: string[] = [];
+    const result = await scan(image, { workDir: join(dir, 'work'), analyzers, handlers: [boxHandler()], onProgress: (p) => phases.push(p.phase) });
+    expect(result.image).toEqual({
+      fileName: 'fw.bin',
+      size: data.length,
+      type: 'data',
+      hashes: {
+        sha256: createHash('sha256').update(data).digest('hex'),
+        sha1: createHash('sha1').update(data).digest('hex'),
+        md5: createHash('md5').update(data).digest('hex'),
+      },
+    });
+    expect(seen).toEqual(['fw.bin_extract/payload', 'after saw 1']);
+    expect(result.files.map((f) => f.path)).toEqual(['fw.bin', 'fw.bin_extract/payload']);
+    expect(result.problems).toContainEqual(expect.objectContaining({ source: 'crasher', kind: 'error', message: 'analyzer failed: kaput' }));
+    expect(result.stats).toMatchObject({ filesExtracted: 1, bytesExtracted: 10, formats: { box: 1 } });
+    expect(phases).toEqual(expect.arrayContaining(['hash', 'unpack', 'inventory', 'crypto', 'rules']));
+  });
+
+  it('rejects when cancelled', async () => {
+    const image = join(dir, 'fw.bin');
+    await writeFile(image, box('x'));
+    const controller = new AbortController();
+    controller.abort(new Error('cancelled'));
+    await expect(scan(image, { workDir: join(dir, 'work'), signal: controller.signal, handlers: [boxHandler()], analyzers: [] })).rejects.toThrow('cancelled');
+  });
+});

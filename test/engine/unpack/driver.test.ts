@@ -1,0 +1,164 @@
+import { mkdtemp, readFile, rm, writeFile, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { unpack } from '../../../src/engine/unpack/driver.js';
+import { FormatError, type Handler } from '../../../src/engine/unpack/handler.js';
+import { box, boxHandler } from './driver-helpers.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'fs-driver-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function run(data: Buffer, handlers: Handler[], limits = {}) {
+  const image = join(dir, 'image.bin');
+  await writeFile(image, data);
+  return unpack(image, join(dir, 'out'), { handlers, limits });
+}
+
+describe('unpack driver', () => {
+  it('extracts a chunk covering the whole file into <path>_extract/ and recurses', async () => {
+    const result = await run(box(box('#!/bin/sh\necho hi\n')), [boxHandler()]);
+    const paths = result.files.map((f) => f.path);
+    expect(paths).toEqual(['image.bin', 'image.bin_extract/payload', 'image.bin_extract/payload_extract/payload']);
+    const leaf = result.files[2]!;
+    expect(leaf).toMatchObject({ type: 'script', format: 'box', parent: 'image.bin_extract/payload', depth: 2, fsPath: '/payload', mode: 0o644 });
+    expect(await readFile(join(dir, 'out', leaf.path), 'utf8')).toBe('#!/bin/sh\necho hi\n');
+    expect(result.unknownChunks).toEqual([]);
+    expect(result.stats.formats).toEqual({ box: 2 });
+    const written = JSON.parse(await readFile(join(dir, 'out', 'files.json'), 'utf8'));
+    expect(written).toEqual(result.files);
+  });
+
+  it('carves chunks at any offset and records the gaps as unknown chunks', async () => {
+    const data = Buffer.concat([Buffer.alloc(100, 0xaa), box('first'), Buffer.alloc(10, 0xbb), box('second'), Buffer.alloc(5)]);
+    const result = await run(data, [boxHandler()]);
+    expect(result.files.slice(1).map((f) => f.path)).toEqual([
+      'image.bin_extract/100-113.box/payload',
+      'image.bin_extract/123-137.box/payload',
+    ]);
+    expect(result.files[1]!.offset).toBe(100);
+    expect(result.unknownChunks).toEqual([
+      { path: 'image.bin', offset: 0, size: 100 },
+      { path: 'image.bin', offset: 113, size: 10 },
+      { path: 'image.bin', offset: 137, size: 5 },
+    ]);
+  });
+
+  it('skips candidates inside an accepted chunk and prefers higher confidence at one start', async () => {
+    const inner = box('inner');
+    const data = box(Buffer.concat([Buffer.from('xx'), inner]));
+    const low = boxHandler({ id: 'low', confidence: 10, entryName: 'low' });
+    const high = boxHandler({ id: 'high', confidence: 90, entryName: 'high' });
+    const result = await run(data, [low, high]);
+    // One chunk at 0 (high wins); the inner box is found only by recursing into the payload.
+    expect(result.files[1]!.path).toBe('image.bin_extract/high');
+    expect(result.stats.formats).toEqual({ high: 2 });
+  });
+
+  it('records corrupt chunks and handler bugs as problems and goes on', async () => {
+    const truncated = Buffer.concat([box('ok'), Buffer.from('BOX!'), Buffer.from([0xff, 0xff, 0, 0]), Buffer.from('tail')]);
+    const buggy: Handler = {
+      ...boxHandler({ id: 'buggy' }),
+      magics: [{ bytes: Buffer.from('tail') }],
+      async chunk() {
+        throw new TypeError('boom');
+      },
+    };
+    const result = await run(truncated, [boxHandler(), buggy]);
+    expect(result.files.map((f) => f.path)).toContain('image.bin_extract/0-10.box/payload');
+    expect(result.problems).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ source: 'box', kind: 'error', offset: 10, message: expect.stringContaining('runs past the end') }),
+        expect.objectContaining({ source: 'buggy', kind: 'error', message: expect.stringContaining('handler bug: buggy at offset 18: boom') }),
+      ]),
+    );
+  });
+
+  it('honours onlyAtStart', async () => {
+    const weak = boxHandler({ id: 'weak', onlyAtStart: true });
+    expect((await run(Buffer.concat([Buffer.from('..'), box('x')]), [weak])).files).toHaveLength(1);
+    expect((await run(box('x'), [weak])).files).toHaveLength(2);
+  });
+
+  it('refuses path escapes and keeps writes inside the output folder', async () => {
+    const evil = boxHandler({
+      async extract(reader, chunk, sink) {
+        await sink.file('../../escaped', Buffer.from('no'));
+        await sink.file('/etc/abs', Buffer.from('abs'));
+        sink.symlink('link', '/etc/passwd');
+      },
+    });
+    const result = await run(box('x'), [evil]);
+    expect(await readdir(dir)).toEqual(expect.not.arrayContaining(['escaped']));
+    expect(result.files.map((f) => [f.path, f.kind, f.linkTarget])).toEqual([
+      ['image.bin', 'file', undefined],
+      ['image.bin_extract/etc/abs', 'file', undefined],
+      ['image.bin_extract/link', 'symlink', '/etc/passwd'],
+    ]);
+    expect(result.problems.some((p) => p.message.includes('escapes the output folder'))).toBe(true);
+  });
+
+  it('stops at the depth limit and says so', async () => {
+    let data = box('leaf');
+    for (let i = 0; i < 5; i++) data = box(data);
+    const result = await run(data, [boxHandler()], { maxDepth: 3 });
+    expect(Math.max(...result.files.map((f) => f.depth))).toBe(3);
+    expect(result.problems).toContainEqual(expect.objectContaining({ kind: 'limit', message: expect.stringContaining('depth limit of 3') }));
+  });
+
+  it('stops at the byte and file limits and keeps what was extracted', async () => {
+    const big = await run(box(Buffer.alloc(5000)), [boxHandler()], { maxTotalBytes: 1000 });
+    expect(big.files).toHaveLength(1);
+    expect(big.problems).toContainEqual(expect.objectContaining({ kind: 'limit', message: expect.stringContaining('extracted size limit') }));
+    const many = await run(Buffer.concat([box('a'), box('b'), box('c')]), [boxHandler()], { maxFiles: 2 });
+    expect(many.files).toHaveLength(3);
+    expect(many.problems).toContainEqual(expect.objectContaining({ kind: 'limit', message: expect.stringContaining('file count limit of 2') }));
+  });
+
+  it('stops at the time limit', async () => {
+    const slow = boxHandler({
+      async extract(reader, chunk, sink) {
+        await new Promise((r) => setTimeout(r, 200));
+        await sink.file('late', Buffer.from('x'));
+      },
+    });
+    const result = await run(box('x'), [slow], { timeoutMs: 50 });
+    expect(result.files).toHaveLength(1);
+    expect(result.problems).toContainEqual(expect.objectContaining({ kind: 'limit', message: expect.stringContaining('time limit') }));
+  });
+
+  it('does not re-extract identical content in one chain (loop)', async () => {
+    // A handler whose output is the file itself: without loop protection it would recurse to the depth limit.
+    const mirror = boxHandler({
+      async extract(reader, chunk, sink) {
+        await sink.copy('same', reader, chunk.start, chunk.end);
+      },
+    });
+    const result = await run(box('x'), [mirror]);
+    expect(result.files).toHaveLength(2);
+    expect(result.problems).toContainEqual(expect.objectContaining({ kind: 'skipped', message: expect.stringContaining('loop') }));
+  });
+
+  it('carves a recognised-only chunk as a raw file', async () => {
+    const recognised = boxHandler({ id: 'raw', extract: undefined });
+    const result = await run(Buffer.concat([Buffer.alloc(4), box('abc')]), [recognised]);
+    expect(result.files.slice(1).map((f) => [f.path, f.size])).toEqual([['image.bin_extract/4-15.raw', 11]]);
+  });
+
+  it('fails a corrupt chunk quietly when the handler rejects with FormatError during extraction', async () => {
+    const failing = boxHandler({
+      async extract(reader, chunk, sink) {
+        await sink.file('part', Buffer.from('kept'));
+        throw new FormatError('bad block');
+      },
+    });
+    const result = await run(box('x'), [failing]);
+    expect(result.files.map((f) => f.path)).toContain('image.bin_extract/part');
+    expect(result.problems).toContainEqual(expect.objectContaining({ source: 'box', kind: 'error', message: 'bad block' }));
+  });
+});
