@@ -1,0 +1,264 @@
+// PE/COFF (and UEFI TE) parser for inventory and hardening: machine, subsystem, sections, imports, the
+// VS_VERSIONINFO resource (pe-version.ts) and the CodeView PDB path. Bounded reads only; malformed headers
+// throw FormatError, damaged optional tables are skipped and listed in `problems`.
+//
+//   const pe = await parsePe(nodeSource(index, node));
+//   pe.version?.strings.ProductVersion; pe.imports.map((i) => i.dll)
+import { FormatError } from '../unpack/handler.js';
+import type { ByteSource } from './byte-source.js';
+import { readVersionInfo, type PeVersionInfo } from './pe-version.js';
+
+export interface PeSection {
+  name: string;
+  virtualAddress: number;
+  virtualSize: number;
+  rawOffset: number;
+  rawSize: number;
+  characteristics: number;
+}
+
+export interface PeImport {
+  dll: string;
+  /** Imported function names; ordinals as '#123'. */
+  functions: string[];
+}
+
+export interface PeInfo {
+  /** 'pe' for PE32/PE32+, 'te' for the UEFI Terse Executable header. */
+  format: 'pe' | 'te';
+  machine: number;
+  /** Normalised: 'x86', 'x86_64', 'arm', 'aarch64', 'ia64', 'ebc', 'riscv64', ... */
+  architecture: string;
+  is64: boolean;
+  /** COFF characteristics (0x2000 = DLL). */
+  characteristics: number;
+  isDll: boolean;
+  timestamp?: number;
+  subsystem: number;
+  dllCharacteristics?: number;
+  entryPoint: number;
+  sections: PeSection[];
+  imports: PeImport[];
+  version?: PeVersionInfo;
+  /** CodeView debug record path (the PDB or, for EDK II modules, the .dll build path). */
+  pdbPath?: string;
+  problems: string[];
+}
+
+const MACHINES: Record<number, string> = {
+  0x14c: 'x86',
+  0x8664: 'x86_64',
+  0x1c0: 'arm',
+  0x1c2: 'arm',
+  0x1c4: 'arm',
+  0xaa64: 'aarch64',
+  0x200: 'ia64',
+  0xebc: 'ebc',
+  0x166: 'mipsel',
+  0x169: 'mipsel',
+  0x5032: 'riscv32',
+  0x5064: 'riscv64',
+  0x6264: 'loongarch64',
+};
+
+const MAX_TABLE = 16 * 1024 * 1024;
+
+export function isPe(head: Buffer): boolean {
+  return head.length >= 2 && ((head[0] === 0x4d && head[1] === 0x5a) || (head[0] === 0x56 && head[1] === 0x5a));
+}
+
+async function readExact(src: ByteSource, offset: number, length: number, what: string): Promise<Buffer> {
+  if (length < 0 || length > MAX_TABLE) throw new FormatError(`${what}: size ${length} out of bounds`);
+  if (offset < 0 || offset + length > src.size) throw new FormatError(`${what}: range ${offset}+${length} is outside the file (${src.size} bytes)`);
+  const buf = await src.read(offset, length);
+  if (buf.length < length) throw new FormatError(`${what}: truncated`);
+  return buf;
+}
+
+export function cStringAt(buf: Buffer, at: number, max = 512): string {
+  if (at < 0 || at >= buf.length) return '';
+  const end = buf.indexOf(0, at);
+  return buf.toString('latin1', at, Math.min(end === -1 ? buf.length : end, at + max));
+}
+
+/** Maps an RVA to a file offset through the section table (TE images shift by `delta`). */
+export function rvaToOffset(sections: PeSection[], rva: number, delta = 0): number | undefined {
+  for (const s of sections) {
+    const span = Math.max(s.virtualSize, s.rawSize);
+    if (rva >= s.virtualAddress && rva < s.virtualAddress + span) {
+      const inside = rva - s.virtualAddress;
+      if (inside >= s.rawSize) return undefined;
+      return s.rawOffset + inside - delta;
+    }
+  }
+  return undefined;
+}
+
+function readSections(buf: Buffer, at: number, count: number): PeSection[] {
+  const out: PeSection[] = [];
+  for (let i = 0; i < count; i++) {
+    const o = at + i * 40;
+    out.push({
+      name: cStringAt(buf, o, 8),
+      virtualSize: buf.readUInt32LE(o + 8),
+      virtualAddress: buf.readUInt32LE(o + 12),
+      rawSize: buf.readUInt32LE(o + 16),
+      rawOffset: buf.readUInt32LE(o + 20),
+      characteristics: buf.readUInt32LE(o + 36),
+    });
+  }
+  return out;
+}
+
+export async function parsePe(src: ByteSource): Promise<PeInfo> {
+  const head = await src.read(0, 64);
+  if (head.length >= 40 && head[0] === 0x56 && head[1] === 0x5a) return parseTe(src, head);
+  if (head.length < 64 || head[0] !== 0x4d || head[1] !== 0x5a) throw new FormatError('not a PE file (no MZ header)');
+  const peAt = head.readUInt32LE(0x3c);
+  if (peAt < 4 || peAt > 0x10000000) throw new FormatError(`e_lfanew ${peAt} out of bounds`);
+  const coff = await readExact(src, peAt, 24, 'PE header');
+  if (coff.readUInt32LE(0) !== 0x00004550) throw new FormatError('missing PE\\0\\0 signature');
+  const machine = coff.readUInt16LE(4);
+  const nsections = coff.readUInt16LE(6);
+  const optSize = coff.readUInt16LE(20);
+  const characteristics = coff.readUInt16LE(22);
+  if (nsections > 96) throw new FormatError(`${nsections} sections exceeds the PE limit of 96`);
+  const opt = await readExact(src, peAt + 24, optSize, 'optional header');
+  if (optSize < 2) throw new FormatError('missing optional header');
+  const magic = opt.readUInt16LE(0);
+  if (magic !== 0x10b && magic !== 0x20b) throw new FormatError(`unknown optional header magic 0x${magic.toString(16)}`);
+  const is64 = magic === 0x20b;
+  if (optSize < (is64 ? 112 : 96)) throw new FormatError(`optional header too short (${optSize} bytes)`);
+  const dirCount = Math.min(opt.readUInt32LE(is64 ? 108 : 92), 16, Math.floor((optSize - (is64 ? 112 : 96)) / 8));
+  const dirs: Array<{ rva: number; size: number }> = [];
+  for (let i = 0; i < dirCount; i++) {
+    const o = (is64 ? 112 : 96) + i * 8;
+    dirs.push({ rva: opt.readUInt32LE(o), size: opt.readUInt32LE(o + 4) });
+  }
+  const sectionTable = await readExact(src, peAt + 24 + optSize, nsections * 40, 'section table');
+  const sections = readSections(sectionTable, 0, nsections);
+  const info: PeInfo = {
+    format: 'pe',
+    machine,
+    architecture: MACHINES[machine] ?? `pe-machine-0x${machine.toString(16)}`,
+    is64,
+    characteristics,
+    isDll: (characteristics & 0x2000) !== 0,
+    timestamp: coff.readUInt32LE(8),
+    subsystem: opt.readUInt16LE(68),
+    dllCharacteristics: opt.readUInt16LE(70),
+    entryPoint: opt.readUInt32LE(16),
+    sections,
+    imports: [],
+    problems: [],
+  };
+  await guard(info, 'imports', async () => {
+    if (dirs[1]?.rva) info.imports = await readImports(src, sections, dirs[1].rva, is64);
+  });
+  await guard(info, 'version resource', async () => {
+    if (dirs[2]?.rva) {
+      const version = await readVersionInfo(src, (rva) => rvaToOffset(sections, rva), dirs[2].rva, dirs[2].size);
+      if (version) info.version = version;
+    }
+  });
+  await guard(info, 'debug directory', async () => {
+    if (dirs[6]?.rva) {
+      const path = await readCodeView(src, (rva) => rvaToOffset(sections, rva), dirs[6].rva, dirs[6].size);
+      if (path) info.pdbPath = path;
+    }
+  });
+  return info;
+}
+
+/** UEFI Terse Executable: a 40-byte header replacing the DOS/PE/optional headers, offsets shifted by StrippedSize. */
+async function parseTe(src: ByteSource, head: Buffer): Promise<PeInfo> {
+  const machine = head.readUInt16LE(2);
+  const nsections = head[4];
+  const stripped = head.readUInt16LE(6);
+  const delta = stripped - 40;
+  const sections = readSections(await readExact(src, 40, nsections * 40, 'TE section table'), 0, nsections);
+  const info: PeInfo = {
+    format: 'te',
+    machine,
+    architecture: MACHINES[machine] ?? `pe-machine-0x${machine.toString(16)}`,
+    is64: machine === 0x8664 || machine === 0xaa64 || machine === 0x5064 || machine === 0x200,
+    characteristics: 0,
+    isDll: false,
+    subsystem: head[5],
+    entryPoint: head.readUInt32LE(8),
+    sections,
+    imports: [],
+    problems: [],
+  };
+  const debugRva = head.readUInt32LE(32);
+  const debugSize = head.readUInt32LE(36);
+  await guard(info, 'debug directory', async () => {
+    if (debugRva) {
+      const path = await readCodeView(src, (rva) => rvaToOffset(sections, rva, delta), debugRva, debugSize, delta);
+      if (path) info.pdbPath = path;
+    }
+  });
+  return info;
+}
+
+async function guard(info: PeInfo, what: string, fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    if (!(err instanceof FormatError) && !(err instanceof RangeError)) throw err;
+    info.problems.push(`${what} skipped: ${err.message}`);
+  }
+}
+
+async function readImports(src: ByteSource, sections: PeSection[], rva: number, is64: boolean): Promise<PeImport[]> {
+  const at = rvaToOffset(sections, rva);
+  if (at === undefined) throw new FormatError(`import directory RVA 0x${rva.toString(16)} is not mapped`);
+  const section = sections.find((s) => rva >= s.virtualAddress && rva < s.virtualAddress + Math.max(s.virtualSize, s.rawSize))!;
+  // Import names and thunks normally live in the same section as the directory: read it once (bounded).
+  const base = section.rawOffset;
+  const data = await src.read(base, Math.min(section.rawSize, MAX_TABLE));
+  const local = (r: number): number | undefined => {
+    const off = rvaToOffset(sections, r);
+    return off !== undefined && off >= base && off < base + data.length ? off - base : undefined;
+  };
+  const out: PeImport[] = [];
+  for (let d = at - base; d + 20 <= data.length && out.length < 1024; d += 20) {
+    const lookup = data.readUInt32LE(d) || data.readUInt32LE(d + 16);
+    const nameRva = data.readUInt32LE(d + 12);
+    if (lookup === 0 && nameRva === 0) break;
+    const nameAt = local(nameRva);
+    const entry: PeImport = { dll: nameAt === undefined ? '' : cStringAt(data, nameAt), functions: [] };
+    let thunk = local(lookup);
+    const step = is64 ? 8 : 4;
+    while (thunk !== undefined && thunk + step <= data.length && entry.functions.length < 8192) {
+      const value = is64 ? data.readBigUInt64LE(thunk) : BigInt(data.readUInt32LE(thunk));
+      if (value === 0n) break;
+      const ordinalFlag = is64 ? 1n << 63n : 1n << 31n;
+      if (value & ordinalFlag) entry.functions.push(`#${Number(value & 0xffffn)}`);
+      else {
+        const hint = local(Number(value & 0x7fffffffn));
+        if (hint !== undefined) entry.functions.push(cStringAt(data, hint + 2));
+      }
+      thunk += step;
+    }
+    if (entry.dll) out.push(entry);
+  }
+  return out;
+}
+
+async function readCodeView(src: ByteSource, map: (rva: number) => number | undefined, rva: number, size: number, delta = 0): Promise<string | undefined> {
+  const at = map(rva);
+  if (at === undefined) return undefined;
+  const dir = await readExact(src, at, Math.min(size, 28 * 32), 'debug directory');
+  for (let o = 0; o + 28 <= dir.length; o += 28) {
+    if (dir.readUInt32LE(o + 12) !== 2) continue; // IMAGE_DEBUG_TYPE_CODEVIEW
+    const len = Math.min(dir.readUInt32LE(o + 16), 4096);
+    const raw = dir.readUInt32LE(o + 24) - delta;
+    const cv = await readExact(src, raw, len, 'CodeView record');
+    const sig = cv.toString('latin1', 0, 4);
+    if (sig === 'RSDS') return cStringAt(cv, 24, 4096);
+    if (sig === 'NB10') return cStringAt(cv, 16, 4096);
+    if (sig === 'MTOC') return cStringAt(cv, 20, 4096);
+  }
+  return undefined;
+}
