@@ -1,9 +1,11 @@
 // The firmware handlers, in the order the driver tries them at one offset (see ../registry.ts).
 import type { Handler } from '../handler.js';
+import { tplinkHandler } from './tplink.js';
 import { trxHandler } from './trx.js';
 import { uimageHandler } from './uimage.js';
 
 export const firmwareHandlers: Handler[] = [
   uimageHandler,
   trxHandler,
+  tplinkHandler,
 ];
