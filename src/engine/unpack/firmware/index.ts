@@ -1,5 +1,7 @@
 // The firmware handlers, in the order the driver tries them at one offset (see ../registry.ts).
 import type { Handler } from '../handler.js';
+import { bzimageHandler } from './bzimage.js';
+import { bzimageHandler } from './bzimage.js';
 import { tplinkHandler } from './tplink.js';
 import { trxHandler } from './trx.js';
 import { uimageHandler } from './uimage.js';
@@ -8,4 +10,6 @@ export const firmwareHandlers: Handler[] = [
   uimageHandler,
   trxHandler,
   tplinkHandler,
+  bzimageHandler,
+  bzimageHandler,
 ];

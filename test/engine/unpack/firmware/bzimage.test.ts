@@ -1,0 +1,90 @@
+import { execFileSync } from 'node:child_process';
+import zlib from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { xz } from '../../../../src/engine/unpack/codecs.js';
+import { bzimageHandler } from '../../../../src/engine/unpack/firmware/bzimage.js';
+import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { BufferReader, FileReader } from '../../../../src/engine/unpack/reader.js';
+import { corpus, haveShared } from '../../../support/shared.js';
+import { runHandler, truncations } from './helpers.js';
+
+const vmlinux = Buffer.concat([Buffer.from('\x7fELF'), Buffer.alloc(5000, 0x90)]);
+
+/** A minimal bzImage laid out as boot.rst describes: 4 setup sectors + boot sector, then the payload. */
+function buildBzImage(payload: Buffer, version = 0x020f): Buffer {
+  const setupSects = 4;
+  const setup = Buffer.alloc((setupSects + 1) * 512);
+  setup[0x1f1] = setupSects;
+  setup.writeUInt16LE(0xaa55, 0x1fe);
+  setup.write('HdrS', 0x202, 'latin1');
+  setup.writeUInt16LE(version, 0x206);
+  setup.writeUInt16LE(0x300, 0x20e);
+  setup.write('6.1.0-test (builder@host) #1 SMP', 0x200 + 0x300, 'latin1');
+  const stub = Buffer.alloc(0x40, 0xcc);
+  const body = Buffer.concat([stub, payload]);
+  const padded = Buffer.concat([body, Buffer.alloc((16 - (body.length % 16)) % 16)]);
+  setup.writeUInt32LE(padded.length / 16, 0x1f4);
+  setup.writeUInt32LE(stub.length, 0x248);
+  setup.writeUInt32LE(payload.length, 0x24c);
+  return Buffer.concat([setup, padded]);
+}
+
+function sizeAppended(data: Buffer): Buffer {
+  const size = Buffer.alloc(4);
+  size.writeUInt32LE(vmlinux.length);
+  return Buffer.concat([data, size]);
+}
+
+describe('bzimage', () => {
+  it('extracts an xz payload without its appended size, and the kernel version', async () => {
+    const packed = execFileSync('xz', ['-c', '--check=crc32'], { input: vmlinux });
+    const image = buildBzImage(sizeAppended(packed));
+    const out = await runHandler(bzimageHandler, new BufferReader(Buffer.concat([image, Buffer.alloc(32)])));
+    expect(out.chunk).toMatchObject({ start: 0, end: image.length, meta: { protocol: '2.15', kernelVersion: '6.1.0-test (builder@host) #1 SMP' } });
+    expect(out.entries.map((e) => e.path)).toEqual(['setup.bin', 'vmlinux.xz']);
+    expect(out.entry('vmlinux.xz').meta.meta).toMatchObject({ uncompressedSize: vmlinux.length });
+    expect(await xz(await out.read('vmlinux.xz'))).toEqual(vmlinux);
+    await out.cleanup();
+  });
+
+  it('keeps a gzip payload whole (gzip stores its size itself)', async () => {
+    const packed = zlib.gzipSync(vmlinux);
+    const out = await runHandler(bzimageHandler, new BufferReader(buildBzImage(packed)));
+    expect(zlib.gunzipSync(await out.read('vmlinux.gz'))).toEqual(vmlinux);
+    await out.cleanup();
+  });
+
+  it('keeps the protected-mode part of old images whole', async () => {
+    const out = await runHandler(bzimageHandler, new BufferReader(buildBzImage(vmlinux, 0x0204)));
+    expect(out.entries.map((e) => e.path)).toEqual(['setup.bin', 'protected-mode.bin']);
+    await out.cleanup();
+  });
+
+  it('rejects truncated and inconsistent headers with a reason', async () => {
+    const image = buildBzImage(sizeAppended(execFileSync('xz', ['-c'], { input: vmlinux })));
+    await expect(bzimageHandler.chunk(new BufferReader(image.subarray(0, image.length - 10)), 0)).rejects.toThrow(/truncated/);
+    for (const cut of truncations(image)) {
+      const result = await bzimageHandler.chunk(new BufferReader(cut), 0).catch((e: unknown) => e);
+      expect(result === null || result instanceof FormatError).toBe(true);
+    }
+    const badPayload = Buffer.from(image);
+    badPayload.writeUInt32LE(0xffffff, 0x24c);
+    await expect(bzimageHandler.chunk(new BufferReader(badPayload), 0)).rejects.toThrow(/payload outside/);
+    const noFlag = Buffer.from(image);
+    noFlag.writeUInt16LE(0, 0x1fe);
+    expect(await bzimageHandler.chunk(new BufferReader(noFlag), 0)).toBeNull();
+  });
+
+  it.runIf(haveShared('corpus', 'bzImage_xz'))('yields the xz payload of the corpus kernel', async () => {
+    const reader = await FileReader.open(corpus('bzImage_xz'));
+    const out = await runHandler(bzimageHandler, reader);
+    expect(out.chunk).toMatchObject({ start: 0, end: 444240 });
+    expect(out.chunk.meta).toMatchObject({ payload: { offset: 0x4269, length: 409300 - 4, codec: 'xz', uncompressedSize: 1015400 } });
+    const kernel = await xz(await out.read('vmlinux.xz'));
+    expect(kernel.length).toBe(1015400);
+    expect(kernel.subarray(0, 4).toString('latin1')).toBe('\x7fELF');
+    expect(out.chunk.meta).toMatchObject({ kernelVersion: '5.4.72 (root@caesurus-ubuntu20-04) #1 Wed Oct 21 12:51:23 EDT 2020' });
+    await out.cleanup();
+    await reader.close();
+  });
+});
