@@ -1,7 +1,6 @@
 // The firmware handlers, in the order the driver tries them at one offset (see ../registry.ts).
 import type { Handler } from '../handler.js';
 import { bzimageHandler } from './bzimage.js';
-import { bzimageHandler } from './bzimage.js';
 import { tplinkHandler } from './tplink.js';
 import { trxHandler } from './trx.js';
 import { uimageHandler } from './uimage.js';
@@ -10,6 +9,5 @@ export const firmwareHandlers: Handler[] = [
   uimageHandler,
   trxHandler,
   tplinkHandler,
-  bzimageHandler,
   bzimageHandler,
 ];
