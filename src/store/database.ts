@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, sql, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -30,7 +30,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Opened
   const url = options.url?.trim();
   const opened = url && /^postgres(ql)?:\/\//i.test(url) ? openPostgres(url) : openSqlite(sqlitePath(url, options.dataDir));
   try {
-    await migrate(opened.db);
+    await migrate(opened);
   } catch (error) {
     await opened.close();
     throw error;
@@ -77,8 +77,12 @@ class ListProvider implements MigrationProvider {
   }
 }
 
-async function migrate(db: Kysely<Database>): Promise<void> {
-  const migrator = new Migrator({ db, provider: new ListProvider() });
+async function migrate({ db, dialect }: OpenedDatabase): Promise<void> {
+  // On PostgreSQL the bookkeeping tables live in the connection's own schema (search_path), so databases
+  // in different schemas of one server never see each other's migrations.
+  const schema =
+    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({ db, provider: new ListProvider(), ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;

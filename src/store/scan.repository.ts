@@ -1,0 +1,125 @@
+// Scans of an image and the history of their states. State moves are conditional updates, so a move
+// that raced with another one (a worker finishing while a user cancels) is refused instead of overwritten.
+import type { Kysely } from 'kysely';
+import { authorSelection, toAuthor, type Author } from './author.js';
+import { newId, nowIso } from './ids.js';
+import type { Database, ScanStateType } from './schema.js';
+
+export interface Scan {
+  id: string;
+  imageId: string;
+  productId: string;
+  orgId: string;
+  state: ScanStateType;
+  stateId: string;
+  stateTime: string;
+  error: string | null;
+  progress?: { phase: string; percent: number };
+  engineVersion: string | null;
+  resultBlobKey: string | null;
+  createTime: string;
+  author?: Author;
+}
+
+export interface ScanStateRecord {
+  id: string;
+  type: ScanStateType;
+  authorId: string | null;
+  message: string | null;
+  createTime: string;
+}
+
+type Row = Database['scans'] & { author_email: string | null; author_create_time: string | null; author_status: string | null };
+
+const toScan = (r: Row): Scan => ({
+  id: r.id, imageId: r.image_id, productId: r.product_id, orgId: r.org_id, state: r.state, stateId: r.state_id,
+  stateTime: r.state_time, error: r.error,
+  progress: r.progress_phase !== null && r.progress_percent !== null ? { phase: r.progress_phase, percent: Number(r.progress_percent) } : undefined,
+  engineVersion: r.engine_version, resultBlobKey: r.result_blob_key, createTime: r.create_time, author: toAuthor(r),
+});
+
+export class ScanRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  private scans() {
+    return this.db.selectFrom('scans').leftJoin('users as a', 'a.id', 'scans.author_id').selectAll('scans').select(authorSelection);
+  }
+
+  async create(input: { imageId: string; productId: string; orgId: string; authorId: string }): Promise<Scan> {
+    const now = nowIso();
+    const id = newId();
+    const stateId = newId();
+    await this.db
+      .insertInto('scans')
+      .values({
+        id, image_id: input.imageId, product_id: input.productId, org_id: input.orgId, author_id: input.authorId, state: 'new',
+        state_id: stateId, state_time: now, error: null, progress_phase: null, progress_percent: null, engine_version: null,
+        result_blob_key: null, create_time: now,
+      })
+      .execute();
+    await this.db.insertInto('scan_states').values({ id: stateId, scan_id: id, type: 'new', author_id: input.authorId, message: null, create_time: now }).execute();
+    return (await this.getById(id))!;
+  }
+
+  async get(imageId: string, id: string): Promise<Scan | undefined> {
+    const row = await this.scans().where('scans.image_id', '=', imageId).where('scans.id', '=', id).executeTakeFirst();
+    return row && toScan(row);
+  }
+
+  async getById(id: string): Promise<Scan | undefined> {
+    const row = await this.scans().where('scans.id', '=', id).executeTakeFirst();
+    return row && toScan(row);
+  }
+
+  async listByImage(imageId: string): Promise<Scan[]> {
+    const rows = await this.scans().where('scans.image_id', '=', imageId).orderBy('scans.create_time', 'desc').orderBy('scans.id', 'desc').execute();
+    return rows.map(toScan);
+  }
+
+  /** The newest scan of an image in one of the given states (the one whose results the image shows). */
+  async latest(imageId: string, states?: ScanStateType[]): Promise<Scan | undefined> {
+    let query = this.scans().where('scans.image_id', '=', imageId);
+    if (states) query = query.where('scans.state', 'in', states);
+    const row = await query.orderBy('scans.create_time', 'desc').orderBy('scans.id', 'desc').executeTakeFirst();
+    return row && toScan(row);
+  }
+
+  /** Moves the scan to `to` when its state is one of `from`; false when it was not (nothing changes). */
+  async transition(id: string, from: ScanStateType[], to: ScanStateType, by: { authorId?: string | null; message?: string | null; error?: string | null } = {}): Promise<boolean> {
+    const now = nowIso();
+    const stateId = newId();
+    return this.db.transaction().execute(async (trx) => {
+      const values: Partial<Database['scans']> = { state: to, state_id: stateId, state_time: now };
+      if (to === 'failed') values.error = by.error ?? by.message ?? 'scan failed';
+      if (to !== 'running') {
+        values.progress_phase = null;
+        values.progress_percent = null;
+      }
+      const result = await trx.updateTable('scans').set(values).where('id', '=', id).where('state', 'in', from).executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await trx
+        .insertInto('scan_states')
+        .values({ id: stateId, scan_id: id, type: to, author_id: by.authorId ?? null, message: by.message ?? by.error ?? null, create_time: now })
+        .execute();
+      return true;
+    });
+  }
+
+  async setProgress(id: string, phase: string, percent: number): Promise<void> {
+    await this.db
+      .updateTable('scans')
+      .set({ progress_phase: phase.slice(0, 100), progress_percent: Math.max(0, Math.min(100, Math.round(percent))) })
+      .where('id', '=', id)
+      .where('state', '=', 'running')
+      .execute();
+  }
+
+  async setResult(id: string, resultBlobKey: string, engineVersion: string): Promise<void> {
+    await this.db.updateTable('scans').set({ result_blob_key: resultBlobKey, engine_version: engineVersion }).where('id', '=', id).execute();
+  }
+
+  async states(id: string): Promise<ScanStateRecord[]> {
+    const rows = await this.db.selectFrom('scan_states').selectAll().where('scan_id', '=', id).orderBy('create_time').orderBy('id').execute();
+    return rows.map((r) => ({ id: r.id, type: r.type, authorId: r.author_id, message: r.message, createTime: r.create_time }));
+  }
+}
