@@ -1,0 +1,84 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ubiHandler } from '../../../../src/engine/unpack/filesystems/ubi.js';
+import { ubifsHandler } from '../../../../src/engine/unpack/filesystems/ubifs.js';
+import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { BufferReader } from '../../../../src/engine/unpack/reader.js';
+import { cleanup, corrupt, entry, expectTree, extractWith, haveTool, noise, run, sampleTree, sha256, tempDir, writeTree, type SampleFile } from './fs-image-harness.js';
+
+const enabled = haveTool('ubinize') && haveTool('mkfs.ubifs');
+const work = tempDir('ubi');
+const src = join(work, 'src');
+let files: SampleFile[];
+let ubifsImage: Buffer;
+let ubiImage: string;
+const config = noise(20_000, 42);
+
+beforeAll(() => {
+  files = sampleTree({ symlinks: true });
+  writeTree(src, files, { modes: true });
+  run('mkfs.ubifs', ['-r', src, '-m', '512', '-e', '15360', '-c', '100', '-x', 'zlib', '-o', join(work, 'rootfs.ubifs')]);
+  ubifsImage = readFileSync(join(work, 'rootfs.ubifs'));
+  writeFileSync(join(work, 'config.bin'), config);
+  writeFileSync(
+    join(work, 'ubinize.cfg'),
+    [
+      '[rootfs]', 'mode=ubi', 'image=rootfs.ubifs', 'vol_id=0', 'vol_type=dynamic', 'vol_name=rootfs', 'vol_size=400KiB',
+      '[config]', 'mode=ubi', 'image=config.bin', 'vol_id=3', 'vol_type=static', 'vol_name=config',
+      '[empty]', 'mode=ubi', 'vol_id=4', 'vol_type=dynamic', 'vol_name=empty', 'vol_size=64KiB',
+    ].join('\n') + '\n',
+  );
+  ubiImage = join(work, 'ubi.img');
+  run('ubinize', ['-o', ubiImage, '-m', '512', '-p', '16KiB', '-s', '512', '-Q', '1234', 'ubinize.cfg'], { cwd: work });
+});
+afterAll(() => cleanup(work));
+
+describe.runIf(enabled)('ubi handler', () => {
+  it('finds the eraseblock size and the exact end, and writes one file per volume', async () => {
+    const size = readFileSync(ubiImage).length;
+    const carved = join(work, 'carved.bin');
+    writeFileSync(carved, Buffer.concat([noise(1000, 1), readFileSync(ubiImage), Buffer.alloc(5000, 0x5a)]));
+    const ex = await extractWith(ubiHandler, carved, 1000);
+    expect(ex.error).toBeUndefined();
+    expect(ex.chunk).toMatchObject({ start: 1000, end: 1000 + size, meta: { pebSize: 16384, dataOffset: 1024, imageSeq: 1234 } });
+    // The dynamic volume holds the UBIFS image LEB for LEB (15 KiB each).
+    const rootfs = readFileSync(join(ex.root, 'rootfs'));
+    expect(rootfs.subarray(0, ubifsImage.length).equals(ubifsImage)).toBe(true);
+    expect(rootfs.length % 15360).toBe(0);
+    expect(rootfs.subarray(ubifsImage.length).every((b) => b === 0xff)).toBe(true);
+    // The static volume is exactly its data.
+    expect(entry(ex, 'config')?.sha256).toBe(sha256(config));
+    expect(entry(ex, 'config')?.meta.meta).toMatchObject({ volumeId: 3, volumeType: 'static' });
+    expect(entry(ex, 'empty')).toBeUndefined();
+    expect(ex.sink.problems).toEqual([]);
+
+    // The volume then unpacks as UBIFS into the original tree.
+    const fs = await extractWith(ubifsHandler, join(ex.root, 'rootfs'));
+    expectTree(fs, files, { modes: true });
+    cleanup(ex.root, fs.root);
+  });
+
+  it('rejects a lone or garbage header quietly and reports truncation and corruption', async () => {
+    const image = readFileSync(ubiImage);
+    expect(await ubiHandler.chunk(new BufferReader(noise(70_000, 3)), 0)).toBeNull();
+    const cut = await extractWith(ubiHandler, image.subarray(0, image.length - 20_000));
+    expect(cut.error).toBeUndefined();
+    expect(cut.chunk?.meta?.truncated).toBeDefined();
+    expect(cut.sink.problems.some((p) => p.message.includes('truncated'))).toBe(true);
+    expect(entry(cut, 'rootfs')).toBeDefined();
+    cleanup(cut.root);
+    // A broken VID header loses one LEB, not the image.
+    const flipped = Buffer.from(image);
+    flipped[3 * 16384 + 512 + 12] ^= 0xff;
+    const one = await extractWith(ubiHandler, flipped);
+    expect(one.sink.problems.some((p) => p.message.includes('corrupt volume-id header'))).toBe(true);
+    expect(entry(one, 'rootfs')).toBeDefined();
+    cleanup(one.root);
+    for (let seed = 1; seed <= 12; seed++) {
+      const ex = await extractWith(ubiHandler, corrupt(image, 40, seed, 64));
+      if (ex.error) expect(ex.error).toBeInstanceOf(FormatError);
+      cleanup(ex.root);
+    }
+  });
+});
