@@ -29,6 +29,8 @@ export interface VulnerabilityRecord {
   aliases: string[];
   /** Feed the record came from: 'nvd' | 'cve5' | 'osv' (absent: unknown). */
   source?: string;
+  /** The record's own id in its feed when it differs from `id` (an OSV 'UBUNTU-CVE-2021-3782' filed under its CVE). */
+  sourceId?: string;
   description?: string;
   published?: string;
   modified?: string;

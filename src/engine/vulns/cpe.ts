@@ -1,0 +1,71 @@
+// CPE 2.3 formatted strings (NISTIR 7695): splitting on unescaped ':' and unescaping, and the attribute
+// comparison the matcher needs. ANY ('*') and NA ('-') are kept as such; '*' and '?' inside a value are wildcards.
+
+export const CPE_ATTRIBUTES = [
+  'part', 'vendor', 'product', 'version', 'update', 'edition',
+  'language', 'swEdition', 'targetSw', 'targetHw', 'other',
+] as const;
+
+export type Cpe = Record<(typeof CPE_ATTRIBUTES)[number], string>;
+
+/** Parses 'cpe:2.3:a:busybox:busybox:1.31.1:*:*:*:*:*:*:*'; undefined for anything else. */
+export function parseCpe(text: string): Cpe | undefined {
+  if (!text.startsWith('cpe:2.3:')) return undefined;
+  const fields: string[] = [];
+  let current = '';
+  for (let i = 'cpe:2.3:'.length; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '\\' && i + 1 < text.length) {
+      current += c + text[i + 1];
+      i++;
+    } else if (c === ':') {
+      fields.push(current);
+      current = '';
+    } else current += c;
+  }
+  fields.push(current);
+  if (fields.length !== CPE_ATTRIBUTES.length) return undefined;
+  const cpe = {} as Cpe;
+  CPE_ATTRIBUTES.forEach((name, i) => {
+    cpe[name] = fields[i]!.toLowerCase();
+  });
+  return cpe;
+}
+
+/** The value without CPE escapes ('wp_maintenance_mode_\\&_coming_soon' → 'wp_maintenance_mode_&_coming_soon'). */
+export function unescapeCpe(value: string): string {
+  return value.replace(/\\(.)/g, '$1');
+}
+
+const isLogical = (v: string) => v === '*' || v === '-' || v === '';
+
+/** True when the value holds an unescaped '*' or '?' that is not the whole value. */
+function hasWildcard(value: string): boolean {
+  return !isLogical(value) && /(^|[^\\])[*?]/.test(value);
+}
+
+function wildcardRegExp(value: string): RegExp {
+  let re = '';
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    if (c === '\\' && i + 1 < value.length) re += value[++i]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    else if (c === '*') re += '.*';
+    else if (c === '?') re += '.';
+    else re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/**
+ * Whether the criterion's attribute value admits the component's value. ANY on either side admits (an
+ * inventory leaves most attributes unknown); NA only admits NA or ANY; otherwise equal after unescaping,
+ * or matching the criterion's wildcards.
+ */
+export function attributeMatches(criterion: string, component: string): boolean {
+  if (criterion === '*' || criterion === '' || component === '*' || component === '') return true;
+  if (criterion === '-' || component === '-') return criterion === component;
+  if (hasWildcard(criterion)) return wildcardRegExp(criterion).test(unescapeCpe(component));
+  return unescapeCpe(criterion) === unescapeCpe(component);
+}
+
+export { hasWildcard as cpeHasWildcard, wildcardRegExp as cpeWildcardRegExp };

@@ -1,0 +1,118 @@
+// An in-memory vulnerability database with the same import rules as the store (per feed record: a newer
+// `modified` replaces an older one, an equal or older one changes nothing), for tests and `firmscope scan`
+// with feed files instead of a database.
+import { unescapeCpe, parseCpe } from './cpe.js';
+import type { EpssEntry } from './epss.importer.js';
+import type { FeedItem } from './feed-reader.js';
+import type { KevEntry } from './kev.importer.js';
+import type { VulnerabilityRecord, VulnerabilitySource } from './source.js';
+
+export type PutResult = 'inserted' | 'updated' | 'unchanged';
+
+/** The index keys of a record: CPE (vendor, product) pairs and OSV (ecosystem base, name) pairs. */
+export function recordKeys(record: VulnerabilityRecord): { products: Array<[string, string]>; packages: Array<[string, string]> } {
+  const products = new Map<string, [string, string]>();
+  for (const c of record.criteria.flat()) {
+    const cpe = parseCpe(c.criteria);
+    if (!cpe) continue;
+    const pair: [string, string] = [unescapeCpe(cpe.vendor), unescapeCpe(cpe.product)];
+    products.set(pair.join('\0'), pair);
+  }
+  const packages = new Map<string, [string, string]>();
+  for (const p of record.packages ?? []) {
+    const pair: [string, string] = [p.ecosystem.split(':')[0]!, p.name];
+    packages.set(pair.join('\0'), pair);
+  }
+  return { products: [...products.values()], packages: [...packages.values()] };
+}
+
+/**
+ * Whether an incoming record replaces the stored one: it is strictly newer; or neither has a date and it differs
+ * (the later import wins). An older or equally dated record changes nothing, so re-imports are no-ops.
+ */
+export function shouldReplace(incoming: string | undefined, stored: string | null | undefined, differs: () => boolean): boolean {
+  if (incoming && stored) return incoming > stored;
+  if (incoming && !stored) return true;
+  if (!incoming && stored) return false;
+  return differs();
+}
+
+export class MemoryVulnerabilitySource implements VulnerabilitySource {
+  private readonly records = new Map<string, VulnerabilityRecord>();
+  private readonly products = new Map<string, Set<string>>();
+  private readonly packages = new Map<string, Set<string>>();
+  private readonly kev = new Map<string, KevEntry>();
+  private readonly epss = new Map<string, EpssEntry>();
+
+  putRecord(record: VulnerabilityRecord): PutResult {
+    const key = `${record.source ?? ''}\0${record.sourceId ?? record.id}`;
+    const existing = this.records.get(key);
+    if (existing) {
+      if (!shouldReplace(record.modified, existing.modified, () => JSON.stringify(existing) !== JSON.stringify(record))) return 'unchanged';
+      this.unindex(key, existing);
+    }
+    this.records.set(key, record);
+    const { products, packages } = recordKeys(record);
+    for (const [v, p] of products) this.add(this.products, `${v}\0${p}`, key);
+    for (const [e, n] of packages) this.add(this.packages, `${e}\0${n}`, key);
+    return existing ? 'updated' : 'inserted';
+  }
+
+  putKev(entry: KevEntry): void {
+    this.kev.set(entry.cveId, entry);
+  }
+
+  putEpss(entry: EpssEntry): void {
+    this.epss.set(entry.cveId, entry);
+  }
+
+  /** Applies one feed item; errors are returned to the caller to report. */
+  apply(item: FeedItem): void {
+    if (item.kind === 'record') this.putRecord(item.record);
+    else if (item.kind === 'kev') this.putKev(item.entry);
+    else if (item.kind === 'epss') this.putEpss(item.entry);
+  }
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  async byProduct(vendor: string, product: string): Promise<VulnerabilityRecord[]> {
+    return this.resolve(this.products.get(`${vendor}\0${product}`));
+  }
+
+  async byPackage(ecosystem: string, name: string): Promise<VulnerabilityRecord[]> {
+    return this.resolve(this.packages.get(`${ecosystem}\0${name}`));
+  }
+
+  private resolve(keys: Set<string> | undefined): VulnerabilityRecord[] {
+    return [...(keys ?? [])].map((k) => this.enrich(this.records.get(k)!));
+  }
+
+  /** Attaches KEV and EPSS by the record's CVE id (or a CVE alias). */
+  private enrich(record: VulnerabilityRecord): VulnerabilityRecord {
+    const cve = [record.id, ...record.aliases].find((id) => id.startsWith('CVE-'));
+    const kev = cve ? this.kev.get(cve) : undefined;
+    const epss = cve ? this.epss.get(cve) : undefined;
+    if (!kev && !epss) return record;
+    const out = { ...record };
+    if (kev) {
+      const { cveId: _, ...rest } = kev;
+      out.kev = rest;
+    }
+    if (epss) out.epss = { probability: epss.probability, percentile: epss.percentile, ...(epss.date ? { date: epss.date } : {}) };
+    return out;
+  }
+
+  private add(index: Map<string, Set<string>>, k: string, key: string): void {
+    let set = index.get(k);
+    if (!set) index.set(k, (set = new Set()));
+    set.add(key);
+  }
+
+  private unindex(key: string, record: VulnerabilityRecord): void {
+    const { products, packages } = recordKeys(record);
+    for (const [v, p] of products) this.products.get(`${v}\0${p}`)?.delete(key);
+    for (const [e, n] of packages) this.packages.get(`${e}\0${n}`)?.delete(key);
+  }
+}

@@ -1,0 +1,100 @@
+// One `dependencyVulnerability` finding from the records that matched one component and name the same
+// vulnerability (a CVE and its GHSA/OSV aliases): scores, KEV, EPSS, references and how each match was made.
+import { findingFingerprint } from '../fingerprint.js';
+import type { Component, EngineFinding } from '../types.js';
+import type { CpeMatchDetails } from './cpe-matcher.js';
+import { latestBaseScore, severityOf } from './cvss.js';
+import type { OsvMatchDetails } from './osv-matcher.js';
+import type { VulnerabilityRecord } from './source.js';
+import { genericScheme } from './version.js';
+
+export type MatchDetails = CpeMatchDetails | OsvMatchDetails;
+
+export interface RecordMatch {
+  record: VulnerabilityRecord;
+  details: MatchDetails[];
+}
+
+const SOURCE_RANK: Record<string, number> = { nvd: 0, cve5: 1, osv: 2 };
+
+/** The id a group of aliased records is known by: the CVE id when there is one, then the smallest id. */
+export function canonicalId(records: VulnerabilityRecord[]): string {
+  const ids = [...new Set(records.flatMap((r) => [r.id, ...r.aliases]))].sort();
+  return ids.find((id) => id.startsWith('CVE-')) ?? ids[0]!;
+}
+
+function identifiersOf(ids: string[], cwes: string[]): EngineFinding['identifiers'] {
+  const out: EngineFinding['identifiers'] = [];
+  for (const id of ids) {
+    if (id.startsWith('CVE-')) out.push({ cve: id });
+    else if (id.startsWith('GHSA-')) out.push({ ghsa: id });
+    else out.push({ osv: id });
+  }
+  for (const cwe of cwes) out.push({ cwe });
+  return out;
+}
+
+/** The lowest fix version any match reports, which is the one that resolves this component's version. */
+function fixedVersionOf(matches: RecordMatch[]): string | undefined {
+  const fixes = matches.flatMap((m) => m.details.map((d) => d.fixedIn)).filter((v): v is string => !!v);
+  const sorted = [...new Set(fixes)].sort((a, b) => genericScheme.compare(a, b) ?? a.localeCompare(b));
+  return sorted[0] ?? matches.map((m) => m.record.knownFixedVersion).find((v) => v !== undefined);
+}
+
+export function buildFinding(component: Component, matches: RecordMatch[]): EngineFinding {
+  const records = [...matches.map((m) => m.record)].sort((a, b) => (SOURCE_RANK[a.source ?? ''] ?? 9) - (SOURCE_RANK[b.source ?? ''] ?? 9));
+  const id = canonicalId(records);
+  const primary = records.find((r) => r.id === id) ?? records[0]!;
+  const ids = [id, ...[...new Set(records.flatMap((r) => [r.id, ...r.aliases, ...(r.sourceId ? [r.sourceId] : [])]))].filter((x) => x !== id).sort()];
+  const cwes = [...new Set(records.flatMap((r) => r.cwes))];
+  const cvssSource = records.find((r) => latestBaseScore(r.cvss) !== undefined) ?? primary;
+  const kev = records.find((r) => r.kev)?.kev;
+  const epss = records.find((r) => r.epss)?.epss;
+  const fixed = fixedVersionOf(matches);
+  const references = [...new Map(records.flatMap((r) => r.references).map((r) => [r.url, r])).values()];
+  const version = component.version;
+  const label = `${component.name}${version ? ` ${version}` : ''}`;
+  const finding: EngineFinding = {
+    fingerprint: findingFingerprint('dependencyVulnerability', id, component.name),
+    findingType: 'dependencyVulnerability',
+    pname: id,
+    name: `${id} in ${label}`,
+    severity: severityOf(cvssSource.cvss),
+    identifiers: identifiersOf(ids, cwes),
+    references,
+    component: {
+      ref: component.ref,
+      name: component.name,
+      ...(version ? { version } : {}),
+      ...(component.cpe ? { cpe: component.cpe } : {}),
+      ...(component.purl ? { purl: component.purl } : {}),
+    },
+    occurrences: component.paths.map((path) => {
+      const evidence = component.evidence.find((e) => e.path === path)?.match;
+      return evidence ? { path, evidence } : { path };
+    }),
+    isKev: kev !== undefined,
+    match: {
+      matches: matches.flatMap((m) => m.details.map((d) => ({ record: m.record.sourceId ?? m.record.id, source: m.record.source, ...d }))),
+    },
+  };
+  const description = primary.description ?? records.find((r) => r.description)?.description;
+  if (description) {
+    finding.description = description;
+    finding.title = description.length > 160 ? `${description.slice(0, 157)}...` : description;
+  }
+  const { v2, v3, v4 } = cvssSource.cvss;
+  finding.cvss = {
+    ...(v2 ? { cvssV2: { baseScore: v2.baseScore, vector: v2.vector } } : {}),
+    ...(v3 ? { cvssV3: { baseScore: v3.baseScore, vector: v3.vector, version: v3.version } } : {}),
+    ...(v4 ? { cvssV4: { baseScore: v4.baseScore, vector: v4.vector } } : {}),
+  };
+  const latest = latestBaseScore(cvssSource.cvss);
+  if (latest) finding.cvssLatestBaseScore = latest.score;
+  if (epss) finding.epss = { probability: epss.probability, percentile: epss.percentile };
+  if (fixed) {
+    finding.knownFixedVersion = fixed;
+    finding.recommendedAction = `Upgrade ${component.name} to ${fixed} or later.`;
+  } else if (kev?.requiredAction) finding.recommendedAction = kev.requiredAction;
+  return finding;
+}
