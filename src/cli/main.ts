@@ -1,10 +1,13 @@
 // The `firmscope` command. Each subcommand lives in its own file and registers itself here, in one list.
 import { Command } from 'commander';
 import { ENGINE_VERSION } from '../engine/version.js';
+import { register as unpackCommand } from './unpack.js';
 
 type Register = (program: Command) => void;
 
-const commands: Register[] = [];
+const commands: Register[] = [
+  unpackCommand,
+];
 
 const program = new Command('firmscope')
   .description('Firmware image security analysis: unpack, inventory, vulnerabilities, crypto, reports')

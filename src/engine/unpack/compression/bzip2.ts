@@ -1,0 +1,27 @@
+// bzip2: 'BZh' + block size digit + blocks, each starting with a 48-bit magic, ending with an end-of-stream
+// magic and the combined CRC. Decoded by our own streaming decoder (bzip2-decoder.ts), which finds the exact end.
+import type { ChunkContext, ChunkInfo, Handler, Reader } from '../handler.js';
+import { bzip2Blocks, isStreamHeader } from './bzip2-decoder.js';
+import { countOnly, payload } from './decode-stream.js';
+import { payloadName } from './payload-name.js';
+
+export const bzip2Handler: Handler = {
+  id: 'bzip2',
+  kind: 'compression',
+  doc: {
+    title: 'bzip2',
+    references: ['bzip2 1.0.8 source (decompress.c, huffman.c)', 'J. Gilchrist, "bzip2 format specification" (2011)'],
+    limitations: ['Randomised blocks (written only by bzip2 0.9.0) are refused.'],
+  },
+  magics: ['1', '2', '3', '4', '5', '6', '7', '8', '9'].map((d) => ({ bytes: Buffer.from(`BZh${d}1AY&SY`, 'latin1') })),
+  confidence: 70,
+  async chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
+    if (!isStreamHeader(await reader.read(start, 10))) return null;
+    const counted = await countOnly('bzip2', bzip2Blocks(reader, start, ctx?.signal), ctx);
+    if (!counted) return null;
+    return { start, end: counted.result, meta: { size: counted.size } };
+  },
+  async extract(reader, chunk, sink) {
+    await sink.file(payloadName(reader.path, ['.bz2', '.bz', '.bzip2']), payload(bzip2Blocks(reader, chunk.start, sink.signal)));
+  },
+};

@@ -1,0 +1,35 @@
+// zlib (RFC 1950): a 2-byte header (CMF, FLG with a check value), a deflate stream and an Adler-32 trailer that
+// node's inflate verifies. The magic is short, so a candidate must pass the header check, decode, and match
+// its checksum; its end is the input the decoder consumed.
+import zlib from 'node:zlib';
+import type { ChunkContext, ChunkInfo, Handler, Reader } from '../handler.js';
+import { countOnly, decodeRange, payload } from './decode-stream.js';
+import { payloadName } from './payload-name.js';
+
+function plausibleHeader(cmf: number, flg: number): boolean {
+  // Method 8 (deflate), window <= 32 KiB, no preset dictionary, header check multiple of 31.
+  return (cmf & 0x0f) === 8 && cmf >> 4 <= 7 && (flg & 0x20) === 0 && (cmf * 256 + flg) % 31 === 0;
+}
+
+function decode(reader: Reader, start: number, signal?: AbortSignal): AsyncGenerator<Buffer, number> {
+  const inflater = zlib.createInflate();
+  return decodeRange('zlib', reader, start, { stream: inflater, consumed: () => inflater.bytesWritten }, signal);
+}
+
+export const zlibHandler: Handler = {
+  id: 'zlib',
+  kind: 'compression',
+  doc: { title: 'zlib stream', references: ['RFC 1950 ZLIB Compressed Data Format', 'RFC 1951 DEFLATE'] },
+  magics: [0x01, 0x5e, 0x9c, 0xda].map((flg) => ({ bytes: Buffer.from([0x78, flg]) })),
+  confidence: 30,
+  async chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
+    const head = await reader.read(start, 2);
+    if (head.length < 2 || !plausibleHeader(head[0]!, head[1]!)) return null;
+    const counted = await countOnly('zlib', decode(reader, start, ctx?.signal), ctx);
+    if (!counted) return null;
+    return { start, end: start + counted.result, meta: { size: counted.size } };
+  },
+  async extract(reader, chunk, sink) {
+    await sink.file(payloadName(reader.path, ['.zlib', '.zz']), payload(decode(reader, chunk.start, sink.signal)));
+  },
+};

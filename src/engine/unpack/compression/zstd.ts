@@ -1,0 +1,78 @@
+// Zstandard frames (RFC 8878): the frame's extent is read from its header and block headers (each block states
+// its type and size), then the frame is decoded in count-only mode with fzstd's streaming decoder to validate
+// it. Skippable frames are not payloads and are left to the gap report.
+import { Decompress } from 'fzstd';
+import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader } from '../handler.js';
+import { countOnly, payload } from './decode-stream.js';
+import { payloadName } from './payload-name.js';
+
+const MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
+const MAX_BLOCK = 128 * 1024;
+const STEP = 64 * 1024;
+
+/** Walks the frame header and block headers; returns the frame's end or null when the header is implausible. */
+async function frameEnd(reader: Reader, start: number): Promise<number | null> {
+  const head = await reader.read(start, 18);
+  if (head.length < 6 || !head.subarray(0, 4).equals(MAGIC)) return null;
+  const fhd = head[4]!;
+  if (fhd & 0x08) return null; // reserved bit
+  const single = (fhd >> 5) & 1;
+  const fcsFlag = fhd >> 6;
+  const dictBytes = [0, 1, 2, 4][fhd & 3]!;
+  const fcsBytes = [single ? 1 : 0, 2, 4, 8][fcsFlag]!;
+  let at = start + 5 + (single ? 0 : 1) + dictBytes + fcsBytes;
+  if (!single) {
+    const exponent = head[5]! >> 3;
+    if (exponent > 31 - 10) return null; // window above 2 GiB: not a real frame
+  }
+  for (;;) {
+    const bh = await reader.read(at, 3);
+    if (bh.length < 3) throw new FormatError('zstd: truncated block header');
+    const header = bh[0]! | (bh[1]! << 8) | (bh[2]! << 16);
+    const last = header & 1;
+    const type = (header >> 1) & 3;
+    const size = header >>> 3;
+    if (type === 3) throw new FormatError('zstd: reserved block type');
+    if (type !== 1 && size > MAX_BLOCK) throw new FormatError(`zstd: block of ${size} bytes exceeds 128 KiB`);
+    at += 3 + (type === 1 ? 1 : size);
+    if (at > reader.size) throw new FormatError('zstd: truncated frame');
+    if (last) break;
+  }
+  if (fhd & 0x04) at += 4; // content checksum
+  if (at > reader.size) throw new FormatError('zstd: truncated checksum');
+  return at;
+}
+
+async function* decode(reader: Reader, start: number, end: number, signal?: AbortSignal): AsyncGenerator<Buffer, number> {
+  const out: Buffer[] = [];
+  const decoder = new Decompress((chunk) => out.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length)));
+  for (let at = start; at < end; at += STEP) {
+    signal?.throwIfAborted();
+    const piece = await reader.read(at, Math.min(STEP, end - at));
+    try {
+      decoder.push(piece, at + piece.length >= end);
+    } catch (error) {
+      throw new FormatError(`zstd: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    while (out.length > 0) yield out.shift()!;
+  }
+  return end;
+}
+
+export const zstdHandler: Handler = {
+  id: 'zstd',
+  kind: 'compression',
+  doc: { title: 'Zstandard', references: ['RFC 8878 Zstandard Compression', 'fzstd (streaming decoder)'] },
+  magics: [{ bytes: MAGIC }],
+  confidence: 70,
+  async chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
+    const end = await frameEnd(reader, start);
+    if (end === null) return null;
+    const counted = await countOnly('zstd', decode(reader, start, end, ctx?.signal), ctx);
+    if (!counted) return null;
+    return { start, end, meta: { size: counted.size } };
+  },
+  async extract(reader, chunk, sink) {
+    await sink.file(payloadName(reader.path, ['.zst', '.zstd']), payload(decode(reader, chunk.start, chunk.end, sink.signal)));
+  },
+};
