@@ -1,9 +1,15 @@
 // The filesystems handlers, in the order the driver tries them at one offset (see ../registry.ts).
 import type { Handler } from '../handler.js';
 import { extHandler } from './ext.js';
+import { squashfsV4Handler } from './squashfs-v4.js';
 import { ubiHandler } from './ubi.js';
+import { ubifsHandler } from './ubifs.js';
+import { jffs2Handler } from './jffs2.js';
 
 export const filesystemsHandlers: Handler[] = [
+  squashfsV4Handler,
   extHandler,
   ubiHandler,
+  ubifsHandler,
+  jffs2Handler,
 ];

@@ -1,0 +1,282 @@
+// JFFS2: a log of directory-entry and inode (data) nodes. The newest version of each directory entry names the
+// tree; each file is rebuilt by laying its data nodes over each other in version order (holes read as zeros)
+// and cutting at the newest node's size. Written from Linux fs/jffs2 (readinode.c, scan.c, compr_*.c).
+import { inflate, lzmaRaw } from '../codecs.js';
+import { lzo1xDecompress } from '../codecs-lzo.js';
+import { rtimeDecompress } from '../codecs-rtime.js';
+import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { jffs2Crc, Layouts, NODETYPE, scanNodes, type DirentNode, type Endian, type InodeNode } from './jffs2-nodes.js';
+
+const ROOT_INO = 1;
+const S_IFMT = 0o170000;
+const COMPR = { NONE: 0, ZERO: 1, RTIME: 2, RUBINMIPS: 3, COPY: 4, DYNRUBIN: 5, ZLIB: 6, LZO: 7, LZMA: 8 } as const;
+const COMPR_NAMES = ['none', 'zero', 'rtime', 'rubinmips', 'copy', 'dynrubin', 'zlib', 'lzo', 'lzma'];
+
+interface DataRef {
+  at: number;
+  node: InodeNode;
+}
+/** A piece of a file: bytes [start, end) come from `ref` starting at `skip` bytes into its decoded data. */
+interface Fragment {
+  start: number;
+  end: number;
+  ref: DataRef | null;
+  skip: number;
+}
+
+async function decode(reader: Reader, ref: DataRef, endian: Endian): Promise<Buffer> {
+  const n = ref.node;
+  const dataAt = ref.at + Layouts[endian].inode.size;
+  if (n.compr === COMPR.ZERO) return Buffer.alloc(n.dsize);
+  const raw = await reader.readExact(dataAt, n.csize);
+  if (jffs2Crc(raw) !== n.dataCrc) throw new FormatError(`data CRC mismatch in node at ${ref.at}`);
+  switch (n.compr) {
+    case COMPR.NONE:
+    case COMPR.COPY:
+      return raw.subarray(0, n.dsize);
+    case COMPR.ZLIB:
+      return inflate(raw, n.dsize);
+    case COMPR.RTIME:
+      return rtimeDecompress(raw, n.dsize);
+    case COMPR.LZO:
+      return lzo1xDecompress(raw, n.dsize);
+    case COMPR.LZMA:
+      // OpenWrt's JFFS2 LZMA: raw LZMA1 with lc=lp=pb=0 and no header.
+      return lzmaRaw({ lc: 0, lp: 0, pb: 0, dictSize: 0x2000 }, raw, n.dsize);
+    default:
+      throw new FormatError(`unsupported compression ${COMPR_NAMES[n.compr] ?? n.compr} in node at ${ref.at}`);
+  }
+}
+
+/** Lays `ref` over the fragment list (newer data replaces the overlapped ranges). */
+function overlay(frags: Fragment[], ref: DataRef): Fragment[] {
+  const start = ref.node.offset;
+  const end = start + ref.node.dsize;
+  if (end <= start) return frags;
+  const out: Fragment[] = [];
+  for (const f of frags) {
+    if (f.end <= start || f.start >= end) out.push(f);
+    else {
+      if (f.start < start) out.push({ ...f, end: start });
+      if (f.end > end) out.push({ ...f, start: end, skip: f.skip + (end - f.start) });
+    }
+  }
+  out.push({ start, end, ref, skip: 0 });
+  return out.sort((a, b) => a.start - b.start);
+}
+
+interface InodeState {
+  latest: DataRef;
+  data: DataRef[];
+}
+
+class Jffs2Image {
+  readonly inodes = new Map<number, InodeState>();
+  /** parent ino → name → newest dirent */
+  readonly dirents = new Map<number, Map<string, { version: number; ino: number }>>();
+  badNodes = 0;
+
+  constructor(
+    readonly reader: Reader,
+    readonly endian: Endian,
+  ) {}
+
+  async load(nodes: Array<{ offset: number; nodetype: number; totlen: number }>, sink: Sink): Promise<void> {
+    const L = Layouts[this.endian];
+    for (const { offset, nodetype, totlen } of nodes) {
+      if (nodetype === NODETYPE.INODE) {
+        const raw = await this.reader.readExact(offset, Math.min(totlen, L.inode.size));
+        if (raw.length < L.inode.size) continue;
+        const node = L.inode.parse(raw);
+        if (jffs2Crc(raw.subarray(0, L.inode.size - 8)) !== node.nodeCrc || L.inode.size + node.csize > totlen) {
+          this.badNodes++;
+          continue;
+        }
+        const ref = { at: offset, node };
+        let state = this.inodes.get(node.ino);
+        if (!state) this.inodes.set(node.ino, (state = { latest: ref, data: [] }));
+        if (node.version >= state.latest.node.version) state.latest = ref;
+        if (node.dsize > 0) state.data.push(ref);
+      } else if (nodetype === NODETYPE.DIRENT) {
+        const raw = await this.reader.readExact(offset, totlen);
+        const node: DirentNode = L.dirent.parse(raw);
+        const nameEnd = L.dirent.size + node.nsize;
+        if (jffs2Crc(raw.subarray(0, L.dirent.size - 8)) !== node.nodeCrc || nameEnd > totlen) {
+          this.badNodes++;
+          continue;
+        }
+        const nameBytes = raw.subarray(L.dirent.size, nameEnd);
+        if (jffs2Crc(nameBytes) !== node.nameCrc) {
+          this.badNodes++;
+          continue;
+        }
+        const name = nameBytes.toString('utf8');
+        let dir = this.dirents.get(node.pino);
+        if (!dir) this.dirents.set(node.pino, (dir = new Map()));
+        const known = dir.get(name);
+        // ino 0 is an unlink: it hides older entries of the same name.
+        if (!known || node.version > known.version) dir.set(name, { version: node.version, ino: node.ino });
+      }
+    }
+    if (this.badNodes) sink.problem('error', `JFFS2: ${this.badNodes} nodes with a bad CRC ignored`);
+  }
+
+  fragments(state: InodeState): Fragment[] {
+    let frags: Fragment[] = [];
+    for (const ref of [...state.data].sort((a, b) => a.node.version - b.node.version)) frags = overlay(frags, ref);
+    const size = state.latest.node.isize;
+    return frags.filter((f) => f.start < size).map((f) => (f.end > size ? { ...f, end: size } : f));
+  }
+
+  async *content(state: InodeState, path: string, sink: Sink): AsyncGenerator<Buffer> {
+    const size = state.latest.node.isize;
+    let pos = 0;
+    let cached: { ref: DataRef; data: Buffer } | undefined;
+    for (const f of this.fragments(state)) {
+      if (f.start > pos) yield Buffer.alloc(f.start - pos);
+      let data: Buffer;
+      try {
+        if (cached?.ref !== f.ref) cached = { ref: f.ref!, data: await decode(this.reader, f.ref!, this.endian) };
+        data = cached.data.subarray(f.skip, f.skip + (f.end - f.start));
+      } catch (error) {
+        if (!(error instanceof FormatError)) throw error;
+        sink.problem('error', `JFFS2: ${path}: ${error.message}; zero-filled`);
+        data = Buffer.alloc(0);
+      }
+      yield data.length === f.end - f.start ? data : Buffer.concat([data, Buffer.alloc(f.end - f.start - data.length)]);
+      pos = f.end;
+    }
+    if (pos < size) {
+      // A file ending in a hole: bounded by the image, since no node backs it.
+      const tail = Math.min(size - pos, this.reader.size);
+      if (tail < size - pos) sink.problem('error', `JFFS2: ${path}: size ${size} far beyond its data; cut`);
+      yield Buffer.alloc(tail);
+    }
+  }
+
+  async whole(state: InodeState, path: string, sink: Sink): Promise<Buffer> {
+    const parts: Buffer[] = [];
+    for await (const part of this.content(state, path, sink)) parts.push(part);
+    return Buffer.concat(parts);
+  }
+}
+
+async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<void> {
+  const scan = await scanNodes(reader, chunk.start, chunk.end, sink.signal);
+  if (!scan) throw new FormatError('JFFS2 chunk no longer starts with a node');
+  if (scan.corrupt) sink.problem('error', `JFFS2: ${scan.corrupt} bytes of corrupt data between nodes skipped`, chunk.start);
+  const image = new Jffs2Image(reader, scan.endian);
+  await image.load(scan.nodes, sink);
+  const firstPath = new Map<number, string>();
+  const visited = new Set<number>([ROOT_INO]);
+  const stack: Array<{ ino: number; path: string }> = [{ ino: ROOT_INO, path: '' }];
+  while (stack.length) {
+    if (sink.signal.aborted) throw sink.signal.reason;
+    const { ino: dirIno, path: dirPath } = stack.pop()!;
+    for (const [name, { ino }] of image.dirents.get(dirIno) ?? []) {
+      if (ino === 0) continue;
+      const path = dirPath ? `${dirPath}/${name}` : name;
+      if (name.includes('/') || name === '.' || name === '..' || name === '') {
+        sink.problem('error', `JFFS2: bad entry name ${JSON.stringify(name)} in ${dirPath || '/'}`);
+        continue;
+      }
+      const state = image.inodes.get(ino);
+      if (!state) {
+        sink.problem('error', `JFFS2: ${path}: inode ${ino} has no inode node`);
+        continue;
+      }
+      const n = state.latest.node;
+      const meta = { mode: n.mode & 0o7777, uid: n.uid, gid: n.gid, mtime: n.mtime };
+      try {
+        switch (n.mode & S_IFMT) {
+          case 0o040000:
+            if (visited.has(ino)) {
+              sink.problem('error', `JFFS2: directory loop at ${path}`);
+              continue;
+            }
+            visited.add(ino);
+            await sink.dir(path, meta);
+            stack.push({ ino, path });
+            break;
+          case 0o100000: {
+            const seen = firstPath.get(ino);
+            if (seen !== undefined) sink.hardlink(path, seen, meta);
+            else {
+              firstPath.set(ino, path);
+              await sink.file(path, image.content(state, path, sink), meta);
+            }
+            break;
+          }
+          case 0o120000:
+            sink.symlink(path, (await image.whole(state, path, sink)).toString('utf8'), meta);
+            break;
+          case 0o020000:
+          case 0o060000: {
+            // The dev_t is the node's data; its i_size is 0, so it is read from the newest data node directly.
+            const newest = [...state.data].sort((a, b) => b.node.version - a.node.version)[0];
+            const raw = newest ? await decode(reader, newest, scan.endian) : Buffer.alloc(0);
+            sink.special(path, 'device', { ...meta, meta: { ...deviceNumber(raw, scan.endian), kind: (n.mode & S_IFMT) === 0o020000 ? 'char' : 'block' } });
+            break;
+          }
+          case 0o010000:
+            sink.special(path, 'fifo', meta);
+            break;
+          case 0o140000:
+            sink.special(path, 'socket', meta);
+            break;
+          default:
+            sink.problem('error', `JFFS2: ${path}: unknown file type ${n.mode.toString(8)}`);
+        }
+      } catch (error) {
+        if (!(error instanceof FormatError)) throw error;
+        sink.problem('error', `JFFS2: ${path}: ${error.message}`);
+      }
+    }
+  }
+}
+
+/** The kernel stores a 16-bit old-style or 32-bit new-style dev_t as the device inode's data. */
+function deviceNumber(raw: Buffer, endian: Endian): { major: number; minor: number } {
+  if (raw.length === 2) {
+    const dev = endian === 'le' ? raw.readUInt16LE(0) : raw.readUInt16BE(0);
+    return { major: dev >> 8, minor: dev & 0xff };
+  }
+  const dev = raw.length >= 4 ? (endian === 'le' ? raw.readUInt32LE(0) : raw.readUInt32BE(0)) : 0;
+  return { major: (dev & 0xfff00) >> 8, minor: (dev & 0xff) | ((dev >> 12) & 0xfff00) };
+}
+
+const magic = (bytes: number[]) => ({ bytes: Buffer.from(bytes) });
+
+export const jffs2Handler: Handler = {
+  id: 'jffs2',
+  kind: 'filesystem',
+  doc: {
+    title: 'JFFS2 (Journalling Flash File System 2), little- and big-endian',
+    references: ['Linux include/uapi/linux/jffs2.h', 'Linux fs/jffs2 (scan.c, readinode.c, compr_rtime.c)', 'jefferson'],
+    limitations: [
+      'rubin compression (disabled in mainline mkfs.jffs2 and kernels) is not decoded: such blocks are zero-filled and reported',
+      'Summary, xattr and xref nodes are skipped',
+    ],
+  },
+  // The first node of an image: a cleanmarker, an inode or a directory entry, in either byte order.
+  magics: [
+    magic([0x85, 0x19, 0x03, 0x20]),
+    magic([0x85, 0x19, 0x01, 0xe0]),
+    magic([0x85, 0x19, 0x02, 0xe0]),
+    magic([0x19, 0x85, 0x20, 0x03]),
+    magic([0x19, 0x85, 0xe0, 0x01]),
+    magic([0x19, 0x85, 0xe0, 0x02]),
+  ],
+  async chunk(reader, start) {
+    const scan = await scanNodes(reader, start, reader.size);
+    if (!scan) return null;
+    const hasContent = scan.nodes.some((n) => n.nodetype === NODETYPE.DIRENT || n.nodetype === NODETYPE.INODE);
+    if (!hasContent) return null;
+    return {
+      start,
+      end: scan.end,
+      meta: { endian: scan.endian, nodes: scan.nodes.length, endMarker: scan.deadcode, corruptBytes: scan.corrupt },
+    };
+  },
+  extract,
+};

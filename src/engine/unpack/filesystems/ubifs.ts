@@ -1,0 +1,295 @@
+// UBIFS: the superblock (LEB 0) gives the LEB size and count; the newest master node (LEB 1) points at the root
+// of the on-flash index B-tree, whose leaves are the live inode, data and directory-entry nodes. Extraction walks
+// the index, then rebuilds the tree from the root inode. Written from Linux fs/ubifs (ubifs-media.h, tnc.c).
+import zlib from 'node:zlib';
+import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import {
+  COMPRESSION_NAMES,
+  CommonHeader,
+  DataNode,
+  decompress,
+  DentNode,
+  InodeNode,
+  KEY,
+  MasterNode,
+  MST_LNUM,
+  NODE,
+  parseKey,
+  ROOT_INUM,
+  SuperblockNode,
+  UBIFS_BLOCK_SIZE,
+  UBIFS_MAGIC,
+  UbifsVolume,
+} from './ubifs-nodes.js';
+
+const MAX_INDEX_LEVEL = 64;
+const S_IFMT = 0o170000;
+
+interface InodeInfo {
+  mode: number;
+  uid: number;
+  gid: number;
+  size: number;
+  mtime: number;
+  data: Buffer;
+}
+interface Dent {
+  name: string;
+  inum: number;
+}
+interface BlockRef {
+  block: number;
+  lnum: number;
+  offs: number;
+}
+
+class UbifsTree {
+  readonly inodes = new Map<number, InodeInfo>();
+  readonly dents = new Map<number, Dent[]>();
+  readonly blocks = new Map<number, BlockRef[]>();
+  private readonly visited = new Set<string>();
+  badNodes = 0;
+
+  constructor(
+    private readonly vol: UbifsVolume,
+    private readonly sink: Sink,
+  ) {}
+
+  async walk(lnum: number, offs: number, maxLevel: number): Promise<void> {
+    const address = `${lnum}:${offs}`;
+    if (this.visited.has(address)) throw new FormatError(`index loop at ${address}`);
+    this.visited.add(address);
+    if (this.sink.signal.aborted) throw this.sink.signal.reason;
+    const { node } = await this.vol.node(lnum, offs, NODE.IDX);
+    const childCount = node.readUInt16LE(24);
+    const level = node.readUInt16LE(26);
+    if (level > maxLevel) throw new FormatError(`index node at ${address} has level ${level} under a level ${maxLevel + 1} parent`);
+    if (28 + childCount * this.vol.branchSize > node.length) throw new FormatError(`index node at ${address} overflows`);
+    for (let i = 0; i < childCount; i++) {
+      const at = 28 + i * this.vol.branchSize;
+      const childLnum = node.readUInt32LE(at);
+      const childOffs = node.readUInt32LE(at + 4);
+      try {
+        if (level > 0) await this.walk(childLnum, childOffs, level - 1);
+        else await this.leaf(childLnum, childOffs);
+      } catch (error) {
+        if (!(error instanceof FormatError)) throw error;
+        this.badNodes++;
+        if (this.badNodes <= 20) this.sink.problem('error', `UBIFS: ${error.message}`);
+      }
+    }
+  }
+
+  private async leaf(lnum: number, offs: number): Promise<void> {
+    const { header, node } = await this.vol.node(lnum, offs);
+    if (header.nodeType === NODE.INO) {
+      const ino = InodeNode.parse(node);
+      const key = parseKey(ino.key);
+      const dataLen = Math.min(ino.dataLen, node.length - InodeNode.size);
+      this.inodes.set(key.inum, {
+        mode: ino.mode,
+        uid: ino.uid,
+        gid: ino.gid,
+        size: ino.size,
+        mtime: ino.mtimeSec,
+        data: node.subarray(InodeNode.size, InodeNode.size + dataLen),
+      });
+    } else if (header.nodeType === NODE.DENT) {
+      const dent = DentNode.parse(node);
+      const parent = parseKey(dent.key).inum;
+      const name = node.subarray(DentNode.size, DentNode.size + dent.nlen).toString('utf8');
+      let list = this.dents.get(parent);
+      if (!list) this.dents.set(parent, (list = []));
+      list.push({ name, inum: dent.inum });
+    } else if (header.nodeType === NODE.DATA) {
+      const key = parseKey(node, CommonHeader.size);
+      if (key.type !== KEY.DATA) throw new FormatError(`data node at ${lnum}:${offs} has a key of type ${key.type}`);
+      let list = this.blocks.get(key.inum);
+      if (!list) this.blocks.set(key.inum, (list = []));
+      list.push({ block: key.value, lnum, offs });
+    }
+    // Extended-attribute entries and truncation nodes carry nothing we extract.
+  }
+}
+
+async function newestMaster(vol: UbifsVolume, minIo: number): Promise<ReturnType<typeof MasterNode.parse>> {
+  let best: { sqnum: number; master: ReturnType<typeof MasterNode.parse> } | undefined;
+  for (const lnum of [MST_LNUM, MST_LNUM + 1]) {
+    let offs = 0;
+    while (offs + CommonHeader.size <= vol.lebSize) {
+      const head = await vol.reader.read(vol.base + lnum * vol.lebSize + offs, CommonHeader.size);
+      if (head.length < CommonHeader.size || head.every((b) => b === 0xff)) break;
+      try {
+        const { header, node } = await vol.node(lnum, offs, NODE.MST);
+        const master = MasterNode.parse(node);
+        if (!best || header.sqnum > best.sqnum) best = { sqnum: header.sqnum, master };
+        offs += Math.ceil(header.len / minIo) * minIo;
+      } catch (error) {
+        if (!(error instanceof FormatError)) throw error;
+        offs += minIo;
+      }
+    }
+    if (best) return best.master;
+  }
+  throw new FormatError('UBIFS: no valid master node');
+}
+
+async function readSuperblock(reader: Reader, start: number) {
+  const raw = await reader.read(start, 4096);
+  if (raw.length < SuperblockNode.size) return null;
+  const header = CommonHeader.parse(raw);
+  if (header.magic !== UBIFS_MAGIC || header.nodeType !== NODE.SB || header.len > raw.length || header.len < SuperblockNode.size) return null;
+  const sb = SuperblockNode.parse(raw);
+  const power2 = (n: number) => n > 0 && (n & (n - 1)) === 0;
+  if (!power2(sb.minIoSize) || sb.minIoSize > 64 * 1024 || sb.lebSize < 4096 || sb.lebSize > 4 * 1024 * 1024 || sb.lebSize % 8 !== 0) return null;
+  if (sb.lebCnt < 4 || sb.keyFmt !== 0) return null;
+  if (~zlib.crc32(raw.subarray(8, header.len)) >>> 0 !== header.crc) throw new FormatError('UBIFS superblock CRC mismatch');
+  return sb;
+}
+
+async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<void> {
+  const sb = await readSuperblock(reader, chunk.start);
+  if (!sb) throw new FormatError('UBIFS superblock no longer valid');
+  const lebCount = Math.floor((chunk.end - chunk.start) / sb.lebSize) + ((chunk.end - chunk.start) % sb.lebSize ? 1 : 0);
+  const vol = new UbifsVolume(reader, chunk.start, sb.lebSize, lebCount, sb.flags);
+  const master = await newestMaster(vol, Math.max(8, sb.minIoSize));
+  const tree = new UbifsTree(vol, sink);
+  await tree.walk(master.rootLnum, master.rootOffs, MAX_INDEX_LEVEL);
+  if (tree.badNodes > 20) sink.problem('error', `UBIFS: ${tree.badNodes} unreadable index entries in all`);
+  if (!tree.inodes.has(ROOT_INUM)) throw new FormatError('UBIFS: root inode missing from the index');
+  await writeTree(vol, tree, sink);
+}
+
+async function writeTree(vol: UbifsVolume, tree: UbifsTree, sink: Sink): Promise<void> {
+  const firstPath = new Map<number, string>();
+  const visitedDirs = new Set<number>([ROOT_INUM]);
+  const stack: Array<{ inum: number; path: string }> = [{ inum: ROOT_INUM, path: '' }];
+  while (stack.length) {
+    if (sink.signal.aborted) throw sink.signal.reason;
+    const { inum: dirInum, path: dirPath } = stack.pop()!;
+    for (const dent of tree.dents.get(dirInum) ?? []) {
+      const path = dirPath ? `${dirPath}/${dent.name}` : dent.name;
+      if (dent.name.includes('/') || dent.name === '.' || dent.name === '..') {
+        sink.problem('error', `UBIFS: bad entry name ${JSON.stringify(dent.name)} in ${dirPath || '/'}`);
+        continue;
+      }
+      const ino = tree.inodes.get(dent.inum);
+      if (!ino) {
+        sink.problem('error', `UBIFS: ${path}: inode ${dent.inum} missing`);
+        continue;
+      }
+      const meta = { mode: ino.mode & 0o7777, uid: ino.uid, gid: ino.gid, mtime: ino.mtime };
+      try {
+        switch (ino.mode & S_IFMT) {
+          case 0o040000:
+            if (visitedDirs.has(dent.inum)) {
+              sink.problem('error', `UBIFS: directory loop at ${path}`);
+              continue;
+            }
+            visitedDirs.add(dent.inum);
+            await sink.dir(path, meta);
+            stack.push({ inum: dent.inum, path });
+            break;
+          case 0o100000: {
+            const seen = firstPath.get(dent.inum);
+            if (seen !== undefined) sink.hardlink(path, seen, meta);
+            else {
+              firstPath.set(dent.inum, path);
+              await sink.file(path, fileContent(vol, ino, tree.blocks.get(dent.inum) ?? [], path, sink), meta);
+            }
+            break;
+          }
+          case 0o120000:
+            sink.symlink(path, ino.data.toString('utf8'), meta);
+            break;
+          case 0o020000:
+          case 0o060000: {
+            const dev = ino.data.length >= 4 ? ino.data.readUInt32LE(0) : 0;
+            sink.special(path, 'device', { ...meta, meta: { major: (dev & 0xfff00) >> 8, minor: (dev & 0xff) | ((dev >> 12) & 0xfff00) } });
+            break;
+          }
+          case 0o010000:
+            sink.special(path, 'fifo', meta);
+            break;
+          case 0o140000:
+            sink.special(path, 'socket', meta);
+            break;
+          default:
+            sink.problem('error', `UBIFS: ${path}: unknown file type ${ino.mode.toString(8)}`);
+        }
+      } catch (error) {
+        if (!(error instanceof FormatError)) throw error;
+        sink.problem('error', `UBIFS: ${path}: ${error.message}`);
+      }
+    }
+  }
+}
+
+/** A file's blocks in order, holes as zeros, cut to the inode size. */
+async function* fileContent(vol: UbifsVolume, ino: InodeInfo, refs: BlockRef[], path: string, sink: Sink): AsyncGenerator<Buffer> {
+  const sorted = [...refs].sort((a, b) => a.block - b.block);
+  let size = ino.size;
+  const mappedEnd = sorted.length ? (sorted[sorted.length - 1]!.block + 1) * UBIFS_BLOCK_SIZE : 0;
+  if (size > mappedEnd + vol.lebSize * vol.lebCount) {
+    sink.problem('error', `UBIFS: ${path}: size ${size} far beyond its data; cut to ${mappedEnd}`);
+    size = mappedEnd;
+  }
+  let pos = 0;
+  for (const ref of sorted) {
+    const at = ref.block * UBIFS_BLOCK_SIZE;
+    if (at >= size) break;
+    if (at < pos) continue; // duplicate key
+    while (pos < at) {
+      const n = Math.min(at - pos, 1024 * 1024);
+      yield Buffer.alloc(n);
+      pos += n;
+    }
+    let block: Buffer;
+    try {
+      const { node } = await vol.node(ref.lnum, ref.offs, NODE.DATA);
+      const data = DataNode.parse(node);
+      block = await decompress(data.comprType, node.subarray(DataNode.size), data.size);
+    } catch (error) {
+      if (!(error instanceof FormatError)) throw error;
+      sink.problem('error', `UBIFS: ${path}: block ${ref.block}: ${error.message}; zero-filled`);
+      block = Buffer.alloc(0);
+    }
+    const want = Math.min(UBIFS_BLOCK_SIZE, size - at);
+    yield block.length >= want ? block.subarray(0, want) : Buffer.concat([block, Buffer.alloc(want - block.length)]);
+    pos = at + want;
+  }
+  while (pos < size) {
+    const n = Math.min(size - pos, 1024 * 1024);
+    yield Buffer.alloc(n);
+    pos += n;
+  }
+}
+
+export const ubifsHandler: Handler = {
+  id: 'ubifs',
+  kind: 'filesystem',
+  doc: {
+    title: 'UBIFS filesystem image (bare, or a volume extracted from UBI)',
+    references: ['Linux fs/ubifs/ubifs-media.h', 'Linux fs/ubifs/tnc.c, master.c', 'ubi_reader'],
+    limitations: [
+      'The journal is not replayed: changes written after the last commit are not seen',
+      'Authenticated (hashed-index) and encrypted UBIFS are not supported',
+      'Extended attributes are not extracted',
+    ],
+  },
+  magics: [{ bytes: Buffer.from([0x31, 0x18, 0x10, 0x06]) }],
+  async chunk(reader, start) {
+    const sb = await readSuperblock(reader, start);
+    if (!sb) return null;
+    const declared = sb.lebCnt * sb.lebSize;
+    const meta: Record<string, unknown> = {
+      lebSize: sb.lebSize,
+      lebCount: sb.lebCnt,
+      minIoSize: sb.minIoSize,
+      compression: COMPRESSION_NAMES[sb.defaultCompr] ?? sb.defaultCompr,
+    };
+    // Images from mkfs.ubifs stop after the last used LEB; the rest of the volume is free space.
+    return { start, end: start + Math.min(declared, reader.size - start), meta };
+  },
+  extract,
+};

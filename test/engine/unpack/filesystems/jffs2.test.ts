@@ -1,0 +1,147 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jffs2Handler } from '../../../../src/engine/unpack/filesystems/jffs2.js';
+import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { BufferReader } from '../../../../src/engine/unpack/reader.js';
+import { cleanup, corrupt, entry, expectTree, extractWith, haveTool, noise, run, sampleTree, tempDir, writeTree, type SampleFile } from './fs-image-harness.js';
+
+const enabled = haveTool('mkfs.jffs2');
+const work = tempDir('jffs2');
+const src = join(work, 'src');
+const ERASE = 0x10000;
+let files: SampleFile[];
+
+function mkjffs2(name: string, args: string[]): Buffer {
+  const out = join(work, name);
+  run('mkfs.jffs2', ['-r', src, '-o', out, '-e', String(ERASE), '-D', join(work, 'devtable'), ...args]);
+  return readFileSync(out);
+}
+
+const crc = (b: Buffer) => ~zlib.crc32(b, 0xffffffff) >>> 0;
+
+/** Builds a little-endian node with valid CRCs (as the kernel would write it). */
+function node(type: number, body: Buffer, payload: Buffer, bodyCrcAt: number, covered = 12 + bodyCrcAt): Buffer {
+  const out = Buffer.concat([Buffer.alloc(12), body, payload]);
+  out.writeUInt16LE(0x1985, 0);
+  out.writeUInt16LE(type, 2);
+  out.writeUInt32LE(out.length, 4);
+  out.writeUInt32LE(crc(out.subarray(0, 8)), 8);
+  out.writeUInt32LE(crc(out.subarray(0, covered)), 12 + bodyCrcAt);
+  const pad = (4 - (out.length % 4)) % 4;
+  return Buffer.concat([out, Buffer.alloc(pad, 0xff)]);
+}
+
+function dirent(pino: number, version: number, ino: number, name: string): Buffer {
+  const body = Buffer.alloc(28);
+  body.writeUInt32LE(pino, 0);
+  body.writeUInt32LE(version, 4);
+  body.writeUInt32LE(ino, 8);
+  body[16] = name.length;
+  body[17] = 8;
+  body.writeUInt32LE(crc(Buffer.from(name)), 24);
+  return node(0xe001, body, Buffer.from(name), 20);
+}
+
+function inode(ino: number, version: number, mode: number, isize: number, offset: number, data: Buffer): Buffer {
+  const body = Buffer.alloc(56);
+  body.writeUInt32LE(ino, 0);
+  body.writeUInt32LE(version, 4);
+  body.writeUInt32LE(mode, 8);
+  body.writeUInt32LE(isize, 16);
+  body.writeUInt32LE(offset, 32);
+  body.writeUInt32LE(data.length, 36);
+  body.writeUInt32LE(data.length, 40);
+  body.writeUInt32LE(crc(data), 48);
+  // The node CRC covers the header up to (not including) data_crc.
+  return node(0xe002, body, data, 52, 60);
+}
+
+/** ino and version of the newest dirent called `name` (read straight from the image bytes). */
+function findDirent(image: Buffer, name: string): { pino: number; ino: number } {
+  for (let at = 0; at + 40 < image.length; at += 4) {
+    if (image.readUInt16LE(at) !== 0x1985 || image.readUInt16LE(at + 2) !== 0xe001) continue;
+    const nsize = image[at + 28]!;
+    if (image.subarray(at + 40, at + 40 + nsize).toString() === name) return { pino: image.readUInt32LE(at + 12), ino: image.readUInt32LE(at + 20) };
+  }
+  throw new Error(`no dirent ${name}`);
+}
+
+beforeAll(() => {
+  files = [...sampleTree({ symlinks: true, longNames: true })];
+  writeTree(src, files, { modes: true });
+  // Device nodes come from a device table (no root needed): name type mode uid gid major minor start inc count
+  writeFileSync(join(work, 'devtable'), '/dev d 755 0 0 - - - - -\n/dev/console c 600 0 0 5 1 - - -\n/dev/mtdblock0 b 640 0 0 31 0 - - -\n');
+});
+afterAll(() => cleanup(work));
+
+describe.runIf(enabled)('jffs2 handler', () => {
+  const variants: Array<[string, string[], 'le' | 'be']> = [
+    ['zlib, little-endian, padded', ['-l', '-p'], 'le'],
+    ['zlib, big-endian', ['-b'], 'be'],
+    ['rtime only', ['-l', '-x', 'zlib'], 'le'],
+    ['lzo only', ['-l', '-X', 'lzo', '-x', 'zlib', '-x', 'rtime'], 'le'],
+    ['uncompressed, no cleanmarkers', ['-b', '-n', '-x', 'zlib', '-x', 'rtime'], 'be'],
+  ];
+  for (const [label, args, endian] of variants) {
+    it(`extracts ${label} images with modes, symlinks and devices`, async () => {
+      const image = mkjffs2(`${label.replace(/\W+/g, '-')}.img`, args);
+      const carved = Buffer.concat([noise(256, 1), image, Buffer.from('not jffs2 data at all, the next partition'), noise(3000, 2)]);
+      const ex = await extractWith(jffs2Handler, carved, 256);
+      expect(ex.chunk).toMatchObject({ start: 256, end: 256 + image.length, meta: { endian } });
+      expectTree(ex, files, { modes: true });
+      expect(entry(ex, 'dev/console')).toMatchObject({ kind: 'device', meta: { mode: 0o600, meta: { major: 5, minor: 1, kind: 'char' } } });
+      expect(entry(ex, 'dev/mtdblock0')?.meta.meta).toMatchObject({ major: 31, minor: 0, kind: 'block' });
+      expect(ex.sink.problems).toEqual([]);
+      cleanup(ex.root);
+    });
+  }
+
+  it('lets the newest node win: overwritten data, unlinked names, and the OpenWrt end marker', async () => {
+    const image = mkjffs2('base.img', ['-l', '-p']);
+    expect(image.length % ERASE).toBe(0);
+    const passwd = findDirent(image, 'passwd');
+    const empty = findDirent(image, 'empty');
+    const original = files.find((f) => f.path === 'etc/passwd')!.content!;
+    const update = Buffer.concat([
+      inode(passwd.ino, 1000, 0o100600, original.length + 6, 5, Buffer.from('ROOT')),
+      inode(passwd.ino, 1001, 0o100600, original.length + 6, original.length + 2, Buffer.from('!!!!')),
+      dirent(empty.pino, 1000, 0, 'empty'),
+      dirent(1, 1001, passwd.ino, 'passwd-link'),
+    ]);
+    const block = Buffer.concat([update, Buffer.alloc(ERASE - update.length, 0xff)]);
+    const marker = Buffer.from([0xde, 0xad, 0xc0, 0xde]);
+    const full = Buffer.concat([image, block, marker, noise(5000, 9)]);
+    const ex = await extractWith(jffs2Handler, full);
+    expect(ex.chunk).toMatchObject({ end: image.length + ERASE + 4, meta: { endMarker: true } });
+    const expected = Buffer.concat([original.subarray(0, 5), Buffer.from('ROOT'), original.subarray(9), Buffer.from([0, 0]), Buffer.from('!!!!')]);
+    // Two names for one inode: the first one walked is the file, the other a hard link to it.
+    const [file, link] = entry(ex, 'passwd-link')?.kind === 'file' ? ['passwd-link', 'etc/passwd'] : ['etc/passwd', 'passwd-link'];
+    expect(readFileSync(join(ex.root, file)).toString('hex')).toBe(expected.toString('hex'));
+    expect(entry(ex, file)?.meta.mode).toBe(0o600);
+    expect(entry(ex, link)).toMatchObject({ kind: 'hardlink', linkTarget: file });
+    expect(entry(ex, 'empty')).toBeUndefined();
+    cleanup(ex.root);
+  });
+
+  it('rejects garbage quietly and survives truncation and byte flips', async () => {
+    expect(await jffs2Handler.chunk(new BufferReader(noise(10_000, 4)), 0)).toBeNull();
+    const image = mkjffs2('fuzz.img', ['-l']);
+    const cut = await extractWith(jffs2Handler, image.subarray(0, Math.floor(image.length * 0.6)));
+    expect(cut.error).toBeUndefined();
+    expect(cut.chunk!.end).toBeLessThanOrEqual(Math.floor(image.length * 0.6));
+    expect(cut.sink.entries.length).toBeGreaterThan(0);
+    cleanup(cut.root);
+    for (let seed = 1; seed <= 12; seed++) {
+      const ex = await extractWith(jffs2Handler, corrupt(image, 30, seed, 16));
+      if (ex.error) expect(ex.error).toBeInstanceOf(FormatError);
+      cleanup(ex.root);
+    }
+    // A directory entry making the root its own child is reported, not followed.
+    const loop = Buffer.concat([image, dirent(findDirent(image, 'a').ino, 5000, findDirent(image, 'deep').ino, 'up')]);
+    const looped = await extractWith(jffs2Handler, loop);
+    expect(looped.sink.problems.some((p) => p.message.includes('loop'))).toBe(true);
+    cleanup(looped.root);
+  });
+});
