@@ -2,11 +2,14 @@
 // extends VulnTables; migration 0100-vulnerabilities creates them. Portable types only (text, integer, real),
 // so SQLite and PostgreSQL share one schema; structured fields are JSON text.
 
-/** One imported vulnerability record per (id, source); `data` is the VulnerabilityRecord JSON without kev/epss. */
+/** One imported record per (source, record_id); `data` is the VulnerabilityRecord JSON without kev/epss. */
 export interface VulnRecordsTable {
-  id: string;
   /** Feed the record came from: 'nvd' | 'cve5' | 'osv'. */
   source: string;
+  /** The record's id in its feed ('CVE-2021-42386', 'UBUNTU-CVE-2021-3782', 'RLSA-2021:3891'). */
+  record_id: string;
+  /** The vulnerability it is filed under: its CVE id when it has one, else record_id. */
+  vuln_id: string;
   /** The record's own last-modified time (ISO 8601); a newer one replaces an older one, an older one is ignored. */
   modified: string | null;
   published: string | null;
@@ -19,23 +22,23 @@ export interface VulnRecordsTable {
 export interface VulnProductsTable {
   vendor: string;
   product: string;
-  vuln_id: string;
   source: string;
+  record_id: string;
 }
 
 /** Lookup index: the OSV (ecosystem, package name) pairs a record affects. */
 export interface VulnPackagesTable {
   ecosystem: string;
   name: string;
-  vuln_id: string;
   source: string;
+  record_id: string;
 }
 
 /** Every id a record is known by (its own id and aliases), for CVE ↔ GHSA/OSV merging. */
 export interface VulnAliasesTable {
   alias: string;
-  vuln_id: string;
   source: string;
+  record_id: string;
 }
 
 /** CISA Known Exploited Vulnerabilities catalog entries. */

@@ -2,7 +2,9 @@
 // adds 01xx lines. Each entry is one line.
 import type { Migration } from 'kysely';
 import * as core from './0001-core.js';
+import * as vulnerabilities from './0100-vulnerabilities.js';
 
 export const migrations: Array<[name: string, migration: Migration]> = [
   ['0001-core', core],
+  ['0100-vulnerabilities', vulnerabilities],
 ];

@@ -1,0 +1,245 @@
+// The vulnerability database in the service's store: a VulnerabilitySource for the matcher, and the import
+// writes. Each record is written in its own transaction (never half-updated); re-importing the same data changes
+// nothing; a record with a newer `modified` replaces the older one. KEV and EPSS rows are upserted in batches.
+import type { Kysely, Transaction } from 'kysely';
+import type { EpssEntry } from '../engine/vulns/epss.importer.js';
+import type { FeedItem, FeedName } from '../engine/vulns/feed-reader.js';
+import type { KevEntry } from '../engine/vulns/kev.importer.js';
+import { recordKeys, shouldReplace, type PutResult } from '../engine/vulns/memory-source.js';
+import type { VulnerabilityRecord, VulnerabilitySource } from '../engine/vulns/source.js';
+import type { Database } from './schema.js';
+
+export interface ImportSummary {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  kev: number;
+  epss: number;
+  errors: Array<{ file: string; record?: string; message: string }>;
+  /** Ids of vulnerabilities whose data changed (new or replaced records, KEV or EPSS changes), for re-matching. */
+  changed: Set<string>;
+}
+
+export interface VulnDbStatus {
+  records: Array<{ source: string; count: number }>;
+  kev: number;
+  epss: number;
+  newest?: { id: string; source: string; modified: string };
+  feeds: Array<{ feed: string; feedDate: string | null; cursor: string | null; updatedAt: string }>;
+}
+
+const BATCH = 500;
+const CHUNK = 400;
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export class VulnerabilityRepository implements VulnerabilitySource {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async byProduct(vendor: string, product: string): Promise<VulnerabilityRecord[]> {
+    const rows = await this.db
+      .selectFrom('vuln_products as p')
+      .innerJoin('vuln_records as r', (j) => j.onRef('r.source', '=', 'p.source').onRef('r.record_id', '=', 'p.record_id'))
+      .select(['r.data'])
+      .where('p.vendor', '=', vendor)
+      .where('p.product', '=', product)
+      .execute();
+    return this.enrich(rows.map((r) => JSON.parse(r.data) as VulnerabilityRecord));
+  }
+
+  async byPackage(ecosystem: string, name: string): Promise<VulnerabilityRecord[]> {
+    const rows = await this.db
+      .selectFrom('vuln_packages as p')
+      .innerJoin('vuln_records as r', (j) => j.onRef('r.source', '=', 'p.source').onRef('r.record_id', '=', 'p.record_id'))
+      .select(['r.data'])
+      .where('p.ecosystem', '=', ecosystem)
+      .where('p.name', '=', name)
+      .execute();
+    return this.enrich(rows.map((r) => JSON.parse(r.data) as VulnerabilityRecord));
+  }
+
+  /** Attaches KEV and EPSS rows by CVE id (the record's id or a CVE alias). */
+  private async enrich(records: VulnerabilityRecord[]): Promise<VulnerabilityRecord[]> {
+    const cveOf = (r: VulnerabilityRecord) => [r.id, ...r.aliases].find((id) => id.startsWith('CVE-'));
+    const cves = [...new Set(records.map(cveOf).filter((c): c is string => c !== undefined))];
+    if (cves.length === 0) return records;
+    const kev = new Map<string, VulnerabilityRecord['kev']>();
+    const epss = new Map<string, VulnerabilityRecord['epss']>();
+    for (const part of chunks(cves, CHUNK)) {
+      for (const k of await this.db.selectFrom('vuln_kev').selectAll().where('cve_id', 'in', part).execute()) {
+        kev.set(k.cve_id, {
+          dateAdded: k.date_added,
+          ...(k.due_date ? { dueDate: k.due_date } : {}),
+          ...(k.known_ransomware_campaign_use ? { knownRansomwareCampaignUse: k.known_ransomware_campaign_use } : {}),
+          ...(k.required_action ? { requiredAction: k.required_action } : {}),
+        });
+      }
+      for (const e of await this.db.selectFrom('vuln_epss').selectAll().where('cve_id', 'in', part).execute()) {
+        epss.set(e.cve_id, { probability: Number(e.probability), percentile: Number(e.percentile), ...(e.score_date ? { date: e.score_date } : {}) });
+      }
+    }
+    return records.map((r) => {
+      const cve = cveOf(r);
+      const k = cve ? kev.get(cve) : undefined;
+      const e = cve ? epss.get(cve) : undefined;
+      // KEV from the catalog wins over the CISA fields NVD copies into its records
+      return k || e ? { ...r, ...(k ? { kev: k } : {}), ...(e ? { epss: e } : {}) } : r;
+    });
+  }
+
+  /** Writes one record in its own transaction. */
+  async putRecord(record: VulnerabilityRecord, now = new Date().toISOString()): Promise<PutResult> {
+    const source = record.source ?? 'unknown';
+    const recordId = record.sourceId ?? record.id;
+    const { epss: _epss, ...stored } = record;
+    const data = JSON.stringify(stored);
+    return this.db.transaction().execute(async (trx) => {
+      const existing = await trx
+        .selectFrom('vuln_records')
+        .select(['modified', 'data'])
+        .where('source', '=', source)
+        .where('record_id', '=', recordId)
+        .executeTakeFirst();
+      if (existing && !shouldReplace(record.modified, existing.modified, () => existing.data !== data)) return 'unchanged';
+      if (existing && existing.data === data) return 'unchanged';
+      await this.deleteIndex(trx, source, recordId);
+      const row = { vuln_id: record.id, modified: record.modified ?? null, published: record.published ?? null, data, imported_at: now };
+      if (existing) {
+        await trx.updateTable('vuln_records').set(row).where('source', '=', source).where('record_id', '=', recordId).execute();
+      } else {
+        await trx.insertInto('vuln_records').values({ source, record_id: recordId, ...row }).execute();
+      }
+      const { products, packages } = recordKeys(record);
+      for (const part of chunks(products, BATCH)) {
+        await trx.insertInto('vuln_products').values(part.map(([vendor, product]) => ({ vendor, product, source, record_id: recordId }))).execute();
+      }
+      for (const part of chunks(packages, BATCH)) {
+        await trx.insertInto('vuln_packages').values(part.map(([ecosystem, name]) => ({ ecosystem, name, source, record_id: recordId }))).execute();
+      }
+      const aliases = [...new Set([record.id, recordId, ...record.aliases])];
+      await trx.insertInto('vuln_aliases').values(aliases.map((alias) => ({ alias, source, record_id: recordId }))).execute();
+      return existing ? 'updated' : 'inserted';
+    });
+  }
+
+  private async deleteIndex(trx: Transaction<Database>, source: string, recordId: string): Promise<void> {
+    for (const table of ['vuln_products', 'vuln_packages', 'vuln_aliases'] as const) {
+      await trx.deleteFrom(table).where('source', '=', source).where('record_id', '=', recordId).execute();
+    }
+  }
+
+  /** Upserts KEV entries; returns the CVE ids that were new or changed. */
+  async putKev(entries: KevEntry[]): Promise<string[]> {
+    const changed: string[] = [];
+    for (const part of chunks(entries, BATCH)) {
+      await this.db.transaction().execute(async (trx) => {
+        const existing = new Map((await trx.selectFrom('vuln_kev').selectAll().where('cve_id', 'in', part.map((e) => e.cveId)).execute()).map((r) => [r.cve_id, r]));
+        for (const e of part) {
+          const row = { date_added: e.dateAdded, due_date: e.dueDate ?? null, known_ransomware_campaign_use: e.knownRansomwareCampaignUse ?? null, required_action: e.requiredAction ?? null };
+          const old = existing.get(e.cveId);
+          if (!old) await trx.insertInto('vuln_kev').values({ cve_id: e.cveId, ...row }).execute();
+          else if (Object.entries(row).some(([k, v]) => old[k as keyof typeof row] !== v)) await trx.updateTable('vuln_kev').set(row).where('cve_id', '=', e.cveId).execute();
+          else continue;
+          existing.set(e.cveId, { cve_id: e.cveId, ...row });
+          changed.push(e.cveId);
+        }
+      });
+    }
+    return changed;
+  }
+
+  /** Upserts EPSS scores (an older score date never replaces a newer one); returns the CVE ids that changed. */
+  async putEpss(entries: EpssEntry[]): Promise<string[]> {
+    const changed: string[] = [];
+    for (const part of chunks(entries, BATCH)) {
+      await this.db.transaction().execute(async (trx) => {
+        const existing = new Map((await trx.selectFrom('vuln_epss').selectAll().where('cve_id', 'in', part.map((e) => e.cveId)).execute()).map((r) => [r.cve_id, r]));
+        const inserts: Database['vuln_epss'][] = [];
+        for (const e of part) {
+          const old = existing.get(e.cveId);
+          const row = { probability: e.probability, percentile: e.percentile, score_date: e.date ?? null };
+          if (!old) inserts.push({ cve_id: e.cveId, ...row });
+          else if (old.score_date && e.date && e.date < old.score_date) continue;
+          else if (Number(old.probability) !== e.probability || Number(old.percentile) !== e.percentile || old.score_date !== row.score_date) {
+            await trx.updateTable('vuln_epss').set(row).where('cve_id', '=', e.cveId).execute();
+          } else continue;
+          existing.set(e.cveId, { cve_id: e.cveId, ...row });
+          changed.push(e.cveId);
+        }
+        const unique = [...new Map(inserts.map((i) => [i.cve_id, i])).values()];
+        if (unique.length > 0) await trx.insertInto('vuln_epss').values(unique).execute();
+      });
+    }
+    return changed;
+  }
+
+  /** Records a feed's own date (the newest one seen) and, for NVD sync, the cursor to resume from. */
+  async setFeed(feed: FeedName, date: string | null, cursor?: string, now = new Date().toISOString()): Promise<void> {
+    const old = await this.db.selectFrom('vuln_feeds').selectAll().where('feed', '=', feed).executeTakeFirst();
+    const feedDate = old?.feed_date && (!date || old.feed_date > date) ? old.feed_date : date;
+    const row = { feed_date: feedDate, cursor: cursor ?? old?.cursor ?? null, updated_at: now };
+    if (old) await this.db.updateTable('vuln_feeds').set(row).where('feed', '=', feed).execute();
+    else await this.db.insertInto('vuln_feeds').values({ feed, ...row }).execute();
+  }
+
+  async feed(feed: FeedName): Promise<{ feedDate: string | null; cursor: string | null } | undefined> {
+    const row = await this.db.selectFrom('vuln_feeds').selectAll().where('feed', '=', feed).executeTakeFirst();
+    return row ? { feedDate: row.feed_date, cursor: row.cursor } : undefined;
+  }
+
+  /** Imports feed items (from readFeeds or a sync), buffering KEV/EPSS rows into batches. */
+  async importItems(items: AsyncIterable<FeedItem>): Promise<ImportSummary> {
+    const summary: ImportSummary = { inserted: 0, updated: 0, unchanged: 0, kev: 0, epss: 0, errors: [], changed: new Set() };
+    let kev: KevEntry[] = [];
+    let epss: EpssEntry[] = [];
+    const newest: Partial<Record<FeedName, string>> = {};
+    const flush = async () => {
+      for (const id of await this.putKev(kev)) summary.changed.add(id);
+      for (const id of await this.putEpss(epss)) summary.changed.add(id);
+      summary.kev += kev.length;
+      summary.epss += epss.length;
+      kev = [];
+      epss = [];
+    };
+    for await (const item of items) {
+      if (item.kind === 'record') {
+        const result = await this.putRecord(item.record);
+        summary[result]++;
+        if (result !== 'unchanged') summary.changed.add(item.record.id);
+        const feed = (item.record.source ?? 'nvd') as FeedName;
+        if (item.record.modified && (!newest[feed] || item.record.modified > newest[feed]!)) newest[feed] = item.record.modified;
+      } else if (item.kind === 'kev') {
+        kev.push(item.entry);
+      } else if (item.kind === 'epss') {
+        epss.push(item.entry);
+      } else if (item.kind === 'feed') {
+        if (!newest[item.feed] || item.date > newest[item.feed]!) newest[item.feed] = item.date;
+      } else {
+        summary.errors.push({ file: item.file, ...(item.record ? { record: item.record } : {}), message: item.message });
+      }
+      if (kev.length + epss.length >= BATCH) await flush();
+    }
+    await flush();
+    for (const [feed, date] of Object.entries(newest)) await this.setFeed(feed as FeedName, date ?? null);
+    return summary;
+  }
+
+  async status(): Promise<VulnDbStatus> {
+    const records = await this.db.selectFrom('vuln_records').select(['source', (eb) => eb.fn.countAll<number>().as('count')]).groupBy('source').orderBy('source').execute();
+    const kev = await this.db.selectFrom('vuln_kev').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const epss = await this.db.selectFrom('vuln_epss').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const newest = await this.db.selectFrom('vuln_records').select(['vuln_id', 'source', 'modified']).where('modified', 'is not', null).orderBy('modified', 'desc').limit(1).executeTakeFirst();
+    const feeds = await this.db.selectFrom('vuln_feeds').selectAll().orderBy('feed').execute();
+    return {
+      records: records.map((r) => ({ source: r.source, count: Number(r.count) })),
+      kev: Number(kev.n),
+      epss: Number(epss.n),
+      ...(newest?.modified ? { newest: { id: newest.vuln_id, source: newest.source, modified: newest.modified } } : {}),
+      feeds: feeds.map((f) => ({ feed: f.feed, feedDate: f.feed_date, cursor: f.cursor, updatedAt: f.updated_at })),
+    };
+  }
+}

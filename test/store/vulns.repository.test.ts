@@ -1,0 +1,83 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
+import { VulnerabilityMatcher } from '../../src/engine/vulns/matcher.js';
+import type { VulnerabilityRecord } from '../../src/engine/vulns/source.js';
+import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { describeEachDatabase } from '../support/databases.js';
+import { haveShared, sharedPath } from '../support/shared.js';
+
+const hasData = haveShared('vulndata', 'nvd-corpus');
+const vulndata = (...p: string[]) => sharedPath('vulndata', ...p);
+
+const tableCounts = async (repo: VulnerabilityRepository) => {
+  const s = await repo.status();
+  return { records: s.records, kev: s.kev, epss: s.epss };
+};
+
+describeEachDatabase('vulnerability repository', (get) => {
+  it.runIf(hasData)('imports the real feeds, and re-importing changes nothing', async () => {
+    const repo = new VulnerabilityRepository(get().db);
+    const paths = [vulndata('nvd-corpus'), vulndata('nvd-api2.0-full-page.json'), vulndata('osv-UBUNTU-CVE-2021-3782.json'), vulndata('cisa-kev-known_exploited_vulnerabilities.json')];
+    const first = await repo.importItems(readFeeds(paths));
+    expect(first.errors).toEqual([]);
+    expect(first.inserted).toBe(44 + 38 + 1);
+    expect(first.kev).toBe(1404);
+    const before = await tableCounts(repo);
+    const again = await repo.importItems(readFeeds(paths));
+    expect(again).toMatchObject({ inserted: 0, updated: 0, unchanged: 83 });
+    expect(again.changed.size).toBe(0);
+    expect(await tableCounts(repo)).toEqual(before);
+    const status = await repo.status();
+    expect(status.records).toEqual([{ source: 'nvd', count: 82 }, { source: 'osv', count: 1 }]);
+    expect(status.newest?.modified).toMatch(/^20\d\d-/);
+    expect(status.feeds.map((f) => f.feed)).toEqual(['kev', 'nvd', 'osv']);
+    expect(status.feeds.find((f) => f.feed === 'kev')?.feedDate).toBe('2025-08-25T17:04:19.9796Z');
+  });
+
+  it.runIf(hasData)('serves the matcher by (vendor, product) with KEV and EPSS attached', async () => {
+    const repo = new VulnerabilityRepository(get().db);
+    const dir = mkdtempSync(join(tmpdir(), 'firmscope-epss-'));
+    writeFileSync(join(dir, 'epss.csv'), '#model_version:v2025.03.14,score_date:2025-08-25T00:00:00Z\ncve,epss,percentile\nCVE-2021-42386,0.5,0.97\n');
+    await repo.importItems(readFeeds([join(dir, 'epss.csv')]));
+    const records = await repo.byProduct('busybox', 'busybox');
+    expect(records.map((r) => r.id).sort()).toEqual(['CVE-2016-2148', 'CVE-2018-1000517', 'CVE-2021-42386', 'CVE-2022-28391', 'CVE-2022-30065']);
+    const busybox = {
+      ref: 'busybox@1.31.1', name: 'busybox', version: '1.31.1', type: 'application' as const, confidence: 1,
+      cpe: 'cpe:2.3:a:busybox:busybox:1.31.1:*:*:*:*:*:*:*', paths: ['bin/busybox'], evidence: [], foundBy: ['t'],
+    };
+    const findings = await new VulnerabilityMatcher(repo).matchAll([busybox], []);
+    expect(findings.map((f) => f.pname).sort()).toEqual(['CVE-2021-42386', 'CVE-2022-28391']);
+    expect(findings.find((f) => f.pname === 'CVE-2021-42386')?.epss).toEqual({ probability: 0.5, percentile: 0.97 });
+    expect((await repo.byPackage('Ubuntu', 'wayland')).map((r) => r.id)).toEqual(['CVE-2021-3782']);
+    expect(await repo.byProduct('nobody', 'nothing')).toEqual([]);
+  });
+
+  it('a newer record replaces the older one and its index; an older one is ignored', async () => {
+    const repo = new VulnerabilityRepository(get().db);
+    const base: VulnerabilityRecord = {
+      id: 'CVE-2099-0001', aliases: [], source: 'nvd', cwes: [], cvss: {}, references: [], modified: '2024-01-01T00:00:00.000Z',
+      criteria: [[{ criteria: 'cpe:2.3:a:acme:widget:*:*:*:*:*:*:*:*', vulnerable: true, versionEndExcluding: '2.0' }]],
+    };
+    expect(await repo.putRecord(base)).toBe('inserted');
+    const moved = { ...base, modified: '2024-06-01T00:00:00.000Z', criteria: [[{ criteria: 'cpe:2.3:a:acme:gadget:*:*:*:*:*:*:*:*', vulnerable: true }]] };
+    expect(await repo.putRecord(moved)).toBe('updated');
+    expect(await repo.byProduct('acme', 'widget')).toEqual([]);
+    expect((await repo.byProduct('acme', 'gadget')).map((r) => r.modified)).toEqual(['2024-06-01T00:00:00.000Z']);
+    expect(await repo.putRecord({ ...base, description: 'stale' })).toBe('unchanged');
+    expect((await repo.byProduct('acme', 'gadget'))[0]!.description).toBeUndefined();
+  });
+
+  it.runIf(hasData)('a truncated feed imports what precedes the damage and reports the file', async () => {
+    const repo = new VulnerabilityRepository(get().db);
+    const text = readFileSync(vulndata('cisa-kev-sample-catalog.json'), 'utf8');
+    const file = join(mkdtempSync(join(tmpdir(), 'firmscope-kev-')), 'kev.json');
+    writeFileSync(file, text.slice(0, text.indexOf('CVE-2024-57727')));
+    const summary = await repo.importItems(readFeeds([file]));
+    expect(summary.kev).toBe(2);
+    expect(summary.errors).toHaveLength(1);
+    expect(summary.errors[0]!.file).toBe(file);
+  });
+});
