@@ -5,6 +5,7 @@ import { squashfsV4Handler } from './squashfs-v4.js';
 import { ubiHandler } from './ubi.js';
 import { ubifsHandler } from './ubifs.js';
 import { jffs2Handler } from './jffs2.js';
+import { fatHandler } from './fat.js';
 
 export const filesystemsHandlers: Handler[] = [
   squashfsV4Handler,
@@ -12,4 +13,5 @@ export const filesystemsHandlers: Handler[] = [
   ubiHandler,
   ubifsHandler,
   jffs2Handler,
+  fatHandler,
 ];
