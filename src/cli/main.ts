@@ -2,11 +2,13 @@
 import { Command } from 'commander';
 import { ENGINE_VERSION } from '../engine/version.js';
 import { register as unpackCommand } from './unpack.js';
+import { register as vulndbCommand } from './vulndb.js';
 
 type Register = (program: Command) => void;
 
 const commands: Register[] = [
   unpackCommand,
+  vulndbCommand,
 ];
 
 const program = new Command('firmscope')
