@@ -2,6 +2,7 @@
 import type { Handler } from '../handler.js';
 import { extHandler } from './ext.js';
 import { squashfsV4Handler } from './squashfs-v4.js';
+import { cramfsHandler } from './cramfs.js';
 import { ubiHandler } from './ubi.js';
 import { ubifsHandler } from './ubifs.js';
 import { jffs2Handler } from './jffs2.js';
@@ -9,6 +10,7 @@ import { fatHandler } from './fat.js';
 
 export const filesystemsHandlers: Handler[] = [
   squashfsV4Handler,
+  cramfsHandler,
   extHandler,
   ubiHandler,
   ubifsHandler,
