@@ -7,6 +7,7 @@ import { ubiHandler } from './ubi.js';
 import { ubifsHandler } from './ubifs.js';
 import { jffs2Handler } from './jffs2.js';
 import { fatHandler } from './fat.js';
+import { iso9660Handler } from './iso9660.js';
 
 export const filesystemsHandlers: Handler[] = [
   squashfsV4Handler,
@@ -16,4 +17,5 @@ export const filesystemsHandlers: Handler[] = [
   ubifsHandler,
   jffs2Handler,
   fatHandler,
+  iso9660Handler,
 ];

@@ -1,0 +1,91 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { iso9660Handler } from '../../../../src/engine/unpack/filesystems/iso9660.js';
+import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { BufferReader } from '../../../../src/engine/unpack/reader.js';
+import { cleanup, corrupt, entry, expectTree, extractWith, haveTool, noise, run, sampleTree, sha256, tempDir, writeTree, type SampleFile } from './fs-image-harness.js';
+
+const enabled = haveTool('xorriso') && haveTool('genisoimage');
+const work = tempDir('iso');
+const src = join(work, 'src');
+const deepPath = 'd1/d2/d3/d4/d5/d6/d7/d8/d9/d10';
+let files: SampleFile[];
+
+function iso(name: string, tool: 'xorriso' | 'genisoimage', flags: string[]): string {
+  const out = join(work, name);
+  if (tool === 'xorriso') run('xorriso', ['-as', 'mkisofs', '-quiet', ...flags, '-V', 'FWISO', '-o', out, src]);
+  else run('genisoimage', ['-quiet', ...flags, '-V', 'FWISO', '-o', out, src]);
+  return out;
+}
+
+beforeAll(() => {
+  files = [
+    ...sampleTree({ symlinks: true, longNames: true }),
+    ...deepPath.split('/').map((_, i, all) => ({ path: all.slice(0, i + 1).join('/'), kind: 'directory' as const, mode: 0o755 })),
+    { path: `${deepPath}/deepest.txt`, kind: 'file', content: Buffer.from('nine levels down\n'), mode: 0o644 },
+  ];
+  writeTree(src, files, { modes: true });
+});
+afterAll(() => cleanup(work));
+
+describe.runIf(enabled)('iso9660 handler', () => {
+  it('extracts Rock Ridge names, modes and symlinks (xorriso), with the exact chunk end', async () => {
+    const image = iso('rr.iso', 'xorriso', ['-R', '-J']);
+    const size = readFileSync(image).length;
+    const ex = await extractWith(iso9660Handler, image);
+    expect(ex.chunk).toMatchObject({ start: 0, end: size, meta: { label: 'FWISO', joliet: true } });
+    expectTree(ex, files, { modes: true });
+    expect(ex.sink.problems).toEqual([]);
+    cleanup(ex.root);
+  });
+
+  it('follows Rock Ridge relocated directories (genisoimage rr_moved) and finds a carved image', async () => {
+    const image = readFileSync(iso('deep.iso', 'genisoimage', ['-R']));
+    const carved = join(work, 'carved.bin');
+    writeFileSync(carved, Buffer.concat([noise(8192, 1), image, noise(999, 2)]));
+    const ex = await extractWith(iso9660Handler, carved, 8192);
+    expect(ex.chunk).toMatchObject({ start: 8192, end: 8192 + image.length });
+    expectTree(ex, files, { modes: true });
+    cleanup(ex.root);
+  });
+
+  it('uses Joliet names when there is no Rock Ridge, and plain ISO names otherwise', async () => {
+    const joliet = await extractWith(iso9660Handler, iso('joliet.iso', 'genisoimage', ['-J', '-joliet-long']));
+    expectTree(joliet, files.filter((f) => f.kind !== 'symlink' && !f.path.startsWith('d1')));
+    cleanup(joliet.root);
+    const plain = await extractWith(iso9660Handler, iso('plain.iso', 'genisoimage', []));
+    expect(plain.error).toBeUndefined();
+    expect(entry(plain, 'ETC/PASSWD')?.sha256).toBe(sha256(files.find((f) => f.path === 'etc/passwd')!.content!));
+    expect(entry(plain, 'BIN/BUSYBOX')?.sha256).toBe(sha256(files.find((f) => f.path === 'bin/busybox')!.content!));
+    cleanup(plain.root);
+  });
+
+  it('rejects garbage quietly and survives truncation, directory loops and byte flips', async () => {
+    expect(await iso9660Handler.chunk(new BufferReader(noise(40_000, 5)), 0)).toBeNull();
+    const image = readFileSync(iso('fuzz.iso', 'xorriso', ['-R', '-J']));
+    const cut = await extractWith(iso9660Handler, image.subarray(0, image.length - 60_000));
+    expect(cut.error).toBeUndefined();
+    expect(cut.chunk?.meta?.truncated).toBeDefined();
+    expect(cut.sink.problems.length).toBeGreaterThan(0);
+    cleanup(cut.root);
+    // Point the first subdirectory record of the root at the root itself.
+    const looped = Buffer.from(image);
+    const rootExtent = looped.readUInt32LE(16 * 2048 + 156 + 2);
+    let at = rootExtent * 2048;
+    at += looped[at]!; // "."
+    at += looped[at]!; // ".."
+    while (looped[at] && !(looped[at + 25]! & 2)) at += looped[at]!;
+    looped.writeUInt32LE(rootExtent, at + 2);
+    looped.writeUInt32BE(rootExtent, at + 6);
+    const lx = await extractWith(iso9660Handler, looped);
+    expect(lx.error).toBeUndefined();
+    expect(lx.sink.problems.some((p) => p.message.includes('loop'))).toBe(true);
+    cleanup(lx.root);
+    for (let seed = 1; seed <= 12; seed++) {
+      const fx = await extractWith(iso9660Handler, corrupt(image, 60, seed, 16 * 2048 + 8));
+      if (fx.error) expect(fx.error).toBeInstanceOf(FormatError);
+      cleanup(fx.root);
+    }
+  });
+});
