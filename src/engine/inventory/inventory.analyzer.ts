@@ -1,0 +1,101 @@
+// The inventory stage: runs every identifier on the files it selects (each file's head read once, contents
+// through a cached view), stamps foundBy, contains identifier crashes as problems, merges candidates into
+// components, resolves dependencies (package Depends, DT_NEEDED) and adds hashes, architecture and build-ids.
+import type { AnalysisContext, Analyzer } from '../analyzer.js';
+import { hashFile } from '../hash.js';
+import type { Component, Hashes } from '../types.js';
+import { createFileView } from './file-view.js';
+import type { BinaryFacts, Identifier, IdentifierContext } from './identifier.js';
+import { identifiers as defaultIdentifiers } from './identifiers.js';
+import { mergeCandidates, type StampedCandidate } from './merge.js';
+
+const HEAD_SIZE = 4096;
+
+export function createInventoryAnalyzer(identifiers: readonly Identifier[] = defaultIdentifiers): Analyzer {
+  return {
+    id: 'inventory',
+    phase: 'inventory',
+    async run(ctx: AnalysisContext): Promise<void> {
+      const binaries = new Map<string, BinaryFacts>();
+      const containers = new Set(ctx.index.nodes.map((n) => n.parent).filter((p): p is string => p !== undefined));
+      const candidates: StampedCandidate[] = [];
+      const files = ctx.index.files();
+      for (const [i, node] of files.entries()) {
+        ctx.signal.throwIfAborted();
+        if (i % 50 === 0) ctx.progress(Math.floor((i / Math.max(1, files.length)) * 90));
+        if (node.size === 0) continue;
+        const head = await ctx.index.readRange(node, 0, HEAD_SIZE);
+        const view = createFileView(ctx.index, node, head);
+        for (const identifier of identifiers) {
+          if (!identifier.selects(node, head)) continue;
+          const ictx: IdentifierContext = {
+            index: ctx.index,
+            binaries,
+            containers,
+            note: (p) => ctx.problems.push({ ...p, source: identifier.id }),
+          };
+          try {
+            for (const c of await identifier.identify(view, ictx)) candidates.push({ ...c, foundBy: identifier.id });
+          } catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            ctx.problems.push({ path: node.path, source: identifier.id, kind: 'error', message: `identifier failed: ${message}` });
+          }
+        }
+      }
+      const merged = mergeCandidates(candidates);
+      ctx.problems.push(...merged.problems);
+      await finish(ctx, merged.components, merged.links, binaries);
+      ctx.components.push(...merged.components.sort((a, b) => a.name.localeCompare(b.name) || (a.version ?? '').localeCompare(b.version ?? '')));
+      ctx.progress(100);
+    },
+  };
+}
+
+/** Dependencies, architecture, build-id evidence and hashes of the primary file. */
+async function finish(
+  ctx: AnalysisContext,
+  components: Component[],
+  links: ReturnType<typeof mergeCandidates>['links'],
+  binaries: Map<string, BinaryFacts>,
+): Promise<void> {
+  const providers = new Map<string, Set<string>>();
+  const provide = (name: string, ref: string): void => {
+    const set = providers.get(name) ?? new Set<string>();
+    set.add(ref);
+    providers.set(name, set);
+  };
+  for (const c of components) {
+    const link = links.get(c.ref)!;
+    for (const name of link.provides) provide(name, c.ref);
+    for (const p of link.primaryPaths) {
+      const soname = binaries.get(p)?.soname;
+      if (soname) provide(soname, c.ref);
+    }
+  }
+  const hashCache = new Map<string, Promise<Hashes>>();
+  for (const c of components) {
+    const link = links.get(c.ref)!;
+    const needed = new Set(link.dependsOn);
+    for (const p of link.primaryPaths) for (const n of binaries.get(p)?.needed ?? []) needed.add(n);
+    const refs = new Set<string>();
+    for (const n of needed) for (const r of providers.get(n) ?? []) if (r !== c.ref) refs.add(r);
+    if (refs.size) c.dependsOn = [...refs].sort();
+    const primary = link.primaryPaths[0];
+    if (primary === undefined) continue;
+    // Keep the primary file first in paths, as the type documents.
+    c.paths = [primary, ...c.paths.filter((p) => p !== primary)];
+    const facts = binaries.get(primary);
+    if (facts?.architecture) c.architecture ??= facts.architecture;
+    if (facts?.buildId) c.evidence.push({ path: primary, method: 'elf-build-id', match: facts.buildId });
+    const node = ctx.index.get(primary);
+    if (!node) continue;
+    let hashes = hashCache.get(primary);
+    if (!hashes) {
+      hashes = hashFile(ctx.index.absolutePath(node));
+      hashCache.set(primary, hashes);
+    }
+    c.hashes = await hashes;
+  }
+}
+
+export const inventoryAnalyzer = createInventoryAnalyzer();

@@ -1,0 +1,135 @@
+// Turns the identifiers' candidates into the image's components: conflicting versions of one family in one
+// file are resolved by confidence (the loser is reported), a package-database record and the binary it
+// installed become one component, versionless sightings join the versioned component that owns their file, and
+// refs are made unique.
+import type { Component, Evidence, Problem } from '../types.js';
+import type { Candidate } from './identifier.js';
+
+export interface StampedCandidate extends Candidate {
+  foundBy: string;
+  /** Upstream version used to merge database records with binaries ('2019.78-5' → '2019.78'). */
+  matchVersion?: string;
+}
+
+export interface MergeResult {
+  components: Component[];
+  /** Component ref → its candidates' dependsOn names and provides names, resolved by the analyzer. */
+  links: Map<string, { dependsOn: Set<string>; provides: Set<string>; primaryPaths: string[] }>;
+  problems: Problem[];
+}
+
+const mv = (c: StampedCandidate): string | undefined => c.matchVersion ?? c.version;
+
+/** Keeps, per file and family, only the best-supported version; versionless sightings stay. */
+function resolveConflicts(candidates: StampedCandidate[], problems: Problem[]): StampedCandidate[] {
+  const groups = new Map<string, StampedCandidate[]>();
+  for (const c of candidates) {
+    if (!c.primaryFile || mv(c) === undefined) continue;
+    const k = `${c.key}\0${c.path}`;
+    groups.set(k, [...(groups.get(k) ?? []), c]);
+  }
+  const dropped = new Set<StampedCandidate>();
+  for (const group of groups.values()) {
+    const versions = new Set(group.map(mv));
+    if (versions.size < 2) continue;
+    const best = group.reduce((a, b) => (b.confidence > a.confidence ? b : a));
+    for (const c of group) {
+      if (mv(c) === mv(best)) continue;
+      dropped.add(c);
+      problems.push({
+        path: c.path,
+        source: c.foundBy,
+        kind: 'warning',
+        message: `${c.key}: version ${c.version} (${c.evidence.method}) conflicts with ${best.version} (${best.evidence.method}, confidence ${best.confidence}); kept ${best.version}`,
+      });
+    }
+  }
+  return candidates.filter((c) => !dropped.has(c));
+}
+
+function addEvidence(list: Evidence[], e: Evidence): void {
+  if (!list.some((x) => x.path === e.path && x.method === e.method && x.match === e.match)) list.push(e);
+}
+
+interface Draft {
+  key: string;
+  component: Component;
+  matchVersion?: string;
+  primaryPaths: string[];
+  dependsOn: Set<string>;
+  provides: Set<string>;
+  methods: Set<string>;
+}
+
+function absorb(d: Draft, c: StampedCandidate): void {
+  const comp = d.component;
+  // The first candidate (a package database when there is one) names the component; later ones fill gaps.
+  comp.cpe ??= c.cpe;
+  comp.purl ??= c.purl;
+  comp.supplier ??= c.supplier;
+  if (c.licenses?.length && !comp.licenses) comp.licenses = c.licenses;
+  comp.architecture ??= c.architecture;
+  for (const p of [c.path, ...(c.files ?? [])]) if (!comp.paths.includes(p)) comp.paths.push(p);
+  if (c.primaryFile && !d.primaryPaths.includes(c.path)) d.primaryPaths.push(c.path);
+  addEvidence(comp.evidence, c.evidence);
+  if (!comp.foundBy.includes(c.foundBy)) comp.foundBy.push(c.foundBy);
+  for (const n of c.dependsOn ?? []) d.dependsOn.add(n);
+  for (const n of c.provides ?? []) d.provides.add(n);
+  // Independent methods agreeing raise confidence a little.
+  const independent = !d.methods.has(c.evidence.method);
+  d.methods.add(c.evidence.method);
+  comp.confidence = Math.min(1, Math.max(comp.confidence, c.confidence) + (independent && d.methods.size > 1 ? 0.05 : 0));
+  comp.confidence = Math.round(comp.confidence * 100) / 100;
+}
+
+function draftFrom(c: StampedCandidate): Draft {
+  const component: Component = { ref: '', name: c.name, type: c.type, confidence: c.confidence, paths: [], evidence: [], foundBy: [] };
+  if (c.version !== undefined) component.version = c.version;
+  const d: Draft = { key: c.key, component, matchVersion: mv(c), primaryPaths: [], dependsOn: new Set(), provides: new Set(), methods: new Set() };
+  absorb(d, c);
+  component.confidence = c.confidence;
+  return d;
+}
+
+export function mergeCandidates(input: StampedCandidate[]): MergeResult {
+  const problems: Problem[] = [];
+  const candidates = resolveConflicts(input, problems);
+  const drafts = new Map<string, Draft>();
+  // Databases first, so their package identity leads the merged component.
+  const ordered = [...candidates].sort((a, b) => Number(a.primaryFile) - Number(b.primaryFile));
+  const versionless: StampedCandidate[] = [];
+  for (const c of ordered) {
+    const v = mv(c);
+    if (v === undefined) {
+      versionless.push(c);
+      continue;
+    }
+    const k = `${c.key}@${v}`;
+    const d = drafts.get(k);
+    if (d) absorb(d, c);
+    else drafts.set(k, draftFrom(c));
+  }
+  const bare = new Map<string, Draft>();
+  for (const c of versionless) {
+    const owner = [...drafts.values()].find((d) => d.key === c.key && d.component.paths.includes(c.path));
+    if (owner) {
+      absorb(owner, c);
+      continue;
+    }
+    const d = bare.get(c.key);
+    if (d) absorb(d, c);
+    else bare.set(c.key, draftFrom(c));
+  }
+  const all = [...drafts.values(), ...bare.values()];
+  const taken = new Set<string>();
+  const links: MergeResult['links'] = new Map();
+  for (const d of all) {
+    const base = `${d.component.name}@${d.component.version ?? ''}`.toLowerCase().replace(/\s+/g, '-');
+    let ref = base;
+    for (let n = 2; taken.has(ref); n++) ref = `${base}#${n}`;
+    taken.add(ref);
+    d.component.ref = ref;
+    links.set(ref, { dependsOn: d.dependsOn, provides: d.provides, primaryPaths: d.primaryPaths });
+  }
+  return { components: all.map((d) => d.component), links, problems };
+}

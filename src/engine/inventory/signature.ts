@@ -1,0 +1,165 @@
+// Version signatures for binaries (syft's binary classifiers as data): one entry per component family with its
+// CPE and purl names, file-name hints and context patterns. Matching is two-stage so a file is read once and
+// every pattern runs in one pass: a single combined regex finds the patterns' literal needles, then each hit's
+// own context regex runs on a small window around it. A version is taken only from a match that covers the
+// needle, so 'version %s' formats, help texts and other libraries' strings do not produce components.
+import picomatch from 'picomatch';
+import type { Component } from '../types.js';
+
+export interface SignaturePattern {
+  /** Literal text searched first; the regex only runs around its hits. */
+  needle: string;
+  /** Context regex over the latin1 window around a hit (NUL bytes appear as \0). The first defined capture group is the version. */
+  regex: RegExp;
+  /** Only in files whose name matches the family's `files` hints. */
+  hintOnly?: boolean;
+  /** Default 0.9; lower for weaker context (adjacent strings), higher for a full banner. */
+  confidence?: number;
+  /** The regex proves the family is present but carries no version (no capture group). */
+  presence?: boolean;
+}
+
+/**
+ * For builds that keep the version as a bare string: in a file matching the hints and containing `marker`,
+ * NUL-delimited strings matching `version` are candidates; exactly one distinct value is required.
+ */
+export interface StandalonePattern {
+  marker: string;
+  version: RegExp;
+  confidence?: number;
+}
+
+export interface VersionSignature {
+  /** Family id and merge key: 'openssl', 'busybox'. */
+  id: string;
+  /** Component name as reported. */
+  name: string;
+  type: Component['type'];
+  cpe?: { vendor: string; product: string; part?: 'a' | 'o' | 'h' };
+  purl: { name: string; namespace?: string };
+  supplier?: string;
+  /** Basename globs of the family's own files (executables, libraries). */
+  files?: string[];
+  patterns: SignaturePattern[];
+  standalone?: StandalonePattern[];
+  /** Families whose presence in the same file makes this one a false positive (libjpeg-turbo over libjpeg). */
+  excludedBy?: string[];
+  /** Rewrites a captured version (e.g. libxml2 '20910' → '2.9.10'). */
+  normalize?: (version: string) => string;
+  /** Splits a version for the CPE (e.g. OpenSSH '8.4p1' → version '8.4', update 'p1'). */
+  cpeVersion?: (version: string) => { version: string; update?: string };
+}
+
+export interface SignatureHit {
+  signature: VersionSignature;
+  /** Absent for presence-only patterns. */
+  version?: string;
+  /** The matched text, NULs shown as '\0' separators, trimmed. */
+  match: string;
+  offset: number;
+  confidence: number;
+}
+
+const WINDOW_BEFORE = 96;
+const WINDOW_AFTER = 192;
+const MAX_HITS_PER_NEEDLE = 256;
+const VERSION_SHAPE = /^\d[\w.+~-]{0,39}$/;
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A compiled table: one combined needle regex plus the patterns per needle. */
+export class SignatureMatcher {
+  private readonly needles: RegExp;
+  private readonly byNeedle = new Map<string, Array<{ signature: VersionSignature; pattern: SignaturePattern }>>();
+  private readonly hints = new Map<VersionSignature, (name: string) => boolean>();
+
+  constructor(readonly signatures: readonly VersionSignature[]) {
+    for (const signature of signatures) {
+      if (signature.files?.length) this.hints.set(signature, picomatch(signature.files, { nocase: true }));
+      for (const pattern of signature.patterns) {
+        const list = this.byNeedle.get(pattern.needle) ?? [];
+        list.push({ signature, pattern });
+        this.byNeedle.set(pattern.needle, list);
+      }
+    }
+    const literals = [...this.byNeedle.keys()].sort((a, b) => b.length - a.length).map(escape);
+    this.needles = new RegExp(literals.join('|'), 'g');
+  }
+
+  /** True when the file's base name matches the signature's hints. */
+  hinted(signature: VersionSignature, baseName: string): boolean {
+    return this.hints.get(signature)?.(baseName) ?? false;
+  }
+
+  /**
+   * Scans one chunk (as latin1 text starting at file offset `base`) and adds hits to `out`, keyed by
+   * family and version so overlapping chunks and repeated strings count once.
+   */
+  scanText(text: string, base: number, baseName: string, out: Map<string, SignatureHit>): void {
+    const counts = new Map<string, number>();
+    this.needles.lastIndex = 0;
+    for (let m = this.needles.exec(text); m; m = this.needles.exec(text)) {
+      const needle = m[0];
+      const seen = (counts.get(needle) ?? 0) + 1;
+      counts.set(needle, seen);
+      if (seen > MAX_HITS_PER_NEEDLE) continue;
+      const start = Math.max(0, m.index - WINDOW_BEFORE);
+      const window = text.slice(start, m.index + needle.length + WINDOW_AFTER);
+      const at = m.index - start;
+      for (const { signature, pattern } of this.byNeedle.get(needle)!) {
+        if (pattern.hintOnly && !this.hinted(signature, baseName)) continue;
+        const hit = matchAround(pattern.regex, window, at, needle.length, pattern.presence === true);
+        if (!hit) continue;
+        const version = hit.version === undefined ? undefined : signature.normalize ? signature.normalize(hit.version) : hit.version;
+        if (version !== undefined && !VERSION_SHAPE.test(version)) continue;
+        const key = `${signature.id}@${version ?? ''}`;
+        if (!out.has(key)) {
+          out.set(key, { signature, version, match: clean(hit.text), offset: base + start + hit.index, confidence: pattern.confidence ?? 0.9 });
+        }
+      }
+      this.needles.lastIndex = m.index + 1;
+    }
+  }
+}
+
+/** The first regex match in `window` that overlaps the needle at `at`, with its version group. */
+function matchAround(regex: RegExp, window: string, at: number, length: number, presence: boolean): { version?: string; text: string; index: number } | undefined {
+  const re = new RegExp(regex.source, regex.flags.includes('g') ? regex.flags : regex.flags + 'g');
+  for (let m = re.exec(window); m; m = re.exec(window)) {
+    if (m.index <= at + length && m.index + m[0].length >= at) {
+      if (presence) return { text: presenceContext(window, at, length), index: m.index };
+      const version = m.slice(1).find((g) => g !== undefined);
+      if (version) return { version, text: m[0], index: m.index };
+    }
+    re.lastIndex = m.index + 1;
+  }
+  return undefined;
+}
+
+/** For presence-only hits the evidence is the printable string around the needle. */
+function presenceContext(window: string, at: number, length: number): string {
+  let start = at;
+  let end = at + length;
+  while (start > 0 && at - start < 48 && /[\x20-\x7e]/.test(window[start - 1])) start--;
+  while (end < window.length && end - at < 96 && /[\x20-\x7e]/.test(window[end])) end++;
+  return window.slice(start, end);
+}
+
+/** Evidence text: NUL runs become ' \0 ' separators, control characters dropped, length capped. */
+export function clean(text: string): string {
+  return text
+    .replace(/\0+/g, ' \\0 ')
+    .replace(/[\x01-\x08\x0b-\x1f\x7f-\xff]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
+}
+
+/** NUL-delimited printable strings of a chunk that fully match `version` (for standalone patterns). */
+export function standaloneStrings(text: string, base: number, version: RegExp, out: Map<string, number>, limit = 64): void {
+  const re = new RegExp(`\\0(${version.source.replace(/^\^|\$$/g, '')})(?=\\0)`, 'g');
+  for (let m = re.exec(text); m && out.size < limit; m = re.exec(text)) {
+    if (!out.has(m[1])) out.set(m[1], base + m.index + 1);
+    re.lastIndex = m.index + 1;
+  }
+}

@@ -1,0 +1,95 @@
+// Kernels, bootloaders and platform firmware cores.
+import type { VersionSignature } from '../signature.js';
+import { adjacent, banner, gitDescribeBase } from './helpers.js';
+
+export const kernelBootSignatures: VersionSignature[] = [
+  {
+    id: 'linux-kernel',
+    name: 'linux',
+    type: 'operating-system',
+    cpe: { part: 'o', vendor: 'linux', product: 'linux_kernel' },
+    purl: { name: 'linux' },
+    // 'Linux version 5.4.43 (builder@buildhost) (gcc version 8.4.0 ...) #0 SMP ...'; '%s' formats and prose do not match.
+    patterns: [banner('Linux version ', /Linux version (\d+\.\d+(?:\.\d+)?)[^\0\s]* \([^\0()]*@[^\0()]*\)/, 0.95)],
+  },
+  {
+    id: 'u-boot',
+    name: 'u-boot',
+    type: 'firmware',
+    cpe: { vendor: 'denx', product: 'u-boot' },
+    purl: { name: 'u-boot' },
+    // 'U-Boot 2015.01 (Sep 21 2015 - 10:49:17)', 'U-Boot SPL 2018.03-rc1 (Mar 01 2018 ...)', 'U-Boot 1.1.3 (Jan  5 2010 ...)'
+    patterns: [banner('U-Boot ', /U-Boot(?: SPL| TPL)? (\d{4}\.\d{2}(?:\.\d+)?|1\.\d+\.\d+)(?:[-+][\w.+-]*)? \((?:[A-Z][a-z]{2} [ \d]\d \d{4}|\d{2}\/\d{2}\/\d{4})/, 0.95)],
+  },
+  {
+    id: 'grub',
+    name: 'grub',
+    type: 'firmware',
+    cpe: { vendor: 'gnu', product: 'grub2' },
+    purl: { name: 'grub' },
+    patterns: [banner('GNU GRUB  version ', /GNU GRUB  version (2\.\d+(?:[~.][\w]+)?)[\0\n ]/), adjacent('GNU GRUB  version %s', '2\\.\\d+(?:[~.]\\w+)?')],
+  },
+  {
+    id: 'coreboot',
+    name: 'coreboot',
+    type: 'firmware',
+    cpe: { vendor: 'coreboot', product: 'coreboot' },
+    purl: { name: 'coreboot' },
+    // 'This image was built using coreboot 4.8-1521-gfc7d0199cb' (the CBFS 'revision' file and the romstage banner).
+    patterns: [banner('built using coreboot ', /built using coreboot (\d+\.\d+(?:\.\d+)?(?:-\d+-g[0-9a-f]{7,12})?)[\0\s]/, 0.95), banner('COREBOOT_VERSION "', /#define COREBOOT_VERSION "(\d+\.\d+(?:\.\d+)?(?:-\d+-g[0-9a-f]{7,12})?)"/, 0.95)],
+    cpeVersion: gitDescribeBase,
+  },
+  {
+    id: 'edk2',
+    name: 'edk2',
+    type: 'firmware',
+    cpe: { vendor: 'tianocore', product: 'edk2' },
+    purl: { name: 'edk2' },
+    // EDK II carries no release number; stable tags appear only as 'edk2-stable202011' in build paths.
+    patterns: [
+      banner('edk2-stable', /[/\\]edk2-stable(\d{6})[/\\]/, 0.8),
+      { needle: 'E\0D\0K\0 \0I\0I\0', regex: /E\0D\0K\0 \0I\0I\0\0\0/, presence: true, confidence: 0.7 },
+      { needle: '/MdePkg/Library/', regex: /\/edk2[-\w]*\/MdePkg\/Library\//, presence: true, confidence: 0.7 },
+    ],
+  },
+  {
+    id: 'intel-fsp',
+    name: 'intel-fsp',
+    type: 'firmware',
+    purl: { name: 'intel-fsp', namespace: 'intel' },
+    // FSP_INFO_HEADER: 'FSPH', length 0x48, reserved, spec version, header revision, ImageRevision (LE), ImageId.
+    patterns: [{ needle: 'FSPH', regex: /FSPH\x48\0\0\0\0\0[\x10-\x2f][\x01-\x07]([\s\S]{4})\$[A-Z0-9]{3,6}FSP\$/, confidence: 0.9 }],
+    normalize: (raw) => {
+      const v = Buffer.from(raw, 'latin1');
+      return v.length === 4 ? `${v[3]}.${v[2]}.${v[1]}.${v[0]}` : raw;
+    },
+  },
+  {
+    id: 'ami-aptio',
+    name: 'aptio',
+    type: 'firmware',
+    supplier: 'American Megatrends',
+    purl: { name: 'aptio', namespace: 'ami' },
+    patterns: [
+      { needle: 'American Megatrends', regex: /American Megatrends(?: Inc\.|, Inc\.)?/, presence: true, confidence: 0.6 },
+      { needle: 'A\0m\0e\0r\0i\0c\0a\0n\0 \0M\0e\0g\0a\0t\0r\0e\0n\0d\0s\0', regex: /A\0m\0e\0r\0i\0c\0a\0n\0 \0M\0e\0g\0a\0t\0r\0e\0n\0d\0s\0/, presence: true, confidence: 0.6 },
+    ],
+  },
+  {
+    id: 'insyde-h2o',
+    name: 'insydeh2o',
+    type: 'firmware',
+    supplier: 'Insyde Software',
+    cpe: { vendor: 'insyde', product: 'insydeh2o' },
+    purl: { name: 'insydeh2o', namespace: 'insyde' },
+    patterns: [banner('InsydeH2O Version ', /InsydeH2O Version (\d{2}\.\d{2}\.\d{2}\.\d{4})/), { needle: 'I\0n\0s\0y\0d\0e\0H\x002\0O\0', regex: /I\0n\0s\0y\0d\0e\0H\x002\0O\0/, presence: true, confidence: 0.6 }],
+  },
+  {
+    id: 'phoenix-securecore',
+    name: 'securecore',
+    type: 'firmware',
+    supplier: 'Phoenix Technologies',
+    purl: { name: 'securecore', namespace: 'phoenix' },
+    patterns: [{ needle: 'Phoenix SecureCore', regex: /Phoenix SecureCore(?: Technology| Tiano)?/, presence: true, confidence: 0.6 }, { needle: 'PhoenixBIOS', regex: /PhoenixBIOS 4\.0 Release \d\.\d/, presence: true, confidence: 0.6 }],
+  },
+];

@@ -1,0 +1,88 @@
+// Version signatures over binary files: one streamed pass per file runs every pattern of the table (needles via
+// one combined regex, context regexes around hits), then the bare-version patterns of the families whose file
+// names match. Text files, compressed streams and media are not scanned.
+import { posix } from 'node:path';
+import { detectType } from '../file-type.js';
+import type { FileNode } from '../types.js';
+import { buildCpe } from './cpe.js';
+import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
+import { buildPurl } from './purl.js';
+import { clean, SignatureMatcher, standaloneStrings, type SignatureHit, type VersionSignature } from './signature.js';
+import { signatures } from './signatures/index.js';
+
+const NOT_SCANNED = new Set([
+  'empty', 'gzip', 'bzip2', 'xz', 'zstd', 'lz4', 'lzma', 'zip', '7z', 'rar', 'png', 'jpeg', 'gif', 'pdf', 'sqlite',
+  'text', 'script', 'xml', 'html', 'json', 'certificate-pem', 'private-key-pem', 'public-key-pem', 'csr-pem', 'pgp-key', 'pem', 'der',
+]);
+
+/** Candidates for one signature hit in one file. */
+export function candidateFromHit(signature: VersionSignature, hit: Pick<SignatureHit, 'version' | 'match' | 'offset' | 'confidence'>, node: FileNode): Candidate {
+  const version = hit.version;
+  const candidate: Candidate = {
+    key: signature.id,
+    name: signature.name,
+    type: signature.type,
+    confidence: hit.confidence,
+    path: node.path,
+    primaryFile: true,
+    evidence: { path: node.path, method: 'version-signature', match: hit.match, offset: hit.offset },
+    purl: buildPurl({ type: 'generic', namespace: signature.purl.namespace, name: signature.purl.name, version }),
+  };
+  if (version !== undefined) candidate.version = version;
+  if (signature.supplier) candidate.supplier = signature.supplier;
+  if (signature.cpe) {
+    const v = version === undefined ? undefined : signature.cpeVersion ? signature.cpeVersion(version) : { version };
+    candidate.cpe = buildCpe({ part: signature.cpe.part, vendor: signature.cpe.vendor, product: signature.cpe.product, version: v?.version, update: 'update' in (v ?? {}) ? (v as { update?: string }).update : undefined });
+  }
+  return candidate;
+}
+
+export function createVersionSignatureIdentifier(table: readonly VersionSignature[] = signatures): Identifier {
+  const matcher = new SignatureMatcher(table);
+  const withStandalone = table.filter((s) => s.standalone?.length);
+  return {
+    id: 'version-signatures',
+    description: 'version strings with context from a table of component families (method version-signature)',
+    selects: (_node, head) => !NOT_SCANNED.has(detectType(head)),
+    async identify(file: FileView, ctx: IdentifierContext): Promise<Candidate[]> {
+      // Unpacked containers are identified through their children; scanning them too would double-count.
+      if (ctx.containers.has(file.node.path)) return [];
+      const baseName = posix.basename(file.node.fsPath);
+      const hits = new Map<string, SignatureHit>();
+      const hinted = withStandalone.filter((s) => matcher.hinted(s, baseName));
+      const markers = new Map<VersionSignature, boolean>();
+      const bare = new Map<VersionSignature, Map<string, number>>();
+      for await (const { offset, data } of file.chunks()) {
+        const text = data.toString('latin1');
+        matcher.scanText(text, offset, baseName, hits);
+        for (const s of hinted) {
+          for (const p of s.standalone!) {
+            if (!markers.get(s) && text.includes(p.marker)) markers.set(s, true);
+            const seen = bare.get(s) ?? new Map<string, number>();
+            standaloneStrings(text, offset, p.version, seen);
+            bare.set(s, seen);
+          }
+        }
+      }
+      const found = [...hits.values()];
+      // Bare versions: the marker must be present, and exactly one distinct value not claimed by another family.
+      const claimed = new Set(found.map((h) => h.version));
+      for (const s of hinted) {
+        if (!markers.get(s) || found.some((h) => h.signature === s && h.version !== undefined)) continue;
+        const values = [...(bare.get(s) ?? new Map<string, number>())].filter(([v]) => !claimed.has(v));
+        if (values.length !== 1) continue;
+        const [raw, at] = values[0];
+        const version = s.normalize ? s.normalize(raw) : raw;
+        found.push({ signature: s, version, match: clean(`${raw} (bare version string; marker '${s.standalone![0].marker}')`), offset: at, confidence: s.standalone![0].confidence ?? 0.6 });
+      }
+      const families = new Set(found.map((h) => h.signature.id));
+      const versioned = new Set(found.filter((h) => h.version !== undefined).map((h) => h.signature.id));
+      return found
+        .filter((h) => !(h.signature.excludedBy ?? []).some((id) => families.has(id)))
+        .filter((h) => h.version !== undefined || !versioned.has(h.signature.id))
+        .map((h) => candidateFromHit(h.signature, h, file.node));
+    },
+  };
+}
+
+export const versionSignatureIdentifier = createVersionSignatureIdentifier();
