@@ -1,7 +1,11 @@
 // The boot handlers, in the order the driver tries them at one offset (see ../registry.ts).
 import type { Handler } from '../handler.js';
+import { efiSignatureListHandler } from './efi-signature-list.js';
 import { uefiFvHandler } from './uefi-fv.js';
+import { uefiVarstoreHandler } from './uefi-varstore.js';
 
 export const bootHandlers: Handler[] = [
   uefiFvHandler,
+  uefiVarstoreHandler,
+  efiSignatureListHandler,
 ];

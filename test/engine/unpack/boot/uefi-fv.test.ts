@@ -1,7 +1,7 @@
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { uefiFvHandler } from '../../../../src/engine/unpack/boot/uefi-fv.js';
-import { GUIDS } from '../../../../src/engine/unpack/boot/uefi-guid.js';
+import { GUIDS, guidString } from '../../../../src/engine/unpack/boot/uefi-guid.js';
 import { lzma } from '../../../../src/engine/unpack/codecs.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader, FileReader } from '../../../../src/engine/unpack/reader.js';
@@ -159,6 +159,15 @@ describe('uefi-fv', () => {
     const sec = await run(uefiFvHandler, reader, 0x1ac000);
     expect(sec.chunk.end).toBe(1966080);
     expect(sec.entry('DF1CCEF6-F301-4A63-9661-FC6030DCC880_SecMain/SecMain.efi').meta.meta).toMatchObject({ fileType: 'SECURITY_CORE', sectionType: 'PE32' });
+    await reader.close();
+  });
+
+  it.runIf(haveShared('corpus', 'OVMF_VARS.secboot.fd'))('keeps the body of an NV-data volume for the variable store reader', async () => {
+    const reader = await FileReader.open(corpus('OVMF_VARS.secboot.fd'));
+    const out = await run(uefiFvHandler, reader);
+    expect(out.chunk).toMatchObject({ end: 0x20000, meta: { fileSystem: 'nvram' } });
+    expect(out.entries.map((e) => [e.path, e.size])).toEqual([['nvram.bin', 0x20000 - 0x48]]);
+    expect(guidString(await out.read('nvram.bin'))).toBe(GUIDS.authVariableStore);
     await reader.close();
   });
 

@@ -1,0 +1,125 @@
+// UEFI variable store (EDK II VARIABLE_STORE_HEADER, as in the NV-data volume of OVMF and PC firmware): a
+// header (store GUID for plain or authenticated variables, size, format 0x5A, state 0xFE) followed by
+// 4-byte aligned variables, each starting with 0x55AA and carrying state, attributes, name (UCS-2), vendor GUID
+// and data. Authenticated stores add a monotonic count, timestamp and public key index to each header.
+// Active variables become files named after the variable; deleted ones go to 'deleted/'.
+import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { struct } from '../struct.js';
+import { safeName } from '../firmware/common.js';
+import { GUIDS, guidBytes, guidString } from './uefi-guid.js';
+
+const StoreHeader = struct('le', { signature: 'bytes[16]', size: 'u32', format: 'u8', state: 'u8', reserved: 'u16', reserved1: 'u32' });
+const Plain = struct('le', { startId: 'u16', state: 'u8', reserved: 'u8', attributes: 'u32', nameSize: 'u32', dataSize: 'u32', vendor: 'bytes[16]' });
+const Auth = struct('le', {
+  startId: 'u16', state: 'u8', reserved: 'u8', attributes: 'u32', monotonicCount: 'u64', timestamp: 'bytes[16]', pubKeyIndex: 'u32',
+  nameSize: 'u32', dataSize: 'u32', vendor: 'bytes[16]',
+});
+const START_ID = 0x55aa;
+const VAR_ADDED = 0x3f;
+const VAR_IN_DELETED_TRANSITION = 0x3e;
+const ATTRIBUTES: Array<[number, string]> = [
+  [0x01, 'NV'], [0x02, 'BS'], [0x04, 'RT'], [0x08, 'HR'], [0x10, 'AW'], [0x20, 'TA'], [0x40, 'AP'],
+];
+
+interface StoreMeta {
+  authenticated: boolean;
+  variables: number;
+  deleted: number;
+}
+
+interface Variable {
+  name: string;
+  vendorGuid: string;
+  attributes: string[];
+  state: 'active' | 'deleted';
+  dataStart: number;
+  dataSize: number;
+  monotonicCount?: number;
+  timestamp?: string;
+  pubKeyIndex?: number;
+}
+
+function efiTime(raw: Buffer): string | undefined {
+  const year = raw.readUInt16LE(0);
+  if (year === 0) return undefined;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${year}-${pad(raw[2]!)}-${pad(raw[3]!)}T${pad(raw[4]!)}:${pad(raw[5]!)}:${pad(raw[6]!)}Z`;
+}
+
+/** Walks the variables of the store at `start`; stops quietly at the first slot without a start id. */
+async function* variables(reader: Reader, start: number, end: number, authenticated: boolean): AsyncGenerator<Variable> {
+  const layout = authenticated ? Auth : Plain;
+  let at = start + Math.ceil(StoreHeader.size / 4) * 4;
+  while (at + layout.size <= end) {
+    const raw = await reader.readExact(at, layout.size);
+    const h = layout.parse(raw);
+    if (h.startId !== START_ID) return;
+    const nameStart = at + layout.size;
+    const dataStart = nameStart + h.nameSize;
+    const next = dataStart + h.dataSize;
+    if (h.nameSize > 0x10000 || next > end) throw new FormatError(`variable at 0x${(at - start).toString(16)}: runs past the store`);
+    const nameRaw = await reader.readExact(nameStart, h.nameSize);
+    const nul = nameRaw.findIndex((b, i) => i % 2 === 0 && b === 0 && nameRaw[i + 1] === 0);
+    const state = h.state === VAR_ADDED || h.state === VAR_IN_DELETED_TRANSITION ? 'active' : 'deleted';
+    const variable: Variable = {
+      name: nameRaw.subarray(0, nul === -1 ? nameRaw.length & ~1 : nul).toString('utf16le'),
+      vendorGuid: guidString(h.vendor),
+      attributes: ATTRIBUTES.filter(([bit]) => h.attributes & bit).map(([, name]) => name),
+      state,
+      dataStart,
+      dataSize: h.dataSize,
+    };
+    if ('monotonicCount' in h) {
+      variable.monotonicCount = h.monotonicCount;
+      variable.timestamp = efiTime(h.timestamp);
+      variable.pubKeyIndex = h.pubKeyIndex;
+    }
+    // A header whose state says it was never completed ends the list (power loss while writing).
+    if (h.state === 0x7f || h.state === 0xff) return;
+    yield variable;
+    at = Math.ceil(next / 4) * 4;
+  }
+}
+
+async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+  const raw = await reader.read(start, StoreHeader.size);
+  if (raw.length < StoreHeader.size) return null;
+  const h = StoreHeader.parse(raw);
+  const guid = guidString(h.signature);
+  const authenticated = guid === GUIDS.authVariableStore;
+  if (!authenticated && guid !== GUIDS.variableStore) return null;
+  if (h.format !== 0x5a || h.size < StoreHeader.size) throw new FormatError(`variable store: not formatted (format 0x${h.format.toString(16)}, size ${h.size})`);
+  const end = start + h.size;
+  if (end > reader.size) throw new FormatError(`variable store: truncated, size ${h.size} runs past the file (${reader.size})`);
+  const meta: StoreMeta = { authenticated, variables: 0, deleted: 0 };
+  for await (const v of variables(reader, start, end, authenticated)) meta[v.state === 'active' ? 'variables' : 'deleted']++;
+  return { start, end, meta: meta as unknown as Record<string, unknown> };
+}
+
+async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
+  const meta = info.meta as unknown as StoreMeta;
+  const taken = new Set<string>();
+  for await (const v of variables(reader, info.start, info.end, meta.authenticated)) {
+    const base = safeName(v.name, 'unnamed');
+    let path = v.state === 'active' ? base : `deleted/${base}`;
+    if (taken.has(path)) path = `${path}_${v.vendorGuid}`;
+    for (let n = 1; taken.has(path); n++) path = `${path.replace(/~\d+$/, '')}~${n}`;
+    taken.add(path);
+    const { dataStart, dataSize, ...facts } = v;
+    await sink.copy(path, reader, dataStart, dataStart + dataSize, { meta: facts });
+  }
+}
+
+export const uefiVarstoreHandler: Handler = {
+  id: 'uefi-varstore',
+  kind: 'boot',
+  doc: {
+    title: 'UEFI variable store (plain and authenticated)',
+    references: ['EDK II MdeModulePkg/Include/Guid/VariableFormat.h', 'UEFI spec 8.2 (variable services)', 'UEFITool nvram parser'],
+    limitations: ['Vendor NVRAM formats (Apple VSS2, Insyde, Phoenix EVSA, AMI NVAR) are not read'],
+  },
+  magics: [{ bytes: guidBytes(GUIDS.variableStore) }, { bytes: guidBytes(GUIDS.authVariableStore) }],
+  confidence: 80,
+  chunk,
+  extract,
+};
