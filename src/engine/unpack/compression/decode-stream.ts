@@ -68,7 +68,8 @@ export const QUIET_BELOW = 64;
 /**
  * Count-only run of a decode generator: discards the output, enforces the byte budget and returns the
  * generator's result (the stream's end) and the decoded size. Returns null (a quiet false positive) when the
- * stream breaks before QUIET_BELOW bytes came out; a later break is a corrupt chunk (FormatError).
+ * stream breaks before QUIET_BELOW bytes came out; a later break, or input that ends too early, is a corrupt
+ * chunk (FormatError).
  */
 export async function countOnly<R>(
   codec: string,
@@ -81,7 +82,8 @@ export async function countOnly<R>(
     try {
       next = await blocks.next();
     } catch (error) {
-      if (error instanceof FormatError && size < QUIET_BELOW) return null;
+      // Input that runs out is a real but truncated stream, never a false positive.
+      if (error instanceof FormatError && size < QUIET_BELOW && !/truncated/.test(error.message)) return null;
       throw error;
     }
     if (next.done) return { result: next.value, size };

@@ -18,7 +18,7 @@ export function lz4DecodeInto(src: Buffer, dst: Buffer, from: number): number {
     if (literals === 15) {
       let b: number;
       do {
-        if (ip >= src.length) fail('truncated literal length');
+        if (ip >= src.length) fail('literal length past the end of the block');
         b = src[ip++]!;
         literals += b;
       } while (b === 255);
@@ -29,7 +29,7 @@ export function lz4DecodeInto(src: Buffer, dst: Buffer, from: number): number {
     ip += literals;
     op += literals;
     if (ip >= src.length) break;
-    if (ip + 2 > src.length) fail('truncated match offset');
+    if (ip + 2 > src.length) fail('match offset past the end of the block');
     const distance = src[ip]! | (src[ip + 1]! << 8);
     ip += 2;
     if (distance === 0 || distance > op) fail(`invalid match distance ${distance}`);
@@ -37,7 +37,7 @@ export function lz4DecodeInto(src: Buffer, dst: Buffer, from: number): number {
     if ((token & 15) === 15) {
       let b: number;
       do {
-        if (ip >= src.length) fail('truncated match length');
+        if (ip >= src.length) fail('match length past the end of the block');
         b = src[ip++]!;
         length += b;
       } while (b === 255);

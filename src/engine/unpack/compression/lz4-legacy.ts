@@ -21,6 +21,7 @@ async function* legacyBlocks(reader: Reader, start: number, signal?: AbortSignal
     if (word.length < 4) break;
     const size = word.readUInt32LE(0);
     if (size === 0 || size > BLOCK_IN || at + 4 + size > reader.size || word.equals(MAGIC)) {
+      if (index === 0 && size <= BLOCK_IN && at + 4 + size > reader.size) throw new FormatError('lz4-legacy: truncated first block');
       if (index === 0) throw new FormatError(`lz4-legacy: invalid first block size ${size}`);
       break;
     }

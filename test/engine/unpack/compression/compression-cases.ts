@@ -1,0 +1,59 @@
+// The shared test plan for single-payload compression handlers: round trip, exact end when carved between
+// garbage, truncation, corruption and a bomb against the byte budget.
+import { expect, it } from 'vitest';
+import { FormatError, LimitError, type Handler } from '../../../../src/engine/unpack/handler.js';
+import { noise, runHandler, sampleData } from '../handler-harness.js';
+
+export function compressionCases(handler: Handler, compress: (data: Buffer) => Buffer | Promise<Buffer>): void {
+  const data = sampleData(300_000);
+
+  it('decodes a generated stream and reports its exact extent', async () => {
+    const packed = await compress(data);
+    const run = await runHandler(handler, packed);
+    expect(run.chunk).toMatchObject({ start: 0, end: packed.length });
+    const [only] = Object.values(run.files);
+    expect(only?.equals(data)).toBe(true);
+  });
+
+  it('finds the exact end of a stream carved between other bytes', async () => {
+    const packed = await compress(data);
+    const image = Buffer.concat([noise(333), packed, noise(500, 3)]);
+    const run = await runHandler(handler, image, 333);
+    expect(run.chunk).toMatchObject({ start: 333, end: 333 + packed.length });
+    expect(Object.values(run.files)[0]?.equals(data)).toBe(true);
+  });
+
+  it('rejects a truncated stream with a reason', async () => {
+    const packed = await compress(data);
+    const cut = packed.subarray(0, Math.floor(packed.length / 2));
+    const error = await runHandler(handler, cut).then(
+      (run) => run.chunk,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(FormatError);
+  });
+
+  it('rejects corrupted data quietly or with a FormatError, never a crash', async () => {
+    const packed = Buffer.from(await compress(data));
+    for (let i = 40; i < packed.length - 8; i += Math.max(1, Math.floor(packed.length / 7))) packed[i] ^= 0x5a;
+    const outcome = await runHandler(handler, packed).then(
+      (run) => run,
+      (e: unknown) => e,
+    );
+    if (outcome instanceof Error) expect(outcome).toBeInstanceOf(FormatError);
+    else expect(Object.values(outcome.files)[0]?.equals(data) ?? false).toBe(false);
+  });
+
+  it('stops a bomb at the byte budget', async () => {
+    const bomb = await compress(Buffer.alloc(8 * 1024 * 1024));
+    await expect(runHandler(handler, bomb, 0, { maxTotalBytes: 1024 * 1024 })).rejects.toBeInstanceOf(LimitError);
+  });
+
+  it('ignores random bytes', async () => {
+    const run = await runHandler(handler, Buffer.concat([handler.magics[0]!.bytes, noise(4096)])).then(
+      (r) => r.chunk,
+      (e: unknown) => e,
+    );
+    expect(run === null || run instanceof FormatError).toBe(true);
+  });
+}

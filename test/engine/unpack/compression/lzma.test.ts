@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { lzmaHandler, parseLzmaAloneHeader } from '../../../../src/engine/unpack/compression/lzma.js';
+import { compressWith, noise, runHandler, sampleData } from '../handler-harness.js';
+import { compressionCases } from './compression-cases.js';
+
+describe('lzma handler', () => {
+  // `lzma -c` from a file writes the size; from a pipe it writes -1 (unknown) and an end marker.
+  compressionCases(lzmaHandler, (data) => compressWith('lzma', ['-c'], data));
+
+  it('finds the end of an unknown-size stream by its end marker', async () => {
+    const data = sampleData(100_000);
+    const packed = compressWith('xz', ['--format=lzma', '-c'], data);
+    const header = parseLzmaAloneHeader(packed);
+    expect(header).toMatchObject({ props: 0x5d, size: undefined });
+    const run = await runHandler(lzmaHandler, Buffer.concat([packed, noise(100)]));
+    expect(run.chunk).toMatchObject({ start: 0, end: packed.length });
+  });
+
+  it('refuses implausible headers without decoding', () => {
+    const good = Buffer.from([0x5d, 0, 0, 0x80, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0]);
+    expect(parseLzmaAloneHeader(good)).toMatchObject({ dictSize: 0x800000 });
+    const badDict = Buffer.from(good);
+    badDict.writeUInt32LE(0x812345, 1);
+    expect(parseLzmaAloneHeader(badDict)).toBeNull();
+    const badFirstByte = Buffer.from(good);
+    badFirstByte[13] = 1;
+    expect(parseLzmaAloneHeader(badFirstByte)).toBeNull();
+    const hugeSize = Buffer.from(good);
+    hugeSize.writeUInt32LE(0x10000, 9);
+    expect(parseLzmaAloneHeader(hugeSize)).toBeNull();
+  });
+});
