@@ -53,6 +53,7 @@ async function* variables(reader: Reader, start: number, end: number, authentica
   while (at + layout.size <= end) {
     const raw = await reader.readExact(at, layout.size);
     const h = layout.parse(raw);
+    const auth = authenticated ? Auth.parse(raw) : undefined;
     if (h.startId !== START_ID) return;
     const nameStart = at + layout.size;
     const dataStart = nameStart + h.nameSize;
@@ -69,10 +70,10 @@ async function* variables(reader: Reader, start: number, end: number, authentica
       dataStart,
       dataSize: h.dataSize,
     };
-    if ('monotonicCount' in h) {
-      variable.monotonicCount = h.monotonicCount;
-      variable.timestamp = efiTime(h.timestamp);
-      variable.pubKeyIndex = h.pubKeyIndex;
+    if (auth) {
+      variable.monotonicCount = auth.monotonicCount;
+      variable.timestamp = efiTime(auth.timestamp);
+      variable.pubKeyIndex = auth.pubKeyIndex;
     }
     // A header whose state says it was never completed ends the list (power loss while writing).
     if (h.state === 0x7f || h.state === 0xff) return;
