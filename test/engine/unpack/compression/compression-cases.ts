@@ -36,12 +36,15 @@ export function compressionCases(handler: Handler, compress: (data: Buffer) => B
   it('rejects corrupted data quietly or with a FormatError, never a crash', async () => {
     const packed = Buffer.from(await compress(data));
     for (let i = 40; i < packed.length - 8; i += Math.max(1, Math.floor(packed.length / 7))) packed[i] ^= 0x5a;
-    const outcome = await runHandler(handler, packed).then(
+    const outcome: Awaited<ReturnType<typeof runHandler>> | unknown = await runHandler(handler, packed).then(
       (run) => run,
       (e: unknown) => e,
     );
     if (outcome instanceof Error) expect(outcome).toBeInstanceOf(FormatError);
-    else expect(Object.values(outcome.files)[0]?.equals(data) ?? false).toBe(false);
+    else {
+      const files = (outcome as Awaited<ReturnType<typeof runHandler>>).files;
+      expect(Object.values(files)[0]?.equals(data) ?? false).toBe(false);
+    }
   });
 
   it('stops a bomb at the byte budget', async () => {
