@@ -188,7 +188,13 @@ export async function extentRuns(root: Buffer, readBlock: BlockSource, maxLogica
 }
 
 /** Collects the runs of an ext2/3 block map: 12 direct pointers, then single, double and triple indirect. */
-export async function blockMapRuns(iblock: Buffer, readBlock: BlockSource, blockSize: number, maxLogical: number): Promise<Runs> {
+export async function blockMapRuns(
+  iblock: Buffer,
+  readBlock: BlockSource,
+  blockSize: number,
+  maxLogical: number,
+  maxTables: number,
+): Promise<Runs> {
   const perBlock = blockSize / 4;
   const runs: Run[] = [];
   const add = (logical: number, physical: number) => {
@@ -198,9 +204,14 @@ export async function blockMapRuns(iblock: Buffer, readBlock: BlockSource, block
     else runs.push({ logical, physical, length: 1, zero: false });
   };
   for (let i = 0; i < 12; i++) add(i, iblock.readUInt32LE(i * 4));
-  // Each level of indirection covers perBlock^level logical blocks.
+  // Each level of indirection covers perBlock^level logical blocks. A corrupt pointer table could fan out to
+  // perBlock^3 reads, so the tables read are capped by what the filesystem could hold.
+  let tables = 0;
+  const legitimate = Math.ceil(maxLogical / perBlock) + Math.ceil(maxLogical / perBlock ** 2) + 3;
+  const cap = Math.min(maxTables, legitimate);
   const indirect = async (block: number, level: number, first: number): Promise<void> => {
     if (block === 0 || first >= maxLogical) return;
+    if (++tables > cap) throw new FormatError('block map reads more indirect blocks than the filesystem has');
     const table = await readBlock(block);
     const span = perBlock ** (level - 1);
     for (let i = 0; i < perBlock; i++) {

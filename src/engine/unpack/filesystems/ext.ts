@@ -101,7 +101,7 @@ class ExtVolume {
   async runs(inode: Inode): Promise<Runs> {
     const maxLogical = Math.ceil(inode.size / this.geo.blockSize);
     if (inode.flags & FL_EXTENTS) return extentRuns(inode.block, this.readBlock, maxLogical);
-    return blockMapRuns(inode.block, this.readBlock, this.geo.blockSize, maxLogical);
+    return blockMapRuns(inode.block, this.readBlock, this.geo.blockSize, maxLogical, this.geo.blocksCount);
   }
 
   /** Whole content of a small object (directory, slow symlink); bounded. */

@@ -37,6 +37,8 @@ beforeAll(() => {
     // 300 KB with a hole in the middle: exercises double-indirect blocks on 1 KiB ext2 and sparse extents.
     { path: 'big.bin', kind: 'file', content: Buffer.concat([noise(150_000, 3), Buffer.alloc(100_000), noise(50_000, 4)]), mode: 0o644 },
     { path: 'tiny', kind: 'file', content: Buffer.from('inline me'), mode: 0o644 },
+    // Over 60 bytes: with inline_data the rest lives in the in-inode "system.data" attribute.
+    { path: 'mid.txt', kind: 'file', content: Buffer.from('0123456789'.repeat(11)), mode: 0o644 },
   ];
   // Enough entries to spill the root directory over several blocks (and make ext4 index it).
   for (let i = 0; i < 150; i++) files.push({ path: `many/file-with-a-longish-name-${i}`, kind: 'file', content: Buffer.from(`n${i}`), mode: 0o644 });
@@ -82,7 +84,9 @@ describe.runIf(enabled)('ext handler', () => {
   });
 
   it('reads ext4 inline data for small files and directories', async () => {
-    const ex = await extractWith(extHandler, mkfs('inline.img', 'ext4', 1024, 2048, ['inline_data', '^has_journal']));
+    const image = mkfs('inline.img', 'ext4', 1024, 2048, ['inline_data', '^has_journal']);
+    expect(run('debugfs', ['-R', 'stat mid.txt', image]).toString()).toContain('Size of inline data: 110');
+    const ex = await extractWith(extHandler, image);
     expectTree(ex, files, { modes: true });
     cleanup(ex.root);
   });
@@ -111,6 +115,22 @@ describe.runIf(enabled)('ext handler', () => {
     const bad = Buffer.from(image);
     bad.writeUInt32LE(20, 1024 + 24);
     expect((await extractWith(extHandler, bad)).chunk).toBeNull();
+  });
+
+  it('bounds a hostile block map: a triple-indirect pointer into random data and a lying size', async () => {
+    const image = mkfs('hostile.img', 'ext2', 1024, 1200);
+    run('debugfs', ['-w', '-R', 'sif /text.log block[TIND] 1100', image]);
+    run('debugfs', ['-w', '-R', 'sif /text.log size 0x7fffffffff', image]);
+    const bytes = readFileSync(image);
+    noise(1024, 77).copy(bytes, 1100 * 1024);
+    writeFileSync(image, bytes);
+    const started = Date.now();
+    const ex = await extractWith(extHandler, image);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(ex.error).toBeUndefined();
+    expect(ex.sink.problems.some((p) => p.message.startsWith('text.log'))).toBe(true);
+    expect(entry(ex, 'etc/passwd')?.kind).toBe('file');
+    cleanup(ex.root);
   });
 
   it('detects a directory that contains itself', async () => {

@@ -5,14 +5,22 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import type { ChunkInfo, Handler } from '../../../../src/engine/unpack/handler.js';
 import { Budget, resolveLimits, type Limits } from '../../../../src/engine/unpack/limits.js';
 import { BufferReader, FileReader } from '../../../../src/engine/unpack/reader.js';
 import { DirectorySink, type SinkEntry } from '../../../../src/engine/unpack/sink.js';
 
+const made: string[] = [];
+// Every folder a test file made here is removed when that file's tests end, whatever they asserted.
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `firmscope-${prefix}-`));
+  const dir = mkdtempSync(join(tmpdir(), `firmscope-${prefix}-`));
+  made.push(dir);
+  return dir;
 }
 
 export function run(cmd: string, args: string[], opts: { cwd?: string; input?: Buffer } = {}): Buffer {
