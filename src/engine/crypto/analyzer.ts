@@ -1,0 +1,103 @@
+// The 'crypto' analysis stage: every extracted file is scanned once for algorithm constants, library and
+// protocol strings, keys and certificates; configuration files are parsed; the results become the scan's
+// crypto assets and the knownVulnerability findings among them. A file that was also unpacked (a firmware
+// volume and the modules inside it) reports only what its extracted children do not, so evidence points at
+// the innermost file.
+import { open } from 'node:fs/promises';
+import type { AnalysisContext, Analyzer } from '../analyzer.js';
+import type { FileNode } from '../types.js';
+import { AssetBuilder } from './assets.js';
+import { CONFIG_GLOBS, parseConfig } from './config-files.js';
+import { detectFile } from './detect-file.js';
+import type { FileDetections } from './detections.js';
+import { cryptoFindings } from './findings.js';
+
+export interface CryptoAnalyzerOptions {
+  /** Clock for expiry checks (tests pin it). */
+  now?: () => Date;
+  /** Files larger than this are not scanned (bytes). */
+  maxFileSize?: number;
+}
+
+const MAX_CONFIG = 1024 * 1024;
+
+/** Identity of a detection for the parent/child de-duplication. */
+function keysOf(d: FileDetections): string[] {
+  return [
+    ...d.algorithms.map((a) => `a|${a.algorithm}|${a.what}`),
+    ...d.libraries.map((l) => `l|${l.id}`),
+    ...d.protocols.map((p) => `p|${p.protocol}`),
+    ...d.materials.map((m) => `m|${m.certificate?.sha256 ?? m.keyId ?? `${m.kind}|${m.format}|${m.length}`}`),
+  ];
+}
+
+function withoutSeen(d: FileDetections, seen: Set<string> | undefined): FileDetections {
+  if (!seen?.size) return d;
+  return {
+    path: d.path,
+    algorithms: d.algorithms.filter((a) => !seen.has(`a|${a.algorithm}|${a.what}`)),
+    libraries: d.libraries.filter((l) => !seen.has(`l|${l.id}`)),
+    protocols: d.protocols.filter((p) => !seen.has(`p|${p.protocol}`)),
+    materials: d.materials.filter((m) => !seen.has(`m|${m.certificate?.sha256 ?? m.keyId ?? `${m.kind}|${m.format}|${m.length}`}`)),
+  };
+}
+
+async function scanNode(ctx: AnalysisContext, node: FileNode, now: Date): Promise<FileDetections> {
+  const handle = await open(ctx.index.absolutePath(node), 'r');
+  try {
+    const read = async (offset: number, length: number): Promise<Buffer> => {
+      const buffer = Buffer.alloc(Math.max(0, length));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
+      return buffer.subarray(0, bytesRead);
+    };
+    return await detectFile(node.path, ctx.index.stream(node), read, { now, signal: ctx.signal });
+  } finally {
+    await handle.close();
+  }
+}
+
+export function createCryptoAnalyzer(options: CryptoAnalyzerOptions = {}): Analyzer {
+  const maxFileSize = options.maxFileSize ?? 1024 * 1024 * 1024;
+  return {
+    id: 'crypto',
+    phase: 'cryptographic material',
+    async run(ctx: AnalysisContext): Promise<void> {
+      const now = options.now?.() ?? new Date();
+      const files = ctx.index.files().filter((n) => n.size > 0 && n.size <= maxFileSize);
+      const configs = new Set(ctx.index.glob(...CONFIG_GLOBS).map((n) => n.path));
+      // Deepest first, so a parent knows what its children already reported.
+      const ordered = [...files].sort((a, b) => b.depth - a.depth);
+      const seenBelow = new Map<string, Set<string>>();
+      const builder = new AssetBuilder(ctx.components);
+      let done = 0;
+      for (const node of ordered) {
+        ctx.signal.throwIfAborted();
+        try {
+          let detections = await scanNode(ctx, node, now);
+          if (configs.has(node.path) && node.size <= MAX_CONFIG) {
+            const parsed = parseConfig(node.fsPath, (await ctx.index.read(node)).toString('utf8'));
+            detections.protocols.push(...parsed.protocols);
+            detections.materials.push(...parsed.materials);
+          }
+          const keys = keysOf(detections);
+          detections = withoutSeen(detections, seenBelow.get(node.path));
+          for (let parent = node.parent; parent; parent = ctx.index.get(parent)?.parent) {
+            const set = seenBelow.get(parent) ?? new Set<string>();
+            keys.forEach((k) => set.add(k));
+            seenBelow.set(parent, set);
+          }
+          builder.addFile(detections);
+        } catch (error) {
+          if (ctx.signal.aborted) throw error;
+          ctx.problems.push({ path: node.path, source: 'crypto', kind: 'error', message: `crypto detection failed: ${(error as Error).message}` });
+        }
+        ctx.progress(Math.floor((++done * 100) / Math.max(1, ordered.length)));
+      }
+      const assets = builder.build();
+      ctx.cryptoAssets.push(...assets);
+      ctx.findings.push(...cryptoFindings(assets, now));
+    },
+  };
+}
+
+export const cryptoAnalyzer = createCryptoAnalyzer();

@@ -1,0 +1,118 @@
+// The serious cases among the crypto assets become knownVulnerability findings with a CWE: private keys in the
+// image (CWE-321), weak key sizes (CWE-326), certificates signed with MD5/SHA-1 (CWE-328), broken ciphers in
+// use (CWE-327), expired certificates used for trust (CWE-324). Fingerprints hash the rule and the key,
+// certificate or file, never offsets, so the same problem in the next image is the same finding.
+import { findingFingerprint } from '../fingerprint.js';
+import type { CryptoAsset, EngineFinding, Severity } from '../types.js';
+
+const TRUST_PATH = /(\/etc\/ssl\/|\/certs?\/|ca-?bundle|ca-certificates|cacert|trust)/i;
+
+function finding(rule: string, where: string, asset: CryptoAsset, fields: { name: string; severity: Severity; cwe: string; description: string; recommendedAction: string }): EngineFinding {
+  return {
+    fingerprint: findingFingerprint('knownVulnerability', rule, where),
+    findingType: 'knownVulnerability',
+    pname: rule,
+    name: fields.name,
+    title: fields.name,
+    description: fields.description,
+    severity: fields.severity,
+    identifiers: [{ cwe: fields.cwe, rule }],
+    recommendedAction: fields.recommendedAction,
+    occurrences: asset.evidence.map((e) => ({ path: e.path, offset: e.offset, evidence: [e.method, e.match].filter(Boolean).join(': ') })),
+  };
+}
+
+const weakKey = (type: string | undefined, bits: number | undefined): boolean =>
+  bits !== undefined && (((type === 'RSA' || type === 'DSA' || type === 'DH') && bits < 2048) || (type === 'EC' && bits < 224));
+
+function keyFindings(asset: CryptoAsset): EngineFinding[] {
+  const d = asset.details as { keyType?: string; bits?: number; keyId?: string; encrypted?: boolean; weakPassword?: string; format?: string };
+  const where = d.keyId ?? asset.paths.slice().sort()[0]!;
+  const out: EngineFinding[] = [];
+  if (asset.assetType === 'private-key') {
+    const protectedWell = d.encrypted && d.weakPassword === undefined;
+    out.push(finding('private-key-in-image', where, asset, {
+      name: `Private key in the image: ${asset.name}`,
+      severity: protectedWell ? 'medium' : 'high',
+      cwe: 'CWE-321',
+      description: `A ${asset.name} is shipped in the firmware image${d.encrypted ? (d.weakPassword !== undefined ? `, protected only by ${d.weakPassword === '' ? 'an empty password' : `the common password "${d.weakPassword}"`}` : ', encrypted') : ', unencrypted'}. Every device running this image shares it: anyone who extracts the image can impersonate the device or decrypt its traffic.`,
+      recommendedAction: 'Remove the key from the image; generate a unique key per device at first boot or provisioning, and revoke the published one.',
+    }));
+  }
+  if (weakKey(d.keyType, d.bits)) out.push(weakKeyFinding(asset, where, d.keyType!, d.bits!));
+  return out;
+}
+
+function weakKeyFinding(asset: CryptoAsset, where: string, type: string, bits: number): EngineFinding {
+  return finding('weak-key-size', where, asset, {
+    name: `Weak ${type} key size (${bits} bits): ${asset.name}`,
+    severity: bits < 1024 || (type === 'EC' && bits < 192) ? 'high' : 'medium',
+    cwe: 'CWE-326',
+    description: `${asset.name} uses a ${bits}-bit ${type} key, below the 112-bit security strength NIST has required since 2014 (RSA/DSA/DH ≥ 2048 bits, EC ≥ 224 bits).`,
+    recommendedAction: type === 'EC' ? 'Use P-256 or stronger now; plan ML-DSA/ML-KEM for post-quantum migration.' : 'Use at least RSA-3072 now; plan ML-DSA (signatures) or ML-KEM (key establishment) for post-quantum migration.',
+  });
+}
+
+function certificateFindings(asset: CryptoAsset, now: Date): EngineFinding[] {
+  const d = asset.details as { sha256: string; subject: string; notAfter: string; expired: boolean; isCA: boolean; signatureHash?: string; signatureAlgorithm: string; selfSigned: boolean; key: { keyType: string; bits?: number }; contexts: Array<Record<string, string>> };
+  const out: EngineFinding[] = [];
+  const efi = d.contexts.map((c) => c.efiVariable).filter((v): v is string => !!v && v !== 'dbx');
+  // A certificate shipped with its private key (PKCS#12) is an identity, not a trust anchor.
+  const identity = d.contexts.every((c) => c.container === 'PKCS#12');
+  const trusted = efi.length > 0 || (!identity && (d.isCA || asset.paths.some((p) => TRUST_PATH.test(p))));
+  if (d.expired && trusted) {
+    const where = efi.length ? `UEFI ${[...new Set(efi)].join('/')}` : d.isCA ? 'a CA certificate' : 'a trust store';
+    out.push(finding('expired-certificate-used-for-trust', d.sha256, asset, {
+      name: `Expired certificate used for trust: ${asset.name}`,
+      severity: 'medium',
+      cwe: 'CWE-324',
+      description: `The certificate "${d.subject}" expired on ${d.notAfter.slice(0, 10)} (checked ${now.toISOString().slice(0, 10)}) and is still installed as ${where}. Verifiers that ignore validity keep trusting a key whose lifetime is over; verifiers that check it break.`,
+      recommendedAction: efi.length ? 'Enroll the successor certificates (e.g. Microsoft UEFI CA 2023 / KEK 2K CA 2023) in the Secure Boot variables and plan revocation of the expired ones.' : 'Replace the certificate with a currently valid one and remove the expired one from the trust store.',
+    }));
+  }
+  if (d.signatureHash === 'MD5' || d.signatureHash === 'SHA-1') {
+    out.push(finding('weak-signature-algorithm', d.sha256, asset, {
+      name: `Certificate signed with ${d.signatureAlgorithm}: ${asset.name}`,
+      severity: d.signatureHash === 'MD5' ? 'high' : 'medium',
+      cwe: 'CWE-328',
+      description: `The certificate "${d.subject}" is signed with ${d.signatureAlgorithm}; ${d.signatureHash} collisions are practical, so signatures over it can be forged.`,
+      recommendedAction: 'Re-issue the certificate with SHA-256 or stronger (SHA-384 for long-lived roots).',
+    }));
+  }
+  if (weakKey(d.key.keyType, d.key.bits)) out.push(weakKeyFinding(asset, d.sha256, d.key.keyType, d.key.bits!));
+  return out;
+}
+
+const BROKEN: Record<string, { cwe: string; why: string }> = {
+  DES: { cwe: 'CWE-327', why: 'DES has a 56-bit key that is brute-forced in hours' },
+  RC4: { cwe: 'CWE-327', why: 'RC4 keystream biases let attackers recover plaintext (RFC 7465 prohibits it in TLS)' },
+  '3DES': { cwe: 'CWE-327', why: 'Triple DES has a 64-bit block (Sweet32) and NIST disallows it for encryption after 2023' },
+};
+
+function algorithmFindings(asset: CryptoAsset): EngineFinding[] {
+  const d = asset.details as { algorithm: string; methods: string[] };
+  const broken = BROKEN[d.algorithm];
+  if (!broken) return [];
+  // One finding per file that uses it: the file is where it has to be fixed.
+  return asset.paths.map((path) => {
+    const evidence = asset.evidence.filter((e) => e.path === path);
+    const strong = evidence.some((e) => e.method === 'constant-table' || e.method === 'config');
+    return finding(`broken-algorithm-${d.algorithm.toLowerCase()}`, path, { ...asset, evidence }, {
+      name: `Broken algorithm ${d.algorithm} in ${path.split('/').pop()}`,
+      severity: strong ? 'medium' : 'low',
+      cwe: broken.cwe,
+      description: `${broken.why}. Found in ${path} (${[...new Set(evidence.map((e) => e.method))].join(', ')}).`,
+      recommendedAction: 'Remove the algorithm from the build and configuration; use AES-256-GCM or ChaCha20-Poly1305.',
+    });
+  });
+}
+
+export function cryptoFindings(assets: CryptoAsset[], now: Date): EngineFinding[] {
+  const out: EngineFinding[] = [];
+  for (const asset of assets) {
+    if (asset.assetType === 'private-key' || asset.assetType === 'public-key') out.push(...keyFindings(asset));
+    else if (asset.assetType === 'certificate') out.push(...certificateFindings(asset, now));
+    else if (asset.assetType === 'algorithm') out.push(...algorithmFindings(asset));
+  }
+  return out;
+}

@@ -1,0 +1,101 @@
+// One pass, many patterns: finds every occurrence of a fixed set of byte patterns in a stream with bounded
+// memory. Each pattern is indexed by a 4-byte anchor (its most varied window); a rolling 32-bit window over the
+// input is tested against a hashed bitmap of anchors, and only bitmap hits are looked up and verified. The cost
+// is one table probe per input byte whatever the number of patterns (the idea of a hashed-prefix multi-pattern
+// matcher, as in Wu-Manber), and memory is one chunk plus a carry of twice the longest pattern.
+
+const FILTER_BITS = 20;
+
+interface Candidate {
+  pattern: number;
+  /** Offset of the anchor inside the pattern. */
+  anchor: number;
+}
+
+export type HitHandler = (pattern: number, offset: number) => void;
+
+function anchorOffset(bytes: Buffer): number {
+  let best = 0;
+  let bestScore = -1;
+  for (let at = 0; at + 4 <= bytes.length; at++) {
+    const window = bytes.subarray(at, at + 4);
+    const distinct = new Set(window).size;
+    const plain = window.filter((b) => b === 0 || b === 0xff).length;
+    const score = distinct * 4 - plain;
+    if (score > bestScore) {
+      best = at;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+export class MultiPatternScanner {
+  private readonly filter = new Uint8Array(1 << FILTER_BITS);
+  private readonly table = new Map<number, Candidate[]>();
+  readonly maxLength: number;
+
+  constructor(private readonly patterns: readonly Buffer[]) {
+    let max = 4;
+    patterns.forEach((bytes, pattern) => {
+      if (bytes.length < 4) throw new Error(`pattern ${pattern} is shorter than 4 bytes`);
+      max = Math.max(max, bytes.length);
+      const anchor = anchorOffset(bytes);
+      const key = bytes.readUInt32LE(anchor);
+      this.filter[Math.imul(key, 0x9e3779b1) >>> (32 - FILTER_BITS)] = 1;
+      const list = this.table.get(key);
+      if (list) list.push({ pattern, anchor });
+      else this.table.set(key, [{ pattern, anchor }]);
+    });
+    this.maxLength = max;
+  }
+
+  /** Scans a whole buffer; offsets are relative to `base`. */
+  scanBuffer(data: Buffer, onHit: HitHandler, base = 0): void {
+    this.scanRange(data, 0, data.length - 3, true, base, onHit);
+  }
+
+  /** Scans a stream of chunks; every occurrence is reported once, with its offset in the stream. */
+  async scanStream(chunks: AsyncIterable<Buffer | Uint8Array | string>, onHit: HitHandler, signal?: AbortSignal): Promise<number> {
+    let carry: Buffer = Buffer.alloc(0);
+    let from = 0;
+    let base = 0;
+    for await (const raw of chunks) {
+      signal?.throwIfAborted();
+      const chunk = typeof raw === 'string' ? Buffer.from(raw, 'latin1') : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+      const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+      const end = data.length - this.maxLength;
+      if (end <= from) {
+        carry = Buffer.from(data);
+        continue;
+      }
+      this.scanRange(data, from, end, false, base, onHit);
+      const keep = Math.max(0, end - this.maxLength);
+      carry = Buffer.from(data.subarray(keep));
+      from = end - keep;
+      base += keep;
+    }
+    this.scanRange(carry, from, carry.length - 3, true, base, onHit);
+    return base + carry.length;
+  }
+
+  /** Tests anchor positions [from, end); with `final`, patterns are bounds-checked against the data's end. */
+  private scanRange(data: Buffer, from: number, end: number, final: boolean, base: number, onHit: HitHandler): void {
+    if (end <= from || data.length < 4) return;
+    const filter = this.filter;
+    const shift = 32 - FILTER_BITS;
+    let h = (data[from]! | (data[from + 1]! << 8) | (data[from + 2]! << 16)) << 8;
+    for (let i = from; i < end; i++) {
+      h = (h >>> 8) | (data[i + 3]! << 24);
+      if (filter[Math.imul(h, 0x9e3779b1) >>> shift] === 0) continue;
+      const candidates = this.table.get(h >>> 0);
+      if (!candidates) continue;
+      for (const { pattern, anchor } of candidates) {
+        const start = i - anchor;
+        const bytes = this.patterns[pattern]!;
+        if (start < 0 || (final && start + bytes.length > data.length)) continue;
+        if (data.compare(bytes, 0, bytes.length, start, start + bytes.length) === 0) onHit(pattern, base + start);
+      }
+    }
+  }
+}
