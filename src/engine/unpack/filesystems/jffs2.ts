@@ -48,21 +48,28 @@ async function decode(reader: Reader, ref: DataRef, endian: Endian): Promise<Buf
   }
 }
 
-/** Lays `ref` over the fragment list (newer data replaces the overlapped ranges). */
-function overlay(frags: Fragment[], ref: DataRef): Fragment[] {
+/** Lays `ref` over the sorted fragment list in place (newer data replaces the overlapped ranges). */
+function overlay(frags: Fragment[], ref: DataRef): void {
   const start = ref.node.offset;
   const end = start + ref.node.dsize;
-  if (end <= start) return frags;
-  const out: Fragment[] = [];
-  for (const f of frags) {
-    if (f.end <= start || f.start >= end) out.push(f);
-    else {
-      if (f.start < start) out.push({ ...f, end: start });
-      if (f.end > end) out.push({ ...f, start: end, skip: f.skip + (end - f.start) });
-    }
+  if (end <= start) return;
+  // First fragment that ends after `start` (binary search: nodes mostly arrive in file order).
+  let lo = 0;
+  let hi = frags.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (frags[mid]!.end <= start) lo = mid + 1;
+    else hi = mid;
   }
-  out.push({ start, end, ref, skip: 0 });
-  return out.sort((a, b) => a.start - b.start);
+  const replaced: Fragment[] = [];
+  let last = lo;
+  while (last < frags.length && frags[last]!.start < end) last++;
+  const before = frags[lo];
+  if (before && before.start < start && lo < last) replaced.push({ ...before, end: start });
+  replaced.push({ start, end, ref, skip: 0 });
+  const after = frags[last - 1];
+  if (after && last > lo && after.end > end) replaced.push({ ...after, start: end, skip: after.skip + (end - after.start) });
+  frags.splice(lo, last - lo, ...replaced);
 }
 
 interface InodeState {
@@ -122,8 +129,8 @@ class Jffs2Image {
   }
 
   fragments(state: InodeState): Fragment[] {
-    let frags: Fragment[] = [];
-    for (const ref of [...state.data].sort((a, b) => a.node.version - b.node.version)) frags = overlay(frags, ref);
+    const frags: Fragment[] = [];
+    for (const ref of [...state.data].sort((a, b) => a.node.version - b.node.version)) overlay(frags, ref);
     const size = state.latest.node.isize;
     return frags.filter((f) => f.start < size).map((f) => (f.end > size ? { ...f, end: size } : f));
   }

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extHandler } from '../../../../src/engine/unpack/filesystems/ext.js';
@@ -42,14 +42,16 @@ beforeAll(() => {
   ];
   // Enough entries to spill the root directory over several blocks (and make ext4 index it).
   for (let i = 0; i < 150; i++) files.push({ path: `many/file-with-a-longish-name-${i}`, kind: 'file', content: Buffer.from(`n${i}`), mode: 0o644 });
-  files.push({ path: 'many', kind: 'directory', mode: 0o755 });
+  files.push({ path: 'many', kind: 'directory', mode: 0o755 }, { path: 'dev', kind: 'directory', mode: 0o755 });
   writeTree(src, files, { modes: true });
+  linkSync(join(src, 'etc/passwd'), join(src, 'etc/passwd-'));
 });
 afterAll(() => cleanup(work));
 
 describe.runIf(enabled)('ext handler', () => {
   it('extracts ext2 with 1 KiB blocks (block maps, double indirect, holes) and finds the exact chunk end', async () => {
     const image = mkfs('ext2.img', 'ext2', 1024, 1200);
+    run('debugfs', ['-w', '-f', '-', image], { input: Buffer.from('cd dev\nmknod console c 5 1\nmknod mtdblock3 b 31 3\n') });
     // Carved: the image sits after 4 KiB of junk and before trailing bytes.
     const padded = join(work, 'ext2-carved.bin');
     writeFileSync(padded, Buffer.concat([noise(4096, 1), readFileSync(image), Buffer.alloc(777, 0xff)]));
@@ -57,6 +59,9 @@ describe.runIf(enabled)('ext handler', () => {
     expect(ex.chunk).toMatchObject({ start: 4096, end: 4096 + 1200 * 1024, meta: { version: 'ext2', label: 'fsroot' } });
     expectTree(ex, files, { modes: true });
     expect(ex.sink.problems).toEqual([]);
+    expect(entry(ex, 'dev/console')).toMatchObject({ kind: 'device', meta: { meta: { major: 5, minor: 1, kind: 'char' } } });
+    expect(entry(ex, 'dev/mtdblock3')?.meta.meta).toMatchObject({ major: 31, minor: 3, kind: 'block' });
+    expect(['etc/passwd', 'etc/passwd-'].map((p) => entry(ex, p)?.kind).sort()).toEqual(['file', 'hardlink']);
     cleanup(ex.root);
   });
 

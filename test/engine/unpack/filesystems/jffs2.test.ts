@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jffs2Handler } from '../../../../src/engine/unpack/filesystems/jffs2.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
+import { lzma } from '../../../../src/engine/unpack/codecs.js';
 import { cleanup, corrupt, entry, expectTree, extractWith, haveTool, noise, run, sampleTree, tempDir, writeTree, type SampleFile } from './fs-image-harness.js';
 
 const enabled = haveTool('mkfs.jffs2');
@@ -44,7 +45,7 @@ function dirent(pino: number, version: number, ino: number, name: string): Buffe
   return node(0xe001, body, Buffer.from(name), 20);
 }
 
-function inode(ino: number, version: number, mode: number, isize: number, offset: number, data: Buffer): Buffer {
+function inode(ino: number, version: number, mode: number, isize: number, offset: number, data: Buffer, compr = 0, dsize = data.length): Buffer {
   const body = Buffer.alloc(56);
   body.writeUInt32LE(ino, 0);
   body.writeUInt32LE(version, 4);
@@ -52,7 +53,8 @@ function inode(ino: number, version: number, mode: number, isize: number, offset
   body.writeUInt32LE(isize, 16);
   body.writeUInt32LE(offset, 32);
   body.writeUInt32LE(data.length, 36);
-  body.writeUInt32LE(data.length, 40);
+  body.writeUInt32LE(dsize, 40);
+  body[44] = compr;
   body.writeUInt32LE(crc(data), 48);
   // The node CRC covers the header up to (not including) data_crc.
   return node(0xe002, body, data, 52, 60);
@@ -122,6 +124,24 @@ describe.runIf(enabled)('jffs2 handler', () => {
     expect(entry(ex, file)?.meta.mode).toBe(0o600);
     expect(entry(ex, link)).toMatchObject({ kind: 'hardlink', linkTarget: file });
     expect(entry(ex, 'empty')).toBeUndefined();
+    cleanup(ex.root);
+  });
+
+  it('decodes OpenWrt LZMA nodes (raw LZMA1, lc=lp=pb=0)', async () => {
+    const image = mkjffs2('lzma-base.img', ['-l', '-p']);
+    const log = findDirent(image, 'text.log');
+    const text = Buffer.from('lzma compressed page '.repeat(190)).subarray(0, 4000);
+    const packed = await new Promise<Buffer>((resolve, reject) => {
+      const parts: Buffer[] = [];
+      const enc = lzma().createStream('rawEncoder', { filters: [{ id: lzma().FILTER_LZMA1, options: { lc: 0, lp: 0, pb: 0, dictSize: 0x2000 } }] });
+      enc.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve(Buffer.concat(parts))).on('error', reject);
+      enc.end(text);
+    });
+    expect(packed.length).toBeLessThan(text.length / 4);
+    const update = inode(log.ino, 9000, 0o100644, text.length, 0, packed, 8, text.length);
+    const ex = await extractWith(jffs2Handler, Buffer.concat([image, update, Buffer.alloc(ERASE - update.length, 0xff)]));
+    expect(ex.sink.problems).toEqual([]);
+    expect(readFileSync(join(ex.root, 'text.log')).equals(text)).toBe(true);
     cleanup(ex.root);
   });
 

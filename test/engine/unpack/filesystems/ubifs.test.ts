@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, linkSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ubifsHandler } from '../../../../src/engine/unpack/filesystems/ubifs.js';
@@ -13,7 +13,7 @@ let files: SampleFile[];
 
 /** A bare UBIFS image (512-byte pages, 15 KiB LEBs: the smallest geometry mkfs.ubifs accepts). */
 export function mkubifs(source: string, out: string, compression: string): string {
-  run('mkfs.ubifs', ['-r', source, '-m', '512', '-e', '15360', '-c', '200', '-x', compression, '-o', out]);
+  run('mkfs.ubifs', ['-r', source, '-m', '512', '-e', '15360', '-c', '200', '-x', compression, '-D', join(work, 'devtable'), '-o', out]);
   return out;
 }
 
@@ -29,6 +29,8 @@ beforeAll(() => {
   writeFileSync(sparse, noise(5000, 11));
   truncateSync(sparse, 45_000);
   appendFileSync(sparse, 'tail');
+  linkSync(join(src, 'etc/passwd'), join(src, 'etc/passwd-'));
+  writeFileSync(join(work, 'devtable'), '/dev d 755 0 0 - - - - -\n/dev/ttyS0 c 620 0 5 4 64 - - -\n');
 });
 afterAll(() => cleanup(work));
 
@@ -40,6 +42,9 @@ describe.runIf(enabled)('ubifs handler', () => {
       expect(ex.chunk).toMatchObject({ start: 0, end: readFileSync(image).length, meta: { lebSize: 15360 } });
       expectTree(ex, files, { modes: true });
       expect(entry(ex, 'etc/far')?.linkTarget).toBe('/' + 'x'.repeat(120) + '/target');
+      expect(entry(ex, 'dev/ttyS0')).toMatchObject({ kind: 'device', meta: { mode: 0o620, gid: 5, meta: { major: 4, minor: 64 } } });
+      const names = ['etc/passwd', 'etc/passwd-'].map((p) => entry(ex, p)?.kind).sort();
+      expect(names).toEqual(['file', 'hardlink']);
       expect(ex.sink.problems).toEqual([]);
       cleanup(ex.root);
     });
