@@ -1,5 +1,6 @@
 // The boot handlers, in the order the driver tries them at one offset (see ../registry.ts).
 import type { Handler } from '../handler.js';
+import { cbfsHandler } from './cbfs.js';
 import { efiSignatureListHandler } from './efi-signature-list.js';
 import { uefiFvHandler } from './uefi-fv.js';
 import { uefiVarstoreHandler } from './uefi-varstore.js';
@@ -8,4 +9,5 @@ export const bootHandlers: Handler[] = [
   uefiFvHandler,
   uefiVarstoreHandler,
   efiSignatureListHandler,
+  cbfsHandler,
 ];
