@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { cpioHandler } from '../../../../src/engine/unpack/archives/cpio.js';
+import { noise, runHandler, tool } from '../handler-harness.js';
+import { makeTree, TREE } from './archive-fixture.js';
+
+function cpio(format: string): Buffer {
+  return tool('sh', ['-c', `find root | sort | cpio -o -H ${format} 2>/dev/null`], { cwd: makeTree() });
+}
+
+describe('cpio handler', () => {
+  for (const format of ['newc', 'crc', 'odc', 'bin']) {
+    it(`extracts the ${format} format with modes and symlinks and ends after the trailer`, async () => {
+      const archive = cpio(format);
+      const run = await runHandler(cpioHandler, Buffer.concat([noise(64), archive]), 64);
+      // cpio pads the archive to 512 bytes after the trailer; the chunk ends at the trailer (+ alignment).
+      expect(run.chunk!.end).toBeLessThanOrEqual(64 + archive.length);
+      expect(archive.subarray(run.chunk!.end - 64).every((b) => b === 0)).toBe(true);
+      expect(run.files['root/etc/passwd']).toEqual(TREE['etc/passwd']);
+      expect(run.files['root/usr/bin/tool']).toEqual(TREE['usr/bin/tool']);
+      expect(run.entries.find((e) => e.path === 'root/usr/bin/tool')?.meta.mode).toBe(0o755);
+      expect(run.entries.find((e) => e.path === 'root/etc/tool-link')).toMatchObject({ kind: 'symlink', linkTarget: '../usr/bin/tool' });
+      expect(run.entries.find((e) => e.path === 'root/var/empty')?.kind).toBe('directory');
+    });
+  }
+
+  it('reports a truncated archive', async () => {
+    await expect(runHandler(cpioHandler, cpio('newc').subarray(0, 40_000))).rejects.toThrow(/cpio/);
+  });
+
+  it('refuses a name that escapes', async () => {
+    const archive = Buffer.from(cpio('newc'));
+    const at = archive.indexOf('root/etc/passwd');
+    archive.write('../../etc/passw', at, 'latin1');
+    const run = await runHandler(cpioHandler, archive);
+    expect(run.problems.map((p) => p.message).join()).toMatch(/escapes/);
+    expect(run.files['root/usr/bin/tool']).toEqual(TREE['usr/bin/tool']);
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { zipHandler } from '../../../../src/engine/unpack/archives/zip.js';
+import { LimitError } from '../../../../src/engine/unpack/handler.js';
+import { noise, runHandler, tempDir, tool } from '../handler-harness.js';
+import { makeTree, TREE } from './archive-fixture.js';
+
+describe('zip handler', () => {
+  it('extracts deflated, stored and symlink entries of Info-ZIP output, carved between other bytes', async () => {
+    const archive = tool('sh', ['-c', 'zip -qry out.zip root && cat out.zip'], { cwd: makeTree() });
+    const run = await runHandler(zipHandler, Buffer.concat([noise(100), archive, noise(50)]), 100);
+    expect(run.chunk).toMatchObject({ start: 100, end: 100 + archive.length });
+    expect(run.files['root/etc/passwd']).toEqual(TREE['etc/passwd']);
+    expect(run.files['root/usr/bin/tool']).toEqual(TREE['usr/bin/tool']);
+    expect(run.entries.find((e) => e.path === 'root/usr/bin/tool')?.meta.mode).toBe(0o755);
+    expect(run.entries.find((e) => e.path === 'root/etc/tool-link')).toMatchObject({ kind: 'symlink', linkTarget: '../usr/bin/tool' });
+    expect(run.problems).toEqual([]);
+  });
+
+  it('reads bzip2 entries (7z -mm=BZip2)', async () => {
+    const dir = makeTree();
+    tool('7z', ['a', '-tzip', '-mm=BZip2', '-bd', 'out.zip', 'root/usr/bin/tool'], { cwd: dir });
+    const run = await runHandler(zipHandler, tool('cat', [`${dir}/out.zip`]));
+    expect(run.files['root/usr/bin/tool']).toEqual(TREE['usr/bin/tool']);
+  });
+
+  it('stops a zip bomb at the byte budget', async () => {
+    const dir = tempDir();
+    tool('sh', ['-c', 'head -c 20000000 /dev/zero > zeros && zip -q bomb.zip zeros'], { cwd: dir });
+    const bomb = tool('cat', [`${dir}/bomb.zip`]);
+    await expect(runHandler(zipHandler, bomb, 0, { maxTotalBytes: 1_000_000 })).rejects.toBeInstanceOf(LimitError);
+  });
+
+  it('stops an entry whose declared size lies', async () => {
+    const archive = Buffer.from(tool('zip', ['-qr', '-', 'root/usr/bin/tool'], { cwd: makeTree() }));
+    const cd = archive.lastIndexOf(Buffer.from('PK\x01\x02', 'latin1'));
+    archive.writeUInt32LE(1000, cd + 24); // uncompressed size in the central directory
+    const run = await runHandler(zipHandler, archive);
+    expect(run.files['root/usr/bin/tool']).toBeUndefined();
+    expect(run.problems.map((p) => p.message).join()).toMatch(/more than its declared 1000 bytes/);
+  });
+
+  it('refuses a local header without a consistent end of central directory', async () => {
+    const archive = tool('zip', ['-qr', '-', 'root'], { cwd: makeTree() });
+    expect((await runHandler(zipHandler, archive.subarray(0, archive.length - 30))).chunk).toBeNull();
+  });
+});
