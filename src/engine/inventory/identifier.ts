@@ -10,6 +10,8 @@ export interface Candidate {
   key: string;
   name: string;
   version?: string;
+  /** Upstream release used to merge database records with binaries ('2019.78-5' → '2019.78'). */
+  matchVersion?: string;
   type: Component['type'];
   cpe?: string;
   purl?: string;

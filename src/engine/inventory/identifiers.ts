@@ -1,8 +1,22 @@
 // Every component identifier, in order (package databases first: their records name the packages that the
 // binary identifiers then confirm). Adding an identifier is one file plus one line here.
+import { apkInstalledIdentifier } from './apk-installed.identifier.js';
+import { dpkgStatusIdentifier } from './dpkg-status.identifier.js';
+import { elfMetadataIdentifier } from './elf-metadata.identifier.js';
 import type { Identifier } from './identifier.js';
+import { opkgStatusIdentifier } from './opkg-status.identifier.js';
+import { osReleaseIdentifier } from './os-release.identifier.js';
+import { peVersionIdentifier } from './pe-version.identifier.js';
+import { uefiModulesIdentifier } from './uefi-modules.identifier.js';
 import { versionSignatureIdentifier } from './version-signatures.identifier.js';
 
 export const identifiers: Identifier[] = [
+  opkgStatusIdentifier,
+  dpkgStatusIdentifier,
+  apkInstalledIdentifier,
+  osReleaseIdentifier,
+  elfMetadataIdentifier,
+  peVersionIdentifier,
+  uefiModulesIdentifier,
   versionSignatureIdentifier,
 ];

@@ -7,8 +7,6 @@ import type { Candidate } from './identifier.js';
 
 export interface StampedCandidate extends Candidate {
   foundBy: string;
-  /** Upstream version used to merge database records with binaries ('2019.78-5' → '2019.78'). */
-  matchVersion?: string;
 }
 
 export interface MergeResult {
@@ -53,6 +51,8 @@ function addEvidence(list: Evidence[], e: Evidence): void {
 
 interface Draft {
   key: string;
+  /** Set for drafts started by a package-database record. */
+  packageName?: string;
   component: Component;
   matchVersion?: string;
   primaryPaths: string[];
@@ -75,9 +75,9 @@ function absorb(d: Draft, c: StampedCandidate): void {
   if (!comp.foundBy.includes(c.foundBy)) comp.foundBy.push(c.foundBy);
   for (const n of c.dependsOn ?? []) d.dependsOn.add(n);
   for (const n of c.provides ?? []) d.provides.add(n);
-  // Independent methods agreeing raise confidence a little.
-  const independent = !d.methods.has(c.evidence.method);
-  d.methods.add(c.evidence.method);
+  // Independent identifiers agreeing raise confidence a little.
+  const independent = !d.methods.has(c.foundBy);
+  d.methods.add(c.foundBy);
   comp.confidence = Math.min(1, Math.max(comp.confidence, c.confidence) + (independent && d.methods.size > 1 ? 0.05 : 0));
   comp.confidence = Math.round(comp.confidence * 100) / 100;
 }
@@ -94,7 +94,8 @@ function draftFrom(c: StampedCandidate): Draft {
 export function mergeCandidates(input: StampedCandidate[]): MergeResult {
   const problems: Problem[] = [];
   const candidates = resolveConflicts(input, problems);
-  const drafts = new Map<string, Draft>();
+  // Per family and upstream version: one draft per database package, binaries join the package that lists them.
+  const drafts = new Map<string, Draft[]>();
   // Databases first, so their package identity leads the merged component.
   const ordered = [...candidates].sort((a, b) => Number(a.primaryFile) - Number(b.primaryFile));
   const versionless: StampedCandidate[] = [];
@@ -105,13 +106,23 @@ export function mergeCandidates(input: StampedCandidate[]): MergeResult {
       continue;
     }
     const k = `${c.key}@${v}`;
-    const d = drafts.get(k);
-    if (d) absorb(d, c);
-    else drafts.set(k, draftFrom(c));
+    const list = drafts.get(k) ?? [];
+    const target = c.primaryFile ? (list.find((d) => d.component.paths.includes(c.path)) ?? list[0]) : list.find((d) => d.packageName === c.name);
+    if (target) absorb(target, c);
+    else {
+      const d = draftFrom(c);
+      if (!c.primaryFile) d.packageName = c.name;
+      list.push(d);
+    }
+    drafts.set(k, list);
   }
+  const versioned = [...drafts.values()].flat();
   const bare = new Map<string, Draft>();
   for (const c of versionless) {
-    const owner = [...drafts.values()].find((d) => d.key === c.key && d.component.paths.includes(c.path));
+    // The versioned draft of the same family in that file, else the package whose database lists the file.
+    const owner =
+      versioned.find((d) => d.key === c.key && d.component.paths.includes(c.path)) ??
+      versioned.find((d) => d.packageName !== undefined && d.component.paths.includes(c.path));
     if (owner) {
       absorb(owner, c);
       continue;
@@ -120,7 +131,7 @@ export function mergeCandidates(input: StampedCandidate[]): MergeResult {
     if (d) absorb(d, c);
     else bare.set(c.key, draftFrom(c));
   }
-  const all = [...drafts.values(), ...bare.values()];
+  const all = [...versioned, ...bare.values()];
   const taken = new Set<string>();
   const links: MergeResult['links'] = new Map();
   for (const d of all) {

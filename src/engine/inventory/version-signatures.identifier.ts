@@ -30,9 +30,10 @@ export function candidateFromHit(signature: VersionSignature, hit: Pick<Signatur
   };
   if (version !== undefined) candidate.version = version;
   if (signature.supplier) candidate.supplier = signature.supplier;
-  if (signature.cpe) {
-    const v = version === undefined ? undefined : signature.cpeVersion ? signature.cpeVersion(version) : { version };
-    candidate.cpe = buildCpe({ part: signature.cpe.part, vendor: signature.cpe.vendor, product: signature.cpe.product, version: v?.version, update: 'update' in (v ?? {}) ? (v as { update?: string }).update : undefined });
+  // A CPE without a version would match every release of the product: only versioned components get one.
+  if (signature.cpe && version !== undefined) {
+    const v: { version: string; update?: string } = signature.cpeVersion ? signature.cpeVersion(version) : { version };
+    candidate.cpe = buildCpe({ ...signature.cpe, version: v.version, update: v.update });
   }
   return candidate;
 }

@@ -1,0 +1,41 @@
+// ELF metadata: records each ELF file's architecture, SONAME, DT_NEEDED and build-id for the analyzer
+// (dependencies, architecture, evidence), and identifies shared libraries by SONAME and file name.
+import { posix } from 'node:path';
+import { nodeSource } from '../binaries/byte-source.js';
+import { isElf, parseElf } from '../binaries/elf.js';
+import { FormatError } from '../unpack/handler.js';
+import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
+import { familyById } from './package-families.js';
+import { libraryName } from './library-names.js';
+import { candidateFromHit } from './version-signatures.identifier.js';
+
+export const elfMetadataIdentifier: Identifier = {
+  id: 'elf-metadata',
+  description: 'ELF SONAME, library file names, DT_NEEDED and build-id (methods elf-soname, library-file-name)',
+  selects: (_node, head) => isElf(head),
+  async identify(file: FileView, ctx: IdentifierContext): Promise<Candidate[]> {
+    let elf;
+    try {
+      elf = await parseElf(nodeSource(ctx.index, file.node), { dynamicSymbols: false });
+    } catch (error) {
+      if (!(error instanceof FormatError)) throw error;
+      ctx.note({ path: file.node.path, kind: 'skipped', message: `not parsed as ELF: ${error.message}` });
+      return [];
+    }
+    ctx.binaries.set(file.node.path, { architecture: elf.architecture, soname: elf.soname, needed: elf.needed, buildId: elf.buildId });
+    const fileName = posix.basename(file.node.fsPath);
+    // The file name may carry the release; the SONAME at least names the family.
+    const byFile = libraryName(fileName);
+    const bySoname = elf.soname ? libraryName(elf.soname) : undefined;
+    const hit = byFile?.version ? byFile : (bySoname ?? byFile);
+    const family = hit ? familyById(hit.family) : undefined;
+    if (!hit || !family) return [];
+    const method = hit === byFile && byFile.version ? 'library-file-name' : 'elf-soname';
+    const match = method === 'library-file-name' ? fileName : (elf.soname ?? fileName);
+    const candidate = candidateFromHit(family, { version: hit.version, match, offset: 0, confidence: hit.version ? 0.75 : 0.5 }, file.node);
+    candidate.evidence = { path: file.node.path, method, match };
+    candidate.architecture = elf.architecture;
+    candidate.provides = [elf.soname, fileName].filter((n): n is string => !!n);
+    return [candidate];
+  },
+};

@@ -1,0 +1,69 @@
+// Shared-library file names and SONAMEs that identify a component family. Some carry the release in the file
+// name (libz.so.1.2.11, libc-2.31.so, libuClibc-0.9.33.2.so, libpng16.so.16.37.0); most SONAME versions are ABI
+// numbers, not releases, and identify the family only.
+
+export interface LibraryName {
+  pattern: RegExp;
+  family: string;
+  /** Builds the release from the match; absent when the name carries no release. */
+  version?: (m: RegExpExecArray) => string;
+}
+
+const group = (m: RegExpExecArray): string => m[1];
+
+export const LIBRARY_NAMES: LibraryName[] = [
+  { pattern: /^libz\.so\.(1\.\d+\.\d+(?:\.\d+)?)$/, family: 'zlib', version: group },
+  { pattern: /^libz\.so(?:\.1)?$/, family: 'zlib' },
+  { pattern: /^(?:lib|ld-)uClibc-(0\.9\.\d+(?:\.\d+)?)\.so$/, family: 'uclibc', version: group },
+  { pattern: /^(?:lib|ld-)uClibc-(1\.\d+\.\d+)\.so$/, family: 'uclibc-ng', version: group },
+  { pattern: /^(?:libc|ld)-(2\.\d+(?:\.\d+)?)\.so$/, family: 'glibc', version: group },
+  { pattern: /^libc\.so\.6$/, family: 'glibc' },
+  { pattern: /^ld-musl-[\w-]+\.so\.1$|^libc\.musl-[\w-]+\.so\.1$/, family: 'musl' },
+  { pattern: /^libpcap\.so\.(1\.\d+\.\d+)$/, family: 'libpcap', version: group },
+  { pattern: /^libpcap\.so(?:\.[\d.]+)?$/, family: 'libpcap' },
+  { pattern: /^lib(?:ssl|crypto)\.so(?:\.[\d.]+)?$/, family: 'openssl' },
+  { pattern: /^libpng(1\d)\.so\.1\d\.(\d+)\.\d+$/, family: 'libpng', version: (m) => `1.${m[1].slice(1)}.${m[2]}` },
+  { pattern: /^libpng(?:1\d)?\.so(?:\.[\d.]+)?$/, family: 'libpng' },
+  { pattern: /^libxml2\.so\.(2\.\d+\.\d+)$/, family: 'libxml2', version: group },
+  { pattern: /^libxml2\.so(?:\.2)?$/, family: 'libxml2' },
+  { pattern: /^libexpat\.so(?:\.[\d.]+)?$/, family: 'expat' },
+  { pattern: /^libsqlite3\.so(?:\.[\d.]+)?$/, family: 'sqlite' },
+  { pattern: /^libcurl\.so(?:\.[\d.]+)?$/, family: 'libcurl' },
+  { pattern: /^libmbedtls\.so\.(2\.\d+\.\d+)$/, family: 'mbedtls', version: group },
+  { pattern: /^libmbed(?:tls|crypto|x509)\.so(?:\.[\d.]+)?$/, family: 'mbedtls' },
+  { pattern: /^lib(?:wolfssl|cyassl)\.so(?:\.[\d.]+)?$/, family: 'wolfssl' },
+  { pattern: /^libgnutls\.so(?:\.[\d.]+)?$/, family: 'gnutls' },
+  { pattern: /^libgcrypt\.so\.(?:20)\.[\d.]+$|^libgcrypt\.so(?:\.20)?$/, family: 'libgcrypt' },
+  { pattern: /^libreadline\.so\.([5-8]\.\d+)$/, family: 'readline', version: group },
+  { pattern: /^libncursesw?\.so\.([5-6]\.\d+)$/, family: 'ncurses', version: group },
+  { pattern: /^libncursesw?\.so(?:\.[5-6])?$/, family: 'ncurses' },
+  { pattern: /^libjson-c\.so(?:\.[\d.]+)?$/, family: 'json-c' },
+  { pattern: /^libubox\.so(?:\.[\d.]+)?$/, family: 'libubox' },
+  { pattern: /^libubus\.so(?:\.[\d.]+)?$/, family: 'ubus' },
+  { pattern: /^libnl-tiny\.so(?:\.[\d.]+)?$/, family: 'libnl-tiny' },
+  { pattern: /^libnl-(?:genl-|route-)?3\.so(?:\.[\d.]+)?$/, family: 'libnl' },
+  { pattern: /^libgcc_s\.so(?:\.1)?$/, family: 'libgcc' },
+  { pattern: /^libevent(?:_core|_extra|_openssl|_pthreads)?(?:-2\.\d)?\.so(?:\.[\d.]+)?$/, family: 'libevent' },
+  { pattern: /^libpcre\.so(?:\.[\d.]+)?$/, family: 'pcre' },
+  { pattern: /^libpcre2-(?:8|16|32)\.so(?:\.[\d.]+)?$/, family: 'pcre2' },
+  { pattern: /^libjansson\.so(?:\.[\d.]+)?$/, family: 'jansson' },
+  { pattern: /^libcares\.so(?:\.[\d.]+)?$/, family: 'c-ares' },
+  { pattern: /^libnghttp2\.so(?:\.[\d.]+)?$/, family: 'nghttp2' },
+  { pattern: /^libssh\.so(?:\.[\d.]+)?$/, family: 'libssh' },
+  { pattern: /^libssh2\.so(?:\.[\d.]+)?$/, family: 'libssh2' },
+  { pattern: /^libmosquitto\.so(?:\.[\d.]+)?$/, family: 'mosquitto' },
+  { pattern: /^liblua(?:5\.\d)?\.so(?:\.[\d.]+)?$/, family: 'lua' },
+  { pattern: /^lib(?:ip4tc|ip6tc|iptc|xtables)\.so(?:\.[\d.]+)?$/, family: 'iptables' },
+  { pattern: /^libav(?:codec|format|util|filter|device)\.so(?:\.[\d.]+)?$/, family: 'ffmpeg' },
+  { pattern: /^libext2fs\.so(?:\.[\d.]+)?$/, family: 'e2fsprogs' },
+  { pattern: /^libnetsnmp\.so(?:\.[\d.]+)?$/, family: 'net-snmp' },
+  { pattern: /^libpython([23]\.\d+)m?\.so(?:\.[\d.]+)?$/, family: 'python' },
+];
+
+export function libraryName(name: string): { family: string; version?: string } | undefined {
+  for (const entry of LIBRARY_NAMES) {
+    const m = entry.pattern.exec(name);
+    if (m) return { family: entry.family, version: entry.version?.(m) };
+  }
+  return undefined;
+}

@@ -1,0 +1,106 @@
+// The operating-system distribution from its release files: os-release (systemd format), OpenWrt's
+// openwrt_release, lsb-release, alpine-release and debian_version.
+import { posix } from 'node:path';
+import type { FileIndex } from '../file-index.js';
+import type { FileNode } from '../types.js';
+import { buildCpe } from './cpe.js';
+import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
+import { filesystemResolver } from './package-candidate.js';
+import { buildPurl } from './purl.js';
+
+const FILES = new Set(['/etc/os-release', '/usr/lib/os-release', '/etc/openwrt_release', '/etc/lsb-release', '/etc/alpine-release', '/etc/debian_version']);
+
+const OS_CPE: Record<string, { vendor: string; product: string }> = {
+  openwrt: { vendor: 'openwrt', product: 'openwrt' },
+  lede: { vendor: 'openwrt', product: 'openwrt' },
+  debian: { vendor: 'debian', product: 'debian_linux' },
+  ubuntu: { vendor: 'canonical', product: 'ubuntu_linux' },
+  alpine: { vendor: 'alpinelinux', product: 'alpine_linux' },
+  fedora: { vendor: 'fedoraproject', product: 'fedora' },
+  centos: { vendor: 'centos', product: 'centos' },
+  rhel: { vendor: 'redhat', product: 'enterprise_linux' },
+};
+
+export interface OsRelease {
+  id: string;
+  version?: string;
+  build?: string;
+  name?: string;
+  /** The lines the values came from. */
+  match: string;
+}
+
+/** KEY=value / KEY="value" / KEY='value' assignments (comments and blank lines ignored). */
+export function parseAssignments(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
+    if (!m) continue;
+    let v = m[2].trim();
+    if ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'"))) v = v.slice(1, -1);
+    out.set(m[1], v.replace(/\\(["'\\$`])/g, '$1'));
+  }
+  return out;
+}
+
+export function parseReleaseFile(fsPath: string, text: string): OsRelease | undefined {
+  const base = posix.basename(fsPath);
+  if (base === 'alpine-release' || base === 'debian_version') {
+    const v = text.trim().split('\n')[0];
+    if (!/^\d[\w.~+-]*$/.test(v)) return undefined;
+    return { id: base === 'alpine-release' ? 'alpine' : 'debian', version: v, match: `${base}: ${v}` };
+  }
+  const a = parseAssignments(text);
+  const pick = (...keys: string[]): string | undefined => keys.map((k) => a.get(k)).find((v) => v !== undefined && v !== '');
+  const id = pick('ID', 'DISTRIB_ID')?.toLowerCase().replace(/\s+/g, '');
+  if (!id) return undefined;
+  const version = pick('VERSION_ID', 'DISTRIB_RELEASE');
+  const build = pick('BUILD_ID', 'DISTRIB_REVISION');
+  const keys = ['ID', 'DISTRIB_ID', 'VERSION_ID', 'DISTRIB_RELEASE', 'BUILD_ID', 'DISTRIB_REVISION'].filter((k) => a.has(k));
+  return { id, version, build, name: pick('NAME', 'DISTRIB_DESCRIPTION'), match: keys.map((k) => `${k}=${a.get(k)}`).join('; ') };
+}
+
+/** The distribution of the filesystem `node` belongs to (for purl namespaces), if it has a release file. */
+export async function osReleaseOf(index: FileIndex, node: FileNode): Promise<OsRelease | undefined> {
+  const resolve = filesystemResolver(index, node);
+  for (const p of ['/etc/os-release', '/usr/lib/os-release', '/etc/openwrt_release', '/etc/lsb-release']) {
+    let found = resolve(p);
+    if (found && (found.kind === 'symlink' || found.kind === 'hardlink')) found = index.resolveLink(found);
+    if (found?.kind === 'file' && found.size < 65536) {
+      const parsed = parseReleaseFile(p, (await index.read(found)).toString('utf8'));
+      if (parsed) return parsed;
+    }
+  }
+  return undefined;
+}
+
+export const osReleaseIdentifier: Identifier = {
+  id: 'os-release',
+  description: 'distribution release files (method os-release)',
+  selects: (node) => FILES.has(node.fsPath) && node.size < 65536,
+  async identify(file: FileView, ctx: IdentifierContext): Promise<Candidate[]> {
+    const os = parseReleaseFile(file.node.fsPath, await file.text());
+    if (!os) {
+      ctx.note({ path: file.node.path, kind: 'skipped', message: 'release file without a distribution id' });
+      return [];
+    }
+    const numeric = os.version && /^\d+(?:\.\d+)*$/.test(os.version) ? os.version : undefined;
+    const cpe = OS_CPE[os.id];
+    const candidate: Candidate = {
+      key: `os:${os.id === 'lede' ? 'openwrt' : os.id}`,
+      name: os.id,
+      type: 'operating-system',
+      purl: buildPurl({ type: 'generic', name: os.id, version: os.version }),
+      confidence: 0.9,
+      path: file.node.path,
+      primaryFile: false,
+      evidence: { path: file.node.path, method: 'os-release', match: os.match },
+    };
+    if (os.version) {
+      candidate.version = os.version;
+      candidate.matchVersion = os.version.toLowerCase();
+    }
+    if (cpe && numeric) candidate.cpe = buildCpe({ part: 'o', ...cpe, version: numeric });
+    return [candidate];
+  },
+};
