@@ -147,6 +147,25 @@ async function readSuperblock(reader: Reader, start: number) {
   return sb;
 }
 
+/**
+ * How many LEBs the image spans: mkfs.ubifs images (and UBI volumes) stop after the last used LEB, and the
+ * free rest of a volume is 0xFF. Every LEB outside the LPT area starts with a node or is erased; the first
+ * that does neither is not part of the image.
+ */
+async function usedLebs(reader: Reader, start: number, sb: ReturnType<typeof SuperblockNode.parse>): Promise<number> {
+  const lptEnd = 3 + sb.logLebs + sb.lptLebs;
+  let used = Math.min(lptEnd, sb.lebCnt);
+  for (let lnum = 0; lnum < sb.lebCnt; lnum++) {
+    const at = start + lnum * sb.lebSize;
+    if (at >= reader.size) break;
+    if (lnum >= 3 + sb.logLebs && lnum < lptEnd) continue; // LPT nodes have no common header
+    const head = await reader.read(at, CommonHeader.size);
+    if (head.length >= 4 && head.readUInt32LE(0) === UBIFS_MAGIC) used = Math.max(used, lnum + 1);
+    else if (!head.every((b) => b === 0xff)) break;
+  }
+  return used;
+}
+
 async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<void> {
   const sb = await readSuperblock(reader, chunk.start);
   if (!sb) throw new FormatError('UBIFS superblock no longer valid');
@@ -281,15 +300,14 @@ export const ubifsHandler: Handler = {
   async chunk(reader, start) {
     const sb = await readSuperblock(reader, start);
     if (!sb) return null;
-    const declared = sb.lebCnt * sb.lebSize;
+    const used = await usedLebs(reader, start, sb);
     const meta: Record<string, unknown> = {
       lebSize: sb.lebSize,
       lebCount: sb.lebCnt,
       minIoSize: sb.minIoSize,
       compression: COMPRESSION_NAMES[sb.defaultCompr] ?? sb.defaultCompr,
     };
-    // Images from mkfs.ubifs stop after the last used LEB; the rest of the volume is free space.
-    return { start, end: start + Math.min(declared, reader.size - start), meta };
+    return { start, end: Math.min(start + used * sb.lebSize, reader.size), meta };
   },
   extract,
 };

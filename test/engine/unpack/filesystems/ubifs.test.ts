@@ -50,6 +50,15 @@ describe.runIf(enabled)('ubifs handler', () => {
     });
   }
 
+  it('ends a carved image after its last used LEB', async () => {
+    const image = readFileSync(mkubifs(src, join(work, 'carve.img'), 'zlib'));
+    const carved = Buffer.concat([noise(777, 1), image, Buffer.alloc(15360 * 3, 0xff), noise(20_000, 2)]);
+    const ex = await extractWith(ubifsHandler, carved, 777);
+    expect(ex.chunk).toMatchObject({ start: 777, end: 777 + image.length });
+    expectTree(ex, files, { modes: true });
+    cleanup(ex.root);
+  });
+
   it('rejects other UBIFS nodes and garbage quietly', async () => {
     const image = readFileSync(mkubifs(src, join(work, 'q.img'), 'zlib'));
     // LEB 1 starts with a master node: same magic, not a superblock.
