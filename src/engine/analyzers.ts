@@ -2,8 +2,10 @@
 // Adding a stage is one file plus one line here.
 import type { Analyzer } from './analyzer.js';
 import { cryptoAnalyzer } from './crypto/analyzer.js';
+import { inventoryAnalyzer } from './inventory/inventory.analyzer.js';
 
 export const analyzers: Analyzer[] = [
+  inventoryAnalyzer, // first: vulnerability matching and crypto use its components
   // crypto: after inventory and vulnerability matching (links its assets to their components).
   cryptoAnalyzer,
 ];
