@@ -89,6 +89,8 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
   const guid = guidString(h.signature);
   const authenticated = guid === GUIDS.authVariableStore;
   if (!authenticated && guid !== GUIDS.variableStore) return null;
+  // The store GUIDs are also constants in variable drivers: past offset 0 an unformatted header is not a store.
+  if ((h.format !== 0x5a || h.size < StoreHeader.size) && start > 0) return null;
   if (h.format !== 0x5a || h.size < StoreHeader.size) throw new FormatError(`variable store: not formatted (format 0x${h.format.toString(16)}, size ${h.size})`);
   const end = start + h.size;
   if (end > reader.size) throw new FormatError(`variable store: truncated, size ${h.size} runs past the file (${reader.size})`);

@@ -68,7 +68,7 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
 
 async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
   const meta = info.meta as unknown as BzImageMeta;
-  await sink.copy('setup.bin', reader, info.start, info.start + meta.setupSize);
+  // The real-mode setup is not written: it would only be this same truncated image again.
   if (!meta.payload) {
     // Before protocol 2.08 the payload is not located by the header: keep the whole protected-mode part.
     await sink.copy('protected-mode.bin', reader, info.start + meta.setupSize, info.end);

@@ -41,7 +41,7 @@ describe('bzimage', () => {
     const image = buildBzImage(sizeAppended(packed));
     const out = await runHandler(bzimageHandler, new BufferReader(Buffer.concat([image, Buffer.alloc(32)])));
     expect(out.chunk).toMatchObject({ start: 0, end: image.length, meta: { protocol: '2.15', kernelVersion: '6.1.0-test (builder@host) #1 SMP' } });
-    expect(out.entries.map((e) => e.path)).toEqual(['setup.bin', 'vmlinux.xz']);
+    expect(out.entries.map((e) => e.path)).toEqual(['vmlinux.xz']);
     expect(out.entry('vmlinux.xz').meta.meta).toMatchObject({ uncompressedSize: vmlinux.length });
     expect(await xz(await out.read('vmlinux.xz'))).toEqual(vmlinux);
     await out.cleanup();
@@ -56,7 +56,7 @@ describe('bzimage', () => {
 
   it('keeps the protected-mode part of old images whole', async () => {
     const out = await runHandler(bzimageHandler, new BufferReader(buildBzImage(vmlinux, 0x0204)));
-    expect(out.entries.map((e) => e.path)).toEqual(['setup.bin', 'protected-mode.bin']);
+    expect(out.entries.map((e) => e.path)).toEqual(['protected-mode.bin']);
     await out.cleanup();
   });
 
