@@ -1,0 +1,204 @@
+// SquashFS 3.0/3.1 (little- and big-endian), the layout of older router firmware: packed bitfield inodes,
+// raw uid/gid tables, zlib blocks, and the vendor LZMA variants (sqlzma's mixed zlib/LZMA blocks, LZMA-alone
+// blocks, props + raw stream blocks, and the 'shsq' magic). Written from squashfs-tools' squashfs_compat.h
+// (layout 3.x) and the 3.x unsquashfs; the directory walk and file streaming are shared with SquashFS 4.
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
+import { FormatError } from '../handler.js';
+import { struct } from '../struct.js';
+import { parseBits, type BitLayout } from './squashfs-bits.js';
+import { LzmaFamilyDecoder } from './squashfs-compressors.js';
+import type { InodeRef, SquashDirEntry, SquashImage, SquashInode } from './squashfs-extract.js';
+import { extractSquashfs } from './squashfs-extract.js';
+import { MetadataTable, readIndexedTable, type MetadataSource } from './squashfs-metadata.js';
+
+const superFields = {
+  magic: 'u32', inodes: 'u32', bytesUsed2: 'u32', uidStart2: 'u32', guidStart2: 'u32', inodeTable2: 'u32',
+  directoryTable2: 'u32', major: 'u16', minor: 'u16', blockSize1: 'u16', blockLog: 'u16', flags: 'u8',
+  uids: 'u8', guids: 'u8', mkfsTime: 'u32', rootInode: 'u64', blockSize: 'u32', fragments: 'u32',
+  fragmentTable2: 'u32', bytesUsed: 'u64', uidStart: 'u64', guidStart: 'u64', inodeTable: 'u64',
+  directoryTable: 'u64', fragmentTable: 'u64', lookupTable: 'u64',
+} as const;
+const SUPER = { le: struct('le', superFields), be: struct('be', superFields) };
+const SUPER_SIZE = SUPER.le.size; // 119 bytes, packed
+type SuperblockV3 = ReturnType<(typeof SUPER)['le']['parse']> & { endian: 'le' | 'be'; lzmaMagic: boolean };
+
+const FLAG_CHECK = 0x04;
+/** A guid index of 255 means "same as the uid". */
+const GUID_SAME_AS_UID = 255;
+
+// Bit positions of the packed structures (see squashfs_compat.h, layout 3.x).
+const BASE = { type: [0, 4], mode: [4, 12], uid: [16, 8], guid: [24, 8], mtime: [32, 32], number: [64, 32] } as const satisfies BitLayout;
+const DIR = { fileSize: [128, 19], offset: [147, 13], startBlock: [160, 32] } as const satisfies BitLayout;
+const LDIR = { fileSize: [128, 27], offset: [155, 13], startBlock: [168, 32] } as const satisfies BitLayout;
+const REG = { startBlock: [96, 64], fragment: [160, 32], offset: [192, 32], fileSize: [224, 32] } as const satisfies BitLayout;
+const LREG = { startBlock: [128, 64], fragment: [192, 32], offset: [224, 32], fileSize: [256, 64] } as const satisfies BitLayout;
+const SYMLINK = { size: [128, 16] } as const satisfies BitLayout;
+const DEV = { rdev: [128, 16] } as const satisfies BitLayout;
+const DIR_HEADER = { count: [0, 8], startBlock: [8, 32], inodeNumber: [40, 32] } as const satisfies BitLayout;
+const DIR_ENTRY = { offset: [0, 13], type: [13, 3], size: [16, 8], inodeNumber: [24, 16] } as const satisfies BitLayout;
+const INODE_SIZE: Record<number, number> = { 1: 28, 2: 32, 3: 18, 4: 18, 5: 18, 6: 16, 7: 16, 8: 31, 9: 40 };
+
+const MAGICS: Array<{ bytes: Buffer; endian: 'le' | 'be'; lzma: boolean }> = [
+  { bytes: Buffer.from('hsqs', 'latin1'), endian: 'le', lzma: false },
+  { bytes: Buffer.from('sqsh', 'latin1'), endian: 'be', lzma: false },
+  { bytes: Buffer.from('shsq', 'latin1'), endian: 'le', lzma: true },
+  { bytes: Buffer.from('qshs', 'latin1'), endian: 'be', lzma: true },
+];
+
+export function parseSuperblockV3(buf: Buffer): SuperblockV3 | null {
+  if (buf.length < SUPER_SIZE) return null;
+  const magic = MAGICS.find((m) => buf.subarray(0, 4).equals(m.bytes));
+  if (!magic) return null;
+  const sb = { ...SUPER[magic.endian].parse(buf), endian: magic.endian, lzmaMagic: magic.lzma } as SuperblockV3;
+  if (sb.major !== 3 || sb.minor > 1) return null;
+  if (sb.blockSize < 4096 || sb.blockSize > 1 << 20 || 1 << sb.blockLog !== sb.blockSize) return null;
+  const used = sb.bytesUsed;
+  if (sb.inodes === 0 || used < SUPER_SIZE || used >= 2 ** 48) return null;
+  const inside = (v: number): boolean => v >= SUPER_SIZE && v < used;
+  if (!inside(sb.inodeTable) || !inside(sb.directoryTable) || sb.inodeTable >= sb.directoryTable) return null;
+  if (sb.uids === 0 || sb.uidStart + sb.uids * 4 > used || sb.guidStart + sb.guids * 4 > used) return null;
+  if (sb.fragments > 0 && !inside(sb.fragmentTable)) return null;
+  const rootBlock = Math.floor(sb.rootInode / 65536);
+  if (rootBlock >= sb.directoryTable - sb.inodeTable || sb.rootInode % 65536 >= 8192) return null;
+  return sb;
+}
+
+async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+  const sb = parseSuperblockV3(await reader.read(start, SUPER_SIZE));
+  if (!sb) return null;
+  if (start + sb.bytesUsed > reader.size) {
+    throw new FormatError(`truncated: SquashFS says ${sb.bytesUsed} bytes, only ${reader.size - start} available`);
+  }
+  return {
+    start,
+    end: start + sb.bytesUsed,
+    meta: { version: `3.${sb.minor}`, endian: sb.endian, blockSize: sb.blockSize, inodes: sb.inodes, mkfsTime: sb.mkfsTime, lzmaMagic: sb.lzmaMagic },
+  };
+}
+
+export async function openSquashfsV3(reader: Reader, start: number): Promise<SquashImage & { decoder: LzmaFamilyDecoder }> {
+  const sb = parseSuperblockV3(await reader.readExact(start, SUPER_SIZE));
+  if (!sb) throw new FormatError('not a SquashFS 3 superblock');
+  const limit = start + sb.bytesUsed;
+  if (limit > reader.size) throw new FormatError(`truncated: SquashFS needs ${sb.bytesUsed} bytes`);
+  const e = sb.endian;
+  // zlib unless a block says otherwise: sqlzma images mix zlib and LZMA blocks.
+  const decoder = new LzmaFamilyDecoder(true);
+  const src: MetadataSource = { reader, endian: e, decoder, base: start, limit, checkByte: (sb.flags & FLAG_CHECK) !== 0 };
+  const u32s = async (at: number, count: number): Promise<number[]> => {
+    const raw = await reader.readExact(start + at, count * 4);
+    return Array.from({ length: count }, (_, i) => (e === 'le' ? raw.readUInt32LE(i * 4) : raw.readUInt32BE(i * 4)));
+  };
+  const uids = await u32s(sb.uidStart, sb.uids);
+  const guids = await u32s(sb.guidStart, sb.guids);
+  const fragData = sb.fragments > 0 ? await readIndexedTable(src, start + sb.fragmentTable, sb.fragments * 16) : Buffer.alloc(0);
+  const firstPointer = async (at: number): Promise<number> => {
+    const b = await reader.readExact(start + at, 8);
+    return Number(e === 'le' ? b.readBigUInt64LE(0) : b.readBigUInt64BE(0));
+  };
+  const ends = [sb.bytesUsed, sb.uidStart, sb.guidStart, sb.fragmentTable, sb.lookupTable];
+  if (sb.fragments > 0) ends.push(await firstPointer(sb.fragmentTable));
+  const dirEnd = Math.min(...ends.filter((v) => v > sb.directoryTable && v <= sb.bytesUsed));
+  const inodes = await MetadataTable.load(src, start + sb.inodeTable, start + sb.directoryTable);
+  const dirs = await MetadataTable.load(src, start + sb.directoryTable, start + dirEnd);
+
+  const readInode = (ref: InodeRef): SquashInode => {
+    const where = `inode ${ref.block}:${ref.offset}`;
+    const head = inodes.read(ref.block, ref.offset, 12);
+    const type = parseBits({ type: BASE.type }, head, e).type;
+    const size = INODE_SIZE[type];
+    if (size === undefined) throw new FormatError(`${where} has unknown type ${type}`);
+    const c = inodes.cursor(ref.block, ref.offset);
+    const raw = c.take(size);
+    const base = parseBits(BASE, raw, e);
+    const uid = uids[base.uid];
+    if (uid === undefined) throw new FormatError(`${where}: uid index ${base.uid} outside the uid table`);
+    const gid = base.guid === GUID_SAME_AS_UID ? uid : guids[base.guid];
+    if (gid === undefined) throw new FormatError(`${where}: gid index ${base.guid} outside the gid table`);
+    const common = { mode: base.mode, uid, gid, mtime: base.mtime };
+    switch (type) {
+      case 1:
+      case 8: {
+        const d = parseBits(type === 1 ? DIR : LDIR, raw, e);
+        return { kind: 'dir', dirBlock: d.startBlock, dirOffset: d.offset, listingSize: Math.max(0, d.fileSize - 3), ...common };
+      }
+      case 2:
+      case 9: {
+        const r = parseBits(type === 2 ? REG : LREG, raw, e);
+        const fragment = r.fragment === 0xffffffff ? -1 : r.fragment;
+        const count = fragment === -1 ? Math.ceil(r.fileSize / sb.blockSize) : Math.floor(r.fileSize / sb.blockSize);
+        if (count * 4 > sb.bytesUsed) throw new FormatError(`${where}: file size ${r.fileSize} is impossible`);
+        const list = c.take(count * 4);
+        const blockSizes = Array.from({ length: count }, (_, i) => (e === 'le' ? list.readUInt32LE(i * 4) : list.readUInt32BE(i * 4)));
+        return { kind: 'file', blocksStart: r.startBlock, fileSize: r.fileSize, fragment, fragmentOffset: r.offset, blockSizes, ...common };
+      }
+      case 3:
+        return { kind: 'symlink', target: c.take(parseBits(SYMLINK, raw, e).size).toString('utf8'), ...common };
+      case 4:
+      case 5:
+        return { kind: 'device', rdev: parseBits(DEV, raw, e).rdev, ...common };
+      case 6:
+        return { kind: 'fifo', ...common };
+      default:
+        return { kind: 'socket', ...common };
+    }
+  };
+
+  const readDir = (dir: Extract<SquashInode, { kind: 'dir' }>): SquashDirEntry[] => {
+    const c = dirs.cursor(dir.dirBlock, dir.dirOffset);
+    const entries: SquashDirEntry[] = [];
+    let left = dir.listingSize;
+    while (left > 0) {
+      const head = parseBits(DIR_HEADER, c.take(9), e);
+      left -= 9;
+      for (let i = 0; i <= head.count; i++) {
+        const entry = parseBits(DIR_ENTRY, c.take(5), e);
+        const name = c.take(entry.size + 1).toString('utf8');
+        left -= 5 + entry.size + 1;
+        if (left < 0) throw new FormatError('directory entries run past the directory size');
+        entries.push({ name, ref: { block: head.startBlock, offset: entry.offset } });
+      }
+    }
+    return entries;
+  };
+
+  const fragment = (index: number): { start: number; sizeWord: number } => {
+    if (index >= sb.fragments) throw new FormatError(`fragment ${index} outside the fragment table (${sb.fragments})`);
+    const at = index * 16;
+    const fStart = Number(e === 'le' ? fragData.readBigUInt64LE(at) : fragData.readBigUInt64BE(at));
+    return { start: fStart, sizeWord: e === 'le' ? fragData.readUInt32LE(at + 8) : fragData.readUInt32BE(at + 8) };
+  };
+
+  return {
+    reader,
+    base: start,
+    limit,
+    blockSize: sb.blockSize,
+    decoder,
+    root: { block: Math.floor(sb.rootInode / 65536), offset: sb.rootInode % 65536 },
+    uncompressedBit: 1 << 24,
+    readInode,
+    readDir,
+    fragment,
+  };
+}
+
+export const squashfsV3Handler: Handler = {
+  id: 'squashfs-v3',
+  kind: 'filesystem',
+  doc: {
+    title: 'SquashFS 3.0/3.1 (little- and big-endian; zlib and vendor LZMA blocks)',
+    references: [
+      'squashfs-tools squashfs_compat.h (layout 3.x) and unsquashfs 3.x',
+      'sqlzma / firmware-mod-kit squashfs-3.x-lzma',
+      'sasquatch (devttys0/sasquatch) for vendor LZMA block layouts',
+    ],
+    limitations: ['SquashFS 1.x and 2.x layouts are not read.', 'The chunk ends at bytes_used; the padding after it is left as a gap.'],
+  },
+  magics: MAGICS.map((m) => ({ bytes: m.bytes })),
+  confidence: 80,
+  chunk,
+  async extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
+    await extractSquashfs(await openSquashfsV3(reader, info.start), sink);
+  },
+};
