@@ -3,6 +3,7 @@
 // else from the Joliet tree (Unicode long names), else from plain ISO names. Written from ECMA-119, SUSP/RRIP
 // 1.12 and the Joliet specification.
 import { FormatError, type ChunkInfo, type EntryMeta, type Handler, type Reader, type Sink } from '../handler.js';
+import { bootCatalogBlock, bootImages } from './iso9660-eltorito.js';
 import { FLAG_DIRECTORY, FLAG_MULTI_EXTENT, parseRecord, parseSusp, type DirRecord, type RockRidge } from './iso9660-susp.js';
 
 const SECTOR = 2048;
@@ -17,16 +18,19 @@ interface Volume {
   label: string;
   root: DirRecord;
   joliet?: DirRecord;
+  bootCatalog?: number;
 }
 
 async function readVolume(reader: Reader, start: number): Promise<Volume | null> {
   let primary: Volume | null = null;
   let joliet: DirRecord | undefined;
+  let bootCatalog: number | undefined;
   for (let i = 0; i < MAX_DESCRIPTORS; i++) {
     const d = await reader.read(start + DESCRIPTORS_AT + i * SECTOR, SECTOR);
     if (d.length < SECTOR || d.toString('latin1', 1, 6) !== 'CD001') break;
     const type = d[0]!;
     if (type === 255) break;
+    if (type === 0) bootCatalog = bootCatalogBlock(d) ?? bootCatalog;
     if (type === 1 && !primary) {
       const blockSize = d.readUInt16LE(128);
       const blocks = d.readUInt32LE(80);
@@ -39,6 +43,7 @@ async function readVolume(reader: Reader, start: number): Promise<Volume | null>
     }
   }
   if (primary && joliet) primary.joliet = joliet;
+  if (primary && bootCatalog !== undefined) primary.bootCatalog = bootCatalog;
   return primary;
 }
 
@@ -176,6 +181,14 @@ async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<vo
   const rr = rootDot ? await parseSusp(rootDot.systemUse, reader, chunk.start, vol.blockSize) : {};
   const mode: NameMode = rr.hasSp ? 'rockridge' : vol.joliet ? 'joliet' : 'iso';
   await new IsoReader(reader, chunk.start, vol, mode, rr.skip ?? 0, sink).walk();
+  if (vol.bootCatalog !== undefined) {
+    const limit = Math.min(chunk.end, reader.size);
+    for (const boot of await bootImages(reader, chunk.start, vol.bootCatalog, limit)) {
+      await sink.copy(`[BOOT]/${boot.name}`, reader, boot.offset, boot.offset + boot.size, {
+        meta: { elTorito: true, platform: boot.platform, emulation: boot.emulation },
+      });
+    }
+  }
 }
 
 export const iso9660Handler: Handler = {
@@ -183,8 +196,8 @@ export const iso9660Handler: Handler = {
   kind: 'filesystem',
   doc: {
     title: 'ISO 9660 image (with Rock Ridge and Joliet extensions)',
-    references: ['ECMA-119', 'IEEE P1282 RRIP 1.12 and SUSP 1.12', 'Joliet specification (Microsoft, 1995)'],
-    limitations: ['El Torito boot images are not extracted as separate files', 'UDF-only and hybrid UDF structures are not read'],
+    references: ['ECMA-119', 'IEEE P1282 RRIP 1.12 and SUSP 1.12', 'Joliet specification (Microsoft, 1995)', 'El Torito Bootable CD-ROM Format Specification 1.0'],
+    limitations: ['El Torito no-emulation images without a FAT or MBR header are cut at the catalog\'s load size', 'UDF-only and hybrid UDF structures are not read'],
   },
   magics: [{ bytes: Buffer.from('CD001'), offset: DESCRIPTORS_AT + 1 }],
   async chunk(reader, start) {

@@ -61,6 +61,27 @@ describe.runIf(enabled)('iso9660 handler', () => {
     cleanup(plain.root);
   });
 
+  it('extracts El Torito boot images (BIOS no-emulation and an EFI FAT image)', async () => {
+    const bootSrc = join(work, 'bootsrc');
+    const bios = noise(6000, 21);
+    writeTree(bootSrc, [
+      { path: 'boot', kind: 'directory' },
+      { path: 'boot/bios.bin', kind: 'file', content: bios },
+      { path: 'readme.txt', kind: 'file', content: Buffer.from('boot disc\n') },
+    ]);
+    const efi = join(bootSrc, 'boot/efi.img');
+    run('mkfs.fat', ['-C', efi, '200']);
+    const image = join(work, 'boot.iso');
+    run('xorriso', ['-as', 'mkisofs', '-quiet', '-R', '-b', 'boot/bios.bin', '-no-emul-boot', '-boot-load-size', '4',
+      '-eltorito-alt-boot', '-e', 'boot/efi.img', '-no-emul-boot', '-o', image, bootSrc]);
+    const ex = await extractWith(iso9660Handler, image);
+    expect(ex.error).toBeUndefined();
+    expect(entry(ex, '[BOOT]/boot-1-x86-noemul.img')?.sha256).toBe(sha256(bios.subarray(0, 2048)));
+    expect(entry(ex, '[BOOT]/boot-2-efi-noemul.img')).toMatchObject({ sha256: sha256(readFileSync(efi)), meta: { meta: { platform: 'efi' } } });
+    expect(entry(ex, 'readme.txt')?.kind).toBe('file');
+    cleanup(ex.root);
+  });
+
   it('rejects garbage quietly and survives truncation, directory loops and byte flips', async () => {
     expect(await iso9660Handler.chunk(new BufferReader(noise(40_000, 5)), 0)).toBeNull();
     const image = readFileSync(iso('fuzz.iso', 'xorriso', ['-R', '-J']));
