@@ -30,6 +30,7 @@ export interface VulnDbStatus {
 
 const BATCH = 500;
 const CHUNK = 400;
+const PARSED_CACHE = 100_000;
 
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -40,26 +41,51 @@ function chunks<T>(items: T[], size: number): T[][] {
 export class VulnerabilityRepository implements VulnerabilitySource {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /** Parsed records by source, record id and import time (a re-import changes imported_at), most recent last. */
+  private readonly parsed = new Map<string, VulnerabilityRecord>();
+
   async byProduct(vendor: string, product: string): Promise<VulnerabilityRecord[]> {
-    const rows = await this.db
+    const keys = await this.db
       .selectFrom('vuln_products as p')
       .innerJoin('vuln_records as r', (j) => j.onRef('r.source', '=', 'p.source').onRef('r.record_id', '=', 'p.record_id'))
-      .select(['r.data'])
+      .select(['r.source', 'r.record_id', 'r.imported_at'])
       .where('p.vendor', '=', vendor)
       .where('p.product', '=', product)
       .execute();
-    return this.enrich(rows.map((r) => JSON.parse(r.data) as VulnerabilityRecord));
+    return this.enrich(await this.load(keys));
   }
 
   async byPackage(ecosystem: string, name: string): Promise<VulnerabilityRecord[]> {
-    const rows = await this.db
+    const keys = await this.db
       .selectFrom('vuln_packages as p')
       .innerJoin('vuln_records as r', (j) => j.onRef('r.source', '=', 'p.source').onRef('r.record_id', '=', 'p.record_id'))
-      .select(['r.data'])
+      .select(['r.source', 'r.record_id', 'r.imported_at'])
       .where('p.ecosystem', '=', ecosystem)
       .where('p.name', '=', name)
       .execute();
-    return this.enrich(rows.map((r) => JSON.parse(r.data) as VulnerabilityRecord));
+    return this.enrich(await this.load(keys));
+  }
+
+  /** Records for the keys, parsing only those not in the cache (matching every product's image re-reads them). */
+  private async load(keys: Array<{ source: string; record_id: string; imported_at: string }>): Promise<VulnerabilityRecord[]> {
+    const cacheKey = (k: { source: string; record_id: string; imported_at: string }) => `${k.source}\0${k.record_id}\0${k.imported_at}`;
+    const missing = keys.filter((k) => !this.parsed.has(cacheKey(k)));
+    for (const part of chunks(missing, CHUNK)) {
+      const rows = await this.db.selectFrom('vuln_records').select(['source', 'record_id', 'imported_at', 'data'])
+        .where('record_id', 'in', [...new Set(part.map((k) => k.record_id))]).execute();
+      for (const row of rows) this.parsed.set(cacheKey(row), JSON.parse(row.data) as VulnerabilityRecord);
+    }
+    const out: VulnerabilityRecord[] = [];
+    for (const k of keys) {
+      const key = cacheKey(k);
+      const record = this.parsed.get(key);
+      if (!record) continue; // replaced between the two queries; the next lookup sees the new one
+      this.parsed.delete(key);
+      this.parsed.set(key, record);
+      out.push(record);
+    }
+    while (this.parsed.size > PARSED_CACHE) this.parsed.delete(this.parsed.keys().next().value!);
+    return out;
   }
 
   /** Attaches KEV and EPSS rows by CVE id (the record's id or a CVE alias). */

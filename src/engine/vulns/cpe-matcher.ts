@@ -44,18 +44,14 @@ export function componentCpe(component: Component): { cpe: Cpe; version: string 
 }
 
 function versionMatches(criterion: CpeCriterion, crit: Cpe, cpe: Cpe, version: string): Omit<CpeMatchDetails, 'matcher' | 'scheme' | 'componentCpe' | 'version' | 'criterion' | 'platform'> | undefined {
-  const range = {
-    ...(criterion.versionStartIncluding ? { startIncluding: criterion.versionStartIncluding } : {}),
-    ...(criterion.versionStartExcluding ? { startExcluding: criterion.versionStartExcluding } : {}),
-    ...(criterion.versionEndIncluding ? { endIncluding: criterion.versionEndIncluding } : {}),
-    ...(criterion.versionEndExcluding ? { endExcluding: criterion.versionEndExcluding } : {}),
-  };
-  const hasRange = Object.keys(range).length > 0;
   if (crit.version === '*' || crit.version === '') {
-    if (!hasRange) return { kind: 'all-versions' };
+    const { versionStartIncluding: si, versionStartExcluding: se, versionEndIncluding: ei, versionEndExcluding: ee } = criterion;
+    if (!si && !se && !ei && !ee) return { kind: 'all-versions' };
+    const bounds = { startIncluding: si, startExcluding: se, endIncluding: ei, endExcluding: ee };
     // a version that cannot be compared to the bounds is not reported: no match without a reason
-    if (inRange(genericScheme, version, range) !== true) return undefined;
-    return { kind: 'range', range, ...(range.endExcluding ? { fixedIn: range.endExcluding } : {}) };
+    if (inRange(genericScheme, version, bounds) !== true) return undefined;
+    const range = Object.fromEntries(Object.entries(bounds).filter(([, v]) => v)) as CpeMatchDetails['range'];
+    return { kind: 'range', range, ...(ee ? { fixedIn: ee } : {}) };
   }
   if (crit.version === '-') return undefined;
   const critVersion = unescapeCpe(crit.version);
@@ -72,21 +68,23 @@ function versionMatches(criterion: CpeCriterion, crit: Cpe, cpe: Cpe, version: s
   return equal ? { kind: 'exact' } : undefined;
 }
 
+const OTHERS = CPE_ATTRIBUTES.filter((a) => !['part', 'vendor', 'product', 'version', 'update'].includes(a));
+
 /** How the record applies to the component, one entry per matching criterion; empty when it does not. */
-export function matchCpe(component: Component, record: VulnerabilityRecord): CpeMatchDetails[] {
-  const target = componentCpe(component);
+export function matchCpe(component: Component, record: VulnerabilityRecord, target = componentCpe(component)): CpeMatchDetails[] {
   if (!target) return [];
   const { cpe, version } = target;
+  const vendor = unescapeCpe(cpe.vendor);
+  const product = unescapeCpe(cpe.product);
   const matches: CpeMatchDetails[] = [];
   for (const group of record.criteria) {
     for (const criterion of group) {
       if (!criterion.vulnerable) continue;
       const crit = cachedCpe(criterion.criteria);
       if (!crit) continue;
-      if (unescapeCpe(crit.vendor) !== unescapeCpe(cpe.vendor) || unescapeCpe(crit.product) !== unescapeCpe(cpe.product)) continue;
+      if (unescapeCpe(crit.product) !== product || unescapeCpe(crit.vendor) !== vendor) continue;
       if (!attributeMatches(crit.part, cpe.part)) continue;
-      const others = CPE_ATTRIBUTES.filter((a) => !['part', 'vendor', 'product', 'version', 'update'].includes(a));
-      if (!others.every((a) => attributeMatches(crit[a], cpe[a]))) continue;
+      if (!OTHERS.every((a) => attributeMatches(crit[a], cpe[a]))) continue;
       const how = versionMatches(criterion, crit, cpe, version);
       if (!how) continue;
       const platform = group.filter((c) => !c.vulnerable).map((c) => c.criteria);

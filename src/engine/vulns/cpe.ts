@@ -34,7 +34,7 @@ export function parseCpe(text: string): Cpe | undefined {
 
 /** The value without CPE escapes ('wp_maintenance_mode_\\&_coming_soon' → 'wp_maintenance_mode_&_coming_soon'). */
 export function unescapeCpe(value: string): string {
-  return value.replace(/\\(.)/g, '$1');
+  return value.includes('\\') ? value.replace(/\\(.)/g, '$1') : value;
 }
 
 const isLogical = (v: string) => v === '*' || v === '-' || v === '';

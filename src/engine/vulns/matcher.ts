@@ -67,10 +67,12 @@ export class VulnerabilityMatcher {
     const records = (await Promise.all(this.candidates(component))).flat();
     const seen = new Set<VulnerabilityRecord>();
     const matches: RecordMatch[] = [];
+    const target = componentCpe(component);
     for (const record of records) {
       if (seen.has(record)) continue;
       seen.add(record);
-      const details = [...matchCpe(component, record), ...matchOsv(component, record)];
+      const details: RecordMatch['details'] = matchCpe(component, record, target);
+      if (record.packages) details.push(...matchOsv(component, record));
       if (details.length > 0) matches.push({ record, details });
     }
     return groupByAlias(matches).map((group) => buildFinding(component, group));

@@ -17,8 +17,19 @@ function isPre(t: Token | undefined): boolean {
   return t !== undefined && 'word' in t && t.word in PRE_RELEASE;
 }
 
-/** Splits into numbers and words; separators (. - _ + ~) only delimit. A git-describe hash suffix is dropped. */
+const tokenCache = new Map<string, Token[] | undefined>();
+
+/** Splits into numbers and words (cached: the matcher compares the same few versions very often). */
 export function tokenize(version: string): Token[] | undefined {
+  if (tokenCache.has(version)) return tokenCache.get(version);
+  if (tokenCache.size > 100_000) tokenCache.clear();
+  const tokens = tokenizeUncached(version);
+  tokenCache.set(version, tokens);
+  return tokens;
+}
+
+/** Separators (. - _ + ~) only delimit. A git-describe hash suffix is dropped. */
+function tokenizeUncached(version: string): Token[] | undefined {
   let v = version.trim().toLowerCase();
   // git describe: 4.8-1521-g1a2b3c4 → 4.8-1521 (the count orders it; the hash does not)
   v = v.replace(/-g[0-9a-f]{6,40}$/, '');
@@ -85,17 +96,24 @@ export interface VersionRange {
  * the scheme): the caller must not report a match it cannot justify.
  */
 export function inRange(scheme: VersionScheme, version: string, range: VersionRange): boolean | undefined {
-  const checks: Array<[string | undefined, (c: number) => boolean]> = [
-    [range.startIncluding, (c) => c >= 0],
-    [range.startExcluding, (c) => c > 0],
-    [range.endIncluding, (c) => c <= 0],
-    [range.endExcluding, (c) => c < 0],
-  ];
-  for (const [bound, ok] of checks) {
-    if (bound === undefined || bound === '*' || bound === '') continue;
-    const c = scheme.compare(version, bound);
-    if (c === undefined) return undefined;
-    if (!ok(c)) return false;
+  // written without allocations: the matcher calls this for every candidate criterion
+  const { startIncluding: si, startExcluding: se, endIncluding: ei, endExcluding: ee } = range;
+  let c: number | undefined;
+  if (si && si !== '*') {
+    if ((c = scheme.compare(version, si)) === undefined) return undefined;
+    if (c < 0) return false;
+  }
+  if (se && se !== '*') {
+    if ((c = scheme.compare(version, se)) === undefined) return undefined;
+    if (c <= 0) return false;
+  }
+  if (ei && ei !== '*') {
+    if ((c = scheme.compare(version, ei)) === undefined) return undefined;
+    if (c > 0) return false;
+  }
+  if (ee && ee !== '*') {
+    if ((c = scheme.compare(version, ee)) === undefined) return undefined;
+    if (c >= 0) return false;
   }
   return true;
 }

@@ -1,0 +1,112 @@
+// Vulnerability database benchmark: `npx tsx bench/vulns/run.ts [--records 300000] [--components 500]`.
+// 1. import time per 10,000 NVD records (API 2.0 pages through the real streaming importer and repository);
+// 2. match time for an inventory of 500 components against a database of 300,000 generated NVD-shaped records,
+//    in memory and in SQLite (and PostgreSQL when FIRMSCOPE_TEST_DATABASE_URL is set). Target: < 200 ms.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
+import { VulnerabilityMatcher } from '../../src/engine/vulns/matcher.js';
+import { MemoryVulnerabilitySource } from '../../src/engine/vulns/memory-source.js';
+import { nvdCveToRecord } from '../../src/engine/vulns/nvd-api2.importer.js';
+import type { Component } from '../../src/engine/types.js';
+import { openDatabase, type OpenedDatabase } from '../../src/store/database.js';
+import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { bulkLoad } from './bulk-load.js';
+import { generateCve, generatePage, PRODUCTS, productName, rng } from './generate.js';
+
+const { values } = parseArgs({ options: { records: { type: 'string', default: '300000' }, components: { type: 'string', default: '500' }, 'import-records': { type: 'string', default: '10000' } } });
+const totalRecords = Number(values.records);
+const componentCount = Number(values.components);
+const importRecords = Number(values['import-records']);
+const ms = (t: bigint) => Number(process.hrtime.bigint() - t) / 1e6;
+
+async function databases(dir: string): Promise<Array<[string, OpenedDatabase]>> {
+  const out: Array<[string, OpenedDatabase]> = [['sqlite', await openDatabase({ dataDir: join(dir, 'sqlite') })]];
+  const pgBase = process.env.FIRMSCOPE_TEST_DATABASE_URL;
+  if (pgBase) {
+    const pg = (await import('pg')).default;
+    const schema = `bench_${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: pgBase });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.end();
+    const url = new URL(pgBase);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    const opened = await openDatabase({ url: url.toString(), dataDir: dir });
+    out.push(['postgres', { ...opened, close: async () => { await opened.close(); const c = new pg.Client({ connectionString: pgBase }); await c.connect(); await c.query(`DROP SCHEMA ${schema} CASCADE`); await c.end(); } }]);
+  }
+  return out;
+}
+
+function inventory(random: () => number): Component[] {
+  // a firmware inventory: the heaviest product (like the Linux kernel, ~5% of NVD) plus components spread over
+  // the catalogue (libraries and tools with a handful to a few hundred records each)
+  const seen = new Set<number>([0]);
+  while (seen.size < componentCount) seen.add(Math.floor(random() * PRODUCTS));
+  return [...seen].map((i) => {
+    const { vendor, product } = productName(i);
+    const version = `${Math.floor(random() * 5)}.${Math.floor(random() * 20)}.${Math.floor(random() * 30)}`;
+    return { ref: `${product}@${version}`, name: product, version, type: 'library', confidence: 1, cpe: `cpe:2.3:a:${vendor}:${product}:${version}:*:*:*:*:*:*:*`, paths: [`lib/${product}.so`], evidence: [], foundBy: ['bench'] };
+  });
+}
+
+async function timeMatch(label: string, matcher: () => VulnerabilityMatcher, components: Component[]): Promise<void> {
+  const runs: number[] = [];
+  let findings = 0;
+  for (let i = 0; i < 3; i++) {
+    const t = process.hrtime.bigint();
+    findings = (await matcher().matchAll(components, [])).length;
+    runs.push(ms(t));
+  }
+  runs.sort((a, b) => a - b);
+  const median = runs[1]!;
+  console.log(`match ${components.length} components (${label}): median ${median.toFixed(1)} ms of 3 runs, ${findings} findings ${median < 200 ? '(target < 200 ms: met)' : '(target < 200 ms: NOT met)'}`);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'firmscope-bench-'));
+try {
+  const dbs = await databases(dir);
+  // 1. import through the real path
+  const pages = join(dir, 'pages');
+  mkdirSync(pages);
+  const random = rng(1);
+  for (let first = 0, p = 0; first < importRecords; first += 2000, p++) {
+    writeFileSync(join(pages, `page-${p}.json`), generatePage(first, Math.min(2000, importRecords - first), random));
+  }
+  for (const [name, db] of dbs) {
+    const repo = new VulnerabilityRepository(db.db);
+    const t = process.hrtime.bigint();
+    const s = await repo.importItems(readFeeds([pages]));
+    const took = ms(t);
+    console.log(`import ${s.inserted} NVD records (${name}): ${(took / 1000).toFixed(2)} s → ${(((took / s.inserted) * 10000) / 1000).toFixed(2)} s per 10,000 records`);
+    const t2 = process.hrtime.bigint();
+    const again = await repo.importItems(readFeeds([pages]));
+    console.log(`re-import (${name}): ${(ms(t2) / 1000).toFixed(2)} s, ${again.unchanged} unchanged`);
+  }
+
+  // 2. a 300,000-record database, then match
+  const memory = new MemoryVulnerabilitySource();
+  const genRandom = rng(2);
+  const t = process.hrtime.bigint();
+  const records = [];
+  for (let n = 0; n < totalRecords; n++) {
+    const record = nvdCveToRecord(generateCve(1_000_000 + n, genRandom));
+    memory.putRecord(record);
+    records.push(record);
+  }
+  console.log(`generated ${totalRecords} records in ${(ms(t) / 1000).toFixed(1)} s`);
+  const components = inventory(rng(3));
+  await timeMatch('in-memory source', () => new VulnerabilityMatcher(memory), components);
+  for (const [name, db] of dbs) {
+    const t3 = process.hrtime.bigint();
+    await bulkLoad(db.db, records);
+    console.log(`bulk-loaded ${records.length} records into ${name} in ${(ms(t3) / 1000).toFixed(1)} s`);
+    const repo = new VulnerabilityRepository(db.db);
+    await timeMatch(`${name} store`, () => new VulnerabilityMatcher(repo), components);
+    await db.close();
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
