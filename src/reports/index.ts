@@ -1,7 +1,14 @@
 // Every report generator, as one list; `findReport` resolves an id or alias.
+import { cbomCycloneDxReport } from './cbom-cyclonedx.js';
+import { pqcJsonReport } from './pqc-json.js';
+import { pqcPdfReport } from './pqc-pdf.js';
 import type { ReportGenerator } from './report.js';
 
-export const reports: ReportGenerator[] = [];
+export const reports: ReportGenerator[] = [
+  pqcJsonReport,
+  pqcPdfReport,
+  cbomCycloneDxReport,
+];
 
 export function findReport(name: string): ReportGenerator | undefined {
   const key = name.toLowerCase();

@@ -4,6 +4,7 @@
 // volume and the modules inside it) reports only what its extracted children do not, so evidence points at
 // the innermost file.
 import { open } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { AnalysisContext, Analyzer } from '../analyzer.js';
 import type { FileNode } from '../types.js';
 import { AssetBuilder } from './assets.js';
@@ -40,6 +41,14 @@ function withoutSeen(d: FileDetections, seen: Set<string> | undefined): FileDete
     protocols: d.protocols.filter((p) => !seen.has(`p|${p.protocol}`)),
     materials: d.materials.filter((m) => !seen.has(`m|${m.certificate?.sha256 ?? m.keyId ?? `${m.kind}|${m.format}|${m.length}`}`)),
   };
+}
+
+/** Certificates the UEFI handlers extracted from EFI signature lists keep their variable (PK, KEK, db, dbx). */
+function applyNodeContext(node: FileNode, detections: FileDetections): void {
+  if (node.format !== 'efi-signature-list' || !node.parent) return;
+  const owner = typeof node.meta?.owner === 'string' ? node.meta.owner.toLowerCase() : undefined;
+  const context = { container: 'EFI signature list', efiVariable: basename(node.parent), ...(owner ? { signatureOwner: owner } : {}) };
+  for (const material of detections.materials) if (material.kind === 'certificate' && !material.context) material.context = context;
 }
 
 async function scanNode(ctx: AnalysisContext, node: FileNode, now: Date): Promise<FileDetections> {
@@ -79,6 +88,7 @@ export function createCryptoAnalyzer(options: CryptoAnalyzerOptions = {}): Analy
             detections.protocols.push(...parsed.protocols);
             detections.materials.push(...parsed.materials);
           }
+          applyNodeContext(node, detections);
           const keys = keysOf(detections);
           detections = withoutSeen(detections, seenBelow.get(node.path));
           for (let parent = node.parent; parent; parent = ctx.index.get(parent)?.parent) {

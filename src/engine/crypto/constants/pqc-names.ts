@@ -17,6 +17,6 @@ const slug = (name: string): string =>
 
 export const pqcNames: ConstantSignature[] = names.flatMap(([family, algorithm, list]) =>
   list.map((name) =>
-    byteTable({ id: `${family}-name-${slug(name)}`, family, algorithm, what: `name "${name}"`, kind: 'crypto' }, name),
+    byteTable({ id: `${family}-name-${slug(name)}`, family, algorithm, what: `name "${name}"`, kind: 'crypto', isName: true }, name),
   ),
 );

@@ -13,6 +13,8 @@ export interface ConstantSignature {
   what: string;
   /** Non-cryptographic tables (CRC) are reported apart and never counted as crypto. */
   kind: 'crypto' | 'non-crypto';
+  /** A name (function, cipher or parameter-set string) rather than a table: weaker evidence of use. */
+  isName?: boolean;
   bytes: Buffer;
 }
 

@@ -1,0 +1,75 @@
+// Drawing helpers for the PQC PDF: a paginating table and a horizontal bar chart, on pdfkit.
+import type PDFDocument from 'pdfkit';
+
+type Doc = InstanceType<typeof PDFDocument>;
+
+export interface Column {
+  header: string;
+  /** Share of the usable width (the shares of a table add up to 1). */
+  width: number;
+}
+
+const PAD = 3;
+
+export function heading(doc: Doc, text: string): void {
+  if (doc.y > doc.page.height - doc.page.margins.bottom - 80) doc.addPage();
+  doc.moveDown(0.6).font('Helvetica-Bold').fontSize(13).fillColor('#1a1a1a').text(text, doc.page.margins.left).moveDown(0.3);
+}
+
+/** Draws a table; long tables continue on new pages with the header repeated. Cells wrap. */
+export function table(doc: Doc, columns: Column[], rows: string[][], fontSize = 7.5): void {
+  const left = doc.page.margins.left;
+  const usable = doc.page.width - left - doc.page.margins.right;
+  const widths = columns.map((c) => c.width * usable);
+  const bottom = () => doc.page.height - doc.page.margins.bottom;
+  const rowHeight = (cells: string[], font: string) => {
+    doc.font(font).fontSize(fontSize);
+    return Math.max(...cells.map((cell, i) => doc.heightOfString(cell || ' ', { width: widths[i]! - 2 * PAD }))) + 2 * PAD;
+  };
+  const drawRow = (cells: string[], font: string, fill?: string) => {
+    const height = rowHeight(cells, font);
+    if (doc.y + height > bottom()) {
+      doc.addPage();
+      if (font !== 'Helvetica-Bold') drawRow(columns.map((c) => c.header), 'Helvetica-Bold', '#dde3ea');
+    }
+    const y = doc.y;
+    if (fill) doc.rect(left, y, usable, height).fill(fill);
+    let x = left;
+    cells.forEach((cell, i) => {
+      doc.font(font).fontSize(fontSize).fillColor('#1a1a1a').text(cell || '', x + PAD, y + PAD, { width: widths[i]! - 2 * PAD });
+      x += widths[i]!;
+    });
+    doc.moveTo(left, y + height).lineTo(left + usable, y + height).lineWidth(0.3).strokeColor('#b0b8c0').stroke();
+    doc.x = left;
+    doc.y = y + height;
+  };
+  drawRow(columns.map((c) => c.header), 'Helvetica-Bold', '#dde3ea');
+  rows.forEach((row, i) => drawRow(row, 'Helvetica', i % 2 ? '#f6f8fa' : undefined));
+  doc.moveDown(0.5);
+}
+
+export interface Bar {
+  label: string;
+  value: number;
+  color: string;
+}
+
+/** A labelled horizontal bar chart, scaled to the largest value. */
+export function barChart(doc: Doc, title: string, bars: Bar[]): void {
+  const left = doc.page.margins.left;
+  const labelWidth = 140;
+  const chartWidth = doc.page.width - left - doc.page.margins.right - labelWidth - 40;
+  const max = Math.max(1, ...bars.map((b) => b.value));
+  if (doc.y + 30 + bars.length * 18 > doc.page.height - doc.page.margins.bottom) doc.addPage();
+  doc.font('Helvetica-Bold').fontSize(10).fillColor('#1a1a1a').text(title, left).moveDown(0.3);
+  for (const bar of bars) {
+    const y = doc.y;
+    doc.font('Helvetica').fontSize(8.5).fillColor('#1a1a1a').text(bar.label, left, y + 2, { width: labelWidth - 6 });
+    const width = (bar.value / max) * chartWidth;
+    if (width > 0) doc.rect(left + labelWidth, y, Math.max(width, 1), 12).fill(bar.color);
+    doc.fillColor('#1a1a1a').text(String(bar.value), left + labelWidth + width + 4, y + 2);
+    doc.x = left;
+    doc.y = y + 18;
+  }
+  doc.moveDown(0.5);
+}
