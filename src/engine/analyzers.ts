@@ -3,9 +3,11 @@
 import type { Analyzer } from './analyzer.js';
 import { cryptoAnalyzer } from './crypto/analyzer.js';
 import { inventoryAnalyzer } from './inventory/inventory.analyzer.js';
+import { vulnerabilityMatcherAnalyzer } from './vulns/vulnerability-matcher.analyzer.js';
 
 export const analyzers: Analyzer[] = [
   inventoryAnalyzer, // first: vulnerability matching and crypto use its components
+  vulnerabilityMatcherAnalyzer, // after inventory: matches its components
   // crypto: after inventory and vulnerability matching (links its assets to their components).
   cryptoAnalyzer,
 ];
