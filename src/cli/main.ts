@@ -1,6 +1,7 @@
 // The `firmscope` command. Each subcommand lives in its own file and registers itself here, in one list.
 import { Command } from 'commander';
 import { ENGINE_VERSION } from '../engine/version.js';
+import { register as scanCommand } from './scan.js';
 import { register as unpackCommand } from './unpack.js';
 import { register as vulndbCommand } from './vulndb.js';
 
@@ -8,6 +9,7 @@ type Register = (program: Command) => void;
 
 const commands: Register[] = [
   unpackCommand,
+  scanCommand,
   vulndbCommand,
 ];
 

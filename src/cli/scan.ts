@@ -1,0 +1,53 @@
+// `firmscope scan FILE --format json|cyclonedx|spdx|cbom|... [-o OUT]`: the whole offline analysis. The image
+// is unpacked into a temporary work folder (removed afterwards unless --work-dir is given), and the ScanResult
+// is written as JSON (its `files` array holds the extracted nodes) or through a registered report generator.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { scan } from '../engine/scan.js';
+import { findReport, reports } from '../reports/index.js';
+
+interface ScanCliOptions {
+  format: string;
+  output?: string;
+  workDir?: string;
+  timeout?: number;
+  quiet?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('scan')
+    .description('Analyse a firmware image offline and print the result or a report')
+    .argument('<file>', 'firmware image')
+    .option('-f, --format <format>', `json, or a report: ${reports.map((r) => [r.id, ...r.aliases].join('|')).join(', ') || 'none registered'}`, 'json')
+    .option('-o, --output <file>', 'write here instead of standard output')
+    .option('--work-dir <dir>', 'unpack into this folder and keep it (default: a temporary folder, removed)')
+    .option('--timeout <seconds>', 'unpacking time limit', (v) => Number.parseFloat(v))
+    .option('-q, --quiet', 'no progress on standard error')
+    .action(async (file: string, opts: ScanCliOptions) => {
+      const format = opts.format.toLowerCase();
+      const generator = format === 'json' ? undefined : findReport(format);
+      if (format !== 'json' && !generator) {
+        throw new Error(`no report generator for format '${opts.format}' (available: json${reports.map((r) => `, ${r.id}`).join('')})`);
+      }
+      const workDir = opts.workDir ?? (await mkdtemp(join(tmpdir(), 'firmscope-scan-')));
+      let lastPhase = '';
+      try {
+        const result = await scan(file, {
+          workDir,
+          limits: opts.timeout !== undefined ? { timeoutMs: opts.timeout * 1000 } : undefined,
+          onProgress: ({ phase }) => {
+            if (!opts.quiet && phase !== lastPhase) process.stderr.write(`firmscope: ${phase}\n`);
+            lastPhase = phase;
+          },
+        });
+        const output = generator ? await generator.generate({ result }) : JSON.stringify(result, null, 2) + '\n';
+        if (opts.output) await writeFile(opts.output, output);
+        else process.stdout.write(output);
+      } finally {
+        if (!opts.workDir) await rm(workDir, { recursive: true, force: true });
+      }
+    });
+}

@@ -1,0 +1,66 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import zlib from 'node:zlib';
+import { Command } from 'commander';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { register as registerScan } from '../../src/cli/scan.js';
+import { register as registerUnpack } from '../../src/cli/unpack.js';
+import type { ScanResult } from '../../src/engine/types.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'fs-cli-'));
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function cli(register: (p: Command) => void, args: string[]): Promise<string> {
+  const program = new Command('firmscope').exitOverride();
+  register(program);
+  let out = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    out += String(chunk);
+    return true;
+  });
+  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  await program.parseAsync(['node', 'firmscope', ...args]);
+  vi.restoreAllMocks();
+  return out;
+}
+
+describe('firmscope unpack and scan', () => {
+  it('unpack prints files, formats, unknown chunks and problems', async () => {
+    const image = join(dir, 'fw.bin');
+    const gz = zlib.gzipSync(Buffer.from('#!/bin/sh\necho firmware\n'.repeat(10)));
+    await writeFile(image, Buffer.concat([Buffer.alloc(64, 0x11), gz]));
+    const out = await cli(registerUnpack, ['unpack', image, '-o', join(dir, 'out')]);
+    expect(out).toContain('files: 1 nodes (1 file)');
+    expect(out).toContain('formats: gzip ×1');
+    expect(out).toContain('unknown chunks: 1 (64 bytes)');
+    expect(out).toContain('problems: 0');
+    const nodes = JSON.parse(await readFile(join(dir, 'out', 'files.json'), 'utf8'));
+    expect(nodes[1]).toMatchObject({ path: `fw.bin_extract/64-${64 + gz.length}.gzip/fw.bin`, type: 'script', format: 'gzip', offset: 64 });
+  });
+
+  it('scan --format json writes a ScanResult whose files are the nodes, and removes its work folder', async () => {
+    const image = join(dir, 'fw.tar.gz');
+    await writeFile(image, zlib.gzipSync(Buffer.from('plain text\n')));
+    const output = join(dir, 'result.json');
+    await cli(registerScan, ['scan', image, '--format', 'json', '-o', output, '-q']);
+    const result = JSON.parse(await readFile(output, 'utf8')) as ScanResult;
+    expect(result.image.fileName).toBe('fw.tar.gz');
+    expect(result.files.map((f) => [f.path, f.fsPath, f.type])).toEqual([
+      ['fw.tar.gz', '/fw.tar.gz', 'gzip'],
+      ['fw.tar.gz_extract/fw.tar', '/fw.tar', 'text'],
+    ]);
+  });
+
+  it('scan refuses a format that has no generator', async () => {
+    const image = join(dir, 'x.bin');
+    await writeFile(image, 'x');
+    await expect(cli(registerScan, ['scan', image, '--format', 'no-such-report'])).rejects.toThrow(/no report generator for format 'no-such-report'/);
+  });
+});
