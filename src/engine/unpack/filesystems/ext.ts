@@ -71,11 +71,15 @@ class ExtVolume {
     const { blockSize, descSize, sb } = this.geo;
     const perBlock = blockSize / descSize;
     const index = Math.floor(group / perBlock);
-    let block = sb.firstDataBlock + 1 + index;
+    // The descriptors follow the block holding the superblock (block 1 with 1 KiB blocks, else block 0).
+    const superBlock = blockSize === 1024 ? 1 : 0;
+    let block = superBlock + 1 + index;
     if ((sb.featureIncompat & INCOMPAT_META_BG) !== 0 && index >= sb.firstMetaBg) {
       // meta_bg: each meta group keeps its descriptor block in its own first group.
       const first = index * perBlock;
-      block = sb.firstDataBlock + first * sb.blocksPerGroup + (this.hasSuper(first) ? 1 : 0);
+      let offset = this.hasSuper(first) ? 1 : 0;
+      if (blockSize === 1024 && index === 0 && sb.firstDataBlock === 0) offset++; // bigalloc with 1 KiB blocks
+      block = sb.firstDataBlock + first * sb.blocksPerGroup + offset;
     }
     let table = this.descriptors.get(block);
     if (!table) {

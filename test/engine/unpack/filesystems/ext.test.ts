@@ -23,10 +23,11 @@ const work = tempDir('ext');
 const src = join(work, 'src');
 let files: SampleFile[];
 
-function mkfs(name: string, type: string, blockSize: number, blocks: number, features: string[] = []): string {
+function mkfs(name: string, type: string, blockSize: number, blocks: number, features: string[] = [], extra: string[] = []): string {
   const image = join(work, name);
   const args = ['-q', '-F', '-t', type, '-b', String(blockSize), '-d', src, '-L', 'fsroot', '-N', '256', '-E', 'root_owner=0:0'];
   if (features.length) args.push('-O', features.join(','));
+  args.push(...extra);
   run('mke2fs', [...args, image, String(blocks)], { cwd: work });
   return image;
 }
@@ -86,6 +87,20 @@ describe.runIf(enabled)('ext handler', () => {
     expectTree(ext4, files, { modes: true });
     expect(entry(ext4, 'bin/sh')?.linkTarget).toBe('busybox');
     cleanup(ext3.root, ext4.root);
+  });
+
+  it('reads meta_bg descriptor placement and bigalloc clusters', async () => {
+    for (const [name, features, blocks, extra] of [
+      // 256-block groups: 32 groups, so descriptors sit in two meta groups and inodes reach the second one.
+      ['metabg.img', ['meta_bg', '^resize_inode', '^has_journal', '^flex_bg'], 8192, ['-g', '256']],
+      ['bigalloc.img', ['bigalloc', '^has_journal'], 4096, ['-C', '4096']],
+    ] as const) {
+      const ex = await extractWith(extHandler, mkfs(name, 'ext4', 1024, blocks, [...features], [...extra]));
+      expect(ex.chunk?.end, name).toBe(blocks * 1024);
+      expectTree(ex, files, { modes: true });
+      expect(ex.sink.problems, name).toEqual([]);
+      cleanup(ex.root);
+    }
   });
 
   it('reads ext4 inline data for small files and directories', async () => {

@@ -100,6 +100,17 @@ describe.runIf(enabled)('jffs2 handler', () => {
     });
   }
 
+  it('skips erase-block summary nodes (sumtool)', async () => {
+    const plain = join(work, 'presum.img');
+    writeFileSync(plain, mkjffs2('presum.img', ['-l', '-p']));
+    const summed = join(work, 'summed.img');
+    run('sumtool', ['-i', plain, '-o', summed, '-e', String(ERASE), '-l', '-p']);
+    const ex = await extractWith(jffs2Handler, summed);
+    expect(ex.chunk?.end).toBe(readFileSync(summed).length);
+    expectTree(ex, files, { modes: true });
+    cleanup(ex.root);
+  });
+
   it('lets the newest node win: overwritten data, unlinked names, and the OpenWrt end marker', async () => {
     const image = mkjffs2('base.img', ['-l', '-p']);
     expect(image.length % ERASE).toBe(0);
