@@ -1,6 +1,8 @@
 // The firmware handlers, in the order the driver tries them at one offset (see ../registry.ts).
 import type { Handler } from '../handler.js';
 import { bzimageHandler } from './bzimage.js';
+import { deviceTreeHandler } from './device-tree.js';
+import { fitHandler } from './fit.js';
 import { tplinkHandler } from './tplink.js';
 import { trxHandler } from './trx.js';
 import { uimageHandler } from './uimage.js';
@@ -10,4 +12,6 @@ export const firmwareHandlers: Handler[] = [
   trxHandler,
   tplinkHandler,
   bzimageHandler,
+  fitHandler,
+  deviceTreeHandler,
 ];
