@@ -1,5 +1,6 @@
 // The firmware handlers, in the order the driver tries them at one offset (see ../registry.ts).
 import type { Handler } from '../handler.js';
+import { androidSparseHandler } from './android-sparse.js';
 import { bzimageHandler } from './bzimage.js';
 import { deviceTreeHandler } from './device-tree.js';
 import { fitHandler } from './fit.js';
@@ -14,4 +15,5 @@ export const firmwareHandlers: Handler[] = [
   bzimageHandler,
   fitHandler,
   deviceTreeHandler,
+  androidSparseHandler,
 ];
