@@ -30,7 +30,7 @@ interface Pending {
 export async function detectFile(path: string, chunks: AsyncIterable<Buffer | Uint8Array | string>, read: RangeReader, options: DetectOptions): Promise<FileDetections> {
   const { scanner, meanings } = patternSet();
   const constants = new Map<number, { count: number; offsets: number[] }>();
-  const libraryMarkers = new Map<string, { markers: Set<string>; functions: Set<string>; offset: number }>();
+  const libraryMarkers = new Map<string, LibraryFound>();
   const protocolHits: Array<{ pattern: number; offset: number }> = [];
   const anchors: Pending[] = [];
   let suiteReads = 0;
@@ -49,10 +49,11 @@ export async function detectFile(path: string, chunks: AsyncIterable<Buffer | Ui
         }
         case 'library-marker':
         case 'library-function': {
-          const entry = libraryMarkers.get(meaning.library.id) ?? { markers: new Set(), functions: new Set(), offset };
+          const entry = libraryMarkers.get(meaning.library.id) ?? { markers: new Set(), functions: new Set(), offset, markerOffsets: [] };
           if (meaning.type === 'library-marker') {
             if (!entry.markers.size) entry.offset = offset;
             entry.markers.add(meaning.marker);
+            if (entry.markerOffsets.length < 16) entry.markerOffsets.push(offset);
           } else entry.functions.add(meaning.name);
           libraryMarkers.set(meaning.library.id, entry);
           break;
@@ -83,7 +84,15 @@ export async function detectFile(path: string, chunks: AsyncIterable<Buffer | Ui
   return out;
 }
 
-async function libraries(found: Map<string, { markers: Set<string>; functions: Set<string>; offset: number }>, read: RangeReader): Promise<LibraryHit[]> {
+interface LibraryFound {
+  markers: Set<string>;
+  functions: Set<string>;
+  offset: number;
+  /** First marker offsets: the version string sits next to one of them. */
+  markerOffsets: number[];
+}
+
+async function libraries(found: Map<string, LibraryFound>, read: RangeReader): Promise<LibraryHit[]> {
   const out: LibraryHit[] = [];
   for (const [id, entry] of found) {
     // A library is present only when one of its own markers is; function names alone can be imports.
@@ -91,9 +100,9 @@ async function libraries(found: Map<string, { markers: Set<string>; functions: S
     const signature = LIBRARIES.find((l) => l.id === id);
     if (!signature) continue;
     let version: string | undefined;
-    if (signature.version) {
-      const around = (await read(Math.max(0, entry.offset - 16), 96)).toString('latin1');
-      version = signature.version.exec(around)?.[1];
+    for (const at of signature.version ? entry.markerOffsets : []) {
+      version = signature.version!.exec((await read(Math.max(0, at - 16), 96)).toString('latin1'))?.[1];
+      if (version) break;
     }
     const functions = [...entry.functions].sort();
     const specs = new Map(functions.map((name) => [signature.functions[name]!, parseSpec(signature.functions[name]!)]));

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { MultiPatternScanner } from '../../../src/engine/crypto/scanner.js';
+import { pseudoRandom } from './support.js';
+
+async function* chunked(data: Buffer, size: number) {
+  for (let i = 0; i < data.length; i += size) yield data.subarray(i, i + size);
+}
+
+describe('MultiPatternScanner', () => {
+  const patterns = [Buffer.from('expand 32-byte k'), Buffer.from([0x63, 0x7c, 0x77, 0x7b, 0xf2, 0x6b, 0x6f, 0xc5]), Buffer.from('\0\0\0\0abcd')];
+
+  it('reports every occurrence once, across chunk boundaries, at its stream offset', async () => {
+    const data = pseudoRandom(10_000, 7);
+    const planted = [[0, 0], [4070, 0], [4093, 1], [8190, 2], [9984, 0]] as const;
+    for (const [at, p] of planted) patterns[p]!.copy(data, at);
+    const hits: Array<[number, number]> = [];
+    const scanner = new MultiPatternScanner(patterns);
+    const size = await scanner.scanStream(chunked(data, 4096), (p, at) => hits.push([p, at]));
+    expect(size).toBe(10_000);
+    expect(hits.sort((a, b) => a[1] - b[1])).toEqual(planted.map(([at, p]) => [p, at]));
+    // Same answer with tiny chunks (smaller than the patterns) and from a whole buffer.
+    const tiny: Array<[number, number]> = [];
+    await scanner.scanStream(chunked(data, 3), (p, at) => tiny.push([p, at]));
+    expect(tiny.sort((a, b) => a[1] - b[1])).toEqual(hits);
+    const whole: Array<[number, number]> = [];
+    scanner.scanBuffer(data, (p, at) => whole.push([p, at]));
+    expect(whole.sort((a, b) => a[1] - b[1])).toEqual(hits);
+  });
+
+  it('finds nothing in random data and handles empty and short input', async () => {
+    const scanner = new MultiPatternScanner(patterns);
+    const hits: number[] = [];
+    await scanner.scanStream(chunked(pseudoRandom(200_000, 3), 65536), (p) => hits.push(p));
+    await scanner.scanStream(chunked(Buffer.alloc(0), 10), (p) => hits.push(p));
+    await scanner.scanStream(chunked(Buffer.from('ab'), 10), (p) => hits.push(p));
+    expect(hits).toEqual([]);
+  });
+
+  it('rejects patterns shorter than its 4-byte anchor', () => {
+    expect(() => new MultiPatternScanner([Buffer.from('abc')])).toThrow(/shorter than 4 bytes/);
+  });
+
+  it('scans 64 MB in seconds with the full pattern set', async () => {
+    const { patternSet } = await import('../../../src/engine/crypto/patterns.js');
+    const { scanner } = patternSet();
+    const block = pseudoRandom(1 << 20, 11);
+    async function* stream() {
+      for (let i = 0; i < 64; i++) yield block;
+    }
+    const started = Date.now();
+    let hits = 0;
+    const size = await scanner.scanStream(stream(), () => hits++);
+    expect(size).toBe(64 << 20);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, 30_000);
+});
