@@ -4,6 +4,8 @@ import { androidSparseHandler } from './android-sparse.js';
 import { bzimageHandler } from './bzimage.js';
 import { deviceTreeHandler } from './device-tree.js';
 import { fitHandler } from './fit.js';
+import { intelHexHandler } from './intel-hex.js';
+import { srecHandler } from './srec.js';
 import { tplinkHandler } from './tplink.js';
 import { trxHandler } from './trx.js';
 import { uimageHandler } from './uimage.js';
@@ -16,4 +18,6 @@ export const firmwareHandlers: Handler[] = [
   fitHandler,
   deviceTreeHandler,
   androidSparseHandler,
+  intelHexHandler,
+  srecHandler,
 ];
