@@ -5,6 +5,7 @@ import { bzimageHandler } from './bzimage.js';
 import { deviceTreeHandler } from './device-tree.js';
 import { fitHandler } from './fit.js';
 import { intelHexHandler } from './intel-hex.js';
+import { seamaHandler } from './seama.js';
 import { srecHandler } from './srec.js';
 import { tplinkHandler } from './tplink.js';
 import { trxHandler } from './trx.js';
@@ -14,6 +15,7 @@ export const firmwareHandlers: Handler[] = [
   uimageHandler,
   trxHandler,
   tplinkHandler,
+  seamaHandler,
   bzimageHandler,
   fitHandler,
   deviceTreeHandler,
