@@ -3,11 +3,15 @@ import { cbomCycloneDxReport } from './cbom-cyclonedx.js';
 import { pqcJsonReport } from './pqc-json.js';
 import { pqcPdfReport } from './pqc-pdf.js';
 import type { ReportGenerator } from './report.js';
+import { cycloneDxReport } from './sbom-cyclonedx.js';
+import { spdxReport } from './sbom-spdx.js';
 
 export const reports: ReportGenerator[] = [
   pqcJsonReport,
   pqcPdfReport,
   cbomCycloneDxReport,
+  cycloneDxReport,
+  spdxReport,
 ];
 
 export function findReport(name: string): ReportGenerator | undefined {

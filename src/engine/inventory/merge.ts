@@ -27,22 +27,30 @@ function resolveConflicts(candidates: StampedCandidate[], problems: Problem[]): 
     groups.set(k, [...(groups.get(k) ?? []), c]);
   }
   const dropped = new Set<StampedCandidate>();
+  const versionlessCopies: StampedCandidate[] = [];
   for (const group of groups.values()) {
     const versions = new Set(group.map(mv));
     if (versions.size < 2) continue;
-    const best = group.reduce((a, b) => (b.confidence > a.confidence ? b : a));
+    const top = Math.max(...group.map((c) => c.confidence));
+    const leaders = new Set(group.filter((c) => c.confidence === top).map(mv));
+    // Equally strong evidence for different versions: report the family without a version.
+    const kept = leaders.size === 1 ? [...leaders][0] : undefined;
     for (const c of group) {
-      if (mv(c) === mv(best)) continue;
+      if (kept !== undefined && mv(c) === kept) continue;
       dropped.add(c);
       problems.push({
         path: c.path,
         source: c.foundBy,
         kind: 'warning',
-        message: `${c.key}: version ${c.version} (${c.evidence.method}) conflicts with ${best.version} (${best.evidence.method}, confidence ${best.confidence}); kept ${best.version}`,
+        message:
+          kept === undefined
+            ? `${c.key}: equally supported versions ${[...leaders].join(', ')}; version ${c.version} (${c.evidence.method}) not reported`
+            : `${c.key}: version ${c.version} (${c.evidence.method}) conflicts with ${kept} (confidence ${top}); kept ${kept}`,
       });
+      if (kept === undefined) versionlessCopies.push({ ...c, version: undefined, matchVersion: undefined, cpe: undefined, purl: c.purl?.replace(/@[^?#]*/, '') });
     }
   }
-  return candidates.filter((c) => !dropped.has(c));
+  return [...candidates.filter((c) => !dropped.has(c)), ...versionlessCopies];
 }
 
 function addEvidence(list: Evidence[], e: Evidence): void {
@@ -122,7 +130,8 @@ export function mergeCandidates(input: StampedCandidate[]): MergeResult {
     // The versioned draft of the same family in that file, else the package whose database lists the file.
     const owner =
       versioned.find((d) => d.key === c.key && d.component.paths.includes(c.path)) ??
-      versioned.find((d) => d.packageName !== undefined && d.component.paths.includes(c.path));
+      versioned.find((d) => d.packageName !== undefined && d.component.paths.includes(c.path)) ??
+      soleVersion(versioned, c.key);
     if (owner) {
       absorb(owner, c);
       continue;
@@ -143,4 +152,10 @@ export function mergeCandidates(input: StampedCandidate[]): MergeResult {
     links.set(ref, { dependsOn: d.dependsOn, provides: d.provides, primaryPaths: d.primaryPaths });
   }
   return { components: all.map((d) => d.component), links, problems };
+}
+
+/** The only versioned draft of a family in the image, if there is exactly one. */
+function soleVersion(versioned: Draft[], key: string): Draft | undefined {
+  const same = versioned.filter((d) => d.key === key);
+  return same.length === 1 ? same[0] : undefined;
 }

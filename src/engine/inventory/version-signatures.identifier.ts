@@ -15,6 +15,8 @@ const NOT_SCANNED = new Set([
   'text', 'script', 'xml', 'html', 'json', 'certificate-pem', 'private-key-pem', 'public-key-pem', 'csr-pem', 'pgp-key', 'pem', 'der',
 ]);
 
+const ARCHIVES = new Set(['tar', 'cpio', 'ar', 'squashfs', 'cramfs', 'romfs', 'jffs2', 'ubi', 'ubifs', 'uefi-fv', 'uimage', 'trx', 'android-sparse', 'android-boot']);
+
 /** Candidates for one signature hit in one file. */
 export function candidateFromHit(signature: VersionSignature, hit: Pick<SignatureHit, 'version' | 'match' | 'offset' | 'confidence'>, node: FileNode): Candidate {
   const version = hit.version;
@@ -46,8 +48,9 @@ export function createVersionSignatureIdentifier(table: readonly VersionSignatur
     description: 'version strings with context from a table of component families (method version-signature)',
     selects: (_node, head) => !NOT_SCANNED.has(detectType(head)),
     async identify(file: FileView, ctx: IdentifierContext): Promise<Candidate[]> {
-      // Unpacked containers are identified through their children; scanning them too would double-count.
-      if (ctx.containers.has(file.node.path)) return [];
+      // Archives and filesystems that were unpacked are identified through their children. Other containers
+      // (a vmlinux with an embedded initramfs, a flash dump with a carved blob) keep their own strings.
+      if (ctx.containers.has(file.node.path) && ARCHIVES.has(detectType(await file.head()))) return [];
       const baseName = posix.basename(file.node.fsPath);
       const hits = new Map<string, SignatureHit>();
       const hinted = withStandalone.filter((s) => matcher.hinted(s, baseName));

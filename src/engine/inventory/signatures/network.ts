@@ -53,7 +53,20 @@ export const networkSignatures: VersionSignature[] = [
     type: 'application',
     cpe: { vendor: 'point-to-point_protocol_project', product: 'point-to-point_protocol' },
     purl: { name: 'ppp' },
-    patterns: [adjacent('pppd version %s', '2\\.\\d\\.\\d+'), banner('pppd version ', /pppd version (2\.\d\.\d+)\0/)],
+    // '2.4.8' next to 'pppd version %s' (2.4.5+) or to 'pppd %s started by %s, uid %d' (2.4.2b3 era).
+    patterns: [
+      adjacent('pppd version %s', '2\\.\\d\\.\\d+(?:b\\d+)?'),
+      adjacent('pppd %s started by %s, uid %d', '2\\.\\d\\.\\d+(?:b\\d+)?'),
+      banner('pppd version ', /pppd version (2\.\d\.\d+(?:b\d+)?)\0/),
+    ],
+  },
+  {
+    id: 'udhcp',
+    name: 'udhcp',
+    type: 'application',
+    // The stand-alone udhcp (before its BusyBox merge); NVD lists no product for it.
+    purl: { name: 'udhcp' },
+    patterns: [adjacent('udhcpcd, version %s', '0\\.9\\.\\d+(?:-pre)?'), adjacent('udhcp server (v%s) started', '0\\.9\\.\\d+(?:-pre)?')],
   },
   {
     id: 'curl',
