@@ -8,7 +8,7 @@ import { struct } from '../struct.js';
 
 export const UBIFS_MAGIC = 0x06101831;
 export const UBIFS_BLOCK_SIZE = 4096;
-export const NODE = { INO: 0, DATA: 1, DENT: 2, XENT: 3, TRUN: 4, PAD: 5, SB: 6, MST: 7, REF: 8, IDX: 9 } as const;
+export const NODE = { INO: 0, DATA: 1, DENT: 2, XENT: 3, TRUN: 4, PAD: 5, SB: 6, MST: 7, REF: 8, IDX: 9, CS: 10 } as const;
 export const KEY = { INO: 0, DATA: 1, DENT: 2, XENT: 3 } as const;
 export const ROOT_INUM = 1;
 export const SB_LNUM = 0;

@@ -1,6 +1,7 @@
 // UBIFS: the superblock (LEB 0) gives the LEB size and count; the newest master node (LEB 1) points at the root
-// of the on-flash index B-tree, whose leaves are the live inode, data and directory-entry nodes. Extraction walks
-// the index, then rebuilds the tree from the root inode. Written from Linux fs/ubifs (ubifs-media.h, tnc.c).
+// of the on-flash index B-tree, whose leaves are the inode, data and directory-entry nodes of the last commit.
+// Extraction walks the index, replays the journal written since (ubifs-journal.ts), then rebuilds the tree from
+// the root inode. Written from Linux fs/ubifs (ubifs-media.h, tnc.c, replay.c).
 import zlib from 'node:zlib';
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import {
@@ -8,109 +9,20 @@ import {
   CommonHeader,
   DataNode,
   decompress,
-  DentNode,
-  InodeNode,
-  KEY,
   MasterNode,
   MST_LNUM,
   NODE,
-  parseKey,
   ROOT_INUM,
   SuperblockNode,
   UBIFS_BLOCK_SIZE,
   UBIFS_MAGIC,
   UbifsVolume,
 } from './ubifs-nodes.js';
+import { journalNodes } from './ubifs-journal.js';
+import { UbifsTree, type BlockRef, type InodeInfo } from './ubifs-tree.js';
 
 const MAX_INDEX_LEVEL = 64;
 const S_IFMT = 0o170000;
-
-interface InodeInfo {
-  mode: number;
-  uid: number;
-  gid: number;
-  size: number;
-  mtime: number;
-  data: Buffer;
-}
-interface Dent {
-  name: string;
-  inum: number;
-}
-interface BlockRef {
-  block: number;
-  lnum: number;
-  offs: number;
-}
-
-class UbifsTree {
-  readonly inodes = new Map<number, InodeInfo>();
-  readonly dents = new Map<number, Dent[]>();
-  readonly blocks = new Map<number, BlockRef[]>();
-  private readonly visited = new Set<string>();
-  badNodes = 0;
-
-  constructor(
-    private readonly vol: UbifsVolume,
-    private readonly sink: Sink,
-  ) {}
-
-  async walk(lnum: number, offs: number, maxLevel: number): Promise<void> {
-    const address = `${lnum}:${offs}`;
-    if (this.visited.has(address)) throw new FormatError(`index loop at ${address}`);
-    this.visited.add(address);
-    if (this.sink.signal.aborted) throw this.sink.signal.reason;
-    const { node } = await this.vol.node(lnum, offs, NODE.IDX);
-    const childCount = node.readUInt16LE(24);
-    const level = node.readUInt16LE(26);
-    if (level > maxLevel) throw new FormatError(`index node at ${address} has level ${level} under a level ${maxLevel + 1} parent`);
-    if (28 + childCount * this.vol.branchSize > node.length) throw new FormatError(`index node at ${address} overflows`);
-    for (let i = 0; i < childCount; i++) {
-      const at = 28 + i * this.vol.branchSize;
-      const childLnum = node.readUInt32LE(at);
-      const childOffs = node.readUInt32LE(at + 4);
-      try {
-        if (level > 0) await this.walk(childLnum, childOffs, level - 1);
-        else await this.leaf(childLnum, childOffs);
-      } catch (error) {
-        if (!(error instanceof FormatError)) throw error;
-        this.badNodes++;
-        if (this.badNodes <= 20) this.sink.problem('error', `UBIFS: ${error.message}`);
-      }
-    }
-  }
-
-  private async leaf(lnum: number, offs: number): Promise<void> {
-    const { header, node } = await this.vol.node(lnum, offs);
-    if (header.nodeType === NODE.INO) {
-      const ino = InodeNode.parse(node);
-      const key = parseKey(ino.key);
-      const dataLen = Math.min(ino.dataLen, node.length - InodeNode.size);
-      this.inodes.set(key.inum, {
-        mode: ino.mode,
-        uid: ino.uid,
-        gid: ino.gid,
-        size: ino.size,
-        mtime: ino.mtimeSec,
-        data: node.subarray(InodeNode.size, InodeNode.size + dataLen),
-      });
-    } else if (header.nodeType === NODE.DENT) {
-      const dent = DentNode.parse(node);
-      const parent = parseKey(dent.key).inum;
-      const name = node.subarray(DentNode.size, DentNode.size + dent.nlen).toString('utf8');
-      let list = this.dents.get(parent);
-      if (!list) this.dents.set(parent, (list = []));
-      list.push({ name, inum: dent.inum });
-    } else if (header.nodeType === NODE.DATA) {
-      const key = parseKey(node, CommonHeader.size);
-      if (key.type !== KEY.DATA) throw new FormatError(`data node at ${lnum}:${offs} has a key of type ${key.type}`);
-      let list = this.blocks.get(key.inum);
-      if (!list) this.blocks.set(key.inum, (list = []));
-      list.push({ block: key.value, lnum, offs });
-    }
-    // Extended-attribute entries and truncation nodes carry nothing we extract.
-  }
-}
 
 async function newestMaster(vol: UbifsVolume, minIo: number): Promise<ReturnType<typeof MasterNode.parse>> {
   let best: { sqnum: number; master: ReturnType<typeof MasterNode.parse> } | undefined;
@@ -174,6 +86,15 @@ async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<vo
   const master = await newestMaster(vol, Math.max(8, sb.minIoSize));
   const tree = new UbifsTree(vol, sink);
   await tree.walk(master.rootLnum, master.rootOffs, MAX_INDEX_LEVEL);
+  // Then what was written after the last commit.
+  for (const n of await journalNodes(vol, master.logLnum, sb.logLebs, sink)) {
+    try {
+      tree.apply(n.header.nodeType, n.node, n.lnum, n.offs);
+    } catch (error) {
+      if (!(error instanceof FormatError)) throw error;
+      tree.noteBad(`journal: ${error.message}`);
+    }
+  }
   if (tree.badNodes > 20) sink.problem('error', `UBIFS: ${tree.badNodes} unreadable index entries in all`);
   if (!tree.inodes.has(ROOT_INUM)) throw new FormatError('UBIFS: root inode missing from the index');
   await writeTree(vol, tree, sink);
@@ -186,7 +107,8 @@ async function writeTree(vol: UbifsVolume, tree: UbifsTree, sink: Sink): Promise
   while (stack.length) {
     if (sink.signal.aborted) throw sink.signal.reason;
     const { inum: dirInum, path: dirPath } = stack.pop()!;
-    for (const dent of tree.dents.get(dirInum) ?? []) {
+    for (const [name, inum] of tree.dents.get(dirInum) ?? []) {
+      const dent = { name, inum };
       const path = dirPath ? `${dirPath}/${dent.name}` : dent.name;
       if (dent.name.includes('/') || dent.name === '.' || dent.name === '..') {
         sink.problem('error', `UBIFS: bad entry name ${JSON.stringify(dent.name)} in ${dirPath || '/'}`);
@@ -214,7 +136,7 @@ async function writeTree(vol: UbifsVolume, tree: UbifsTree, sink: Sink): Promise
             if (seen !== undefined) sink.hardlink(path, seen, meta);
             else {
               firstPath.set(dent.inum, path);
-              await sink.file(path, fileContent(vol, ino, tree.blocks.get(dent.inum) ?? [], path, sink), meta);
+              await sink.file(path, fileContent(vol, ino, [...(tree.blocks.get(dent.inum)?.values() ?? [])], path, sink), meta);
             }
             break;
           }
@@ -289,9 +211,9 @@ export const ubifsHandler: Handler = {
   kind: 'filesystem',
   doc: {
     title: 'UBIFS filesystem image (bare, or a volume extracted from UBI)',
-    references: ['Linux fs/ubifs/ubifs-media.h', 'Linux fs/ubifs/tnc.c, master.c', 'ubi_reader'],
+    references: ['Linux fs/ubifs/ubifs-media.h', 'Linux fs/ubifs/tnc.c, master.c, replay.c', 'ubi_reader'],
     limitations: [
-      'The journal is not replayed: changes written after the last commit are not seen',
+      'Journal replay follows the log and buds but does not check orphans or recover half-written buds beyond the first bad node',
       'Authenticated (hashed-index) and encrypted UBIFS are not supported',
       'Extended attributes are not extracted',
     ],

@@ -1,5 +1,6 @@
 import { appendFileSync, linkSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ubifsHandler } from '../../../../src/engine/unpack/filesystems/ubifs.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
@@ -15,6 +16,69 @@ let files: SampleFile[];
 export function mkubifs(source: string, out: string, compression: string): string {
   run('mkfs.ubifs', ['-r', source, '-m', '512', '-e', '15360', '-c', '200', '-x', compression, '-D', join(work, 'devtable'), '-o', out]);
   return out;
+}
+
+const ubifsCrc = (b: Buffer) => ~zlib.crc32(b) >>> 0;
+
+/** A UBIFS node (common header + body) with its CRC, padded to 8 bytes as nodes are laid out in a LEB. */
+function ubifsNode(type: number, sqnum: number, body: Buffer): Buffer {
+  const node = Buffer.alloc(24 + body.length);
+  node.writeUInt32LE(0x06101831, 0);
+  node.writeBigUInt64LE(BigInt(sqnum), 8);
+  node.writeUInt32LE(node.length, 16);
+  node[20] = type;
+  body.copy(node, 24);
+  node.writeUInt32LE(ubifsCrc(node.subarray(8)), 4);
+  return Buffer.concat([node, Buffer.alloc((8 - (node.length % 8)) % 8)]);
+}
+
+function key(inum: number, type: number, value: number): Buffer {
+  const k = Buffer.alloc(16);
+  k.writeUInt32LE(inum, 0);
+  k.writeUInt32LE(((type << 29) | value) >>> 0, 4);
+  return k;
+}
+
+function inoBody(inum: number, mode: number, size: number, nlink: number): Buffer {
+  const b = Buffer.alloc(136);
+  key(inum, 0, 0).copy(b, 0);
+  b.writeBigUInt64LE(BigInt(size), 24);
+  b.writeUInt32LE(nlink, 68);
+  b.writeUInt32LE(mode, 80);
+  return b;
+}
+
+function dataBody(inum: number, block: number, data: Buffer): Buffer {
+  const b = Buffer.alloc(24);
+  key(inum, 1, block).copy(b, 0);
+  b.writeUInt32LE(data.length, 16);
+  return Buffer.concat([b, data]);
+}
+
+function dentBody(parent: number, name: string, inum: number): Buffer {
+  const b = Buffer.alloc(32);
+  key(parent, 2, 12345).copy(b, 0);
+  b.writeBigUInt64LE(BigInt(inum), 16);
+  b.writeUInt16LE(name.length, 26);
+  return Buffer.concat([b, Buffer.from(name), Buffer.alloc(1)]);
+}
+
+function trunBody(inum: number, oldSize: number, newSize: number): Buffer {
+  const b = Buffer.alloc(32);
+  b.writeUInt32LE(inum, 0);
+  b.writeBigUInt64LE(BigInt(oldSize), 16);
+  b.writeBigUInt64LE(BigInt(newSize), 24);
+  return b;
+}
+
+/** The directory entry node called `name` in an image: its parent and target inode numbers. */
+function findDent(image: Buffer, name: string): { parent: number; inum: number } {
+  for (let at = 0; at + 56 < image.length; at += 8) {
+    if (image.readUInt32LE(at) !== 0x06101831 || image[at + 20] !== 2) continue;
+    const nlen = image.readUInt16LE(at + 50);
+    if (image.toString('utf8', at + 56, at + 56 + nlen) === name) return { parent: image.readUInt32LE(at + 24), inum: Number(image.readBigUInt64LE(at + 40)) };
+  }
+  throw new Error(`no entry ${name}`);
 }
 
 beforeAll(() => {
@@ -57,6 +121,60 @@ describe.runIf(enabled)('ubifs handler', () => {
     expect(ex.chunk).toMatchObject({ start: 777, end: 777 + image.length });
     expectTree(ex, files, { modes: true });
     cleanup(ex.root);
+  });
+
+  it('replays the journal: new files, deletions, overwrites and truncations after the last commit', async () => {
+    const image = readFileSync(mkubifs(src, join(work, 'journal.img'), 'zlib'));
+    const LEB = 15360;
+    const logAt = 3 * LEB;
+    expect(image.readUInt32LE(logAt)).toBe(0x06101831);
+    const csSqnum = Number(image.readBigUInt64LE(logAt + 8));
+    const highest = Number(image.readBigUInt64LE(LEB + 24));
+    const passwd = findDent(image, 'passwd');
+    const empty = findDent(image, 'empty');
+    const rcs = findDent(image, 'rcS');
+    const bud = image.length / LEB;
+    let sq = csSqnum + 100;
+    const budNodes = Buffer.concat([
+      // Stale: older than the commit start, so not part of the journal.
+      ubifsNode(1, csSqnum - 1, dataBody(rcs.inum, 0, Buffer.from('stale'))),
+      ubifsNode(0, ++sq, inoBody(highest + 1, 0o100640, 17, 1)),
+      ubifsNode(1, ++sq, dataBody(highest + 1, 0, Buffer.from('from the journal\n'))),
+      ubifsNode(2, ++sq, dentBody(1, 'journal.txt', highest + 1)),
+      ubifsNode(2, ++sq, dentBody(1, 'empty', 0)),
+      ubifsNode(0, ++sq, inoBody(empty.inum, 0o100600, 0, 0)),
+      ubifsNode(4, ++sq, trunBody(passwd.inum, 31, 5)),
+      ubifsNode(1, ++sq, dataBody(passwd.inum, 0, Buffer.from('ROOT!'))),
+      ubifsNode(0, ++sq, inoBody(passwd.inum, 0o100600, 5, 2)),
+    ]);
+    const ref = Buffer.alloc(40);
+    ref.writeUInt32LE(bud, 0);
+    ref.writeUInt32LE(0, 4);
+    ref.writeUInt32LE(1, 8);
+    const withJournal = Buffer.concat([image, budNodes, Buffer.alloc(LEB - budNodes.length, 0xff)]);
+    // Mounting grows leb_cnt to the volume before the journal writes there: do the same in the superblock.
+    withJournal.writeUInt32LE(bud + 1, 40);
+    withJournal.writeUInt32LE(ubifsCrc(withJournal.subarray(8, withJournal.readUInt32LE(16))), 4);
+    ubifsNode(8, csSqnum + 50, ref).copy(withJournal, logAt + 512);
+    const ex = await extractWith(ubifsHandler, withJournal);
+    expect(ex.error).toBeUndefined();
+    expect(ex.sink.problems).toEqual([]);
+    expect(readFileSync(join(ex.root, 'journal.txt'), 'utf8')).toBe('from the journal\n');
+    expect(entry(ex, 'journal.txt')?.meta.mode).toBe(0o640);
+    expect(entry(ex, 'empty')).toBeUndefined();
+    const passwdFile = entry(ex, 'etc/passwd')?.kind === 'file' ? 'etc/passwd' : 'etc/passwd-';
+    expect(readFileSync(join(ex.root, passwdFile), 'utf8')).toBe('ROOT!');
+    expect(readFileSync(join(ex.root, 'etc/init.d/rcS'), 'utf8')).toBe('#!/bin/sh\necho boot\n');
+    cleanup(ex.root);
+
+    // A reference to a LEB outside the volume is reported; the committed tree still comes out.
+    const badRef = Buffer.from(withJournal);
+    ref.writeUInt32LE(9999, 0);
+    ubifsNode(8, csSqnum + 50, ref).copy(badRef, logAt + 512);
+    const bx = await extractWith(ubifsHandler, badRef);
+    expect(bx.sink.problems.some((p) => p.message.includes('bud 9999'))).toBe(true);
+    expect(entry(bx, 'empty')?.kind).toBe('file');
+    cleanup(bx.root);
   });
 
   it('rejects other UBIFS nodes and garbage quietly', async () => {
