@@ -1,0 +1,170 @@
+// Bounded-time fuzzing: mutated corpus images (bit flips, extreme length fields, truncation, duplicated regions)
+// go through every registered handler and through the driver. Asserts no crash (only FormatError/LimitError
+// leave a handler), no hang (every call finishes within its deadline) and no escape (nothing is written outside
+// the output folder, no links are created on disk). Seeded, so a failure reproduces.
+import { existsSync } from 'node:fs';
+import { lstat, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unpack } from '../../../src/engine/unpack/driver.js';
+import { FormatError, LimitError } from '../../../src/engine/unpack/handler.js';
+import { Budget, resolveLimits } from '../../../src/engine/unpack/limits.js';
+import { FileReader } from '../../../src/engine/unpack/reader.js';
+import { handlers } from '../../../src/engine/unpack/registry.js';
+import { DirectorySink } from '../../../src/engine/unpack/sink.js';
+import { corpus, sharedPath } from '../../support/shared.js';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
+const PHASE_MS = Number(process.env.FUZZ_MS ?? 12_000);
+const SOURCES = ['dropbearStaticMipsel.tar.bz2', 'bzImage_xz', 'coreboot.rom', 'OVMF_VARS.secboot.fd', 'ApolloLake-Fsp.fd', 'tplink-tl-mr3020-v1_3.17.2_test.tpl', 'trendnet-tew733gr-rootfs.squashfs', 'openwrt-ramips-mt7621-xiaomi_mir3g-v2-squashfs-sysupgrade.bin'];
+const WINDOW = 192 * 1024;
+
+let rng = SEED;
+const random = () => {
+  rng ^= rng << 13;
+  rng ^= rng >>> 17;
+  rng ^= rng << 5;
+  return (rng >>> 0) / 2 ** 32;
+};
+const pick = (n: number) => Math.floor(random() * n);
+
+/** A window of a source around a handler magic (so handlers actually get past their signature), mutated. */
+function mutate(source: Buffer): Buffer {
+  let at = 0;
+  const magic = handlers[pick(handlers.length)]!.magics[0]!;
+  const found = source.indexOf(magic.bytes, pick(Math.max(1, source.length - 16)));
+  if (found !== -1) at = Math.max(0, found - (magic.offset ?? 0) - pick(64));
+  else at = pick(Math.max(1, source.length - WINDOW));
+  const data = Buffer.from(source.subarray(at, at + WINDOW));
+  const edits = 1 + pick(12);
+  for (let i = 0; i < edits && data.length > 8; i++) {
+    const p = pick(data.length - 4);
+    switch (pick(5)) {
+      case 0:
+        data[p] ^= 1 << pick(8);
+        break;
+      case 1:
+        data.writeUInt32LE([0, 0xffffffff, 0x7fffffff, 0x80000000, data.length][pick(5)]!, p);
+        break;
+      case 2:
+        data.writeUInt32BE([0, 0xffffffff, 0x7fffffff, 1][pick(4)]!, p);
+        break;
+      case 3: {
+        // Duplicate a region over another (overlaps, self-references).
+        const from = pick(data.length);
+        data.copy(data, p, from, Math.min(data.length, from + pick(4096)));
+        break;
+      }
+      default:
+        data[p] = pick(256);
+    }
+  }
+  return pick(4) === 0 ? data.subarray(0, pick(data.length)) : data;
+}
+
+async function withDeadline<T>(what: string, ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`hang: ${what} did not finish within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Every entry under `root` is a plain file or folder (no links were created) inside root. */
+async function assertConfined(root: string): Promise<void> {
+  const real = await realpath(root);
+  async function walk(dir: string): Promise<void> {
+    for (const name of await readdir(dir)) {
+      const path = join(dir, name);
+      const st = await lstat(path);
+      expect(st.isSymbolicLink(), `link created at ${path}`).toBe(false);
+      expect(relative(real, await realpath(path)).startsWith('..')).toBe(false);
+      if (st.isDirectory()) await walk(path);
+    }
+  }
+  await walk(root);
+}
+
+const available = SOURCES.filter((name) => existsSync(sharedPath('corpus', name)));
+let work: string;
+const sources: Buffer[] = [];
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'fs-fuzz-'));
+  for (const name of available) sources.push(await readFile(corpus(name)));
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+describe.runIf(available.length > 0)(`fuzz (seed ${SEED})`, () => {
+  it('every handler rejects mutated input with FormatError/LimitError or extracts it, within a deadline', async () => {
+    const bugs: string[] = [];
+    const started = Date.now();
+    let runs = 0;
+    for (let iteration = 0; Date.now() - started < PHASE_MS; iteration++) {
+      const data = mutate(sources[pick(sources.length)]!);
+      const dir = join(work, `h${iteration}`);
+      await mkdir(dir);
+      const path = join(dir, 'input.bin');
+      await writeFile(path, data);
+      const reader = await FileReader.open(path);
+      try {
+        for (const handler of handlers) {
+          for (const magic of handler.magics) {
+            const match = data.indexOf(magic.bytes);
+            const start = match - (magic.offset ?? 0);
+            if (match === -1 || start < 0 || (handler.onlyAtStart && start !== 0)) continue;
+            const budget = new Budget(resolveLimits(data.length, { maxTotalBytes: 16 * 1024 * 1024, maxFiles: 2000, timeoutMs: 4000 }));
+            const sink = new DirectorySink(join(dir, `${handler.id}-${start}`), budget, { source: handler.id, path: 'input.bin' });
+            runs++;
+            try {
+              await withDeadline(`${handler.id} at ${start} (iteration ${iteration})`, 8000, (async () => {
+                const chunk = await handler.chunk(reader, start, { signal: budget.signal, maxOutput: budget.limits.maxTotalBytes });
+                if (chunk && handler.extract) await handler.extract(reader, chunk, sink);
+              })());
+            } catch (error) {
+              const benign = error instanceof FormatError || error instanceof LimitError || budget.signal.aborted;
+              if (!benign) bugs.push(`${handler.id} at ${start} (seed ${SEED}, iteration ${iteration}): ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+              if (error instanceof Error && error.message.startsWith('hang:')) throw error;
+            } finally {
+              budget.dispose();
+            }
+            break; // one magic per handler per input keeps the phase broad
+          }
+        }
+      } finally {
+        await reader.close();
+      }
+      await assertConfined(dir);
+      await rm(dir, { recursive: true, force: true });
+    }
+    console.info(`fuzz: ${runs} handler runs in ${Date.now() - started} ms`);
+    expect(runs).toBeGreaterThan(0);
+    expect(bugs).toEqual([]);
+  }, PHASE_MS + 60_000);
+
+  it('the driver unpacks mutated images without crashing, hanging or writing outside its folder', async () => {
+    const started = Date.now();
+    let images = 0;
+    for (let iteration = 0; Date.now() - started < PHASE_MS; iteration++) {
+      const dir = join(work, `d${iteration}`);
+      const out = join(dir, 'out');
+      await mkdir(dir);
+      const image = join(dir, 'image.bin');
+      await writeFile(image, mutate(sources[pick(sources.length)]!));
+      const result = await withDeadline(`driver iteration ${iteration}`, 15_000, unpack(image, out, { limits: { timeoutMs: 5000, maxTotalBytes: 64 * 1024 * 1024, maxFiles: 5000 } }));
+      expect(result.files[0]!.depth).toBe(0);
+      expect((await readdir(dir)).sort()).toEqual(['image.bin', 'out']);
+      await assertConfined(out);
+      await rm(dir, { recursive: true, force: true });
+      images = iteration + 1;
+    }
+    console.info(`fuzz: ${images} mutated images through the driver`);
+    expect(images).toBeGreaterThan(0);
+  }, PHASE_MS + 60_000);
+});
