@@ -5,17 +5,39 @@ import { loadConfig } from '../config.js';
 import { readFeeds, type FeedItem } from '../engine/vulns/feed-reader.js';
 import { FeedSync, type SyncOptions } from '../engine/vulns/sync.js';
 import { openDatabase } from '../store/database.js';
+import { rematchLatestImages, type RematchSummary } from '../store/vulns-rematch.js';
 import { VulnerabilityRepository, type ImportSummary, type VulnDbStatus } from '../store/vulns.repository.js';
 
-async function withRepository<T>(run: (repo: VulnerabilityRepository) => Promise<T>): Promise<T> {
+type Db = Awaited<ReturnType<typeof openDatabase>>['db'];
+
+async function withRepository<T>(run: (repo: VulnerabilityRepository, db: Db) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const opened = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
   try {
-    return await run(new VulnerabilityRepository(opened.db));
+    return await run(new VulnerabilityRepository(opened.db), opened.db);
   } finally {
     await opened.close();
   }
 }
+
+/** After the database changed: re-match the latest image of every product and report what escalated. */
+async function rematch(repo: VulnerabilityRepository, db: Db, summaries: ImportSummary[], epssThreshold: number): Promise<RematchSummary | undefined> {
+  if (summaries.every((s) => s.changed.size === 0)) return undefined;
+  return rematchLatestImages(db, repo, { epssThreshold });
+}
+
+export function formatRematch(r: RematchSummary | undefined): string {
+  if (!r) return 're-match: nothing changed, skipped\n';
+  const lines = [`re-match: ${r.images} latest images, ${r.newFindings} new findings, ${r.updatedFindings} updated, ${r.escalations} escalations`];
+  for (const p of r.problems.slice(0, 20)) lines.push(`  problem: ${p.message}`);
+  return lines.join('\n') + '\n';
+}
+
+const threshold = (v: string): number => {
+  const n = Number(v);
+  if (!(n >= 0 && n <= 1)) throw new Error(`--epss-threshold ${v}: expected a probability from 0 to 1`);
+  return n;
+};
 
 export function formatSummary(label: string, s: ImportSummary): string {
   const lines = [`${label}: ${s.inserted} new, ${s.updated} updated, ${s.unchanged} unchanged records; ${s.kev} KEV and ${s.epss} EPSS rows; ${s.errors.length} errors`];
@@ -67,10 +89,15 @@ export function register(program: Command): void {
     .command('import')
     .description('Import feed files or folders: NVD API 2.0 pages/records, CVE 5, OSV, KEV catalog, EPSS CSV (.gz accepted)')
     .argument('<paths...>', 'files or folders')
-    .action(async (paths: string[]) => {
-      const summary = await withRepository((repo) => repo.importItems(readFeeds(paths)));
-      process.stdout.write(formatSummary('import', summary));
-      if (summary.errors.length > 0) process.exitCode = 2;
+    .option('--no-rematch', 'do not re-match the latest image of every product afterwards')
+    .option('--epss-threshold <p>', 'EPSS probability that escalates a finding', threshold, 0.1)
+    .action(async (paths: string[], opts: { rematch: boolean; epssThreshold: number }) => {
+      await withRepository(async (repo, db) => {
+        const summary = await repo.importItems(readFeeds(paths));
+        process.stdout.write(formatSummary('import', summary));
+        if (opts.rematch) process.stdout.write(formatRematch(await rematch(repo, db, [summary], opts.epssThreshold)));
+        if (summary.errors.length > 0) process.exitCode = 2;
+      });
     });
 
   vulndb
@@ -91,7 +118,9 @@ export function register(program: Command): void {
     .option('--nvd-url <url>', 'NVD CVE API 2.0 endpoint (a mirror)')
     .option('--kev-url <url>', 'KEV catalog URL')
     .option('--epss-url <url>', 'EPSS CSV URL')
-    .action(async (opts: { feeds: string; apiKey?: string; since?: string; nvdUrl?: string; kevUrl?: string; epssUrl?: string }) => {
+    .option('--no-rematch', 'do not re-match the latest image of every product afterwards')
+    .option('--epss-threshold <p>', 'EPSS probability that escalates a finding', threshold, 0.1)
+    .action(async (opts: { feeds: string; apiKey?: string; since?: string; nvdUrl?: string; kevUrl?: string; epssUrl?: string; rematch: boolean; epssThreshold: number }) => {
       const feeds = opts.feeds.split(',').map((f) => f.trim()).filter(Boolean);
       const bad = feeds.filter((f) => !['nvd', 'kev', 'epss'].includes(f));
       if (bad.length > 0) throw new Error(`unknown feed(s) ${bad.join(', ')}: expected nvd, kev, epss`);
@@ -103,7 +132,10 @@ export function register(program: Command): void {
         ...(opts.epssUrl ? { epssUrl: opts.epssUrl } : {}),
         log: (line) => process.stderr.write(`${line}\n`),
       };
-      const summaries = await withRepository((repo) => syncFeeds(repo, feeds as Array<'nvd' | 'kev' | 'epss'>, options, opts.since));
-      summaries.forEach((s, i) => process.stdout.write(formatSummary(`sync ${feeds[i]}`, s)));
+      await withRepository(async (repo, db) => {
+        const summaries = await syncFeeds(repo, feeds as Array<'nvd' | 'kev' | 'epss'>, options, opts.since);
+        summaries.forEach((s, i) => process.stdout.write(formatSummary(`sync ${feeds[i]}`, s)));
+        if (opts.rematch) process.stdout.write(formatRematch(await rematch(repo, db, summaries, opts.epssThreshold)));
+      });
     });
 }

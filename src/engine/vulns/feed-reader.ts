@@ -118,7 +118,15 @@ async function* readEpssFeed(file: string): AsyncGenerator<FeedItem> {
 
 /** Everything the given files and folders hold, in file order. */
 export async function* readFeeds(paths: string[]): AsyncGenerator<FeedItem> {
-  for await (const file of feedFiles(paths)) {
-    yield* /\.csv(\.gz)?$/i.test(file) ? readEpssFeed(file) : readJsonFeed(file);
+  for (const path of paths) {
+    try {
+      await stat(path);
+    } catch (e) {
+      yield { kind: 'error', file: path, message: `cannot read: ${message(e)}` };
+      continue;
+    }
+    for await (const file of feedFiles([path])) {
+      yield* /\.csv(\.gz)?$/i.test(file) ? readEpssFeed(file) : readJsonFeed(file);
+    }
   }
 }

@@ -207,3 +207,14 @@ describe('CVSS', () => {
     expect(cvss3BaseScore('CVSS:3.1/AV:N')).toBeUndefined();
   });
 });
+
+describe('feed files', () => {
+  it('reports a missing path and goes on with the others', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'epss.csv'), 'cve,epss,percentile\nCVE-2012-0920,0.1,0.5\n');
+    writeFileSync(join(dir, 'notes.txt'), 'ignored');
+    const items = await collect(join(dir, 'missing.json'), dir);
+    expect(errors(items)).toMatchObject([{ file: join(dir, 'missing.json'), message: expect.stringMatching(/cannot read/) }]);
+    expect(items.filter((i) => i.kind === 'epss')).toHaveLength(1);
+  });
+});

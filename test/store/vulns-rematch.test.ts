@@ -1,0 +1,81 @@
+// Re-matching: a scan stored before its vulnerabilities were known gains the finding and an escalation after an
+// import; a later KEV entry and EPSS rise escalate the existing finding; re-running changes nothing.
+import { expect, it } from 'vitest';
+import type { Component, EngineFinding } from '../../src/engine/types.js';
+import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
+import { newId } from '../../src/store/ids.js';
+import { ResultRepository } from '../../src/store/result.repository.js';
+import { escalationsOf, rematchLatestImages } from '../../src/store/vulns-rematch.js';
+import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { describeEachDatabase } from '../support/databases.js';
+import { haveShared, sharedPath } from '../support/shared.js';
+
+const hasData = haveShared('vulndata', 'nvd-cve2.0-CVE-2021-42386.json');
+
+const busybox = (version: string): Component => ({
+  ref: `busybox@${version}`, name: 'busybox', version, type: 'application', confidence: 0.95,
+  cpe: `cpe:2.3:a:busybox:busybox:${version}:*:*:*:*:*:*:*`, paths: ['rootfs/bin/busybox'],
+  evidence: [{ path: 'rootfs/bin/busybox', method: 'version-signature', match: `BusyBox v${version}` }], foundBy: ['version-signatures'],
+});
+
+it('escalationsOf names each way risk rose', () => {
+  const base = { severity: 'medium', isKev: false, epss: { probability: 0.05, percentile: 0.5 } } as EngineFinding;
+  const worse = { severity: 'high', isKev: true, epss: { probability: 0.2, percentile: 0.9 } } as EngineFinding;
+  expect(escalationsOf(base, worse, 0.1).map((e) => e.reason)).toEqual(['kev', 'severity', 'epss']);
+  expect(escalationsOf(worse, base, 0.1)).toEqual([]);
+  expect(escalationsOf(worse, worse, 0.1)).toEqual([]);
+});
+
+describeEachDatabase('vulnerability re-matching', (get) => {
+  it.runIf(hasData)('after an import the latest image gains the finding and escalations; older images are untouched', async () => {
+    const { db } = get();
+    const t = '2026-01-01T00:00:00.000Z';
+    const org = newId();
+    const product = newId();
+    await db.insertInto('organisations').values({ id: org, name: `org-${org}`, create_time: t }).execute();
+    await db.insertInto('products').values({ id: product, org_id: org, name: 'router', description: null, author_id: 'u', is_archived: 0, create_time: t, update_time: t }).execute();
+    const image = async (created: string, version: string) => {
+      const imageId = newId();
+      const scanId = newId();
+      await db.insertInto('images').values({
+        id: imageId, product_id: product, org_id: org, name: `fw ${version}`, version, file_name: 'fw.bin', blob_key: 'k', size: 1,
+        sha256: 'a', sha1: 'b', md5: 'c', detected_type: null, author_id: 'u', is_archived: 0, create_time: created, update_time: created,
+      }).execute();
+      await db.insertInto('scans').values({
+        id: scanId, image_id: imageId, product_id: product, org_id: org, author_id: 'u', state: 'done', state_id: newId(), state_time: created,
+        error: null, progress_phase: null, progress_percent: null, engine_version: '0.1.0', result_blob_key: null, create_time: created,
+      }).execute();
+      await new ResultRepository(db).store({ scanId, imageId, productId: product }, { components: [busybox(version)], findings: [], cryptoAssets: [] });
+      return { imageId, scanId };
+    };
+    const old = await image('2026-01-01T00:00:00.000Z', '1.30.0');
+    const latest = await image('2026-02-01T00:00:00.000Z', '1.31.1');
+    const vulns = new VulnerabilityRepository(db);
+    const results = new ResultRepository(db);
+
+    // nothing known yet
+    expect(await rematchLatestImages(db, vulns)).toMatchObject({ images: 1, newFindings: 0, escalations: 0 });
+
+    await vulns.importItems(readFeeds([sharedPath('vulndata', 'nvd-cve2.0-CVE-2021-42386.json')]));
+    const first = await rematchLatestImages(db, vulns);
+    expect(first).toMatchObject({ images: 1, newFindings: 1, updatedFindings: 0, escalations: 1, problems: [] });
+    const rows = await db.selectFrom('findings').selectAll().where('scan_id', '=', latest.scanId).execute();
+    expect(rows.map((r) => [r.pname, r.severity, r.is_kev, r.component_version])).toEqual([['CVE-2021-42386', 'high', 0, '1.31.1']]);
+    expect(await db.selectFrom('findings').selectAll().where('scan_id', '=', old.scanId).execute()).toEqual([]);
+    expect((await results.counts(latest.imageId, latest.scanId)).newEscalationsCount).toBe(1);
+
+    // newly exploited and likely: KEV entry and EPSS above the threshold
+    await vulns.putKev([{ cveId: 'CVE-2021-42386', dateAdded: '2026-03-01', requiredAction: 'Update BusyBox.' }]);
+    await vulns.putEpss([{ cveId: 'CVE-2021-42386', probability: 0.35, percentile: 0.97, date: '2026-03-01' }]);
+    const second = await rematchLatestImages(db, vulns, { epssThreshold: 0.1 });
+    expect(second).toMatchObject({ newFindings: 0, updatedFindings: 1, escalations: 2 });
+    const escalations = await db.selectFrom('escalations').select(['reason', 'finding_fingerprint', 'image_id']).where('product_id', '=', product).orderBy('reason').execute();
+    expect(escalations.map((e) => e.reason)).toEqual(['epss', 'kev', 'new-vulnerability']);
+    expect(new Set(escalations.map((e) => e.image_id))).toEqual(new Set([latest.imageId]));
+    const counts = await results.counts(latest.imageId, latest.scanId);
+    expect(counts).toMatchObject({ newEscalationsCount: 3, kev: 1, findingTypeCounts: [{ type: 'dependencyVulnerability', count: 1 }] });
+
+    // idempotent
+    expect(await rematchLatestImages(db, vulns)).toMatchObject({ newFindings: 0, updatedFindings: 0, escalations: 0 });
+  });
+});
