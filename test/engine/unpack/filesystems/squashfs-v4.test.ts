@@ -18,6 +18,7 @@ import {
   writeTree,
   type SampleFile,
 } from './fs-image-harness.js';
+import { swapSquashfsV4 } from './squashfs-v4-swap.js';
 
 const enabled = haveTool('mksquashfs');
 const work = tempDir('squashfs-v4');
@@ -102,6 +103,16 @@ describe.runIf(enabled)('squashfs-v4 handler', () => {
     expect(ex.chunk).toMatchObject({ start: 1000, end: 1000 + data.length });
     expectTree(ex, files, { modes: true });
     expectSpecials(ex);
+    cleanup(ex.root);
+  });
+
+  it('extracts a big-endian image (every field byte-swapped from a generated little-endian one)', async () => {
+    const le = readFileSync(mksquashfs('for-be.sqfs', ['-noI', '-noId', '-noD', '-noF', '-noX', '-no-exports', '-no-xattrs']));
+    const ex = await extractWith(squashfsV4Handler, swapSquashfsV4(le));
+    expect(ex.chunk).toMatchObject({ start: 0, end: le.readUInt32LE(40), meta: { endian: 'be' } });
+    expectTree(ex, files, { modes: true });
+    expectSpecials(ex);
+    expect(ex.sink.problems).toEqual([]);
     cleanup(ex.root);
   });
 
