@@ -24,6 +24,10 @@ export interface Config {
   /** Scan workers inside `serve` (0 = run only separate `firmscope worker` processes). */
   workers: number;
   maxUploadBytes: number;
+  /** Lease of a claimed job; a worker silent for this long is presumed dead and its job is retried. */
+  jobLeaseSeconds: number;
+  /** How often an idle worker looks for due jobs. */
+  jobPollMs: number;
   /** External OIDC issuer (Keycloak realm URL) whose tokens the API also accepts, verified by its JWKS. */
   externalIssuer?: string;
   externalJwksUrl?: string;
@@ -114,6 +118,8 @@ export function loadConfig(env: Env = process.env): Config {
     uploadSecret,
     workers: int('FIRMSCOPE_WORKERS', 1, 0, 64),
     maxUploadBytes: int('FIRMSCOPE_MAX_UPLOAD_BYTES', 4 * 1024 ** 3, 1, Number.MAX_SAFE_INTEGER),
+    jobLeaseSeconds: int('FIRMSCOPE_JOB_LEASE_SECONDS', 60, 2, 3600),
+    jobPollMs: int('FIRMSCOPE_JOB_POLL_MS', 1000, 50, 60_000),
     externalIssuer: url('FIRMSCOPE_EXTERNAL_ISSUER'),
     externalJwksUrl: url('FIRMSCOPE_EXTERNAL_JWKS_URL'),
     externalAudience: str('FIRMSCOPE_EXTERNAL_CLIENT'),

@@ -4,6 +4,8 @@ import { ENGINE_VERSION } from '../engine/version.js';
 import { register as scanCommand } from './scan.js';
 import { register as unpackCommand } from './unpack.js';
 import { register as vulndbCommand } from './vulndb.js';
+import { register as serveCommand } from './serve.js';
+import { register as workerCommand } from './worker.js';
 
 type Register = (program: Command) => void;
 
@@ -11,6 +13,8 @@ const commands: Register[] = [
   unpackCommand,
   scanCommand,
   vulndbCommand,
+  serveCommand,
+  workerCommand,
 ];
 
 const program = new Command('firmscope')

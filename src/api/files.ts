@@ -1,0 +1,73 @@
+// Files attached to an image (debug symbols: .pdb, ELF debug files): attach, list, get, download.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../auth/authenticate.js';
+import { requireImage } from '../services/access.js';
+import { InvalidInputError, NotFoundError } from '../services/errors.js';
+import { sanitizeName } from '../services/uploads.js';
+import type { ApiDeps } from './deps.js';
+import { readForm } from './multipart-form.js';
+import { fileOut } from './presenters.js';
+import { errorResponses, Ulid } from './schemas.js';
+
+const ImageParams = Type.Object({ productId: Ulid('Product id'), imageId: Ulid('Image id') });
+const FileParams = Type.Object({ productId: Ulid('Product id'), imageId: Ulid('Image id'), fileId: Ulid('File id') });
+
+export const fileRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos, blobs, uploads, baseUrl }) => {
+  app.post('/api/v4/products/:productId/images/:imageId/files', {
+    config: { permission: 'images.update' },
+    schema: {
+      tags: ['files'], summary: 'Attach a debug symbol file (multipart field `file`)', consumes: ['multipart/form-data'], params: ImageParams,
+      response: { 201: Type.Object({ id: Type.String(), filename: Type.String(), createTime: Type.String() }), ...errorResponses(413, 415) },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const { image } = await requireImage(repos, principal, request.params.productId, request.params.imageId);
+    if (!request.isMultipart()) throw new InvalidInputError('send the file as multipart/form-data in a part named `file`', [{ reason: 'required', field: 'file' }]);
+    const form = await readForm(request, blobs, { keyPrefix: 'files', maxBytes: uploads.maxBytes });
+    if (!form.file) throw new InvalidInputError('the multipart form has no `file` part', [{ reason: 'required', field: 'file' }]);
+    const filename = sanitizeName(form.file.filename || 'debug-symbols');
+    const file = await repos.images.addFile({
+      imageId: image.id, productId: image.productId, filename, blob: form.file.blob, authorId: principal.userId,
+      metadata: { contentType: form.file.mimetype, size: form.file.blob.size, sha256: form.file.blob.sha256, kind: kindOf(filename) },
+    });
+    return reply.status(201).send({ id: file.id, filename: file.filename, createTime: file.createTime });
+  });
+
+  app.get('/api/v4/products/:productId/images/:imageId/files', {
+    config: { permission: 'images.view' },
+    schema: { tags: ['files'], summary: 'Files attached to the image', params: ImageParams, response: { 200: Type.Object({ files: Type.Array(Type.Ref('File')) }), ...errorResponses() } },
+  }, async (request) => {
+    const { image } = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
+    return { files: (await repos.images.listFiles(image.id)).map((f) => fileOut(f, baseUrl)) };
+  });
+
+  app.get('/api/v4/products/:productId/images/:imageId/files/:fileId', {
+    config: { permission: 'images.view' },
+    schema: { tags: ['files'], summary: 'One attached file (with its downloadUrl)', params: FileParams, response: { 200: Type.Ref('File'), ...errorResponses() } },
+  }, async (request) => {
+    const { image } = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
+    const file = await repos.images.getFile(image.id, request.params.fileId);
+    if (!file) throw new NotFoundError(`file ${request.params.fileId} not found`, [{ reason: 'notFound', field: 'fileId' }]);
+    return fileOut(file, baseUrl);
+  });
+
+  app.get('/api/v4/products/:productId/images/:imageId/files/:fileId/download', {
+    config: { permission: 'images.view' },
+    schema: { tags: ['files'], summary: 'Download an attached file', params: FileParams, response: { 200: Type.Unknown(), ...errorResponses() } },
+  }, async (request, reply) => {
+    const { image } = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
+    const file = await repos.images.getFile(image.id, request.params.fileId);
+    if (!file) throw new NotFoundError(`file ${request.params.fileId} not found`, [{ reason: 'notFound', field: 'fileId' }]);
+    return reply
+      .header('content-type', 'application/octet-stream')
+      .header('content-disposition', `attachment; filename="${file.filename.replace(/"/g, '')}"`)
+      .send(await blobs.read(file.blobKey));
+  });
+};
+
+function kindOf(filename: string): string {
+  const lower = filename.toLowerCase();
+  if (lower.endsWith('.pdb')) return 'pdb';
+  if (lower.endsWith('.debug') || lower.endsWith('.dbg') || lower.endsWith('.sym')) return 'elf-debug';
+  return 'other';
+}

@@ -1,0 +1,99 @@
+// Report endpoints: each maps to a generator id in src/reports. A scan that is not done → 422; a generator
+// this version does not have → 422 saying so.
+import { Type, type FastifyPluginAsyncTypebox, type TSchema } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { principalOf } from '../auth/authenticate.js';
+import { findReport } from '../reports/index.js';
+import { requireImage } from '../services/access.js';
+import { InvalidInputError, NotReadyError } from '../services/errors.js';
+import type { Repositories } from '../services/repositories.js';
+import { latestDoneScan, loadReportInput } from '../services/report-input.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { Image } from '../store/image.repository.js';
+import type { Product } from '../store/product.repository.js';
+import type { ApiDeps } from './deps.js';
+import { errorResponses, Ulid } from './schemas.js';
+
+const ImageParams = Type.Object({ productId: Ulid('Product id'), imageId: Ulid('Image id') });
+const Document = { 200: Type.Unknown({ description: 'The report document (JSON, XML, PDF or CSV)' }), ...errorResponses(422) };
+
+export async function sendReport(
+  repos: Repositories, blobs: BlobStore, reply: FastifyReply, subject: { product: Product; image: Image }, reportId: string,
+  filter?: (input: Awaited<ReturnType<typeof loadReportInput>>) => Promise<void>,
+): Promise<FastifyReply> {
+  const generator = findReport(reportId);
+  if (!generator) throw new NotReadyError(`the ${reportId} report is not available in this version of Firmscope`, [{ reason: 'reportNotAvailable' }]);
+  const scan = await latestDoneScan(repos, subject.image);
+  const input = await loadReportInput(repos, blobs, { ...subject, scan });
+  if (filter) await filter(input);
+  const document = await generator.generate(input);
+  const extension = extensionOf(generator.mediaType);
+  const name = `${subject.image.name}-${generator.id}`.replace(/[^A-Za-z0-9._-]+/g, '_');
+  return reply
+    .header('content-type', generator.mediaType)
+    .header('content-disposition', `attachment; filename="${name}.${extension}"`)
+    .serializer((payload: unknown) => payload as string)
+    .send(document);
+}
+
+function extensionOf(mediaType: string): string {
+  if (mediaType.includes('pdf')) return 'pdf';
+  if (mediaType.includes('csv')) return 'csv';
+  if (mediaType.includes('xml')) return 'xml';
+  return 'json';
+}
+
+export function sendFindingsReport(repos: Repositories, blobs: BlobStore, reply: FastifyReply, request: { product: Product; image: Image; format: 'pdf' | 'json' | 'csv' }) {
+  return sendReport(repos, blobs, reply, request, `findings-${request.format}`);
+}
+
+export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos, blobs }) => {
+  const base = '/api/v4/products/:productId/images/:imageId';
+  const simple = (path: string, summary: string, pick: (query: Record<string, string | undefined>) => string, querystring: TSchema = Type.Object({ contentType: Type.Optional(Type.String()) })) =>
+    app.get(`${base}/${path}`, {
+      config: { permission: 'reports.view' },
+      schema: { tags: ['reports'], summary, params: ImageParams, querystring, response: Document },
+    }, async (request, reply) => {
+      const subject = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
+      return sendReport(repos, blobs, reply, subject, pick(request.query as Record<string, string | undefined>));
+    });
+
+  const contentType = (allowed: string[], fallback?: string) => (query: Record<string, string | undefined>): string => {
+    const value = query.contentType ?? fallback;
+    if (!value || !allowed.includes(value)) {
+      throw new InvalidInputError(`contentType must be one of: ${allowed.join(', ')}`, [{ reason: 'invalid', field: 'contentType' }]);
+    }
+    return value;
+  };
+
+  simple('sbomReport::cycloneDX', 'SBOM, CycloneDX 1.6 (contentType=json; xml when available)', (q) =>
+    contentType(['json', 'xml'], 'json')(q) === 'xml' ? 'sbom-cyclonedx-xml' : 'sbom-cyclonedx');
+  simple('sbomReport::SPDX', 'SBOM, SPDX 2.3 JSON (contentType=json)', (q) => (contentType(['json'], 'json')(q), 'sbom-spdx'));
+  simple('cbomReport::cycloneDX', 'Cryptographic bill of materials, CycloneDX 1.6', (q) => (contentType(['json'], 'json')(q), 'cbom-cyclonedx'));
+  simple('vexReport::openVEX', 'VEX from issue statuses, OpenVEX', () => 'vex-openvex');
+  simple('vexReport::cycloneDX', 'VEX from issue statuses, CycloneDX', () => 'vex-cyclonedx');
+  simple('cryptographicMaterialsReport', 'Post-quantum cryptography compliance report (mode=pqc-compliance, contentType=json|pdf)', (q) => {
+    if (q.mode !== 'pqc-compliance') throw new InvalidInputError('mode must be pqc-compliance', [{ reason: 'invalid', field: 'mode' }]);
+    return `pqc-${contentType(['json', 'pdf'])(q)}`;
+  }, Type.Object({ mode: Type.String(), contentType: Type.String() }));
+  simple('findingsReport::pdf', 'Findings report, PDF', () => 'findings-pdf');
+
+  const FindingsQuery = Type.Object({ contentType: Type.Optional(Type.Union([Type.Literal('pdf'), Type.Literal('json'), Type.Literal('csv')])) });
+  for (const [path, summary, fixed] of [
+    ['findingsReport::json', 'Findings report, JSON (body: a grid query or {})', 'json'],
+    ['findingsReport::download', 'Findings report download (contentType=pdf|json|csv; body: a grid query or {})', undefined],
+  ] as const) {
+    app.post(`${base}/${path}`, {
+      config: { permission: 'reports.view' },
+      schema: {
+        tags: ['reports'], summary, params: ImageParams, querystring: FindingsQuery,
+        body: Type.Optional(Type.Object({ filters: Type.Optional(Type.Array(Type.Unknown())), sortBy: Type.Optional(Type.Unknown()) })),
+        response: Document,
+      },
+    }, async (request, reply) => {
+      const subject = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
+      const format = fixed ?? request.query.contentType ?? 'json';
+      return sendFindingsReport(repos, blobs, reply, { ...subject, format });
+    });
+  }
+};

@@ -1,0 +1,82 @@
+// Scans of an image: list, get, create, create state (enforced transitions; cancel really stops the work),
+// and the components a finished scan found.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../auth/authenticate.js';
+import { requireImage, requireScan } from '../services/access.js';
+import { NotReadyError } from '../services/errors.js';
+import { createScan, setScanState } from '../services/scans.js';
+import type { ApiDeps } from './deps.js';
+import { parseBool } from './images.js';
+import { scanOut } from './presenters.js';
+import { errorResponses, Ulid } from './schemas.js';
+
+const ImageParams = Type.Object({ productId: Ulid('Product id'), imageId: Ulid('Image id') });
+const ScanParams = Type.Object({ productId: Ulid('Product id'), imageId: Ulid('Image id'), scanId: Ulid('Scan id') });
+const StatusQuery = Type.Object({
+  status: Type.Optional(Type.Union([Type.Boolean(), Type.String()], { description: 'true: reported states (in_progress, completed, failed, cancelled); otherwise new|running|done|failed|cancelled' })),
+});
+const ComponentSchema = Type.Object({
+  id: Type.String(), name: Type.String(), version: Type.Optional(Type.String()), cpe: Type.Optional(Type.String()), purl: Type.Optional(Type.String()),
+  type: Type.String(), supplier: Type.Optional(Type.String()), licenses: Type.Optional(Type.Array(Type.String())), paths: Type.Array(Type.String()),
+  hashes: Type.Optional(Type.Object({ sha256: Type.String(), sha1: Type.String(), md5: Type.String() })),
+  evidence: Type.Array(Type.Object({ path: Type.String(), method: Type.String(), match: Type.Optional(Type.String()), offset: Type.Optional(Type.Integer()) })),
+  confidence: Type.Optional(Type.Number()), foundBy: Type.Optional(Type.Array(Type.String())),
+});
+
+export const scanRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos }) => {
+  app.get('/api/v4/products/:productId/images/:imageId/scans', {
+    config: { permission: 'scans.view' },
+    schema: {
+      tags: ['scans'], summary: 'List scans of an image', params: ImageParams, querystring: StatusQuery,
+      response: { 200: Type.Object({ scans: Type.Array(Type.Ref('Scan')), status: Type.Optional(Type.String()) }), ...errorResponses() },
+    },
+  }, async (request) => {
+    const { image } = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
+    const reported = parseBool(request.query.status, 'status', false);
+    const scans = await repos.scans.listByImage(image.id);
+    if (reported && scans.length === 0) return { scans: [], status: 'no_scans' };
+    return { scans: scans.map((s) => scanOut(s, reported)) };
+  });
+
+  app.get('/api/v4/products/:productId/images/:imageId/scans/:scanId', {
+    config: { permission: 'scans.view' },
+    schema: { tags: ['scans'], summary: 'Get a scan', params: ScanParams, querystring: StatusQuery, response: { 200: Type.Ref('Scan'), ...errorResponses() } },
+  }, async (request) => {
+    const { scan } = await requireScan(repos, principalOf(request), request.params.productId, request.params.imageId, request.params.scanId);
+    return scanOut(scan, parseBool(request.query.status, 'status', false));
+  });
+
+  app.post('/api/v4/products/:productId/images/:imageId/scans', {
+    config: { permission: 'scans.create' },
+    schema: { tags: ['scans'], summary: 'Start a new scan of the image', params: ImageParams, response: { 201: Type.Ref('Scan'), ...errorResponses() } },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const { image } = await requireImage(repos, principal, request.params.productId, request.params.imageId);
+    return reply.status(201).send(scanOut(await createScan(repos, image, principal.userId), false));
+  });
+
+  app.post('/api/v4/products/:productId/images/:imageId/scans/:scanId/states', {
+    config: { permission: 'scans.update' },
+    schema: {
+      tags: ['scans'], summary: 'Move the scan to a new state (cancelled stops the analysis)', params: ScanParams,
+      body: Type.Object({ type: Type.Union(['new', 'running', 'failed', 'done', 'cancelled'].map((t) => Type.Literal(t))) }, { additionalProperties: false }),
+      response: { 200: Type.Ref('Scan'), ...errorResponses(409, 415) },
+    },
+  }, async (request) => {
+    const principal = principalOf(request);
+    const { scan } = await requireScan(repos, principal, request.params.productId, request.params.imageId, request.params.scanId);
+    return scanOut(await setScanState(repos, principal, scan, request.body.type as 'new'), false);
+  });
+
+  app.get('/api/v4/products/:productId/images/:imageId/scans/:scanId/components', {
+    config: { permission: 'scans.view' },
+    schema: {
+      tags: ['scans'], summary: 'Software components the scan found', params: ScanParams,
+      response: { 200: Type.Object({ components: Type.Array(ComponentSchema) }), ...errorResponses(422) },
+    },
+  }, async (request) => {
+    const { scan } = await requireScan(repos, principalOf(request), request.params.productId, request.params.imageId, request.params.scanId);
+    if (scan.state !== 'done') throw new NotReadyError(`scan ${scan.id} is '${scan.state}'; components are available once it is done`);
+    return { components: await repos.results.components(scan.id) };
+  });
+};

@@ -1,0 +1,80 @@
+// Users, roles and machine clients of the caller's organisation.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../auth/authenticate.js';
+import { hashSecret, randomSecret } from '../auth/passwords.js';
+import { ROLE_DESCRIPTIONS, ROLE_PERMISSIONS, ROLES } from '../auth/permissions.js';
+import { NotFoundError } from '../services/errors.js';
+import type { User } from '../store/identity.repository.js';
+import type { ApiDeps } from './deps.js';
+import { errorResponses } from './schemas.js';
+
+const UserSchema = Type.Object({
+  id: Type.String(), email: Type.String(), role: Type.String(), status: Type.String(), createTime: Type.String(),
+  organisation: Type.Object({ id: Type.String(), name: Type.String() }), permissions: Type.Optional(Type.Array(Type.String())),
+});
+const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
+
+export const userRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos }) => {
+  const userOut = async (user: User, withPermissions = false) => {
+    const org = await repos.identities.findOrg(user.orgId);
+    if (!org) throw new NotFoundError('organisation not found');
+    return {
+      id: user.id, email: user.email, role: user.role, status: user.status, createTime: user.createTime,
+      organisation: { id: org.id, name: org.name }, ...(withPermissions ? { permissions: ROLE_PERMISSIONS[user.role] } : {}),
+    };
+  };
+
+  app.get('/api/v4/users/me', {
+    config: { permission: 'users.view' },
+    schema: { tags: ['users'], summary: 'The calling user, with role and permissions', response: { 200: UserSchema, ...errorResponses() } },
+  }, async (request) => {
+    const user = await repos.identities.findUser(principalOf(request).userId);
+    if (!user) throw new NotFoundError('user not found');
+    return userOut(user, true);
+  });
+
+  app.get('/api/v4/users', {
+    config: { permission: 'users.manage' },
+    schema: { tags: ['users'], summary: 'Users of the organisation', response: { 200: Type.Object({ users: Type.Array(UserSchema) }), ...errorResponses() } },
+  }, async (request) => {
+    const users = await repos.identities.listUsers(principalOf(request).orgId);
+    return { users: await Promise.all(users.map((u) => userOut(u))) };
+  });
+
+  app.post('/api/v4/users', {
+    config: { permission: 'users.manage' },
+    schema: {
+      tags: ['users'], summary: 'Add a user to the organisation',
+      body: Type.Object({ email: Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 254 }), password: Type.String({ minLength: 8, maxLength: 256 }), role: Role }, { additionalProperties: false }),
+      response: { 201: UserSchema, ...errorResponses(409, 415) },
+    },
+  }, async (request, reply) => {
+    const { email, password, role } = request.body;
+    const user = await repos.identities.createUser({ orgId: principalOf(request).orgId, email, role, passwordHash: await hashSecret(password) });
+    return reply.status(201).send(await userOut(user));
+  });
+
+  app.get('/api/v4/roles', {
+    config: { permission: 'users.view' },
+    schema: {
+      tags: ['users'], summary: 'Roles and the permissions they grant',
+      response: { 200: Type.Object({ roles: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), permissions: Type.Array(Type.String()) })) }), ...errorResponses() },
+    },
+  }, async () => ({ roles: ROLES.map((name) => ({ name, description: ROLE_DESCRIPTIONS[name], permissions: ROLE_PERMISSIONS[name] })) }));
+
+  app.post('/api/v4/clients', {
+    config: { permission: 'clients.manage' },
+    schema: {
+      tags: ['users'], summary: 'Create a machine client for the client_credentials grant (the secret is shown once)',
+      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), role: Role, clientId: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]{3,64}$' })) }, { additionalProperties: false }),
+      response: { 201: Type.Object({ clientId: Type.String(), clientSecret: Type.String(), name: Type.String(), role: Type.String(), createTime: Type.String() }), ...errorResponses(409, 415) },
+    },
+  }, async (request, reply) => {
+    const secret = randomSecret(32);
+    const client = await repos.identities.createClient({
+      orgId: principalOf(request).orgId, name: request.body.name, role: request.body.role,
+      clientId: request.body.clientId ?? `client-${randomSecret(9).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`, secretHash: await hashSecret(secret),
+    });
+    return reply.status(201).send({ clientId: client.clientId, clientSecret: secret, name: client.name, role: client.role, createTime: client.createTime });
+  });
+};

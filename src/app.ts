@@ -1,0 +1,105 @@
+// The HTTP application, composed in one visible order: security plugins, documentation, identity provider,
+// the signed upload endpoint, then the authenticated /api/v4 resources. Dependencies come in as options.
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import multipart from '@fastify/multipart';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { registerErrorHandler } from './api/errors.js';
+import type { ApiDeps } from './api/deps.js';
+import { fileRoutes } from './api/files.js';
+import { imageRoutes } from './api/images.js';
+import { productRoutes } from './api/products.js';
+import { reportRoutes } from './api/reports.js';
+import { scanRoutes } from './api/scans.js';
+import { sharedSchemas } from './api/schemas.js';
+import { uploadRoutes } from './api/uploads.js';
+import { userRoutes } from './api/users.js';
+import { protectScope } from './auth/authenticate.js';
+import { identityRoutes } from './auth/identity-routes.js';
+import type { TokenService } from './auth/token-service.js';
+import { ENGINE_VERSION } from './engine/version.js';
+import { InvalidInputError } from './services/errors.js';
+import { newId } from './store/ids.js';
+
+export interface AppOptions extends ApiDeps {
+  tokens: TokenService;
+  realm: string;
+  publicClientId: string;
+  /** Requests per minute per client address (default 1200). */
+  rateLimitPerMinute?: number;
+  /** A pino logger; absent means no request logging (tests). */
+  logger?: Logger;
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { tokens, realm, publicClientId, baseUrl } = options;
+  const deps: ApiDeps = { repos: options.repos, blobs: options.blobs, uploads: options.uploads, baseUrl };
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
+    genReqId: () => newId(),
+    requestIdHeader: 'x-request-id',
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerErrorHandler(app);
+  for (const schema of sharedSchemas) app.addSchema(schema);
+  app.addHook('onSend', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  // An empty JSON body (curl -X POST -H 'Content-Type: application/json') means "no body".
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(new InvalidInputError(`the JSON body is malformed: ${(error as Error).message}`), undefined);
+    }
+  });
+
+  // 1. Security
+  await app.register(helmet, { contentSecurityPolicy: false, crossOriginResourcePolicy: false });
+  await app.register(rateLimit, { max: options.rateLimitPerMinute ?? 1200, timeWindow: '1 minute' });
+  await app.register(formbody);
+
+  // 2. Documentation: OpenAPI generated from the route schemas
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Firmscope API', version: ENGINE_VERSION, description: 'Firmware image security analysis: products, images, scans, findings, components and reports.' },
+      servers: [{ url: baseUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      security: [{ bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/api/v4/openapi.json', { schema: { hide: true } as Record<string, unknown> }, async () => app.swagger());
+  app.get('/healthz', { schema: { hide: true } as Record<string, unknown> }, async () => ({ status: 'ok', version: ENGINE_VERSION }));
+
+  // 3. Identity provider
+  await app.register(identityRoutes, { realm, issuer: `${baseUrl}/realms/${realm}`, publicClientId, tokens, identities: deps.repos.identities });
+
+  // 4. Signed upload (authorised by its URL signature)
+  await app.register(uploadRoutes, deps);
+
+  // 5. Authenticated resources
+  await app.register(async (api) => {
+    await api.register(multipart, { limits: { fileSize: deps.uploads.maxBytes, files: 2, fields: 20, parts: 30, fieldSize: 64 * 1024 } });
+    protectScope(api, tokens);
+    await api.register(userRoutes, deps);
+    await api.register(productRoutes, deps);
+    await api.register(imageRoutes, deps);
+    await api.register(fileRoutes, deps);
+    await api.register(scanRoutes, deps);
+    await api.register(reportRoutes, deps);
+  });
+
+  return app;
+}

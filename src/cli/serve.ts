@@ -1,0 +1,21 @@
+// `firmscope serve`: the HTTP service with in-process scan workers (`npm start`).
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { startServer } from '../server.js';
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the API service (configuration from environment variables; see README)')
+    .action(async () => {
+      const config = loadConfig();
+      const server = await startServer(config);
+      server.runtime.logger.info({ url: server.url, baseUrl: config.baseUrl, workers: config.workers, database: server.runtime.database.dialect }, 'firmscope listening');
+      const stop = () => {
+        server.runtime.logger.info('shutting down');
+        server.close().then(() => process.exit(0), () => process.exit(1));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}

@@ -1,0 +1,32 @@
+// The 'scan' job kind: runs the scan use case with the engine in a worker thread.
+import { runScan, type RunScanDeps } from '../services/run-scan.js';
+import type { Repositories } from '../services/repositories.js';
+import type { Job } from '../store/job.repository.js';
+import type { JobHandler } from './worker.js';
+
+export function scanJobHandler(deps: RunScanDeps): JobHandler {
+  return async (job, signal) => {
+    const scanId = String(job.payload['scanId'] ?? job.scanId);
+    try {
+      const outcome = await runScan(deps, scanId, signal, job.attempts);
+      return outcome === 'skipped' ? 'done' : outcome;
+    } catch (error) {
+      // An unexpected error (database down, disk full): retried, and on the last attempt the scan fails.
+      if (job.attempts >= job.maxAttempts) {
+        const reason = error instanceof Error ? error.message : String(error);
+        await deps.repos.scans.transition(scanId, ['new', 'running'], 'failed', { error: `scan could not run: ${reason}` }).catch(() => false);
+      }
+      throw error;
+    }
+  };
+}
+
+/** A scan whose worker died on every attempt is failed with that reason, never left running. */
+export function failAbandonedScan(repos: Repositories) {
+  return async (job: Job): Promise<void> => {
+    if (!job.scanId) return;
+    await repos.scans.transition(job.scanId, ['new', 'running'], 'failed', {
+      error: `the analysis stopped unexpectedly ${job.attempts} times (worker crash or out of memory); the image may be too large or hostile`,
+    });
+  };
+}

@@ -1,0 +1,133 @@
+// The worker loop over the durable job table: claim a due job, keep its lease alive with heartbeats while
+// the handler runs, abort the handler when cancellation is requested or the lease is lost, then finish it.
+// Runs inside `serve` and as `firmscope worker`; any number of them share one database.
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { Job, JobRepository } from '../store/job.repository.js';
+import { newId } from '../store/ids.js';
+
+export type JobOutcome = 'done' | 'failed' | 'cancelled';
+export type JobHandler = (job: Job, signal: AbortSignal) => Promise<JobOutcome>;
+
+export interface WorkerOptions {
+  jobs: JobRepository;
+  handlers: Record<string, JobHandler>;
+  /** Called for jobs abandoned on their last attempt (their worker died every time). */
+  onAbandoned?: (job: Job) => Promise<void>;
+  logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  pollMs?: number;
+  /** Jobs run at once by this worker. */
+  concurrency?: number;
+}
+
+export class JobWorker {
+  readonly owner = `${hostname()}:${process.pid}:${newId()}`;
+  private running = false;
+  private readonly active = new Map<string, AbortController>();
+  private loops: Promise<void>[] = [];
+  private wake?: () => void;
+
+  constructor(private readonly options: WorkerOptions) {}
+
+  private get leaseMs() {
+    return this.options.leaseMs ?? 60_000;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    const concurrency = Math.max(1, this.options.concurrency ?? 1);
+    this.loops = Array.from({ length: concurrency }, () => this.loop());
+  }
+
+  /** Stops claiming; running jobs are aborted and left for another worker to retry. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    for (const controller of this.active.values()) controller.abort(new Error('worker stopping'));
+    await Promise.all(this.loops);
+  }
+
+  /** Wakes idle loops now (a job was just queued). */
+  poke(): void {
+    this.wake?.();
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      let job: Job | undefined;
+      try {
+        await this.reap();
+        job = await this.options.jobs.claim(this.owner, Object.keys(this.options.handlers), this.leaseMs);
+      } catch (error) {
+        this.options.logger?.error({ err: error }, 'job claim failed');
+      }
+      if (job) await this.run(job);
+      else await this.sleep(this.options.pollMs ?? 1000);
+    }
+  }
+
+  private async reap(): Promise<void> {
+    const abandoned = await this.options.jobs.failAbandoned();
+    for (const job of abandoned) {
+      this.options.logger?.warn({ jobId: job.id, scanId: job.scanId }, 'job abandoned after its last attempt');
+      await this.options.onAbandoned?.(job);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const previous = this.wake;
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        previous?.();
+        done();
+      };
+    });
+  }
+
+  private async run(job: Job): Promise<void> {
+    const { jobs, logger } = this.options;
+    const controller = new AbortController();
+    this.active.set(job.id, controller);
+    let cancelled = job.cancelRequested;
+    if (cancelled) controller.abort(new Error('cancelled'));
+    const beat = setInterval(() => {
+      jobs.heartbeat(job.id, this.owner, this.leaseMs).then(
+        (state) => {
+          if (!state.owned) controller.abort(new Error('lease lost'));
+          else if (state.cancelRequested) {
+            cancelled = true;
+            controller.abort(new Error('cancelled'));
+          }
+        },
+        (error: unknown) => logger?.warn({ err: error, jobId: job.id }, 'heartbeat failed'),
+      );
+    }, this.options.heartbeatMs ?? Math.max(1000, Math.floor(this.leaseMs / 4)));
+    logger?.info({ jobId: job.id, kind: job.kind, scanId: job.scanId, attempt: job.attempts }, 'job started');
+    try {
+      const handler = this.options.handlers[job.kind]!;
+      const outcome = await handler(job, controller.signal);
+      const final = cancelled ? 'cancelled' : outcome;
+      if (controller.signal.aborted && !cancelled) {
+        logger?.warn({ jobId: job.id }, 'job aborted (lease lost or worker stopping); left for retry');
+      } else {
+        await jobs.finish(job.id, this.owner, final);
+        logger?.info({ jobId: job.id, outcome: final }, 'job finished');
+      }
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      logger?.error({ err: error, jobId: job.id }, 'job handler crashed');
+      if (!(await jobs.retry(job.id, this.owner, reason, 5000))) await jobs.finish(job.id, this.owner, 'failed', reason);
+    } finally {
+      clearInterval(beat);
+      this.active.delete(job.id);
+    }
+  }
+}

@@ -1,0 +1,94 @@
+// Starting the service: open the store, bootstrap the first organisation and admin, load the signing key,
+// build the app, listen, and run scan workers in-process (FIRMSCOPE_WORKERS, default 1).
+import { join } from 'node:path';
+import pino, { type Logger } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import { loadSigningKey } from './auth/signing-keys.js';
+import { TokenService } from './auth/token-service.js';
+import type { Config } from './config.js';
+import { runEngineInThread } from './jobs/engine-runner.js';
+import { failAbandonedScan, scanJobHandler } from './jobs/scan-job.js';
+import { JobWorker } from './jobs/worker.js';
+import { bootstrap } from './services/bootstrap.js';
+import { createRepositories, type Repositories } from './services/repositories.js';
+import { SCAN_JOB } from './services/scans.js';
+import { resolveUploadSecret } from './services/upload-secret.js';
+import { openDatabase, type OpenedDatabase } from './store/database.js';
+import { FilesystemBlobStore } from './store/filesystem-blob-store.js';
+
+export interface Runtime {
+  database: OpenedDatabase;
+  repos: Repositories;
+  blobs: FilesystemBlobStore;
+  logger: Logger;
+}
+
+export async function openRuntime(config: Config, logger: Logger = pino({ level: config.logLevel })): Promise<Runtime> {
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  return { database, repos: createRepositories(database.db, database.dialect), blobs: new FilesystemBlobStore(join(config.dataDir, 'blobs')), logger };
+}
+
+export function createWorker(config: Config, runtime: Runtime, concurrency: number): JobWorker {
+  const { repos, blobs, logger } = runtime;
+  const database = { url: config.databaseUrl, dataDir: config.dataDir };
+  return new JobWorker({
+    jobs: repos.jobs,
+    concurrency,
+    logger,
+    handlers: {
+      [SCAN_JOB]: scanJobHandler({
+        repos, blobs, dataDir: config.dataDir,
+        analyse: (input, signal, onProgress) => runEngineInThread({ ...input, database }, { signal, onProgress }),
+      }),
+    },
+    onAbandoned: failAbandonedScan(repos),
+    leaseMs: config.jobLeaseSeconds * 1000,
+    pollMs: config.jobPollMs,
+  });
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  url: string;
+  runtime: Runtime;
+  worker?: JobWorker;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, logger?: Logger): Promise<RunningServer> {
+  const runtime = await openRuntime(config, logger);
+  const { repos, blobs } = runtime;
+  const boot = await bootstrap(repos.identities, { email: config.adminEmail, password: config.adminPassword });
+  if (boot.generated) {
+    // Printed once, on the console only: the generated password is never logged or stored in clear.
+    process.stdout.write(`\nFirmscope created the first admin:\n  e-mail:   ${boot.generated.email}\n  password: ${boot.generated.password}\n\n`);
+  } else if (boot.createdAdmin) {
+    runtime.logger.info({ email: boot.createdAdmin }, 'created the first admin');
+  }
+  const key = await loadSigningKey(repos.identities);
+  const issuer = `${config.baseUrl}/realms/${config.realm}`;
+  const defaultOrg = (await repos.identities.findOrgByName(config.externalOrg)) ?? (await repos.identities.findOrgByName('default'));
+  const tokens = new TokenService(key, {
+    issuer, publicClientId: config.publicClientId, accessTokenSeconds: config.accessTokenSeconds, refreshTokenSeconds: config.refreshTokenSeconds,
+    ...(config.externalIssuer && defaultOrg
+      ? { external: { issuer: config.externalIssuer, jwksUrl: config.externalJwksUrl, clientId: config.externalAudience, orgId: defaultOrg.id } }
+      : {}),
+  }, repos.identities);
+  const app = await buildApp({
+    repos, blobs, tokens, baseUrl: config.baseUrl, realm: config.realm, publicClientId: config.publicClientId,
+    uploads: { baseUrl: config.baseUrl, secret: await resolveUploadSecret(config.uploadSecret, config.dataDir), urlSeconds: config.uploadUrlSeconds, maxBytes: config.maxUploadBytes },
+    logger: runtime.logger,
+  });
+  const address = await app.listen({ port: config.port, host: config.host });
+  const worker = config.workers > 0 ? createWorker(config, runtime, config.workers) : undefined;
+  worker?.start();
+  return {
+    app, url: address, runtime, worker,
+    async close() {
+      await worker?.stop();
+      await app.close();
+      await runtime.database.close();
+    },
+  };
+}

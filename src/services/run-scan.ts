@@ -1,0 +1,68 @@
+// The scan use case, as the story: load the image → mark running → analyse in a thread → store the result
+// → done. A failing analysis fails the scan with its reason; a cancelled one stops; a retried one (its
+// previous worker died) starts over in a clean work folder.
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ScanResult } from '../engine/types.js';
+import type { Limits } from '../engine/unpack/limits.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { Repositories } from './repositories.js';
+import { writeResultDocument } from './result-document.js';
+
+export interface RunScanDeps {
+  repos: Repositories;
+  blobs: BlobStore;
+  dataDir: string;
+  /** Runs the engine (in a thread in production); rejects on failure or abort. */
+  analyse(input: { imagePath: string; workDir: string; limits?: Partial<Limits> }, signal: AbortSignal, onProgress: (p: { phase: string; percent: number }) => void): Promise<ScanResult>;
+  limits?: Partial<Limits>;
+}
+
+export type ScanOutcome = 'done' | 'failed' | 'cancelled' | 'skipped';
+
+export async function runScan(deps: RunScanDeps, scanId: string, signal: AbortSignal, attempt: number): Promise<ScanOutcome> {
+  const { repos, blobs } = deps;
+  const scan = await repos.scans.getById(scanId);
+  if (!scan) return 'skipped';
+  if (scan.state !== 'new' && scan.state !== 'running') return scan.state === 'cancelled' ? 'cancelled' : 'skipped';
+  const message = attempt > 1 ? `retry ${attempt}: the previous worker stopped before finishing` : 'analysis started';
+  if (!(await repos.scans.transition(scan.id, ['new', 'running'], 'running', { message }))) return 'skipped';
+  const image = await repos.images.getById(scan.imageId);
+  if (!image) {
+    await repos.scans.transition(scan.id, ['running'], 'failed', { error: 'the image of this scan no longer exists' });
+    return 'failed';
+  }
+
+  const workDir = join(deps.dataDir, 'work', scan.id);
+  await rm(workDir, { recursive: true, force: true });
+  await mkdir(workDir, { recursive: true });
+  try {
+    const imagePath = await blobs.localPath(image.blobKey, workDir);
+    let lastWrite = 0;
+    const result = await deps.analyse({ imagePath, workDir: join(workDir, 'extract'), limits: deps.limits }, signal, (p) => {
+      const now = Date.now();
+      if (now - lastWrite < 1000) return;
+      lastWrite = now;
+      void repos.scans.setProgress(scan.id, p.phase, p.percent).catch(() => {});
+    });
+    signal.throwIfAborted();
+    const key = await writeResultDocument(blobs, scan.id, result);
+    await repos.results.store({ scanId: scan.id, imageId: image.id, productId: image.productId }, result);
+    await repos.scans.setResult(scan.id, key, result.engineVersion);
+    if (result.image.type) await repos.images.update(image.productId, image.id, { detectedType: result.image.type });
+    const moved = await repos.scans.transition(scan.id, ['running'], 'done', {
+      message: `analysis finished: ${result.components.length} components, ${result.findings.length} findings, ${result.problems.length} problems`,
+    });
+    return moved ? 'done' : 'cancelled';
+  } catch (error) {
+    if (signal.aborted) {
+      // Cancelled by request (the scan state already says so) or the lease was lost (another worker retries).
+      return 'cancelled';
+    }
+    const reason = error instanceof Error ? error.message : String(error);
+    await repos.scans.transition(scan.id, ['running'], 'failed', { error: `analysis failed: ${reason}` });
+    return 'failed';
+  } finally {
+    await rm(workDir, { recursive: true, force: true }).catch(() => {});
+  }
+}

@@ -1,0 +1,97 @@
+// Image upload use cases (API-NOTES "Upload"): generate a signed URL, receive the PUT into the blob store,
+// finalize a temp file (or a direct upload) into an image, and start its scan.
+import type { Readable } from 'node:stream';
+import type { Principal } from '../auth/principal.js';
+import type { BlobStore, StoredBlob } from '../store/blob-store.js';
+import type { Image } from '../store/image.repository.js';
+import type { Scan } from '../store/scan.repository.js';
+import { requireProduct } from './access.js';
+import { ConflictError, InvalidInputError, NotFoundError } from './errors.js';
+import type { Repositories } from './repositories.js';
+import { createScan } from './scans.js';
+import { uploadUrl, verifyUpload } from './upload-signature.js';
+
+export interface UploadSettings {
+  baseUrl: string;
+  secret: string;
+  urlSeconds: number;
+  maxBytes: number;
+}
+
+export async function generateUploadUrl(repos: Repositories, settings: UploadSettings, principal: Principal, productId: string): Promise<{ id: string; uploadUrl: string }> {
+  const product = await requireProduct(repos, principal, productId);
+  const expires = Math.floor(Date.now() / 1000) + settings.urlSeconds;
+  const temp = await repos.images.createTempFile({
+    productId: product.id, orgId: product.orgId, authorId: principal.userId, expireTime: new Date(expires * 1000).toISOString(),
+  });
+  return { id: temp.id, uploadUrl: uploadUrl(settings.baseUrl, settings.secret, { productId: product.id, tempFileId: temp.id, expires }) };
+}
+
+/** The signed PUT: streams the body into the temp file's blob. */
+export async function receiveUpload(
+  repos: Repositories, blobs: BlobStore, settings: UploadSettings,
+  target: { productId: string; tempFileId: string; expires: number; signature: string }, body: Readable,
+): Promise<StoredBlob> {
+  verifyUpload(settings.secret, target, target.signature);
+  const temp = await repos.images.getTempFile(target.productId, target.tempFileId);
+  if (!temp) throw new NotFoundError(`temp file ${target.tempFileId} not found`);
+  if (temp.status === 'used') throw new ConflictError(`temp file ${target.tempFileId} was already finalized into an image; request a new upload URL`);
+  const blob = await blobs.write(`uploads/${temp.id}`, body, { maxBytes: settings.maxBytes });
+  if (!(await repos.images.markUploaded(temp.id, blob))) {
+    throw new ConflictError(`temp file ${target.tempFileId} was finalized while uploading; request a new upload URL`);
+  }
+  return blob;
+}
+
+export interface FinalizeInput {
+  tempFileId?: string;
+  imageName?: string;
+  version?: string;
+  filename?: string;
+  createScan: boolean;
+  /** The `file` part, already streamed into the blob store: the image for a direct upload, ignored with tempFileId. */
+  file?: { filename: string; blob: StoredBlob };
+}
+
+export async function finalizeUpload(
+  repos: Repositories, blobs: BlobStore, settings: UploadSettings, principal: Principal, productId: string, input: FinalizeInput,
+): Promise<{ image: Image; scan?: Scan }> {
+  const product = await requireProduct(repos, principal, productId);
+  const imageName = input.imageName?.trim();
+  if (!imageName) throw new InvalidInputError('imageName is required (form field or query parameter)', [{ reason: 'required', field: 'imageName' }]);
+  let blob: StoredBlob;
+  let fileName = input.filename?.trim() || input.file?.filename || imageName;
+  if (input.tempFileId) {
+    const temp = await repos.images.getTempFile(product.id, input.tempFileId);
+    if (!temp) throw new NotFoundError(`temp file ${input.tempFileId} not found in product ${productId}`, [{ reason: 'notFound', field: 'tempFileId' }]);
+    if (temp.status === 'pending' || !temp.blob) {
+      throw new ConflictError(`temp file ${input.tempFileId} has not been uploaded; PUT the image to its uploadUrl first`, [{ reason: 'notUploaded', field: 'tempFileId' }]);
+    }
+    if (temp.status === 'used' || !(await repos.images.markUsed(temp.id))) {
+      throw new ConflictError(`temp file ${input.tempFileId} was already finalized into an image; request a new upload URL`, [{ reason: 'alreadyUsed', field: 'tempFileId' }]);
+    }
+    if (input.file) await blobs.delete(input.file.blob.key); // the seed's required-but-ignored `file` part
+    blob = temp.blob;
+    fileName = input.filename?.trim() || (input.file?.filename && input.file.filename !== 'blob' ? input.file.filename : imageName);
+  } else if (input.file) {
+    blob = input.file.blob;
+    if (blob.size === 0) {
+      await blobs.delete(blob.key);
+      throw new InvalidInputError('the file part is empty: send the image in `file`, or a tempFileId of an uploaded temp file', [{ reason: 'required', field: 'file' }]);
+    }
+  } else {
+    throw new InvalidInputError('send tempFileId (after the PUT to its uploadUrl) or the image in a `file` part', [{ reason: 'required', field: 'tempFileId' }]);
+  }
+  const image = await repos.images.create({
+    productId: product.id, orgId: product.orgId, name: imageName, version: input.version?.trim() || null,
+    fileName: sanitizeName(fileName), blob, authorId: principal.userId,
+  });
+  const scan = input.createScan ? await createScan(repos, image, principal.userId) : undefined;
+  return { image, scan };
+}
+
+/** The last path segment, without control characters: a display name, never a path. */
+export function sanitizeName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  return base.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'image.bin';
+}

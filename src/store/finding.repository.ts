@@ -1,0 +1,92 @@
+// Findings of stored scans and their workflow: the issue status lives on (product, fingerprint) with a
+// history, so it carries forward to the same finding in every later image of the product.
+import type { Kysely } from 'kysely';
+import type { EngineFinding } from '../engine/types.js';
+import { authorSelection, toAuthor, type Author } from './author.js';
+import { newId, nowIso } from './ids.js';
+import type { Database, FindingStatusesTable } from './schema.js';
+
+export type IssueStatus = FindingStatusesTable['status'];
+export const ISSUE_STATUSES: IssueStatus[] = ['new', 'inProgress', 'remediated', 'rejected'];
+
+export interface StoredFinding extends EngineFinding {
+  id: string;
+  scanId: string;
+  imageId: string;
+  productId: string;
+  issueStatus: IssueStatus;
+  createTime: string;
+}
+
+export interface StatusChange {
+  id: string;
+  findingId: string;
+  status: IssueStatus;
+  comment: string | null;
+  createTime: string;
+  author?: Author;
+}
+
+type Row = Pick<Database['findings'], 'id' | 'scan_id' | 'image_id' | 'product_id' | 'create_time' | 'data'> & { status: string | null };
+
+const toFinding = (r: Row): StoredFinding => ({
+  ...(JSON.parse(r.data) as EngineFinding),
+  id: r.id, scanId: r.scan_id, imageId: r.image_id, productId: r.product_id, createTime: r.create_time,
+  issueStatus: (r.status ?? 'new') as IssueStatus,
+});
+
+export class FindingRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  private findings() {
+    return this.db
+      .selectFrom('findings')
+      .leftJoin('finding_statuses as fs', (join) =>
+        join.onRef('fs.product_id', '=', 'findings.product_id').onRef('fs.fingerprint', '=', 'findings.fingerprint'))
+      .select(['findings.id', 'findings.scan_id', 'findings.image_id', 'findings.product_id', 'findings.create_time', 'findings.data', 'fs.status']);
+  }
+
+  async get(productId: string, id: string): Promise<StoredFinding | undefined> {
+    const row = await this.findings().where('findings.product_id', '=', productId).where('findings.id', '=', id).executeTakeFirst();
+    return row && toFinding(row);
+  }
+
+  /** Every finding of one scan with its current status (for reports). */
+  async ofScan(scanId: string): Promise<StoredFinding[]> {
+    const rows = await this.findings().where('findings.scan_id', '=', scanId).orderBy('findings.id').execute();
+    return rows.map(toFinding);
+  }
+
+  /** Sets the status of the finding's fingerprint in its product and records the change. */
+  async setStatus(finding: { id: string; productId: string; fingerprint: string }, status: IssueStatus, comment: string | null, authorId: string): Promise<StatusChange> {
+    const now = nowIso();
+    const id = newId();
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('finding_statuses')
+        .values({ product_id: finding.productId, fingerprint: finding.fingerprint, status, update_time: now })
+        .onConflict((oc) => oc.columns(['product_id', 'fingerprint']).doUpdateSet({ status, update_time: now }))
+        .execute();
+      await trx
+        .insertInto('finding_status_history')
+        .values({ id, product_id: finding.productId, fingerprint: finding.fingerprint, finding_id: finding.id, status, comment, author_id: authorId, create_time: now })
+        .execute();
+    });
+    return (await this.history(finding.productId, finding.fingerprint)).find((h) => h.id === id)!;
+  }
+
+  async history(productId: string, fingerprint: string): Promise<StatusChange[]> {
+    const rows = await this.db
+      .selectFrom('finding_status_history as h')
+      .leftJoin('users as a', 'a.id', 'h.author_id')
+      .select(['h.id', 'h.finding_id', 'h.status', 'h.comment', 'h.create_time', 'h.author_id', ...authorSelection])
+      .where('h.product_id', '=', productId)
+      .where('h.fingerprint', '=', fingerprint)
+      .orderBy('h.create_time')
+      .orderBy('h.id')
+      .execute();
+    return rows.map((r) => ({
+      id: r.id, findingId: r.finding_id, status: r.status as IssueStatus, comment: r.comment, createTime: r.create_time, author: toAuthor(r),
+    }));
+  }
+}

@@ -1,0 +1,115 @@
+// A finished scan's stored result: components, findings and crypto assets as rows (queried by the API),
+// plus the image counts computed from them. The files tree and problems live in a blob (see services).
+import type { Kysely } from 'kysely';
+import type { Component, CryptoAsset, EngineFinding, ScanResult } from '../engine/types.js';
+import { newId, nowIso } from './ids.js';
+import type { Database } from './schema.js';
+
+export interface ScanRef {
+  scanId: string;
+  imageId: string;
+  productId: string;
+}
+
+export interface StoredComponent extends Component {
+  id: string;
+}
+
+export interface StoredCryptoAsset extends CryptoAsset {
+  id: string;
+  scanId: string;
+  imageId: string;
+}
+
+export interface ImageCounts {
+  newEscalationsCount: number;
+  dependenciesCount: number;
+  cryptographicAssetsCount: number;
+  findingTypeCounts: Array<{ type: string; count: number }>;
+  kev: number;
+  expiredCertificatesCount: number;
+  unsafeFunctionsCount: number;
+}
+
+const BATCH = 100;
+/** CWE-676 "Use of Potentially Dangerous Function": the findings that report unsafe function use. */
+const UNSAFE_FUNCTION_CWE = '%"cwe":"CWE-676"%';
+
+async function insertBatches<T extends keyof Database>(db: Kysely<Database>, table: T, rows: Array<Database[T]>): Promise<void> {
+  for (let i = 0; i < rows.length; i += BATCH) {
+    await db.insertInto(table).values(rows.slice(i, i + BATCH) as never).execute();
+  }
+}
+
+export class ResultRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Replaces the scan's rows with the result's (idempotent, so a retried scan stores once). */
+  async store(ref: ScanRef, result: Pick<ScanResult, 'components' | 'findings' | 'cryptoAssets'>): Promise<void> {
+    const now = nowIso();
+    await this.db.transaction().execute(async (trx) => {
+      for (const table of ['components', 'findings', 'crypto_assets'] as const) {
+        await trx.deleteFrom(table).where('scan_id', '=', ref.scanId).execute();
+      }
+      await insertBatches(trx, 'components', result.components.map((c) => ({
+        id: newId(), scan_id: ref.scanId, image_id: ref.imageId, product_id: ref.productId, ref: c.ref, name: c.name,
+        version: c.version ?? null, type: c.type, cpe: c.cpe ?? null, purl: c.purl ?? null, data: JSON.stringify(c),
+      })));
+      await insertBatches(trx, 'findings', result.findings.map((f) => findingRow(ref, f, now)));
+      await insertBatches(trx, 'crypto_assets', result.cryptoAssets.map((a) => ({
+        id: newId(), scan_id: ref.scanId, image_id: ref.imageId, product_id: ref.productId, ref: a.ref, asset_type: a.assetType,
+        name: a.name, is_expired: a.details['expired'] === true ? 1 : 0, data: JSON.stringify(a),
+      })));
+    });
+  }
+
+  async components(scanId: string): Promise<StoredComponent[]> {
+    const rows = await this.db.selectFrom('components').select(['id', 'data']).where('scan_id', '=', scanId).orderBy('name').orderBy('id').execute();
+    return rows.map((r) => ({ ...(JSON.parse(r.data) as Component), id: r.id }));
+  }
+
+  async cryptoAssets(scanId: string): Promise<StoredCryptoAsset[]> {
+    const rows = await this.db.selectFrom('crypto_assets').select(['id', 'scan_id', 'image_id', 'data']).where('scan_id', '=', scanId).orderBy('name').orderBy('id').execute();
+    return rows.map((r) => ({ ...(JSON.parse(r.data) as CryptoAsset), id: r.id, scanId: r.scan_id, imageId: r.image_id }));
+  }
+
+  /** Counts of an image from its latest finished scan (all zero before one exists), plus open escalations. */
+  async counts(imageId: string, scanId: string | undefined): Promise<ImageCounts> {
+    const escalations = await this.db
+      .selectFrom('escalations').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('image_id', '=', imageId).where('acknowledged', '=', 0).executeTakeFirstOrThrow();
+    const empty: ImageCounts = {
+      newEscalationsCount: Number(escalations.n), dependenciesCount: 0, cryptographicAssetsCount: 0, findingTypeCounts: [], kev: 0,
+      expiredCertificatesCount: 0, unsafeFunctionsCount: 0,
+    };
+    if (!scanId) return empty;
+    const count = (n: { n: number | string | bigint }) => Number(n.n);
+    const components = await this.db.selectFrom('components').select((eb) => eb.fn.countAll<number>().as('n')).where('scan_id', '=', scanId).executeTakeFirstOrThrow();
+    const assets = await this.db.selectFrom('crypto_assets').select((eb) => eb.fn.countAll<number>().as('n')).where('scan_id', '=', scanId).executeTakeFirstOrThrow();
+    const expired = await this.db.selectFrom('crypto_assets').select((eb) => eb.fn.countAll<number>().as('n')).where('scan_id', '=', scanId).where('is_expired', '=', 1).executeTakeFirstOrThrow();
+    const kev = await this.db.selectFrom('findings').select((eb) => eb.fn.countAll<number>().as('n')).where('scan_id', '=', scanId).where('is_kev', '=', 1).executeTakeFirstOrThrow();
+    const unsafe = await this.db.selectFrom('findings').select((eb) => eb.fn.countAll<number>().as('n')).where('scan_id', '=', scanId).where('data', 'like', UNSAFE_FUNCTION_CWE).executeTakeFirstOrThrow();
+    const types = await this.db
+      .selectFrom('findings').select(['finding_type', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('scan_id', '=', scanId).groupBy('finding_type').orderBy('finding_type').execute();
+    return {
+      ...empty,
+      dependenciesCount: count(components),
+      cryptographicAssetsCount: count(assets),
+      expiredCertificatesCount: count(expired),
+      kev: count(kev),
+      unsafeFunctionsCount: count(unsafe),
+      findingTypeCounts: types.map((t) => ({ type: t.finding_type, count: Number(t.n) })),
+    };
+  }
+}
+
+function findingRow(ref: ScanRef, f: EngineFinding, now: string): Database['findings'] {
+  return {
+    id: newId(), scan_id: ref.scanId, image_id: ref.imageId, product_id: ref.productId, fingerprint: f.fingerprint,
+    finding_type: f.findingType, pname: f.pname, name: f.name, severity: f.severity,
+    cvss_score: f.cvssLatestBaseScore ?? f.cvss?.cvssV4?.baseScore ?? f.cvss?.cvssV3?.baseScore ?? f.cvss?.cvssV2?.baseScore ?? null,
+    epss_probability: f.epss?.probability ?? null, is_kev: f.isKev ? 1 : 0, component_name: f.component?.name ?? null,
+    component_version: f.component?.version ?? null, create_time: now, data: JSON.stringify(f),
+  };
+}

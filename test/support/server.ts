@@ -1,0 +1,90 @@
+// Starts the real service (HTTP on an ephemeral port, in-process workers) on a fresh data folder and
+// database, and gives tests a fetch-based client with tokens.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { freshPostgresUrl } from './databases.js';
+
+export const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
+export const REALM_TOKEN_PATH = '/realms/FirmscopeRealm/protocol/openid-connect/token';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface TestServer {
+  base: string;
+  config: Config;
+  server: RunningServer;
+  dataDir: string;
+  databaseUrl?: string;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(options: { env?: Record<string, string>; postgres?: boolean } = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'firmscope-server-'));
+  const port = await freePort();
+  const pg = options.postgres ? await freshPostgresUrl() : undefined;
+  const config = loadConfig({
+    PORT: String(port), HOST: '127.0.0.1', FIRMSCOPE_BASE_URL: `http://127.0.0.1:${port}`, FIRMSCOPE_DATA_DIR: dataDir, FIRMSCOPE_ADMIN_EMAIL: ADMIN.email,
+    FIRMSCOPE_ADMIN_PASSWORD: ADMIN.password, FIRMSCOPE_JOB_POLL_MS: '100', LOG_LEVEL: 'silent',
+    ...(pg ? { DATABASE_URL: pg.url } : {}), ...options.env,
+  });
+  const server = await startServer(config);
+  return {
+    base: `http://127.0.0.1:${port}`, config, server, dataDir, databaseUrl: pg?.url,
+    async close() {
+      await server.close();
+      await pg?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function passwordToken(base: string, email: string, password: string): Promise<string> {
+  const response = await fetch(`${base}${REALM_TOKEN_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'password', scope: 'openid', client_id: 'FirmscopeClient', username: email, password }),
+  });
+  const body = (await response.json()) as { access_token?: string; error_description?: string };
+  if (!response.ok || !body.access_token) throw new Error(`token request failed: ${response.status} ${body.error_description}`);
+  return body.access_token;
+}
+
+/** JSON request helper: returns status and parsed body (or text). */
+export async function call(base: string, token: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const init: RequestInit = { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } };
+  if (body !== undefined) {
+    if (body instanceof FormData || body instanceof Uint8Array || typeof body === 'string') init.body = body as RequestInit['body'];
+    else {
+      init.body = JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] = 'application/json';
+    }
+  }
+  const response = await fetch(`${base}${path}`, init);
+  const type = response.headers.get('content-type') ?? '';
+  const data: any = type.includes('json') ? await response.json() : Buffer.from(await response.arrayBuffer());
+  return { status: response.status, body: data, headers: response.headers };
+}
+
+export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000, everyMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
