@@ -59,7 +59,7 @@ function sshd(text: string): ProtocolHit {
     if (!m || line.trim().startsWith('#')) continue;
     const [key, value] = [m[1]!, m[2]!];
     if (/^(Ciphers|MACs|KexAlgorithms|HostKeyAlgorithms|PubkeyAcceptedAlgorithms|PubkeyAcceptedKeyTypes)$/i.test(key)) {
-      for (const name of value.replace(/^[+-^]/, '').split(',')) {
+      for (const name of value.replace(/^[-+^]/, '').split(',')) {
         out.names.push(name);
         out.algorithms.push(...(SSH_NAMES.get(name) ?? []));
       }
