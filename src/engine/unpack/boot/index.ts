@@ -2,11 +2,13 @@
 import type { Handler } from '../handler.js';
 import { cbfsHandler } from './cbfs.js';
 import { efiSignatureListHandler } from './efi-signature-list.js';
+import { intelFlashDescriptorHandler } from './intel-flash-descriptor.js';
 import { uefiCapsuleHandler } from './uefi-capsule.js';
 import { uefiFvHandler } from './uefi-fv.js';
 import { uefiVarstoreHandler } from './uefi-varstore.js';
 
 export const bootHandlers: Handler[] = [
+  intelFlashDescriptorHandler,
   uefiCapsuleHandler,
   uefiFvHandler,
   uefiVarstoreHandler,
