@@ -174,7 +174,8 @@ async function* fileData(
   inode: Extract<SquashInode, { kind: 'file' }>,
   fragments: FragmentCache,
 ): AsyncIterable<Buffer> {
-  const { blockSizes, fileSize, blockSize } = { ...inode, blockSize: img.blockSize };
+  const { blockSizes, fileSize } = inode;
+  const blockSize = img.blockSize;
   const pending: Array<Promise<Buffer>> = [];
   let pos = inode.blocksStart;
   let next = 0;

@@ -155,6 +155,27 @@ describe.runIf(enabled)('squashfs-v4 handler', () => {
     expect(ex.sink.problems.some((p) => /loop/.test(p.message))).toBe(true);
     expect(entry(ex, 'etc/passwd')?.kind).toBe('file');
     cleanup(ex.root);
+
+    // A directory that lists itself ("d1" inside "d0" made to name d0's own inode), and a file whose inode
+    // claims 2 GiB: both are reported, everything else comes out.
+    const self = Buffer.from(readFileSync(join(work, 'loop.sqfs')));
+    const d0 = self.indexOf(Buffer.from([1, 0, 1, 0, 0x64, 0x30]), dirTable);
+    const d1 = self.indexOf(Buffer.from([1, 0, 1, 0, 0x64, 0x31]), dirTable);
+    self.writeUInt16LE(self.readUInt16LE(d0 - 4), d1 - 4);
+    self.writeUInt32LE(self.readUInt32LE(d0 - 12), d1 - 12);
+    const inodeTable = Number(self.readBigUInt64LE(64));
+    const logSize = Buffer.alloc(4);
+    logSize.writeUInt32LE(files.find((f) => f.path === 'text.log')!.content!.length);
+    const sizeAt = self.indexOf(logSize, inodeTable);
+    expect(sizeAt).toBeGreaterThan(inodeTable);
+    self.writeUInt32LE(0x7fffffff, sizeAt);
+    const ex2 = await extractWith(squashfsV4Handler, self);
+    expect(ex2.error).toBeUndefined();
+    expect(ex2.sink.problems.some((p) => p.message.startsWith('nest/d0/d1: directory loop'))).toBe(true);
+    expect(ex2.sink.problems.some((p) => p.message.startsWith('text.log:'))).toBe(true);
+    expect(entry(ex2, 'text.log')).toBeUndefined();
+    expect(entry(ex2, 'bin/busybox')?.kind).toBe('file');
+    cleanup(ex2.root);
   });
 });
 
