@@ -1,0 +1,109 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FileIndex } from '../../../src/engine/file-index.js';
+import { CHUNK_SIZE, createFileView } from '../../../src/engine/inventory/file-view.js';
+import type { Candidate, FileView, IdentifierContext } from '../../../src/engine/inventory/identifier.js';
+import { signatures } from '../../../src/engine/inventory/signatures/index.js';
+import { versionSignatureIdentifier } from '../../../src/engine/inventory/version-signatures.identifier.js';
+import type { FileNode } from '../../../src/engine/types.js';
+import { DECOYS, SAMPLES } from './signature-samples.js';
+
+/** Sample bytes inside ELF-like binary padding, as a file view. */
+function viewOf(text: string, file = 'sample.bin'): FileView {
+  const pad = Buffer.alloc(700, 0);
+  for (let i = 0; i < pad.length; i += 7) pad[i] = (i * 31) & 0xff;
+  const data = Buffer.concat([Buffer.from('\x7fELF\x01\x01\x01', 'latin1'), pad, Buffer.from(text, 'latin1'), pad]);
+  const node: FileNode = { path: `root/${file}`, fsPath: `/usr/bin/${file}`, kind: 'file', size: data.length, type: 'elf', depth: 1 };
+  return { node, head: async () => data.subarray(0, 4096), text: async () => data.toString('utf8'), async *chunks() { yield { offset: 0, data }; } };
+}
+
+const ctx = (): IdentifierContext => ({ index: new FileIndex('/nonexistent', []), binaries: new Map(), containers: new Set(), note: () => {} });
+
+async function identify(text: string, file?: string): Promise<Candidate[]> {
+  return versionSignatureIdentifier.identify(viewOf(text, file), ctx());
+}
+
+describe('version-signature table', () => {
+  it('covers at least 80 component families with unique ids', () => {
+    const ids = signatures.map((s) => s.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBeGreaterThanOrEqual(80);
+  });
+
+  it('never uses a wildcard or empty CPE vendor/product', () => {
+    for (const s of signatures) {
+      if (!s.cpe) continue;
+      expect(s.cpe.vendor, s.id).toMatch(/^[a-z0-9][a-z0-9_.+-]*$/);
+      expect(s.cpe.product, s.id).toMatch(/^[a-z0-9][a-z0-9_.+-]*$/);
+    }
+  });
+
+  it('has a positive sample for every family (a new family without one fails here)', () => {
+    const sampled = new Set(SAMPLES.map((s) => s.family));
+    expect(signatures.map((s) => s.id).filter((id) => !sampled.has(id))).toEqual([]);
+  });
+});
+
+describe('version-signature positives', () => {
+  it.each(SAMPLES.map((s) => [`${s.family} ${s.version ?? '(presence)'}${s.origin ? ' [corpus]' : ''}`, s] as const))('%s', async (_label, sample) => {
+    const found = await identify(sample.text, sample.file);
+    const hit = found.find((c) => c.key === sample.family);
+    expect(hit, JSON.stringify(found.map((c) => `${c.key}@${c.version}`))).toBeDefined();
+    expect(hit!.version).toBe(sample.version);
+    expect(hit!.evidence.method).toBe('version-signature');
+    expect(hit!.evidence.match).toBeTruthy();
+    if (sample.version) {
+      const family = signatures.find((s) => s.id === sample.family)!;
+      if (family.cpe) expect(hit!.cpe).toMatch(new RegExp(`^cpe:2\\.3:[aoh]:${family.cpe.vendor.replace(/[.+]/g, '\\$&')}:${family.cpe.product.replace(/[.+]/g, '\\$&')}:`));
+      expect(hit!.purl).toMatch(/^pkg:generic\//);
+    } else {
+      expect(hit!.cpe).toBeUndefined();
+    }
+  });
+
+  it('records the file offset of the match', async () => {
+    const [hit] = await identify('\0BusyBox v1.31.0 (2019-06-10 15:54:51 CEST)\0');
+    expect(hit.evidence.offset).toBe(7 + 700 + 1);
+  });
+});
+
+describe('version-signature decoys', () => {
+  it.each(DECOYS.map((d) => [d.why, d] as const))('%s', async (_why, decoy) => {
+    expect(await identify(decoy.text, decoy.file)).toEqual([]);
+  });
+
+  it('does not report libjpeg when libjpeg-turbo is in the same file', async () => {
+    const found = await identify('\0libjpeg-turbo version 2.0.4 (build 20200507)\0\x008d  15-Jan-2012\0Copyright (C) 1991-2020 The libjpeg-turbo Project and many others\0\x008d  15-Jan-2012\0Copyright (C) 2012, Thomas G. Lane, Guido Vollbeding\0');
+    expect(found.map((c) => c.key)).toEqual(['libjpeg-turbo']);
+  });
+
+  it('does not scan text files or compressed streams', () => {
+    const textNode = viewOf('').node;
+    expect(versionSignatureIdentifier.selects(textNode, Buffer.from('BusyBox v1.31.0 (2019-06-10)\nplain text\n'))).toBe(false);
+    expect(versionSignatureIdentifier.selects(textNode, Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0]))).toBe(false);
+    expect(versionSignatureIdentifier.selects(textNode, Buffer.from('\x7fELF\x01\x01', 'latin1'))).toBe(true);
+  });
+});
+
+describe('version signatures on large files', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sig-large-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('finds a banner straddling a chunk boundary once, reading the file in bounded chunks', async () => {
+    const banner = Buffer.from('\0OpenSSL 1.1.1g  21 Apr 2020\0', 'latin1');
+    const data = Buffer.alloc(CHUNK_SIZE + 65536, 0x90);
+    data.write('\x7fELF', 0, 'latin1');
+    banner.copy(data, CHUNK_SIZE - 10);
+    writeFileSync(join(dir, 'big.bin'), data);
+    const index = await FileIndex.fromDirectory(dir);
+    const node = index.get('big.bin')!;
+    const view = createFileView(index, node, data.subarray(0, 4096));
+    let chunks = 0;
+    for await (const c of view.chunks()) expect(c.data.length).toBeLessThanOrEqual(CHUNK_SIZE), chunks++;
+    expect(chunks).toBe(2);
+    const found = await versionSignatureIdentifier.identify(view, { index, binaries: new Map(), containers: new Set(), note: () => {} });
+    expect(found.map((c) => `${c.key}@${c.version}@${c.evidence.offset}`)).toEqual([`openssl@1.1.1g@${CHUNK_SIZE - 9}`]);
+  });
+});
