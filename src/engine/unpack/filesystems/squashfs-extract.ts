@@ -58,6 +58,9 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
   const visitedDirs = new Set<string>();
   const running = new Set<Promise<void>>();
   const key = (ref: InodeRef): string => `${ref.block}:${ref.offset}`;
+  // Hard links are recorded once their target is on disk (files are written concurrently).
+  const links: Array<{ path: string; target: string; meta: EntryMeta }> = [];
+  const failed = new Set<string>();
 
   const wait = async (max: number): Promise<void> => {
     while (running.size > max) await Promise.race(running);
@@ -66,8 +69,9 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
     const task = sink
       .file(path, fileData(img, inode, fragments), metaOf(inode))
       .catch((error: unknown) => {
-        if (error instanceof FormatError) sink.problem('error', `${path}: ${error.message}`);
-        else throw error;
+        if (!(error instanceof FormatError)) throw error;
+        failed.add(path);
+        sink.problem('error', `${path}: ${error.message}`);
       })
       .finally(() => running.delete(task));
     running.add(task);
@@ -123,7 +127,7 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
         }
         const first = seen.get(k);
         if (first !== undefined) {
-          sink.hardlink(child, first, metaOf(inode));
+          links.push({ path: child, target: first, meta: metaOf(inode) });
           continue;
         }
         seen.set(k, child);
@@ -147,8 +151,12 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
   // Let files in flight finish (or fail) before reporting, so nothing writes after extract() returns.
   const results = await Promise.allSettled([...running]);
   if (firstError !== undefined) throw firstError;
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
+  const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (rejected) throw rejected.reason;
+  for (const link of links) {
+    if (failed.has(link.target)) sink.problem('error', `${link.path}: hard link to ${link.target}, which could not be extracted`);
+    else sink.hardlink(link.path, link.target, link.meta);
+  }
 }
 
 function metaOf(inode: InodeCommon): EntryMeta {
