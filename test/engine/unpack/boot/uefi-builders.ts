@@ -34,21 +34,34 @@ export function compressed(kind: 0 | 1, originalLength: number, data: Buffer): B
   return section(0x01, Buffer.concat([header, data]));
 }
 
-export function ffsFile(guid: string, type: number, body: Buffer): Buffer {
-  const header = Buffer.alloc(24);
+/** An FFS file; `large` makes an FFS3 EFI_FFS_FILE_HEADER2 (LARGE_FILE attribute, 64-bit size after the header). */
+export function ffsFile(guid: string, type: number, body: Buffer, large = false): Buffer {
+  const size = large ? 32 : 24;
+  const header = Buffer.alloc(size);
   guidBytes(guid).copy(header, 0);
   header[18] = type;
-  header[19] = 0;
-  header.writeUIntLE(body.length + 24, 20, 3);
+  header[19] = large ? 0x01 : 0;
+  if (large) header.writeBigUInt64LE(BigInt(body.length + 32), 24);
+  else header.writeUIntLE(body.length + 24, 20, 3);
   header[17] = 0xaa; // no file checksum
   let sum = 0;
-  for (let i = 0; i < 24; i++) if (i !== 17 && i !== 23) sum += header[i]!;
+  for (let i = 0; i < size; i++) if (i !== 17 && i !== 23) sum += header[i]!;
   header[16] = (0x100 - (sum & 0xff)) & 0xff;
   header[23] = 0xf8; // EFI_FILE_DATA_VALID with erase polarity 1 (bits inverted)
   return Buffer.concat([header, body]);
 }
 
 export const FFS2 = '8C8CE578-8A3D-4F1C-9935-896185C32DD3';
+export const FFS3 = '5473C07A-3DCB-4DCA-BD6F-1E9689E7349A';
+
+/** A section with the extended header: 24-bit size 0xFFFFFF and the real size in the next 32 bits. */
+export function extendedSection(type: number, body: Buffer): Buffer {
+  const header = Buffer.alloc(8);
+  header.writeUIntLE(0xffffff, 0, 3);
+  header[3] = type;
+  header.writeUInt32LE(body.length + 8, 4);
+  return Buffer.concat([header, body]);
+}
 
 export function volume(files: Buffer[], { fileSystem = FFS2, name, length }: { fileSystem?: string; name?: string; length?: number } = {}): Buffer {
   const header = Buffer.alloc(0x48);

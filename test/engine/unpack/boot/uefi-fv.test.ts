@@ -8,7 +8,7 @@ import { BufferReader, FileReader } from '../../../../src/engine/unpack/reader.j
 import { corpus, haveShared } from '../../../support/shared.js';
 import { runHandler, truncations, type Extracted } from '../firmware/helpers.js';
 import { tianoCompress } from './tiano-encoder.js';
-import { compressed, ffsFile, guided, pe32, section, stream, ui, version, volume } from './uefi-builders.js';
+import { compressed, extendedSection, FFS3, ffsFile, guided, pe32, section, stream, ui, version, volume } from './uefi-builders.js';
 
 const cleanups: Extracted[] = [];
 afterAll(async () => Promise.all(cleanups.map((c) => c.cleanup())));
@@ -101,6 +101,16 @@ describe('uefi-fv', () => {
     expect(out.entry(`${G.a}_PlainDxe`).meta.meta).toMatchObject({ guid: G.a, uiName: 'PlainDxe', fileType: 'DRIVER', version: '2.5' });
     expect(out.entry(`${G.b}_LzmaDxe/LzmaDxe.efi`).meta.meta).toMatchObject({ guid: G.b, uiName: 'LzmaDxe', fileType: 'DRIVER', sectionType: 'PE32' });
     expect(out.problems.map((p) => p.message)).toEqual([expect.stringMatching(/GUID-defined section 11111111-.*unknown encoding/)]);
+  });
+
+  it('reads FFS3 large files and extended section headers', async () => {
+    const fv = volume([ffsFile(G.a, 0x09, stream(extendedSection(0x10, image('big')), ui('BigApp')), true), ffsFile(G.b, 0x07, stream(pe32(image('small'))))], { fileSystem: FFS3 });
+    const out = await run(uefiFvHandler, new BufferReader(fv));
+    expect(out.chunk.meta).toMatchObject({ fileSystem: 'ffs3' });
+    expect(out.entries.filter((e) => e.kind === 'file').map((e) => e.path)).toEqual([`${G.a}_BigApp/BigApp.efi`, `${G.b}/image.efi`]);
+    expect(await out.read(`${G.a}_BigApp/BigApp.efi`)).toEqual(image('big'));
+    expect(out.entry(`${G.a}_BigApp`).meta.meta).toMatchObject({ fileType: 'APPLICATION' });
+    expect(out.problems).toEqual([]);
   });
 
   it('keeps a file whose sections are corrupt raw, and stops at a file that overruns the volume', async () => {
