@@ -20,7 +20,7 @@ export interface ScannedNode {
  * Reads the nodes of one LEB from `offs` until free space (0xFF). Padding nodes and padding bytes are skipped.
  * Anything else that is not a valid node ends the scan (a write cut short by power loss looks like this).
  */
-async function scanLeb(vol: UbifsVolume, lnum: number, offs: number, sink: Sink): Promise<ScannedNode[]> {
+async function scanLeb(vol: UbifsVolume, lnum: number, offs: number, sink: Sink, resync = false): Promise<ScannedNode[]> {
   const out: ScannedNode[] = [];
   while (offs + CommonHeader.size <= vol.lebSize) {
     if (sink.signal.aborted) throw sink.signal.reason;
@@ -30,8 +30,18 @@ async function scanLeb(vol: UbifsVolume, lnum: number, offs: number, sink: Sink)
       offs = (offs + 8) & ~7;
       continue;
     }
-    if (head.readUInt32LE(0) !== UBIFS_MAGIC) break;
-    const { header, node } = await vol.node(lnum, offs);
+    let found: { header: Header; node: Buffer } | undefined;
+    try {
+      if (head.readUInt32LE(0) === UBIFS_MAGIC) found = await vol.node(lnum, offs);
+    } catch (error) {
+      if (!(error instanceof FormatError) || !resync) throw error;
+    }
+    if (!found) {
+      if (!resync) break;
+      offs += 8; // recovery: look for the next node on the 8-byte grid nodes are laid on
+      continue;
+    }
+    const { header, node } = found;
     if (header.nodeType === NODE.PAD) {
       if (node.length < 28) break;
       offs += header.len + node.readUInt32LE(24);
@@ -80,6 +90,17 @@ export async function journalNodes(vol: UbifsVolume, logLnum: number, logLebs: n
     } catch (error) {
       if (!(error instanceof FormatError)) throw error;
       sink.problem('error', `UBIFS: journal bud ${bud.lnum}:${bud.offs}: ${error.message}`);
+    }
+  }
+  return nodes.sort((a, b) => a.header.sqnum - b.header.sqnum);
+}
+
+/** Recovery: every valid leaf node in the main area (LEBs from `firstMain`), newest last. */
+export async function allNodes(vol: UbifsVolume, firstMain: number, sink: Sink): Promise<ScannedNode[]> {
+  const nodes: ScannedNode[] = [];
+  for (let lnum = firstMain; lnum < vol.lebCount; lnum++) {
+    for (const n of await scanLeb(vol, lnum, 0, sink, true)) {
+      if (n.header.nodeType <= NODE.TRUN) nodes.push(n);
     }
   }
   return nodes.sort((a, b) => a.header.sqnum - b.header.sqnum);

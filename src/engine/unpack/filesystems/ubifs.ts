@@ -18,7 +18,7 @@ import {
   UBIFS_MAGIC,
   UbifsVolume,
 } from './ubifs-nodes.js';
-import { journalNodes } from './ubifs-journal.js';
+import { allNodes, journalNodes, type ScannedNode } from './ubifs-journal.js';
 import { UbifsTree, type BlockRef, type InodeInfo } from './ubifs-tree.js';
 
 const MAX_INDEX_LEVEL = 64;
@@ -61,8 +61,8 @@ async function readSuperblock(reader: Reader, start: number) {
 
 /**
  * How many LEBs the image spans: mkfs.ubifs images (and UBI volumes) stop after the last used LEB, and the
- * free rest of a volume is 0xFF. Every LEB outside the LPT area starts with a node or is erased; the first
- * that does neither is not part of the image.
+ * free rest of a volume is 0xFF. Every used LEB outside the LPT area starts with a node, so the image ends
+ * with the last of its (superblock-declared) LEBs that does; a damaged LEB start in between does not cut it.
  */
 async function usedLebs(reader: Reader, start: number, sb: ReturnType<typeof SuperblockNode.parse>): Promise<number> {
   const lptEnd = 3 + sb.logLebs + sb.lptLebs;
@@ -73,9 +73,19 @@ async function usedLebs(reader: Reader, start: number, sb: ReturnType<typeof Sup
     if (lnum >= 3 + sb.logLebs && lnum < lptEnd) continue; // LPT nodes have no common header
     const head = await reader.read(at, CommonHeader.size);
     if (head.length >= 4 && head.readUInt32LE(0) === UBIFS_MAGIC) used = Math.max(used, lnum + 1);
-    else if (!head.every((b) => b === 0xff)) break;
   }
   return used;
+}
+
+async function applyAll(tree: UbifsTree, nodes: ScannedNode[]): Promise<void> {
+  for (const n of nodes) {
+    try {
+      tree.apply(n.header.nodeType, n.node, n.lnum, n.offs);
+    } catch (error) {
+      if (!(error instanceof FormatError)) throw error;
+      tree.noteBad(`node at ${n.lnum}:${n.offs}: ${error.message}`);
+    }
+  }
 }
 
 async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<void> {
@@ -83,20 +93,22 @@ async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<vo
   if (!sb) throw new FormatError('UBIFS superblock no longer valid');
   const lebCount = Math.floor((chunk.end - chunk.start) / sb.lebSize) + ((chunk.end - chunk.start) % sb.lebSize ? 1 : 0);
   const vol = new UbifsVolume(reader, chunk.start, sb.lebSize, lebCount, sb.flags);
-  const master = await newestMaster(vol, Math.max(8, sb.minIoSize));
-  const tree = new UbifsTree(vol, sink);
-  await tree.walk(master.rootLnum, master.rootOffs, MAX_INDEX_LEVEL);
-  // Then what was written after the last commit.
-  for (const n of await journalNodes(vol, master.logLnum, sb.logLebs, sink)) {
-    try {
-      tree.apply(n.header.nodeType, n.node, n.lnum, n.offs);
-    } catch (error) {
-      if (!(error instanceof FormatError)) throw error;
-      tree.noteBad(`journal: ${error.message}`);
-    }
+  let tree = new UbifsTree(vol, sink);
+  try {
+    const master = await newestMaster(vol, Math.max(8, sb.minIoSize));
+    await tree.walk(master.rootLnum, master.rootOffs, MAX_INDEX_LEVEL);
+    // Then what was written after the last commit.
+    await applyAll(tree, await journalNodes(vol, master.logLnum, sb.logLebs, sink));
+    if (tree.badNodes > 20) sink.problem('error', `UBIFS: ${tree.badNodes} unreadable index entries in all`);
+    if (!tree.inodes.has(ROOT_INUM)) throw new FormatError('root inode missing from the index');
+  } catch (error) {
+    if (!(error instanceof FormatError)) throw error;
+    // A damaged master or index root loses the whole index: rebuild from every node still on flash instead.
+    sink.problem('error', `UBIFS: ${error.message}; tree rebuilt from a scan of all nodes (deleted files may reappear)`);
+    tree = new UbifsTree(vol, sink);
+    await applyAll(tree, await allNodes(vol, 3 + sb.logLebs + sb.lptLebs + sb.orphLebs, sink));
+    if (!tree.inodes.has(ROOT_INUM)) throw new FormatError('UBIFS: no root inode found in any node');
   }
-  if (tree.badNodes > 20) sink.problem('error', `UBIFS: ${tree.badNodes} unreadable index entries in all`);
-  if (!tree.inodes.has(ROOT_INUM)) throw new FormatError('UBIFS: root inode missing from the index');
   await writeTree(vol, tree, sink);
 }
 

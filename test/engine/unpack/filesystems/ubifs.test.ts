@@ -177,6 +177,15 @@ describe.runIf(enabled)('ubifs handler', () => {
     cleanup(bx.root);
   });
 
+  it('rebuilds the tree from a scan of all nodes when the master nodes are destroyed', async () => {
+    const image = Buffer.from(readFileSync(mkubifs(src, join(work, 'recover.img'), 'zlib')));
+    for (const leb of [1, 2]) image.fill(0x55, leb * 15360, leb * 15360 + 512);
+    const ex = await extractWith(ubifsHandler, image);
+    expect(ex.sink.problems.some((p) => p.message.includes('no valid master node') && p.message.includes('rebuilt'))).toBe(true);
+    expectTree(ex, files, { modes: true });
+    cleanup(ex.root);
+  });
+
   it('rejects other UBIFS nodes and garbage quietly', async () => {
     const image = readFileSync(mkubifs(src, join(work, 'q.img'), 'zlib'));
     // LEB 1 starts with a master node: same magic, not a superblock.
