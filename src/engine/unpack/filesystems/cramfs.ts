@@ -3,7 +3,8 @@
 // Linux include/uapi/linux/cramfs_fs.h and fs/cramfs/inode.c (block pointer, hole and extended pointer rules).
 import type { ChunkInfo, EntryMeta, Handler, Reader, Sink } from '../handler.js';
 import { FormatError } from '../handler.js';
-import { inflate } from '../codecs.js';
+import { xz } from '../codecs.js';
+import { LzmaFamilyDecoder } from './squashfs-compressors.js';
 import { struct } from '../struct.js';
 
 const headerFields = {
@@ -69,9 +70,13 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
   };
 }
 
+const XZ_MAGIC = Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
+
 class CramImage {
   blockSize = 4096;
   private blockSizeKnown = false;
+  /** zlib as Linux writes it; vendor kernels (lzma-uncramfs) use LZMA blocks, some xz: told apart per block. */
+  private readonly family = new LzmaFamilyDecoder(true);
 
   constructor(
     private readonly reader: Reader,
@@ -100,6 +105,10 @@ class CramImage {
       at += 12 + inode.nameLength;
     }
     return out;
+  }
+
+  private decode(raw: Buffer, maxOutput: number): Promise<Buffer> {
+    return raw.subarray(0, 6).equals(XZ_MAGIC) ? xz(raw, maxOutput) : this.family.decode(raw, maxOutput);
   }
 
   private word(buf: Buffer, at: number): number {
@@ -144,7 +153,7 @@ class CramImage {
         continue;
       }
       const raw = await this.read(start, length);
-      const block = uncompressed ? raw : await inflate(raw, this.blockSize);
+      const block = uncompressed ? raw : await this.decode(raw, this.blockSize);
       if (block.length !== expected) {
         throw new FormatError(`block ${i} of inode at ${inode.offset} decoded to ${block.length} bytes, expected ${expected}`);
       }
@@ -162,7 +171,7 @@ class CramImage {
       const start = inode.offset + count * 4;
       if (first <= start || first > this.size) continue;
       try {
-        const out = await inflate(await this.read(start, first - start), 65536);
+        const out = await this.decode(await this.read(start, first - start), 65536);
         if (out.length === Math.min(size, inode.size)) {
           this.blockSize = size;
           return;
@@ -244,11 +253,11 @@ export const cramfsHandler: Handler = {
   id: 'cramfs',
   kind: 'filesystem',
   doc: {
-    title: 'CramFS (little- and big-endian, zlib blocks, holes, extended block pointers)',
+    title: 'CramFS (little- and big-endian; zlib, vendor LZMA and xz blocks; holes, extended block pointers)',
     references: ['Linux include/uapi/linux/cramfs_fs.h', 'Linux fs/cramfs/inode.c', 'util-linux mkfs.cramfs'],
     limitations: [
       'Images made with mkfs.cramfs -p (512 bytes of boot code before the superblock) are not recognised.',
-      'Only zlib blocks: Linux cramfs has no other compression.',
+      'Blocks are zlib (Linux), or LZMA / xz as some vendor kernels write them, detected per block; no LZO.',
     ],
   },
   magics: [{ bytes: Buffer.from([0x45, 0x3d, 0xcd, 0x28]) }, { bytes: Buffer.from([0x28, 0xcd, 0x3d, 0x45]) }],

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cramfsHandler } from '../../../../src/engine/unpack/filesystems/cramfs.js';
+import { lzma } from '../../../../src/engine/unpack/codecs.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import {
   cleanup,
@@ -50,6 +51,32 @@ beforeAll(() => {
 });
 afterAll(() => cleanup(work));
 
+/** A little-endian CramFS with one regular file "a" whose single block is `block`. */
+function handBuilt(size: number, block: Buffer): Buffer {
+  const dataAt = 76 + 12 + 4;
+  const blockAt = dataAt + 4;
+  const total = Math.ceil((blockAt + block.length) / 4) * 4;
+  const image = Buffer.alloc(total);
+  image.writeUInt32LE(0x28cd3d45, 0);
+  image.writeUInt32LE(total, 4);
+  image.writeUInt32LE(3, 8); // FSID version 2, sorted directories
+  image.write('Compressed ROMFS', 16, 'latin1');
+  image.writeUInt32LE(1, 40); // blocks
+  image.writeUInt32LE(2, 44); // files
+  image.write('handbuilt', 48, 'latin1');
+  const inode = (at: number, mode: number, length: number, nameWords: number, offset: number) => {
+    image.writeUInt16LE(mode, at);
+    image.writeUInt32LE(length & 0xffffff, at + 4);
+    image.writeUInt32LE(nameWords | ((offset / 4) << 6), at + 8);
+  };
+  inode(64, 0o40755, 16, 0, 76);
+  inode(76, 0o100644, size, 1, dataAt);
+  image.write('a', 88, 'latin1');
+  image.writeUInt32LE(blockAt + block.length, dataAt);
+  block.copy(image, blockAt);
+  return image;
+}
+
 describe.runIf(enabled)('cramfs handler', () => {
   for (const endian of ['little', 'big']) {
     it(`extracts a ${endian}-endian image: contents, modes, symlinks, devices, and the exact end`, async () => {
@@ -73,6 +100,28 @@ describe.runIf(enabled)('cramfs handler', () => {
     for (const args of [['-z'], ['-b', '16384']]) {
       const ex = await extractWith(cramfsHandler, mkcramfs(`opt${args[0]}.cramfs`, args));
       expectTree(ex, files, { modes: true });
+      cleanup(ex.root);
+    }
+  });
+
+  it('decodes vendor LZMA-alone, LZMA props+raw and xz blocks (hand-built image, one file)', async () => {
+    const content = Buffer.from('vendor cramfs block\n'.repeat(100));
+    const alone = await new Promise<Buffer>((resolve, reject) => {
+      const parts: Buffer[] = [];
+      const enc = lzma().createStream('aloneEncoder', { preset: 1 });
+      enc.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve(Buffer.concat(parts))).on('error', reject);
+      enc.end(content);
+    });
+    const blocks = {
+      'lzma-alone': alone,
+      'lzma-props5': Buffer.concat([alone.subarray(0, 5), alone.subarray(13)]),
+      xz: await lzma().compress(content, { preset: 1 }),
+    };
+    for (const [name, block] of Object.entries(blocks)) {
+      const ex = await extractWith(cramfsHandler, handBuilt(content.length, block));
+      expect(ex.error, name).toBeUndefined();
+      expect(ex.sink.problems, name).toEqual([]);
+      expect(readFileSync(join(ex.root, 'a')).equals(content), name).toBe(true);
       cleanup(ex.root);
     }
   });
