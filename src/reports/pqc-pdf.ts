@@ -8,6 +8,7 @@ import { pqcModel, type PqcModel, type PqcRow } from './pqc-model.js';
 import type { ReportGenerator, ReportInput } from './report.js';
 
 const CLASS_LABEL: Record<string, string> = { broken: 'Broken (classical)', 'quantum-vulnerable': 'Quantum-vulnerable (Shor)', weakened: 'Weakened (Grover)', 'quantum-resistant': 'Quantum-resistant' };
+const CLASS_SHORT: Record<string, string> = { broken: 'broken', 'quantum-vulnerable': 'vulnerable (Shor)', weakened: 'weakened (Grover)', 'quantum-resistant': 'resistant' };
 const CLASS_COLOR: Record<string, string> = { broken: '#8b1e1e', 'quantum-vulnerable': '#d9534f', weakened: '#f0ad4e', 'quantum-resistant': '#3c9d5d' };
 
 const status = (row: PqcRow): string => row.transitions.map((t) => (t.year ? `${t.status} after ${t.year}` : t.status)).join('; ') || '-';
@@ -17,7 +18,7 @@ function summaryPage(doc: InstanceType<typeof PDFDocument>, model: PqcModel): vo
   doc.font('Helvetica-Bold').fontSize(20).fillColor('#1a1a1a').text('Post-Quantum Cryptography Compliance Report');
   doc.moveDown(0.3).font('Helvetica').fontSize(10).fillColor('#444444');
   if (model.productName) doc.text(`Product: ${model.productName}`);
-  doc.text(`Image: ${model.imageName}`).text(`Generated: ${model.generatedAt}`).text('Assessed against NIST IR 8547 (quantum-vulnerable public-key algorithms deprecated after 2030, disallowed after 2035).');
+  doc.text(`Image: ${model.imageName}`).text(`Generated: ${model.generatedAt}`).text('Columns: Bits = classical security strength; Level = NIST PQC security category (0 = broken by a quantum computer).').text('Assessed against NIST IR 8547 (quantum-vulnerable public-key algorithms deprecated after 2030, disallowed after 2035).');
   doc.moveDown(0.8).font('Helvetica-Bold').fontSize(30).fillColor(s.score >= 70 ? '#3c9d5d' : s.score >= 40 ? '#f0ad4e' : '#d9534f').text(`${s.score} / 100`, { continued: false });
   doc.font('Helvetica').fontSize(10).fillColor('#444444').text('Quantum readiness score: share of detected algorithms that stay safe against a quantum adversary (Grover-weakened ones count half).');
   heading(doc, 'Summary');
@@ -47,18 +48,19 @@ async function render(model: PqcModel, now: Date): Promise<Buffer> {
   doc.addPage();
   heading(doc, 'Algorithms');
   table(doc, [
-    { header: 'Algorithm', width: 0.13 }, { header: 'Primitive', width: 0.09 }, { header: 'Class', width: 0.12 }, { header: 'Classical bits', width: 0.07 },
-    { header: 'NIST level', width: 0.06 }, { header: 'NIST IR 8547 status', width: 0.17 }, { header: 'Compliant', width: 0.07 }, { header: 'Recommended migration', width: 0.18 }, { header: 'Where', width: 0.11 },
+    { header: 'Algorithm', width: 0.12 }, { header: 'Primitive', width: 0.08 }, { header: 'Quantum class', width: 0.14 }, { header: 'Bits', width: 0.05 },
+    { header: 'Level', width: 0.05 }, { header: 'NIST IR 8547 status', width: 0.2 }, { header: 'Compliant', width: 0.07 }, { header: 'Recommended migration', width: 0.18 }, { header: 'Where', width: 0.11 },
   ], model.rows.map((r) => [
-    r.name, r.primitive, CLASS_LABEL[r.quantumClass]!, String(r.classicalSecurityLevel), String(r.nistQuantumSecurityLevel), status(r), r.compliant ? 'yes' : 'no',
+    r.name, r.primitive, CLASS_SHORT[r.quantumClass]!, String(r.classicalSecurityLevel), String(r.nistQuantumSecurityLevel), status(r), r.compliant ? 'yes' : 'no',
     r.recommendations.map((m) => `${m.parameter} (${m.security})`).join(', ') || '-', r.component,
   ]));
   heading(doc, 'Certificates');
-  table(doc, [{ header: 'Subject', width: 0.26 }, { header: 'Issuer', width: 0.2 }, { header: 'Key', width: 0.1 }, { header: 'Signature', width: 0.16 }, { header: 'Not after', width: 0.1 }, { header: 'Status', width: 0.08 }, { header: 'Where', width: 0.1 }],
+  const cn = (name: string): string => /(?:^|, )CN=([^,]+)/.exec(name)?.[1] ?? name;
+  table(doc, [{ header: 'Certificate (CN)', width: 0.26 }, { header: 'Issuer (CN)', width: 0.18 }, { header: 'Key', width: 0.09 }, { header: 'Signature', width: 0.19 }, { header: 'Not after', width: 0.09 }, { header: 'Status', width: 0.08 }, { header: 'Where', width: 0.11 }],
     model.certificates.map((c) => {
       const d = c.details as { subject: string; issuer: string; key: { keyType: string; bits?: number; curve?: string }; signatureAlgorithm: string; notAfter: string; expired: boolean; expiringSoon: boolean; contexts?: Array<Record<string, string>> };
       const where = d.contexts?.map((x) => x.efiVariable ?? x.container ?? '').filter(Boolean).join(', ') || basename(c.paths[0] ?? '');
-      return [d.subject, d.issuer, `${d.key.keyType} ${d.key.bits ?? d.key.curve ?? ''}`.trim(), d.signatureAlgorithm, d.notAfter.slice(0, 10), d.expired ? 'EXPIRED' : d.expiringSoon ? 'expiring' : 'valid', where];
+      return [cn(d.subject), cn(d.issuer), `${d.key.keyType} ${d.key.bits ?? d.key.curve ?? ''}`.trim(), d.signatureAlgorithm, d.notAfter.slice(0, 10), d.expired ? 'EXPIRED' : d.expiringSoon ? 'expiring' : 'valid', where];
     }));
   heading(doc, 'Keys');
   table(doc, [{ header: 'Key', width: 0.34 }, { header: 'Type', width: 0.12 }, { header: 'Protection', width: 0.2 }, { header: 'Files', width: 0.34 }],
