@@ -7,6 +7,7 @@ import { fitHandler } from './fit.js';
 import { intelHexHandler } from './intel-hex.js';
 import { seamaHandler } from './seama.js';
 import { srecHandler } from './srec.js';
+import { tplinkSafeloaderHandler } from './tplink-safeloader.js';
 import { tplinkHandler } from './tplink.js';
 import { trxHandler } from './trx.js';
 import { uimageHandler } from './uimage.js';
@@ -15,6 +16,7 @@ export const firmwareHandlers: Handler[] = [
   uimageHandler,
   trxHandler,
   tplinkHandler,
+  tplinkSafeloaderHandler,
   seamaHandler,
   bzimageHandler,
   fitHandler,
