@@ -12,6 +12,8 @@ import type { Logger } from 'pino';
 import { registerErrorHandler } from './api/errors.js';
 import type { ApiDeps } from './api/deps.js';
 import { fileRoutes } from './api/files.js';
+import { findingRoutes } from './api/findings.js';
+import { gridRoutes } from './api/grids.js';
 import { imageRoutes } from './api/images.js';
 import { productRoutes } from './api/products.js';
 import { reportRoutes } from './api/reports.js';
@@ -98,6 +100,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(imageRoutes, deps);
     await api.register(fileRoutes, deps);
     await api.register(scanRoutes, deps);
+    await api.register(findingRoutes, deps);
+    await api.register(gridRoutes, deps);
     await api.register(reportRoutes, deps);
   });
 

@@ -1,0 +1,92 @@
+// One finding in full, and its workflow: CreateFindingState and PATCH set the issue status of the finding's
+// fingerprint in the product (carried forward to later images), with history.
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../auth/authenticate.js';
+import type { Principal } from '../auth/principal.js';
+import { requireProduct } from '../services/access.js';
+import { NotFoundError } from '../services/errors.js';
+import type { Repositories } from '../services/repositories.js';
+import { ISSUE_STATUSES, type IssueStatus, type StoredFinding } from '../store/finding.repository.js';
+import type { ApiDeps } from './deps.js';
+import { errorResponses, Ulid } from './schemas.js';
+
+const Params = Type.Object({ productId: Ulid('Product id'), findingId: Ulid('Finding id (from the grid)') });
+const Status = Type.Union([...ISSUE_STATUSES.map((s) => Type.Literal(s)), Type.Literal('in progress')]);
+const Comment = Type.Optional(Type.String({ maxLength: 4000 }));
+const StateChange = Type.Object({ id: Type.String(), author: Type.Optional(Type.Ref('Author')), findingId: Type.String(), status: Type.String(), createTime: Type.String(), comment: Type.Optional(Type.String()) });
+const FullFinding = Type.Object({
+  id: Type.String(), pname: Type.String(), name: Type.String(), findingType: Type.String(), severity: Type.String(), issueStatus: Type.String(),
+  title: Type.Optional(Type.String()), description: Type.Optional(Type.String()), fingerprint: Type.String(),
+  identifiers: Type.Array(Type.Record(Type.String(), Type.String())),
+  cvss: Type.Optional(Type.Record(Type.String(), Type.Object({ baseScore: Type.Number(), vector: Type.String(), version: Type.Optional(Type.String()) }))),
+  cvssLatestBaseScore: Type.Optional(Type.Number()),
+  epss: Type.Optional(Type.Object({ probability: Type.Number(), percentile: Type.Number() })),
+  predicates: Type.Array(Type.Object({ kev: Type.Boolean() })),
+  references: Type.Array(Type.Object({ url: Type.String(), description: Type.Optional(Type.String()) })),
+  recommendedAction: Type.Optional(Type.String()), knownFixedVersion: Type.Optional(Type.String()),
+  component: Type.Optional(Type.Object({ name: Type.String(), version: Type.Optional(Type.String()), cpe: Type.Optional(Type.String()), purl: Type.Optional(Type.String()) })),
+  occurrences: Type.Array(Type.Object({ imageId: Type.String(), scanId: Type.String(), path: Type.String(), offset: Type.Optional(Type.Integer()), evidence: Type.Optional(Type.String()) })),
+  history: Type.Array(Type.Object({ status: Type.String(), author: Type.Optional(Type.Ref('Author')), createTime: Type.String(), comment: Type.Optional(Type.String()) })),
+  productId: Type.String(), imageId: Type.String(), scanId: Type.String(), createTime: Type.String(),
+});
+
+async function requireFinding(repos: Repositories, principal: Principal, productId: string, findingId: string): Promise<StoredFinding> {
+  const product = await requireProduct(repos, principal, productId);
+  const finding = await repos.findings.get(product.id, findingId);
+  if (!finding) throw new NotFoundError(`finding ${findingId} not found in product ${productId}`, [{ reason: 'notFound', field: 'findingId' }]);
+  return finding;
+}
+
+const normaliseStatus = (status: string): IssueStatus => (status === 'in progress' ? 'inProgress' : (status as IssueStatus));
+
+export const findingRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos }) => {
+  const full = async (f: StoredFinding) => {
+    const history = await repos.findings.history(f.productId, f.fingerprint);
+    return {
+      id: f.id, pname: f.pname, name: f.name, findingType: f.findingType, severity: f.severity, issueStatus: f.issueStatus,
+      ...(f.title ? { title: f.title } : {}), ...(f.description ? { description: f.description } : {}), fingerprint: f.fingerprint,
+      identifiers: f.identifiers ?? [], ...(f.cvss ? { cvss: f.cvss } : {}),
+      ...(f.cvssLatestBaseScore !== undefined ? { cvssLatestBaseScore: f.cvssLatestBaseScore } : {}),
+      ...(f.epss ? { epss: { probability: f.epss.probability, percentile: f.epss.percentile } } : {}),
+      predicates: [{ kev: Boolean(f.isKev) }], references: f.references ?? [],
+      ...(f.recommendedAction ? { recommendedAction: f.recommendedAction } : {}), ...(f.knownFixedVersion ? { knownFixedVersion: f.knownFixedVersion } : {}),
+      ...(f.component ? { component: { name: f.component.name, version: f.component.version, cpe: f.component.cpe, purl: f.component.purl } } : {}),
+      occurrences: f.occurrences.map((o) => ({ imageId: f.imageId, scanId: f.scanId, path: o.path, offset: o.offset, evidence: o.evidence })),
+      history: history.map((h) => ({ status: h.status, author: h.author, createTime: h.createTime, ...(h.comment ? { comment: h.comment } : {}) })),
+      productId: f.productId, imageId: f.imageId, scanId: f.scanId, createTime: f.createTime,
+    };
+  };
+
+  app.get('/api/v4/products/:productId/findings/:findingId', {
+    config: { permission: 'findings.view' },
+    schema: { tags: ['findings'], summary: 'A finding in full, with occurrences and status history', params: Params, response: { 200: FullFinding, ...errorResponses() } },
+  }, async (request) => (await full(await requireFinding(repos, principalOf(request), request.params.productId, request.params.findingId))) as never);
+
+  app.post('/api/v4/products/:productId/findings/:findingId/CreateFindingState', {
+    config: { permission: 'findings.update' },
+    schema: {
+      tags: ['findings'], summary: 'Set the issue status (carried forward to the same finding in later images)', params: Params,
+      body: Type.Object({ status: Status, comment: Comment }, { additionalProperties: false }),
+      response: { 201: StateChange, ...errorResponses(415) },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const finding = await requireFinding(repos, principal, request.params.productId, request.params.findingId);
+    const change = await repos.findings.setStatus(finding, normaliseStatus(request.body.status), request.body.comment ?? null, principal.userId);
+    return reply.status(201).send({ id: change.id, author: change.author, findingId: finding.id, status: change.status, createTime: change.createTime, ...(change.comment ? { comment: change.comment } : {}) });
+  });
+
+  app.patch('/api/v4/products/:productId/findings/:findingId', {
+    config: { permission: 'findings.update' },
+    schema: {
+      tags: ['findings'], summary: 'Set the issue status (same as CreateFindingState); returns the finding', params: Params,
+      body: Type.Object({ issueStatus: Status, comment: Comment }, { additionalProperties: false }),
+      response: { 200: FullFinding, ...errorResponses(415) },
+    },
+  }, async (request) => {
+    const principal = principalOf(request);
+    const finding = await requireFinding(repos, principal, request.params.productId, request.params.findingId);
+    await repos.findings.setStatus(finding, normaliseStatus(request.body.issueStatus), request.body.comment ?? null, principal.userId);
+    return (await full((await repos.findings.get(finding.productId, finding.id))!)) as never;
+  });
+};

@@ -1,0 +1,135 @@
+// The findings grid query: findings of each image's latest completed scan (or of named scans), with their
+// carried-forward issue status, filtered, sorted and paged in SQL; in compare mode the union of a baseline
+// and a target image with each row's comparison status (new | resolved | unchanged) by fingerprint.
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import type { Database } from './schema.js';
+
+export type GridColumn =
+  | 'id' | 'pname' | 'name' | 'finding_type' | 'severity' | 'issue_status' | 'cvss_score' | 'epss_probability' | 'is_kev'
+  | 'component_name' | 'component_version' | 'product_id' | 'image_id' | 'scan_id' | 'create_time' | 'fingerprint' | 'comparison' | 'data'
+  | 'severity_rank';
+
+export type Comparator = 'equals' | 'in' | 'contains' | 'notContains' | 'between' | 'overlaps';
+
+export interface GridCondition {
+  column: GridColumn;
+  comparator: Comparator;
+  values: Array<string | number>;
+}
+
+export interface GridCriteria {
+  orgId: string;
+  compare?: { left: string; right: string };
+  conditions: GridCondition[];
+  sort: Array<{ column: GridColumn; direction: 'asc' | 'desc' }>;
+  offset: number;
+  /** Absent: every matching row (CSV export). */
+  limit?: number;
+}
+
+export interface GridRow {
+  id: string;
+  pname: string;
+  name: string;
+  finding_type: string;
+  severity: string;
+  issue_status: string;
+  cvss_score: number | null;
+  epss_probability: number | null;
+  is_kev: number;
+  component_name: string | null;
+  component_version: string | null;
+  product_id: string;
+  image_id: string;
+  scan_id: string;
+  create_time: string;
+  fingerprint: string;
+  comparison: string | null;
+  data: string;
+}
+
+const SEVERITY_RANK = sql<number>`case f.severity when 'critical' then 5 when 'high' then 4 when 'medium' then 3 when 'low' then 2 else 1 end`;
+
+export async function queryFindingGrid(db: Kysely<Database>, criteria: GridCriteria): Promise<{ total: number; rows: GridRow[] }> {
+  const explicitScans = criteria.conditions.some((c) => c.column === 'scan_id');
+  // Scans whose findings count: each image's newest completed scan, unless the caller names scans.
+  const latestDone = db
+    .selectFrom('scans as s')
+    .select('s.id')
+    .where('s.state', '=', 'done')
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(
+        selectFrom('scans as s2').select('s2.id')
+          .whereRef('s2.image_id', '=', 's.image_id')
+          .where('s2.state', '=', 'done')
+          .where((eb) => eb.or([eb('s2.create_time', '>', eb.ref('s.create_time')), eb.and([eb('s2.create_time', '=', eb.ref('s.create_time')), eb('s2.id', '>', eb.ref('s.id'))])])),
+      )),
+    );
+
+  const base = (comparison: RawBuilder<string | null>) => {
+    let query = db
+      .selectFrom('findings as f')
+      .innerJoin('products as p', 'p.id', 'f.product_id')
+      .leftJoin('finding_statuses as fs', (join) => join.onRef('fs.product_id', '=', 'f.product_id').onRef('fs.fingerprint', '=', 'f.fingerprint'))
+      .where('p.org_id', '=', criteria.orgId)
+      .select([
+        'f.id', 'f.pname', 'f.name', 'f.finding_type', 'f.severity', 'f.cvss_score', 'f.epss_probability', 'f.is_kev', 'f.component_name',
+        'f.component_version', 'f.product_id', 'f.image_id', 'f.scan_id', 'f.create_time', 'f.fingerprint', 'f.data',
+        sql<string>`coalesce(fs.status, 'new')`.as('issue_status'),
+        SEVERITY_RANK.as('severity_rank'),
+        comparison.as('comparison'),
+      ]);
+    if (!explicitScans || criteria.compare) query = query.where('f.scan_id', 'in', latestDone);
+    return query;
+  };
+
+  const sameIn = (imageId: string) =>
+    sql<SqlBool>`exists (select 1 from findings f2 where f2.image_id = ${imageId} and f2.fingerprint = f.fingerprint and f2.scan_id in (${latestDone}))`;
+
+  let derived;
+  if (criteria.compare) {
+    const { left, right } = criteria.compare;
+    const target = base(sql<string>`case when ${sameIn(left)} then 'unchanged' else 'new' end`).where('f.image_id', '=', right);
+    const baseline = base(sql<string>`'resolved'`).where('f.image_id', '=', left).where(sql<SqlBool>`not ${sameIn(right)}`);
+    derived = target.unionAll(baseline as never);
+  } else {
+    derived = base(sql<string | null>`null`);
+  }
+
+  let query = db.selectFrom(derived.as('g') as never) as unknown as ReturnType<typeof gridFrom>;
+  for (const condition of criteria.conditions) query = query.where(conditionSql(condition));
+
+  const counted = await query.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
+  let rows = query.selectAll();
+  for (const s of criteria.sort) rows = rows.orderBy(sql.ref(`g.${s.column}`), s.direction);
+  rows = rows.orderBy(sql.ref('g.id'), 'asc');
+  if (criteria.limit !== undefined) rows = rows.limit(criteria.limit).offset(criteria.offset);
+  return { total: Number((counted as { n: number } | undefined)?.n ?? 0), rows: (await rows.execute()) as unknown as GridRow[] };
+}
+
+// Only for its type: a query over the derived table `g`.
+function gridFrom(db: Kysely<{ g: GridRow & { severity_rank: number } }>) {
+  return db.selectFrom('g');
+}
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function conditionSql(condition: GridCondition) {
+  const column = sql.ref(`g.${condition.column}`);
+  const [first, second] = condition.values;
+  switch (condition.comparator) {
+    case 'equals':
+      return sql<SqlBool>`${column} = ${first}`;
+    case 'in':
+    case 'overlaps':
+      return condition.values.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`${column} in (${sql.join(condition.values)})`;
+    case 'contains':
+      return sql<SqlBool>`lower(${column}) like ${`%${escapeLike(String(first).toLowerCase())}%`} escape '\\'`;
+    case 'notContains':
+      return sql<SqlBool>`(${column} is null or lower(${column}) not like ${`%${escapeLike(String(first).toLowerCase())}%`} escape '\\')`;
+    case 'between':
+      return sql<SqlBool>`${column} >= ${first} and ${column} <= ${second}`;
+  }
+}
