@@ -1,7 +1,7 @@
 // Validates documents against the official JSON schemas in ../shared/schemas with ajv (draft-07).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { ErrorObject, default as AjvClass } from 'ajv';
+import type { Ajv as AjvClass, ErrorObject } from 'ajv';
 import { sharedPath } from '../support/shared.js';
 
 // ajv and its format plugins are CommonJS; require() gives their constructors without ESM interop guesswork.
