@@ -1,0 +1,97 @@
+// Benchmark: `firmscope unpack` against `binwalk -Me` on every corpus image (time, files extracted), and against
+// `unsquashfs` (the native floor) on a ~64 MB xz SquashFS built from system files. Prints a Markdown table.
+//   npm run build && npx tsx bench/unpack/run.ts            (BENCH_SKIP_SQUASHFS=1 to skip the big image)
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const project = resolve(import.meta.dirname, '..', '..');
+const corpusDir = process.env.FIRMSCOPE_SHARED_DIR ? join(process.env.FIRMSCOPE_SHARED_DIR, 'corpus') : resolve(project, '..', 'shared', 'corpus');
+const work = process.env.BENCH_DIR ?? '/tmp/firmscope-bench';
+const firmscope = join(project, 'bin', 'firmscope.js');
+
+function countFiles(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let n = 0;
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    const st = lstatSync(path);
+    if (st.isDirectory()) n += countFiles(path);
+    else if (st.isFile()) n++;
+  }
+  return n;
+}
+
+function timed(cmd: string, args: string[], cwd?: string): { ms: number; ok: boolean; stderr: string } {
+  const started = process.hrtime.bigint();
+  const run = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 30 * 60 * 1000 });
+  return { ms: Number(process.hrtime.bigint() - started) / 1e6, ok: run.status === 0, stderr: run.stderr ?? '' };
+}
+
+function firmscopeRun(image: string, out: string): { ms: number; files: number } {
+  rmSync(out, { recursive: true, force: true });
+  const r = timed('node', [firmscope, 'unpack', image, '-o', out]);
+  if (!r.ok) throw new Error(`firmscope failed on ${image}: ${r.stderr}`);
+  // Regular files on disk, minus the node tree and the image's own link.
+  return { ms: r.ms, files: countFiles(out) - 2 };
+}
+
+function binwalkRun(image: string, out: string): { ms: number; files: number } {
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  const r = timed('binwalk', ['-Me', '-q', '--run-as=root', '-C', out, image]);
+  return { ms: r.ms, files: countFiles(out) };
+}
+
+const fmt = (ms: number) => (ms / 1000).toFixed(2) + ' s';
+
+function corpusTable(): string[] {
+  const rows = ['| image | size | firmscope files | firmscope time | binwalk -Me files | binwalk -Me time |', '|---|---:|---:|---:|---:|---:|'];
+  for (const name of readdirSync(corpusDir).filter((n) => n !== 'README.md').sort()) {
+    const image = join(corpusDir, name);
+    const fs = firmscopeRun(image, join(work, 'fs', name));
+    const bw = binwalkRun(image, join(work, 'bw', name));
+    rows.push(`| ${name} | ${statSync(image).size.toLocaleString('en')} | ${fs.files} | ${fmt(fs.ms)} | ${bw.files} | ${fmt(bw.ms)} |`);
+    console.error(rows.at(-1));
+  }
+  return rows;
+}
+
+/** Picks system folders until ~240 MB of input (xz shrinks them to roughly 64 MB) and builds the image once. */
+function buildSquashfs(): string {
+  const image = join(work, 'system-xz.squashfs');
+  if (existsSync(image)) return image;
+  const candidates = ['/usr/lib/python3.11', '/usr/share/locale', '/usr/share/doc', '/usr/share/perl', '/usr/lib/x86_64-linux-gnu/perl', '/usr/share/man', '/usr/share/i18n', '/usr/share/zoneinfo'];
+  const chosen: string[] = [];
+  let total = 0;
+  for (const dir of candidates) {
+    if (!existsSync(dir) || total >= 240e6) continue;
+    total += Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]);
+    chosen.push(dir);
+  }
+  mkdirSync(work, { recursive: true });
+  execFileSync('mksquashfs', [...chosen, image, '-comp', 'xz', '-noappend', '-quiet', '-no-progress'], { stdio: 'ignore' });
+  return image;
+}
+
+function squashfsTable(): string[] {
+  const image = buildSquashfs();
+  const fs = firmscopeRun(image, join(work, 'fs-squashfs'));
+  const out = join(work, 'unsquashfs');
+  rmSync(out, { recursive: true, force: true });
+  const us = timed('unsquashfs', ['-q', '-n', '-d', out, image]);
+  const usFiles = countFiles(out);
+  return [
+    `| tool on ${(statSync(image).size / 1e6).toFixed(1)} MB xz SquashFS | files | time |`,
+    '|---|---:|---:|',
+    `| firmscope unpack | ${fs.files} | ${fmt(fs.ms)} |`,
+    `| unsquashfs (native floor) | ${usFiles} | ${fmt(us.ms)} |`,
+    `| ratio firmscope / unsquashfs | | ${(fs.ms / us.ms).toFixed(2)}× |`,
+  ];
+}
+
+mkdirSync(work, { recursive: true });
+if (!existsSync(join(project, 'dist', 'cli', 'main.js'))) throw new Error('build first: npm run build');
+const lines = [...corpusTable(), ''];
+if (!process.env.BENCH_SKIP_SQUASHFS) lines.push(...squashfsTable());
+console.log(lines.join('\n'));

@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hashFile } from '../../src/engine/hash.js';
+
+describe('hashFile', () => {
+  it('streams SHA-256, SHA-1 and MD5 of a file in one pass, or a subset', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fs-hash-'));
+    try {
+      const data = Buffer.alloc(3 * 1024 * 1024 + 17, 'firmware');
+      const path = join(dir, 'f');
+      await writeFile(path, data);
+      const digest = (a: string) => createHash(a).update(data).digest('hex');
+      expect(await hashFile(path)).toEqual({ sha256: digest('sha256'), sha1: digest('sha1'), md5: digest('md5') });
+      expect(await hashFile(path, ['md5'])).toEqual({ md5: digest('md5') });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
