@@ -1,6 +1,7 @@
 // The firmware handlers, in the order the driver tries them at one offset (see ../registry.ts).
 import type { Handler } from '../handler.js';
 import { androidSparseHandler } from './android-sparse.js';
+import { armZimageHandler } from './arm-zimage.js';
 import { bzimageHandler } from './bzimage.js';
 import { deviceTreeHandler } from './device-tree.js';
 import { fitHandler } from './fit.js';
@@ -19,6 +20,7 @@ export const firmwareHandlers: Handler[] = [
   tplinkSafeloaderHandler,
   seamaHandler,
   bzimageHandler,
+  armZimageHandler,
   fitHandler,
   deviceTreeHandler,
   androidSparseHandler,
