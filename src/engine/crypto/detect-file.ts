@@ -73,7 +73,7 @@ export async function detectFile(path: string, chunks: AsyncIterable<Buffer | Ui
     const meaning = meanings[pattern]!;
     if (meaning.type !== 'constant') continue;
     const { signature } = meaning;
-    out.algorithms.push({ algorithm: signature.algorithm, method: signature.isName ? 'algorithm-name' : 'constant-table', what: `${signature.algorithm} ${signature.what}`, offset: offsets[0], kind: signature.kind, count });
+    out.algorithms.push({ algorithm: signature.algorithm, parameter: signature.parameter, method: signature.isName ? 'algorithm-name' : 'constant-table', what: `${signature.algorithm} ${signature.what}`, offset: offsets[0], kind: signature.kind, count });
   }
   out.libraries = await libraries(libraryMarkers, read);
   for (const library of out.libraries) {

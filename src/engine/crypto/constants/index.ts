@@ -6,6 +6,7 @@ import { chachaSalsa, poly1305 } from './chacha.js';
 import { crc } from './crc.js';
 import { curves } from './curves.js';
 import { des } from './des.js';
+import { dh } from './dh.js';
 import { md5 } from './md5.js';
 import { mldsa } from './mldsa.js';
 import { mlkem } from './mlkem.js';
@@ -36,6 +37,7 @@ export const constantSignatures: ConstantSignature[] = [
   ...crc,
   ...rc4,
   ...curves,
+  ...dh,
   ...mlkem,
   ...mldsa,
   ...pqcNames,

@@ -13,6 +13,8 @@ export interface ConstantSignature {
   what: string;
   /** Non-cryptographic tables (CRC) are reported apart and never counted as crypto. */
   kind: 'crypto' | 'non-crypto';
+  /** Parameter the table pins down (key size of a well-known group), when it does. */
+  parameter?: string;
   /** A name (function, cipher or parameter-set string) rather than a table: weaker evidence of use. */
   isName?: boolean;
   bytes: Buffer;
