@@ -55,8 +55,9 @@ async function readSuperblock(reader: Reader, start: number) {
   const power2 = (n: number) => n > 0 && (n & (n - 1)) === 0;
   if (!power2(sb.minIoSize) || sb.minIoSize > 64 * 1024 || sb.lebSize < 4096 || sb.lebSize > 4 * 1024 * 1024 || sb.lebSize % 8 !== 0) return null;
   if (sb.lebCnt < 4 || sb.keyFmt !== 0) return null;
-  if (~zlib.crc32(raw.subarray(8, header.len)) >>> 0 !== header.crc) throw new FormatError('UBIFS superblock CRC mismatch');
-  return sb;
+  // A bad CRC with sane fields (checked above) is reported, not fatal: most of the node is padding.
+  const crcOk = ~zlib.crc32(raw.subarray(8, header.len)) >>> 0 === header.crc;
+  return Object.assign(sb, { crcOk });
 }
 
 /**
@@ -91,6 +92,7 @@ async function applyAll(tree: UbifsTree, nodes: ScannedNode[]): Promise<void> {
 async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<void> {
   const sb = await readSuperblock(reader, chunk.start);
   if (!sb) throw new FormatError('UBIFS superblock no longer valid');
+  if (!sb.crcOk) sink.problem('error', 'UBIFS superblock CRC mismatch; its fields looked sane and were used', chunk.start);
   const lebCount = Math.floor((chunk.end - chunk.start) / sb.lebSize) + ((chunk.end - chunk.start) % sb.lebSize ? 1 : 0);
   const vol = new UbifsVolume(reader, chunk.start, sb.lebSize, lebCount, sb.flags);
   let tree = new UbifsTree(vol, sink);
@@ -100,15 +102,16 @@ async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<vo
     // Then what was written after the last commit.
     await applyAll(tree, await journalNodes(vol, master.logLnum, sb.logLebs, sink));
     if (tree.badNodes > 20) sink.problem('error', `UBIFS: ${tree.badNodes} unreadable index entries in all`);
-    if (!tree.inodes.has(ROOT_INUM)) throw new FormatError('root inode missing from the index');
+    if (!tree.inodes.has(ROOT_INUM) && !tree.dents.has(ROOT_INUM)) throw new FormatError('root directory missing from the index');
   } catch (error) {
     if (!(error instanceof FormatError)) throw error;
     // A damaged master or index root loses the whole index: rebuild from every node still on flash instead.
     sink.problem('error', `UBIFS: ${error.message}; tree rebuilt from a scan of all nodes (deleted files may reappear)`);
     tree = new UbifsTree(vol, sink);
     await applyAll(tree, await allNodes(vol, 3 + sb.logLebs + sb.lptLebs + sb.orphLebs, sink));
-    if (!tree.inodes.has(ROOT_INUM)) throw new FormatError('UBIFS: no root inode found in any node');
+    if (!tree.dents.has(ROOT_INUM)) throw new FormatError('UBIFS: no entry of the root directory found in any node');
   }
+  if (!tree.inodes.has(ROOT_INUM)) sink.problem('error', 'UBIFS: root inode node missing; its entries are extracted anyway');
   await writeTree(vol, tree, sink);
 }
 
