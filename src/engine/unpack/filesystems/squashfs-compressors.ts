@@ -13,7 +13,7 @@ export interface BlockDecoder {
 
 export const COMPRESSION_NAMES: Record<number, string> = { 1: 'gzip', 2: 'lzma', 3: 'lzo', 4: 'xz', 5: 'lz4', 6: 'zstd' };
 
-type LzmaLayout = 'zlib' | 'lzma-alone' | 'lzma-props5';
+type LzmaLayout = 'zlib' | 'lzma-alone' | 'lzma-props5' | 'lzma-raw';
 
 const isZlibHeader = (data: Buffer): boolean =>
   data.length >= 2 && (data[0]! & 0x0f) === 8 && (data[0]! >> 4) <= 7 && ((data[0]! << 8) | data[1]!) % 31 === 0;
@@ -22,6 +22,8 @@ const isZlibHeader = (data: Buffer): boolean =>
  * SquashFS "lzma" blocks as found in the wild:
  * - lzma-alone: the 13-byte .lzma header (props, dictionary size, 64-bit size) + stream (squashfs-tools 4, sqlzma);
  * - lzma-props5: props byte + 32-bit dictionary size + raw stream, no size field (Broadcom/TRENDnet-style kernels);
+ * - lzma-raw: a bare raw stream with the default properties (lc=3, lp=0, pb=2), as sasquatch's adaptive mode
+ *   finds in some vendor images; tried last;
  * - zlib: sqlzma images mix zlib and LZMA blocks and tell them apart by the zlib header.
  */
 export class LzmaFamilyDecoder implements BlockDecoder {
@@ -58,6 +60,7 @@ export class LzmaFamilyDecoder implements BlockDecoder {
       // A range-coded LZMA stream always starts with a zero byte.
       if (data[5] === 0) plausible.push('lzma-props5');
     }
+    if (data.length >= 5 && data[0] === 0) plausible.push('lzma-raw');
     if (this.layout && plausible.includes(this.layout)) {
       return [this.layout, ...plausible.filter((l) => l !== this.layout)];
     }
@@ -67,6 +70,11 @@ export class LzmaFamilyDecoder implements BlockDecoder {
 
 async function decodeLayout(layout: LzmaLayout, data: Buffer, maxOutput: number): Promise<Buffer> {
   if (layout === 'zlib') return inflate(data, maxOutput);
+  if (layout === 'lzma-raw') {
+    const out = await lzmaRawPrefix({ lc: 3, lp: 0, pb: 2, dictSize: Math.max(4096, maxOutput) }, data, maxOutput);
+    if (out.length === 0) throw new FormatError('lzma: raw block decoded to nothing');
+    return out;
+  }
   const props = parseLzmaPropsByte(data[0]!, data.readUInt32LE(1))!;
   // A dictionary larger than the output changes nothing when decoding; capping it saves a big allocation.
   props.dictSize = Math.max(4096, Math.min(props.dictSize, maxOutput));

@@ -1,6 +1,6 @@
 // Test-only SquashFS 3.1 writer (no Debian tool makes SquashFS 3 any more), written from squashfs_compat.h:
 // packed bitfield inodes in either byte order, raw uid/gid tables, fragments, hard links (one inode listed
-// twice), extended directory and file inodes, and block codecs zlib / LZMA-alone / LZMA props+raw / mixed
+// twice), extended directory and file inodes, and block codecs zlib / LZMA-alone / LZMA props+raw / bare raw LZMA / mixed
 // (sqlzma). Images it makes are cross-checked with 7-Zip's independent SquashFS reader in the tests.
 import zlib from 'node:zlib';
 import { lzma } from '../../../../src/engine/unpack/codecs.js';
@@ -17,7 +17,7 @@ export interface V3Entry {
   rdev?: number;
 }
 
-export type V3Codec = 'zlib' | 'lzma-alone' | 'lzma-props5' | 'mixed';
+export type V3Codec = 'zlib' | 'lzma-alone' | 'lzma-props5' | 'lzma-raw' | 'mixed';
 
 export interface V3Options {
   endian: 'le' | 'be';
@@ -57,6 +57,7 @@ async function compress(codec: V3Codec, data: Buffer, counter: { n: number }): P
   if (pick === 'zlib') return zlib.deflateSync(data);
   const alone = await lzmaAloneEncode(data);
   if (pick === 'lzma-alone') return alone;
+  if (pick === 'lzma-raw') return alone.subarray(13); // preset 1 uses lc=3, lp=0, pb=2
   return Buffer.concat([alone.subarray(0, 5), alone.subarray(13)]);
 }
 

@@ -69,7 +69,7 @@ function expectEntries(ex: Awaited<ReturnType<typeof extractWith>>): void {
 }
 
 describe('squashfs-v3 handler', () => {
-  const codecs: V3Codec[] = ['zlib', 'lzma-alone', 'lzma-props5', 'mixed'];
+  const codecs: V3Codec[] = ['zlib', 'lzma-alone', 'lzma-props5', 'lzma-raw', 'mixed'];
   for (const endian of ['le', 'be'] as const) {
     for (const codec of codecs) {
       it(`extracts a ${endian === 'le' ? 'little' : 'big'}-endian image with ${codec} blocks`, async () => {
