@@ -1,6 +1,6 @@
 // Signature search for the driver: finds every handler magic at every offset of a file, reading it in bounded
-// windows (with an overlap so a magic across a window edge is still found) and searching each window with
-// Buffer.indexOf per magic. Candidates come out in chunk-start order, and the consumer can skip ahead past an
+// windows (with an overlap so a magic across a window edge is still found) and searching each window in one
+// pass: a table indexed by the first two bytes of every magic says which patterns to compare at a position. Candidates come out in chunk-start order, and the consumer can skip ahead past an
 // accepted chunk so its inside is never searched.
 import type { Handler, Reader } from './handler.js';
 
@@ -26,6 +26,10 @@ export class SignatureScanner {
   private readonly atStart: Pattern[] = [];
   private readonly maxMagicEnd: number;
   private readonly maxOffset: number;
+  /** Patterns by their first two bytes (b0 << 8 | b1); one-byte magics are searched with indexOf. */
+  private readonly byPrefix = new Map<number, Pattern[]>();
+  private readonly prefixTable = new Uint8Array(65536);
+  private readonly oneByte: Pattern[] = [];
 
   constructor(handlers: readonly Handler[]) {
     handlers.forEach((handler, order) => {
@@ -35,6 +39,17 @@ export class SignatureScanner {
         (handler.onlyAtStart ? this.atStart : this.carving).push(pattern);
       }
     });
+    for (const p of this.carving) {
+      if (p.bytes.length < 2) {
+        this.oneByte.push(p);
+        continue;
+      }
+      const key = (p.bytes[0]! << 8) | p.bytes[1]!;
+      this.prefixTable[key] = 1;
+      const list = this.byPrefix.get(key);
+      if (list) list.push(p);
+      else this.byPrefix.set(key, [p]);
+    }
     this.maxOffset = Math.max(0, ...this.carving.map((p) => p.offset));
     this.maxMagicEnd = Math.max(1, ...this.carving.map((p) => p.offset + p.bytes.length));
   }
@@ -72,14 +87,10 @@ export class SignatureScanner {
         const data = await reader.read(pos, windowEnd - pos + this.maxMagicEnd);
         // Matches must begin inside [pos, windowEnd); the extra bytes only let them finish.
         const limit = windowEnd - pos;
-        for (const p of this.carving) {
-          let at = data.indexOf(p.bytes, 0);
-          while (at !== -1 && at < limit) {
-            const start = pos + at - p.offset;
-            if (start >= 0) push({ start, handler: p.handler, order: p.order });
-            at = data.indexOf(p.bytes, at + 1);
-          }
-        }
+        this.search(data, limit, (at, p) => {
+          const start = pos + at - p.offset;
+          if (start >= 0) push({ start, handler: p.handler, order: p.order });
+        });
         pos = windowEnd;
         scannedTo = windowEnd >= reader.size ? reader.size + this.maxOffset : windowEnd;
       } else {
@@ -107,6 +118,27 @@ export class SignatureScanner {
       }
     }
   }
+
+  /** Calls `found` for every pattern matching at a position in [0, limit) of `data`. */
+  private search(data: Buffer, limit: number, found: (at: number, p: Pattern) => void): void {
+    const table = this.prefixTable;
+    const end = Math.min(limit, data.length - 1);
+    let key = data.length > 0 ? data[0]! : 0;
+    for (let i = 0; i < end; i++) {
+      key = ((key << 8) | data[i + 1]!) & 0xffff;
+      if (table[key] === 0) continue;
+      for (const p of this.byPrefix.get(key)!) if (matchesAt(data, i, p.bytes)) found(i, p);
+    }
+    for (const p of this.oneByte) {
+      for (let at = data.indexOf(p.bytes); at !== -1 && at < limit; at = data.indexOf(p.bytes, at + 1)) found(at, p);
+    }
+  }
+}
+
+export function matchesAt(data: Buffer, at: number, bytes: Buffer): boolean {
+  if (at + bytes.length > data.length) return false;
+  for (let i = 2; i < bytes.length; i++) if (data[at + i] !== bytes[i]) return false;
+  return true;
 }
 
 function compare(a: Candidate, b: Candidate): number {
