@@ -117,6 +117,9 @@ export interface Inode {
   mtime: number;
   links: number;
   flags: number;
+  /** i_blocks in 512-byte units, and the extended-attribute block (0 = none): tell fast from slow symlinks. */
+  sectors: number;
+  fileAcl: number;
   /** The 60-byte i_block area: block map, extent tree root, fast symlink target or inline data. */
   block: Buffer;
   /** Bytes of the inode after the 128-byte base (extended fields and in-inode extended attributes). */
@@ -135,6 +138,8 @@ export function parseInode(ino: number, raw: Buffer): Inode {
     mtime: raw.readUInt32LE(16),
     links: raw.readUInt16LE(26),
     flags: raw.readUInt32LE(32),
+    sectors: raw.readUInt32LE(28) + raw.readUInt16LE(116) * 2 ** 32,
+    fileAcl: raw.readUInt32LE(104) + raw.readUInt16LE(118) * 2 ** 32,
     block: raw.subarray(40, 100),
     extra: raw.subarray(128),
   };

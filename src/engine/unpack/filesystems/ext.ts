@@ -275,8 +275,10 @@ async function writeFile(vol: ExtVolume, inode: Inode, path: string, meta: objec
 }
 
 async function linkTarget(vol: ExtVolume, inode: Inode): Promise<string> {
-  // Fast symlinks keep their target in i_block; slow ones in a data block (or inline data).
-  const fast = !(inode.flags & (FL_EXTENTS | FL_INLINE_DATA)) && inode.size < 60;
+  // Fast symlinks keep their target in i_block; slow ones in a data block (or inline data). As in the kernel's
+  // ext4_inode_is_fast_symlink: no blocks allocated besides an extended-attribute block.
+  const eaSectors = inode.fileAcl ? vol.geo.blockSize / 512 : 0;
+  const fast = !(inode.flags & (FL_EXTENTS | FL_INLINE_DATA)) && inode.size < 60 && inode.sectors - eaSectors <= 0;
   const raw = fast ? inode.block.subarray(0, inode.size) : await vol.contents(inode, 4096);
   return raw.toString('utf8');
 }
