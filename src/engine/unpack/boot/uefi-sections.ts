@@ -157,12 +157,9 @@ async function parseOne(type: number, body: Buffer, offset: number, limits: Sect
       if (kind === 0) {
         await parseSections(data.subarray(0, length), limits, out, depth + 1);
       } else if (kind === 1) {
-        try {
-          const decoded = await tianoDecompressEither(data, limits.maxOutput);
-          await parseSections(decoded, limits, out, depth + 1);
-        } catch (error) {
-          keepRaw(`compression section at ${offset}: ${(error as Error).message}`);
-        }
+        const parsed = await decodeStandardCompression(data, limits, depth).catch((error: unknown) => error as Error);
+        if (parsed instanceof Error) keepRaw(`compression section at ${offset}: ${parsed.message}`);
+        else merge(out, parsed);
       } else {
         keepRaw(`compression section at ${offset}: unknown compression type ${kind}`);
       }
@@ -206,15 +203,28 @@ async function parseOne(type: number, body: Buffer, offset: number, limits: Sect
   }
 }
 
-/** The COMPRESSION section's type 1 is EFI or Tiano compression (they differ in one parameter): try both. */
-async function tianoDecompressEither(data: Buffer, cap: number): Promise<Buffer> {
-  try {
-    return tianoDecompress(data, 'efi', cap);
-  } catch (efiError) {
+/**
+ * The COMPRESSION section's type 1 is EFI compression, but some vendors put Tiano streams there (the two differ
+ * in one parameter). A stream decoded with the wrong variant usually fails or yields garbage that does not
+ * parse as sections, so each variant counts only when its output parses.
+ */
+async function decodeStandardCompression(data: Buffer, limits: SectionLimits, depth: number): Promise<ParsedSections> {
+  let firstError: Error | undefined;
+  for (const variant of ['efi', 'tiano'] as const) {
     try {
-      return tianoDecompress(data, 'tiano', cap);
-    } catch {
-      throw efiError;
+      const decoded = tianoDecompress(data, variant, limits.maxOutput);
+      return await parseSections(decoded, limits, { leaves: [], problems: [] }, depth + 1);
+    } catch (error) {
+      if (!(error instanceof FormatError)) throw error;
+      firstError ??= error;
     }
   }
+  throw firstError!;
+}
+
+function merge(into: ParsedSections, from: ParsedSections): void {
+  into.leaves.push(...from.leaves);
+  into.problems.push(...from.problems);
+  into.uiName ??= from.uiName;
+  into.version ??= from.version;
 }

@@ -62,6 +62,7 @@ describe('uefi-fv', () => {
     const efiInner = stream(pe32(image('efi')), ui('EfiDxe'));
     const tianoInner = stream(section(0x12, image('te')), ui('TianoPei'));
     const brotliInner = stream(pe32(image('brotli')), ui('BrotliDxe'));
+    const vendorInner = stream(pe32(image('vendor')), ui('VendorDxe'));
     const brotliData = zlib.brotliCompressSync(brotliInner);
     const brotliHeader = Buffer.alloc(16);
     brotliHeader.writeBigUInt64LE(BigInt(brotliInner.length), 0);
@@ -70,6 +71,8 @@ describe('uefi-fv', () => {
         ffsFile(G.a, 0x07, stream(section(0x13, Buffer.from([8])), pe32(image('plain')), ui('PlainDxe'), version('2.5'))),
         ffsFile(G.b, 0x07, stream(guided(GUIDS.lzma, await edkLzma(lzmaInner)))),
         ffsFile(G.c, 0x06, stream(compressed(1, efiInner.length, tianoCompress(efiInner, 'efi')), guided(GUIDS.tiano, tianoCompress(tianoInner, 'tiano')))),
+        // A vendor's Tiano stream in a standard compression section.
+        ffsFile(G.name, 0x07, stream(compressed(1, vendorInner.length, tianoCompress(vendorInner, 'tiano')))),
         ffsFile(G.d, 0x07, stream(guided(GUIDS.brotli, Buffer.concat([brotliHeader, brotliData])), guided(GUIDS.crc32, stream(section(0x19, Buffer.from('raw payload'))), 2))),
         ffsFile(G.e, 0x01, Buffer.from('raw file contents')),
         ffsFile(G.f, 0x02, stream(guided(GUIDS.lzmaF86, await lzmaF86(stream(pe32(x86Code), ui('F86')))), guided(G.a, Buffer.from('opaque')))),
@@ -84,6 +87,7 @@ describe('uefi-fv', () => {
       `${G.b}_LzmaDxe/LzmaDxe.efi`,
       `${G.c}_EfiDxe/EfiDxe.efi`,
       `${G.c}_EfiDxe/EfiDxe.te`,
+      `${G.name}_VendorDxe/VendorDxe.efi`,
       `${G.d}_BrotliDxe/BrotliDxe.efi`,
       `${G.d}_BrotliDxe/raw.bin`,
       `${G.e}/raw.bin`,
@@ -95,6 +99,7 @@ describe('uefi-fv', () => {
     expect(await out.read(`${G.c}_EfiDxe/EfiDxe.efi`)).toEqual(image('efi'));
     expect(await out.read(`${G.c}_EfiDxe/EfiDxe.te`)).toEqual(image('te'));
     expect(await out.read(`${G.d}_BrotliDxe/BrotliDxe.efi`)).toEqual(image('brotli'));
+    expect(await out.read(`${G.name}_VendorDxe/VendorDxe.efi`)).toEqual(image('vendor'));
     expect((await out.read(`${G.d}_BrotliDxe/raw.bin`)).toString()).toBe('raw payload');
     expect((await out.read(`${G.e}/raw.bin`)).toString()).toBe('raw file contents');
     expect(await out.read(`${G.f}_F86/F86.efi`)).toEqual(x86Code);
