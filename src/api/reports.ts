@@ -6,6 +6,7 @@ import { principalOf } from '../auth/authenticate.js';
 import { findReport } from '../reports/index.js';
 import { requireImage } from '../services/access.js';
 import { InvalidInputError, NotReadyError } from '../services/errors.js';
+import { findingGrid, type GridRequest } from '../services/finding-grid.js';
 import type { Repositories } from '../services/repositories.js';
 import { latestDoneScan, loadReportInput } from '../services/report-input.js';
 import type { BlobStore } from '../store/blob-store.js';
@@ -91,9 +92,17 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { re
         response: Document,
       },
     }, async (request, reply) => {
-      const subject = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
+      const principal = principalOf(request);
+      const subject = await requireImage(repos, principal, request.params.productId, request.params.imageId);
       const format = fixed ?? request.query.contentType ?? 'json';
-      return sendFindingsReport(repos, blobs, reply, { ...subject, format });
+      const filters = request.body?.filters as GridRequest['filters'] | undefined;
+      if (!filters?.length) return sendFindingsReport(repos, blobs, reply, { ...subject, format });
+      // A grid query narrows the report to the matching findings of this image.
+      return sendReport(repos, blobs, reply, subject, `findings-${format}`, async (input) => {
+        const { rows } = await findingGrid(repos, principal, { filters: [...filters, { field: 'imageId', value: subject.image.id, comparator: 'equals' }] }, { all: true });
+        const keep = new Set(rows.map((r) => r.id));
+        input.findings = input.findings?.filter((f) => keep.has(f.id));
+      });
     });
   }
 };

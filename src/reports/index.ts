@@ -1,5 +1,8 @@
 // Every report generator, as one list; `findReport` resolves an id or alias.
 import { cbomCycloneDxReport } from './cbom-cyclonedx.js';
+import { findingsCsvReport } from './findings-csv.js';
+import { findingsJsonReport } from './findings-json.js';
+import { findingsPdfReport } from './findings-pdf.js';
 import { pqcJsonReport } from './pqc-json.js';
 import { pqcPdfReport } from './pqc-pdf.js';
 import type { ReportGenerator } from './report.js';
@@ -12,6 +15,9 @@ export const reports: ReportGenerator[] = [
   cbomCycloneDxReport,
   cycloneDxReport,
   spdxReport,
+  findingsJsonReport,
+  findingsCsvReport,
+  findingsPdfReport,
 ];
 
 export function findReport(name: string): ReportGenerator | undefined {
