@@ -85,7 +85,8 @@ async function finish(
     // Keep the primary file first in paths, as the type documents.
     c.paths = [primary, ...c.paths.filter((p) => p !== primary)];
     const facts = binaries.get(primary);
-    if (facts?.architecture) c.architecture ??= facts.architecture;
+    // The machine of the primary binary wins over a package-manager architecture name (kept in the purl).
+    if (facts?.architecture) c.architecture = facts.architecture;
     if (facts?.buildId) c.evidence.push({ path: primary, method: 'elf-build-id', match: facts.buildId });
     const node = ctx.index.get(primary);
     if (!node) continue;

@@ -46,7 +46,7 @@ export const SAMPLES: Sample[] = [
   { family: 'nftables', text: '\0nftables v0.9.6 (Capital Idea #2)\0', version: '0.9.6' },
   { family: 'pppd', text: '\0\x002.4.8\0\0\0pppd version %s\0', version: '2.4.8', origin: 'corpus' },
   { family: 'pppd', text: '\0pppd %s started by %s, uid %d\0\0\0\0\x002.4.2b3\0PPPLOGNAME\0', version: '2.4.2b3', origin: 'corpus' },
-  { family: 'udhcp', text: '\0udhcpcd, version %s\0\0\0\0\x000.9.8\0Usage: udhcpc [OPTIONS]\0', version: '0.9.8', origin: 'corpus' },
+  { family: 'udhcp', text: '\0udhcpcd, version %s\n\n\0\0\0\x000.9.8\0\0\0Usage: udhcpc [OPTIONS]\0', version: '0.9.8', origin: 'corpus' },
   { family: 'curl', text: '\0curl 7.68.0 (mipsel-openwrt-linux-gnu) \0', version: '7.68.0' },
   { family: 'libcurl', text: '\0libcurl/7.68.0\0', version: '7.68.0' },
   { family: 'tcpdump', file: 'tcpdump', text: '\0tcpdump: Couldn\'t find user \'%.32s\'\0Loopback\0\0\0\0\x004.7.4\0', version: '4.7.4', origin: 'corpus' },

@@ -14,7 +14,7 @@ export function banner(needle: string, regex: RegExp, confidence = 0.9, hintOnly
  */
 export function adjacent(needle: string, version: string, confidence = 0.8, hintOnly = false): SignaturePattern {
   const n = escape(needle);
-  return { needle, regex: new RegExp(`\\0(${version})\\0{1,16}${n}|${n}\\0{1,16}(${version})\\0`), confidence, hintOnly };
+  return { needle, regex: new RegExp(`\\0(${version})\\0{1,16}${n}|${n}[\\r\\n ]{0,4}\\0{1,16}(${version})\\0`), confidence, hintOnly };
 }
 
 /** Bare version strings in a hinted file that also contains `marker`. */
