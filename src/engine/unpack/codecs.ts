@@ -67,39 +67,47 @@ export async function gunzip(data: Buffer, maxOutput = DEFAULT_MAX_OUTPUT): Prom
   }
 }
 
+export interface DecodeOptions {
+  /** Accept a decoder error once some output came out (raw streams without an end marker). */
+  allowTruncated?: boolean;
+  /** Stop successfully once this many bytes came out (a declared size), ignoring what follows. */
+  stopAt?: number;
+}
+
 /** Runs `data` through a decoding Transform and collects at most `maxOutput` bytes. */
 export async function decodeThrough(
   codec: string,
   decoder: Transform,
   data: Buffer | Readable,
   maxOutput: number,
-  { allowTruncated = false }: { allowTruncated?: boolean } = {},
+  { allowTruncated = false, stopAt }: DecodeOptions = {},
 ): Promise<Buffer> {
   const parts: Buffer[] = [];
   let total = 0;
   const input = Buffer.isBuffer(data) ? Readable.from([data]) : data;
   return new Promise<Buffer>((resolve, reject) => {
     let settled = false;
-    const finish = (error?: unknown) => {
+    const finish = (error?: unknown, { capped = false } = {}) => {
       if (settled) return;
       settled = true;
       input.unpipe(decoder);
       if (Buffer.isBuffer(data)) input.destroy();
-      if (error && !(allowTruncated && total > 0)) {
-        decoder.destroy();
-        reject(error instanceof FormatError ? error : zlibError(codec, error));
-      } else {
-        decoder.destroy();
-        resolve(Buffer.concat(parts, total));
-      }
+      decoder.destroy();
+      const output = Buffer.concat(parts, total);
+      if (stopAt !== undefined && total >= stopAt) resolve(output.subarray(0, stopAt));
+      else if (error && (capped || !(allowTruncated && total > 0))) reject(error instanceof FormatError ? error : zlibError(codec, error));
+      else if (stopAt !== undefined && !allowTruncated) reject(new FormatError(`${codec}: stream ended after ${total} of ${stopAt} bytes`));
+      else resolve(output);
     };
     decoder.on('data', (chunk: Buffer) => {
+      if (settled) return;
       if (total + chunk.length > maxOutput) {
-        finish(new FormatError(`${codec}: output exceeds ${maxOutput} bytes`));
+        finish(new FormatError(`${codec}: output exceeds ${maxOutput} bytes`), { capped: true });
         return;
       }
       parts.push(chunk);
       total += chunk.length;
+      if (stopAt !== undefined && total >= stopAt) finish();
     });
     decoder.on('error', (error) => finish(error));
     decoder.on('end', () => finish());
@@ -113,20 +121,33 @@ export function xz(data: Buffer | Readable, maxOutput = DEFAULT_MAX_OUTPUT): Pro
   return decodeThrough('xz', lzma().createStream('streamDecoder', { flags: lzma().CONCATENATED }), data, maxOutput);
 }
 
-/** LZMA-alone (.lzma): 13-byte header (props, dict size, 64-bit size that may be -1) + stream. */
-export function lzmaAlone(data: Buffer | Readable, maxOutput = DEFAULT_MAX_OUTPUT): Promise<Buffer> {
-  return decodeThrough('lzma', lzma().createStream('aloneDecoder', {}), data, maxOutput);
+/**
+ * LZMA-alone (.lzma): 13-byte header (props, dict size, 64-bit size that may be all ones = unknown) + stream.
+ * With a declared size, exactly that many bytes are decoded and what follows is ignored (vendor tools leave
+ * trailing bytes after the stream that liblzma's alone decoder would call corrupt).
+ */
+export async function lzmaAlone(data: Buffer, maxOutput = DEFAULT_MAX_OUTPUT): Promise<Buffer> {
+  if (data.length < 13) throw new FormatError('lzma: header truncated');
+  const props = parseLzmaPropsByte(data[0]!, data.readUInt32LE(1));
+  if (!props) throw new FormatError(`lzma: invalid properties byte 0x${data[0]!.toString(16)}`);
+  const declared = data.readBigUInt64LE(5);
+  if (declared === 0xffffffffffffffffn) return decodeThrough('lzma', lzma().createStream('aloneDecoder', {}), data, maxOutput);
+  if (declared > BigInt(maxOutput)) throw new FormatError(`lzma: declared size ${declared} exceeds ${maxOutput} bytes`);
+  const size = Number(declared);
+  if (size === 0) return Buffer.alloc(0);
+  return lzmaRaw(props, data.subarray(13), maxOutput, { stopAt: size });
 }
 
 /**
  * Raw LZMA1 stream with known properties and no header (vendor SquashFS blocks, CBFS and UEFI variants).
  * With no end marker the decoder stops at the end of input, so truncated output is accepted when some came out.
  */
-export function lzmaRaw(props: LzmaProps, data: Buffer, maxOutput = DEFAULT_MAX_OUTPUT): Promise<Buffer> {
+export function lzmaRaw(props: LzmaProps, data: Buffer, maxOutput = DEFAULT_MAX_OUTPUT, options: { stopAt?: number } = {}): Promise<Buffer> {
   const decoder = lzma().createStream('rawDecoder', {
     filters: [{ id: lzma().FILTER_LZMA1, options: { dictSize: props.dictSize, lc: props.lc, lp: props.lp, pb: props.pb } }],
   });
-  return decodeThrough('lzma-raw', decoder, data, maxOutput, { allowTruncated: true });
+  // Without a declared size a raw stream just ends: what came out is the payload. With one, it must be reached.
+  return decodeThrough('lzma-raw', decoder, data, maxOutput, { allowTruncated: options.stopAt === undefined, stopAt: options.stopAt });
 }
 
 /** Zstandard frame(s). */

@@ -1,6 +1,6 @@
 // Random access to a file on disk through positional reads, with a small page cache so that parsers doing many
 // small header reads stay fast. Memory stays bounded (PAGE_SIZE × MAX_PAGES) whatever the file size.
-import { createReadStream, type ReadStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { FormatError, type Reader } from './handler.js';
@@ -74,10 +74,11 @@ export class FileReader implements Reader {
     return data;
   }
 
-  stream(start: number, end: number = this.size): ReadStream {
-    // createReadStream's `end` is inclusive; an empty range gets an empty stream.
-    const last = Math.min(end, this.size) - 1;
-    return createReadStream(this.path, { start, end: Math.max(last, start - 1), highWaterMark: PAGE_SIZE });
+  stream(start: number, end: number = this.size): Readable {
+    const stop = Math.min(end, this.size);
+    // createReadStream's `end` is inclusive and refuses an empty range, so an empty range is an empty stream.
+    if (stop <= start) return Readable.from([]);
+    return createReadStream(this.path, { start, end: stop - 1, highWaterMark: PAGE_SIZE });
   }
 
   private async page(index: number): Promise<Buffer> {

@@ -2,7 +2,7 @@
 // charges files and bytes to the image's Budget, and records links and special files without creating them.
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -79,12 +79,21 @@ export class DirectorySink implements Sink {
     const slash = path.lastIndexOf('/');
     await this.ensureDir(slash > 0 ? path.slice(0, slash) : '');
     const target = join(this.root, path);
+    if (Buffer.isBuffer(data)) {
+      // Fast path: one write, no stream machinery (most filesystem handlers hand over decoded buffers).
+      this.budget.checkTime();
+      this.budget.chargeBytes(data.length);
+      await writeFile(target, data);
+      const sha256 = createHash('sha256').update(data).digest('hex');
+      this.entries.push({ path, kind: 'file', size: data.length, sha256, head: Buffer.from(data.subarray(0, HEAD_BYTES)), meta });
+      return;
+    }
     const hash = createHash('sha256');
     const headParts: Buffer[] = [];
     let headLength = 0;
     let size = 0;
     const budget = this.budget;
-    const source = Buffer.isBuffer(data) ? Readable.from([data]) : Readable.from(data as AsyncIterable<Buffer>);
+    const source = data instanceof Readable ? data : Readable.from(data);
     async function* account(chunks: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
       for await (const chunk of chunks) {
         budget.checkTime();

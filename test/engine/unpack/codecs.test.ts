@@ -33,3 +33,24 @@ describe('codecs', () => {
     expect(() => lz4Block(Buffer.from([0x10, 0x61, 0x09, 0x00]), 64)).toThrow(FormatError);
   });
 });
+
+describe('lzma-alone with a declared size', () => {
+  it('decodes exactly the declared size and ignores trailing bytes', async () => {
+    const raw = await new Promise<Buffer>((resolve, reject) => {
+      const parts: Buffer[] = [];
+      const enc = lzma().createStream('aloneEncoder', { preset: 1 });
+      enc.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve(Buffer.concat(parts))).on('error', reject);
+      enc.end(text);
+    });
+    // Encoders write an unknown size (all ones); declare the real one, as vendor tools do, and add trailing junk.
+    const sized = Buffer.from(raw);
+    sized.writeBigUInt64LE(BigInt(text.length), 5);
+    const withTrailer = Buffer.concat([sized, Buffer.from('trailing vendor bytes')]);
+    expect(await lzmaAlone(withTrailer)).toEqual(text);
+    // A declared size larger than the stream is an error, not a silent short result.
+    sized.writeBigUInt64LE(BigInt(text.length * 2), 5);
+    await expect(lzmaAlone(sized)).rejects.toBeInstanceOf(FormatError);
+    // A declared size above the cap is refused before decoding.
+    await expect(lzmaAlone(withTrailer, 100)).rejects.toThrow(/exceeds/);
+  });
+});
