@@ -6,12 +6,14 @@
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { AnalysisContext, Analyzer } from '../analyzer.js';
+import { nodeSource } from '../binaries/byte-source.js';
 import type { FileNode } from '../types.js';
 import { AssetBuilder } from './assets.js';
 import { CONFIG_GLOBS, parseConfig } from './config-files.js';
 import { detectFile } from './detect-file.js';
 import type { FileDetections } from './detections.js';
 import { cryptoFindings } from './findings.js';
+import { elfCryptoImports } from './elf-imports.js';
 
 export interface CryptoAnalyzerOptions {
   /** Clock for expiry checks (tests pin it). */
@@ -88,6 +90,7 @@ export function createCryptoAnalyzer(options: CryptoAnalyzerOptions = {}): Analy
             detections.protocols.push(...parsed.protocols);
             detections.materials.push(...parsed.materials);
           }
+          detections.algorithms.push(...(await elfCryptoImports(nodeSource(ctx.index, node))));
           applyNodeContext(node, detections);
           const keys = keysOf(detections);
           detections = withoutSeen(detections, seenBelow.get(node.path));

@@ -2,11 +2,14 @@
 // binaries end to end (expectations checked with `strings`: ncat embeds "OpenSSL 1.0.2c 12 Jun 2015" and
 // OpenSSL cipher names; OVMF's TlsDxe carries OpenSSL's IANA TLS suite names; the OpenWrt root filesystem has
 // 12 usign keys in /etc/opkg/keys and `option check_signature` in /etc/opkg.conf).
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bufferSource } from '../../../src/engine/binaries/byte-source.js';
 import { createCryptoAnalyzer } from '../../../src/engine/crypto/analyzer.js';
+import { elfCryptoImports } from '../../../src/engine/crypto/elf-imports.js';
 import { ipsecAlgorithms, parseConfig } from '../../../src/engine/crypto/config-files.js';
 import { suiteAlgorithms } from '../../../src/engine/crypto/protocols.js';
 import { scan } from '../../../src/engine/scan.js';
@@ -39,6 +42,21 @@ describe('library detection', () => {
   it('needs a library marker: imported function names alone name no library', async () => {
     const found = await detectBuffer(strings('EVP_sha256', 'mbedtls_sha256_starts'));
     expect(found.libraries).toEqual([]);
+  });
+});
+
+describe('ELF imports', () => {
+  it.skipIf(!existsSync('/usr/bin/openssl'))('reads the crypto functions a dynamically linked program imports (the openssl tool)', async () => {
+    const hits = await elfCryptoImports(bufferSource(await readFile('/usr/bin/openssl')));
+    expect(hits.length).toBeGreaterThan(3);
+    expect(hits.every((h) => h.method === 'elf-import' && h.library === 'OpenSSL')).toBe(true);
+    expect(hits.map((h) => h.what)).toEqual(expect.arrayContaining(['imports EVP_sha256 (OpenSSL)', 'imports EVP_aes_256_cbc (OpenSSL)']));
+  });
+
+  it('returns nothing for non-ELF and truncated ELF files', async () => {
+    expect(await elfCryptoImports(bufferSource(pseudoRandom(4096)))).toEqual([]);
+    const elf = existsSync('/usr/bin/openssl') ? await readFile('/usr/bin/openssl') : Buffer.concat([Buffer.from('\x7fELF', 'latin1'), pseudoRandom(200)]);
+    expect(await elfCryptoImports(bufferSource(elf.subarray(0, 100)))).toEqual([]);
   });
 });
 
