@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unpack } from '../../../../src/engine/unpack/driver.js';
 import { ubiHandler } from '../../../../src/engine/unpack/filesystems/ubi.js';
 import { ubifsHandler } from '../../../../src/engine/unpack/filesystems/ubifs.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
@@ -57,6 +58,18 @@ describe.runIf(enabled)('ubi handler', () => {
     const fs = await extractWith(ubifsHandler, join(ex.root, 'rootfs'));
     expectTree(fs, files, { modes: true });
     cleanup(ex.root, fs.root);
+  });
+
+  it('unpacks through the driver down to the UBIFS tree inside the volume', async () => {
+    const carved = join(work, 'nested.bin');
+    writeFileSync(carved, Buffer.concat([noise(2048, 8), readFileSync(ubiImage)]));
+    const out = tempDir('ubi-driver');
+    const result = await unpack(carved, out);
+    const passwd = result.files.find((f) => f.fsPath === '/etc/passwd' && f.format === 'ubifs');
+    expect(passwd?.sha256).toBe(sha256(files.find((f) => f.path === 'etc/passwd')!.content!));
+    expect(result.files.find((f) => f.fsPath === '/bin/sh')).toMatchObject({ kind: 'symlink', linkTarget: 'busybox' });
+    expect(result.stats.formats).toMatchObject({ ubi: 1, ubifs: 1 });
+    expect(result.problems.filter((p) => p.source === 'ubi' || p.source === 'ubifs')).toEqual([]);
   });
 
   it('rejects a lone or garbage header quietly and reports truncation and corruption', async () => {
