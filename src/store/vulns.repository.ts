@@ -30,7 +30,8 @@ export interface VulnDbStatus {
 
 const BATCH = 500;
 const CHUNK = 400;
-const PARSED_CACHE = 100_000;
+// bounded: a parsed record holds a few KB, so this stays well under 100 MB
+const PARSED_CACHE = 20_000;
 
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -69,11 +70,20 @@ export class VulnerabilityRepository implements VulnerabilitySource {
   /** Records for the keys, parsing only those not in the cache (matching every product's image re-reads them). */
   private async load(keys: Array<{ source: string; record_id: string; imported_at: string }>): Promise<VulnerabilityRecord[]> {
     const cacheKey = (k: { source: string; record_id: string; imported_at: string }) => `${k.source}\0${k.record_id}\0${k.imported_at}`;
-    const missing = keys.filter((k) => !this.parsed.has(cacheKey(k)));
-    for (const part of chunks(missing, CHUNK)) {
-      const rows = await this.db.selectFrom('vuln_records').select(['source', 'record_id', 'imported_at', 'data'])
-        .where('record_id', 'in', [...new Set(part.map((k) => k.record_id))]).execute();
-      for (const row of rows) this.parsed.set(cacheKey(row), JSON.parse(row.data) as VulnerabilityRecord);
+    const missing = new Map<string, string[]>();
+    for (const k of keys) {
+      if (this.parsed.has(cacheKey(k))) continue;
+      const list = missing.get(k.source);
+      if (list) list.push(k.record_id);
+      else missing.set(k.source, [k.record_id]);
+    }
+    // by (source, record_id IN …) so the primary key index serves the lookup
+    for (const [source, ids] of missing) {
+      for (const part of chunks(ids, CHUNK)) {
+        const rows = await this.db.selectFrom('vuln_records').select(['source', 'record_id', 'imported_at', 'data'])
+          .where('source', '=', source).where('record_id', 'in', part).execute();
+        for (const row of rows) this.parsed.set(cacheKey(row), JSON.parse(row.data) as VulnerabilityRecord);
+      }
     }
     const out: VulnerabilityRecord[] = [];
     for (const k of keys) {
@@ -132,7 +142,7 @@ export class VulnerabilityRepository implements VulnerabilitySource {
         .executeTakeFirst();
       if (existing && !shouldReplace(record.modified, existing.modified, () => existing.data !== data)) return 'unchanged';
       if (existing && existing.data === data) return 'unchanged';
-      await this.deleteIndex(trx, source, recordId);
+      if (existing) await this.deleteIndex(trx, source, recordId);
       const row = { vuln_id: record.id, modified: record.modified ?? null, published: record.published ?? null, data, imported_at: now };
       if (existing) {
         await trx.updateTable('vuln_records').set(row).where('source', '=', source).where('record_id', '=', recordId).execute();

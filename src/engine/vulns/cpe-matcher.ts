@@ -6,6 +6,8 @@ import { attributeMatches, CPE_ATTRIBUTES, cpeHasWildcard, cpeWildcardRegExp, pa
 import type { CpeCriterion, VulnerabilityRecord } from './source.js';
 import { genericScheme, inRange } from './version.js';
 
+const OTHERS = CPE_ATTRIBUTES.filter((a) => !['part', 'vendor', 'product', 'version', 'update'].includes(a));
+
 export interface CpeMatchDetails {
   matcher: 'cpe';
   scheme: string;
@@ -21,15 +23,25 @@ export interface CpeMatchDetails {
   fixedIn?: string;
 }
 
-const parsed = new Map<string, Cpe | undefined>();
-function cachedCpe(text: string): Cpe | undefined {
-  let cpe = parsed.get(text);
-  if (cpe === undefined && !parsed.has(text)) {
-    cpe = parseCpe(text);
-    if (parsed.size > 200_000) parsed.clear();
-    parsed.set(text, cpe);
+/** A criterion's CPE parsed once, with what the hot loop compares (criteria objects are shared and immutable). */
+interface Prepared {
+  crit: Cpe;
+  vendor: string;
+  product: string;
+  /** True when edition, language, sw/hw targets and other are all ANY (almost every NVD criterion). */
+  othersAny: boolean;
+}
+const prepared = new WeakMap<CpeCriterion, Prepared | null>();
+function prepare(criterion: CpeCriterion): Prepared | null {
+  let p = prepared.get(criterion);
+  if (p === undefined) {
+    const crit = parseCpe(criterion.criteria);
+    p = crit
+      ? { crit, vendor: unescapeCpe(crit.vendor), product: unescapeCpe(crit.product), othersAny: OTHERS.every((a) => crit[a] === '*' || crit[a] === '') }
+      : null;
+    prepared.set(criterion, p);
   }
-  return cpe;
+  return p;
 }
 
 /** The component's CPE and the version to compare ('*' in the CPE falls back to the component version). */
@@ -68,8 +80,6 @@ function versionMatches(criterion: CpeCriterion, crit: Cpe, cpe: Cpe, version: s
   return equal ? { kind: 'exact' } : undefined;
 }
 
-const OTHERS = CPE_ATTRIBUTES.filter((a) => !['part', 'vendor', 'product', 'version', 'update'].includes(a));
-
 /** How the record applies to the component, one entry per matching criterion; empty when it does not. */
 export function matchCpe(component: Component, record: VulnerabilityRecord, target = componentCpe(component)): CpeMatchDetails[] {
   if (!target) return [];
@@ -80,11 +90,11 @@ export function matchCpe(component: Component, record: VulnerabilityRecord, targ
   for (const group of record.criteria) {
     for (const criterion of group) {
       if (!criterion.vulnerable) continue;
-      const crit = cachedCpe(criterion.criteria);
-      if (!crit) continue;
-      if (unescapeCpe(crit.product) !== product || unescapeCpe(crit.vendor) !== vendor) continue;
+      const p = prepare(criterion);
+      if (!p || p.product !== product || p.vendor !== vendor) continue;
+      const crit = p.crit;
       if (!attributeMatches(crit.part, cpe.part)) continue;
-      if (!OTHERS.every((a) => attributeMatches(crit[a], cpe[a]))) continue;
+      if (!p.othersAny && !OTHERS.every((a) => attributeMatches(crit[a], cpe[a]))) continue;
       const how = versionMatches(criterion, crit, cpe, version);
       if (!how) continue;
       const platform = group.filter((c) => !c.vulnerable).map((c) => c.criteria);

@@ -32,7 +32,9 @@ function groupByAlias(matches: RecordMatch[]): RecordMatch[][] {
   const groups = new Map<string, RecordMatch[]>();
   for (const m of matches) {
     const root = find(m.record.id);
-    groups.set(root, [...(groups.get(root) ?? []), m]);
+    const group = groups.get(root);
+    if (group) group.push(m);
+    else groups.set(root, [m]);
   }
   return [...groups.values()];
 }

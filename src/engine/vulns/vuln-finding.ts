@@ -36,22 +36,27 @@ function identifiersOf(ids: string[], cwes: string[]): EngineFinding['identifier
 
 /** The lowest fix version any match reports, which is the one that resolves this component's version. */
 function fixedVersionOf(matches: RecordMatch[]): string | undefined {
+  if (matches.length === 1 && matches[0]!.details.length === 1) return matches[0]!.details[0]!.fixedIn ?? matches[0]!.record.knownFixedVersion;
   const fixes = matches.flatMap((m) => m.details.map((d) => d.fixedIn)).filter((v): v is string => !!v);
   const sorted = [...new Set(fixes)].sort((a, b) => genericScheme.compare(a, b) ?? a.localeCompare(b));
   return sorted[0] ?? matches.map((m) => m.record.knownFixedVersion).find((v) => v !== undefined);
 }
 
 export function buildFinding(component: Component, matches: RecordMatch[]): EngineFinding {
-  const records = [...matches.map((m) => m.record)].sort((a, b) => (SOURCE_RANK[a.source ?? ''] ?? 9) - (SOURCE_RANK[b.source ?? ''] ?? 9));
-  const id = canonicalId(records);
+  const records = matches.length === 1 ? [matches[0]!.record] : matches.map((m) => m.record).sort((a, b) => (SOURCE_RANK[a.source ?? ''] ?? 9) - (SOURCE_RANK[b.source ?? ''] ?? 9));
+  // the common case, one record without aliases, skips the merging work
+  const single = records.length === 1 && records[0]!.aliases.length === 0 ? records[0] : undefined;
+  const id = single ? single.id : canonicalId(records);
   const primary = records.find((r) => r.id === id) ?? records[0]!;
-  const ids = [id, ...[...new Set(records.flatMap((r) => [r.id, ...r.aliases, ...(r.sourceId ? [r.sourceId] : [])]))].filter((x) => x !== id).sort()];
-  const cwes = [...new Set(records.flatMap((r) => r.cwes))];
+  const ids = single
+    ? [id, ...(single.sourceId && single.sourceId !== id ? [single.sourceId] : [])]
+    : [id, ...[...new Set(records.flatMap((r) => [r.id, ...r.aliases, ...(r.sourceId ? [r.sourceId] : [])]))].filter((x) => x !== id).sort()];
+  const cwes = single ? single.cwes : [...new Set(records.flatMap((r) => r.cwes))];
   const cvssSource = records.find((r) => latestBaseScore(r.cvss) !== undefined) ?? primary;
   const kev = records.find((r) => r.kev)?.kev;
   const epss = records.find((r) => r.epss)?.epss;
   const fixed = fixedVersionOf(matches);
-  const references = [...new Map(records.flatMap((r) => r.references).map((r) => [r.url, r])).values()];
+  const references = single ? single.references : [...new Map(records.flatMap((r) => r.references).map((r) => [r.url, r])).values()];
   const version = component.version;
   const label = `${component.name}${version ? ` ${version}` : ''}`;
   const finding: EngineFinding = {
