@@ -2,7 +2,7 @@
 // 'HDR0', total length, CRC32 over everything after the CRC field, flags/version, and 3 (v1) or 4 (v2)
 // partition offsets relative to the header (loader/kernel, rootfs, ...). The CRC is the Ethernet CRC32 without
 // the final inversion, i.e. the bitwise complement of the standard CRC.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { struct } from '../struct.js';
 import { crc32Range, payloadExtension } from './common.js';
 
@@ -26,7 +26,7 @@ interface TrxMeta {
   partitions: Array<[number, number]>;
 }
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
   const raw = await reader.read(start, Header.size + V2_EXTRA);
   if (raw.length < Header.size) return null;
   const h = Header.parse(raw);
@@ -43,7 +43,7 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
   if (used.some((o, i) => o < headerSize || o >= h.length || (i > 0 && o <= used[i - 1]!))) return null;
   const end = start + h.length;
   if (end > reader.size) throw new FormatError(`TRX: truncated, length ${h.length} runs past the file (${reader.size})`);
-  const crc = (~(await crc32Range(reader, start + Header.offsetOf('flags'), end))) >>> 0;
+  const crc = (~(await crc32Range(reader, start + Header.offsetOf('flags'), end, ctx?.signal))) >>> 0;
   if (crc !== h.crc) throw new FormatError('TRX: CRC32 mismatch');
   const partitions = used.map((o, i): [number, number] => [o, used[i + 1] ?? h.length]);
   const meta: TrxMeta = { version: h.version, flags: h.flags, headerSize, partitions };

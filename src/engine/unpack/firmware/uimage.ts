@@ -5,7 +5,7 @@ import { createGunzip } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { lzma } from '../codecs.js';
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { struct } from '../struct.js';
 import { crc32Range, decodeRange, safeName } from './common.js';
 
@@ -60,7 +60,7 @@ function printableName(raw: Buffer): string | null {
   return text.toString('latin1');
 }
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
   const raw = await reader.read(start, Header.size);
   if (raw.length < Header.size) return null;
   const h = Header.parse(raw);
@@ -76,7 +76,7 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
   if (end > reader.size) {
     throw new FormatError(`uImage '${name}': truncated, data of ${h.size} bytes ends past the file (${reader.size})`);
   }
-  const dcrc = await crc32Range(reader, dataStart, end);
+  const dcrc = await crc32Range(reader, dataStart, end, ctx?.signal);
   if (dcrc !== h.dcrc) throw new FormatError(`uImage '${name}': data CRC mismatch`);
   const meta: UImageMeta = {
     name,
