@@ -6,6 +6,9 @@ import { register as unpackCommand } from './unpack.js';
 import { register as vulndbCommand } from './vulndb.js';
 import { register as serveCommand } from './serve.js';
 import { register as workerCommand } from './worker.js';
+import { register as usersCommand } from './users.js';
+import { register as clientsCommand } from './clients.js';
+import { register as orgsCommand } from './orgs.js';
 
 type Register = (program: Command) => void;
 
@@ -15,6 +18,9 @@ const commands: Register[] = [
   vulndbCommand,
   serveCommand,
   workerCommand,
+  usersCommand,
+  clientsCommand,
+  orgsCommand,
 ];
 
 const program = new Command('firmscope')

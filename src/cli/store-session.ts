@@ -1,0 +1,14 @@
+// Runs an operator command against the service's store (same DATABASE_URL / FIRMSCOPE_DATA_DIR as `serve`).
+import { loadConfig } from '../config.js';
+import { createRepositories, type Repositories } from '../services/repositories.js';
+import { openDatabase } from '../store/database.js';
+
+export async function withRepositories<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    return await fn(createRepositories(database.db, database.dialect));
+  } finally {
+    await database.close();
+  }
+}
