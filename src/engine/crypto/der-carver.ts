@@ -9,7 +9,7 @@ import { keyObjectFacts, publicKeyId } from './key-facts.js';
 import type { Material } from './material.js';
 import { looksLikePkcs12, openPkcs12 } from './pkcs12.js';
 
-export type DerKind = 'certificate' | 'key-oid' | 'sec1' | 'pkcs1' | 'pkcs12';
+export type DerKind = 'certificate' | 'key-oid' | 'sec1' | 'pkcs1' | 'pkcs1-public' | 'pkcs12';
 
 export interface DerAnchor {
   kind: DerKind;
@@ -36,12 +36,17 @@ export const DER_ANCHORS: DerAnchor[] = [
   // RSAPrivateKey: version 0, then the modulus INTEGER with a long-form length.
   { kind: 'pkcs1', bytes: hex('02 01 00 02 82') },
   { kind: 'pkcs1', bytes: hex('02 01 00 02 81') },
+  // RSAPublicKey (raw RSA public keys embedded by signature verifiers): the modulus INTEGER of common sizes.
+  { kind: 'pkcs1-public', bytes: hex('02 81 81 00') },
+  { kind: 'pkcs1-public', bytes: hex('02 82 01 01 00') },
+  { kind: 'pkcs1-public', bytes: hex('02 82 01 81 00') },
+  { kind: 'pkcs1-public', bytes: hex('02 82 02 01 00') },
   // PFX: version 3, then the authSafe ContentInfo.
   { kind: 'pkcs12', bytes: hex('02 01 03 30 82') },
 ];
 
 /** How far before the anchor the structure may start. */
-const LOOK_BACK: Record<DerKind, number> = { certificate: 8, 'key-oid': 12, sec1: 3, pkcs1: 4, pkcs12: 4 };
+const LOOK_BACK: Record<DerKind, number> = { certificate: 8, 'key-oid': 12, sec1: 3, pkcs1: 4, 'pkcs1-public': 4, pkcs12: 4 };
 const MAX_DER = 65536;
 
 export type RangeReader = (offset: number, length: number) => Promise<Buffer>;
@@ -92,6 +97,10 @@ function parseAt(kind: DerKind, der: Buffer, offset: number, now: Date): Materia
         const key = createPublicKey({ key: der, format: 'der', type: 'spki' });
         return [{ ...base, kind: 'public-key', encoding: 'SPKI', key: keyObjectFacts(key), keyId: publicKeyId(key) }];
       }
+    case 'pkcs1-public': {
+      const key = createPublicKey({ key: der, format: 'der', type: 'pkcs1' });
+      return [{ ...base, kind: 'public-key', encoding: 'PKCS#1', key: keyObjectFacts(key), keyId: publicKeyId(key) }];
+    }
     case 'sec1':
     case 'pkcs1': {
       const key = createPrivateKey({ key: der, format: 'der', type: kind });

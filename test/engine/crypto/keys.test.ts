@@ -50,6 +50,8 @@ describe('private and public keys', () => {
     const spki = rsa.publicKey.export({ type: 'spki', format: 'der' });
     const item = await one(Buffer.concat([pseudoRandom(64), spki, pseudoRandom(64)]));
     expect(item).toMatchObject({ kind: 'public-key', encoding: 'SPKI', key: { keyType: 'RSA', bits: 2048 } });
+    const pkcs1 = await one(Buffer.concat([pseudoRandom(33), rsa.publicKey.export({ type: 'pkcs1', format: 'der' }), pseudoRandom(33)]));
+    expect(pkcs1).toMatchObject({ kind: 'public-key', format: 'DER', encoding: 'PKCS#1', offset: 33, key: { keyType: 'RSA', bits: 2048 } });
     const pem = await one(Buffer.from(ec.publicKey.export({ type: 'spki', format: 'pem' })));
     expect(pem).toMatchObject({ kind: 'public-key', format: 'PEM', key: { keyType: 'EC', curve: 'P-384' } });
     const priv = await one(rsa.privateKey.export({ type: 'pkcs8', format: 'der' }));
