@@ -75,4 +75,8 @@ describe('CBOM (CycloneDX 1.6)', () => {
     expect(certs.map((c) => c.name).sort()).toEqual(['Microsoft Corporation KEK CA 2011', 'Microsoft Corporation UEFI CA 2011', 'Microsoft Windows Production PCA 2011', 'Red Hat Secure Boot (PK/KEK key 1)', 'dsaf']);
     expect(certs.find((c) => c.name === 'Microsoft Corporation KEK CA 2011')!.cryptoProperties!.certificateProperties.notValidAfter).toBe('2026-06-24T20:51:29.000Z');
   });
+
+  it.skipIf(!haveCorpus())('corpus: matches the golden file', async () => {
+    await expect(JSON.stringify(await generate(await corpusScan()), null, 2) + '\n').toMatchFileSnapshot('golden/cbom-corpus.json');
+  });
 });

@@ -61,4 +61,9 @@ describe('PQC compliance report (JSON)', () => {
     expect((report.findings as Finding[]).find((f) => f.name === 'RSA-1024')!.compliance[0]!.nistIr8547.parameter.transitions).toEqual([{ status: 'DISALLOWED', year: 2013 }]);
     expect(report.summary).toMatchObject({ certificates: 5, expiredCertificates: 4, privateKeys: 2 });
   });
+
+  it.skipIf(!haveCorpus())('corpus: matches the golden file', async () => {
+    const report = String(await findReport('pqc')!.generate({ result: await corpusScan(), subject, now: NOW }));
+    await expect(report + '\n').toMatchFileSnapshot('golden/pqc-corpus.json');
+  });
 });
