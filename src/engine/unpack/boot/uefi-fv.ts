@@ -44,12 +44,24 @@ interface FvMeta {
   dataOffset: number;
 }
 
+// Vendor volumes whose files follow the FFS2 layout (the list UEFITool treats as FFSv2).
+const FFS2_COMPATIBLE: Record<string, string> = {
+  [GUIDS.ffs2]: 'ffs2',
+  '7A9354D9-0468-444A-81CE-0BF617D890DF': 'ffs1',
+  '04ADEEAD-61FF-4D31-B6BA-64F8BF901F5A': 'apple-boot-volume',
+  'BD001B8C-6A71-487B-A14F-0C2A2DCF7A5D': 'apple-boot-volume2',
+  'AD3FFFFF-D28B-44C4-9F13-9EA98A97F9F0': 'intel-ffs',
+  'D6A1CD70-4B33-4994-A6EA-375F2CCC5437': 'intel-ffs2',
+  '4F494156-AED6-4D64-A537-B8A5557BCEEC': 'sony-ffs',
+};
+
 function fileSystemName(guid: string): string {
-  if (guid === GUIDS.ffs2) return 'ffs2';
   if (guid === GUIDS.ffs3) return 'ffs3';
   if (guid === GUIDS.nvData) return 'nvram';
-  return 'unknown';
+  return FFS2_COMPATIBLE[guid] ?? 'unknown';
 }
+
+const isFfs = (meta: FvMeta) => meta.fileSystem === 'ffs3' || FFS2_COMPATIBLE[meta.fileSystemGuid] !== undefined;
 
 async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
   const head = await reader.read(start, 0x48);
@@ -175,7 +187,7 @@ async function writeFile(reader: Reader, info: ChunkInfo, file: FfsFile, dirs: S
 
 async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
   const meta = info.meta as unknown as FvMeta;
-  if (meta.fileSystem !== 'ffs2' && meta.fileSystem !== 'ffs3') {
+  if (!isFfs(meta)) {
     await sink.copy(meta.fileSystem === 'nvram' ? 'nvram.bin' : 'volume-data.bin', reader, info.start + meta.dataOffset, info.end);
     return;
   }

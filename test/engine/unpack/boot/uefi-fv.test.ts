@@ -118,6 +118,13 @@ describe('uefi-fv', () => {
     expect(out.problems).toEqual([]);
   });
 
+  it('reads vendor volumes with the FFS2 file layout (Apple boot volume)', async () => {
+    const fv = volume([ffsFile(G.a, 0x07, stream(pe32(image('apple')), ui('AppleDxe')))], { fileSystem: '04ADEEAD-61FF-4D31-B6BA-64F8BF901F5A' });
+    const out = await run(uefiFvHandler, new BufferReader(fv));
+    expect(out.chunk.meta).toMatchObject({ fileSystem: 'apple-boot-volume' });
+    expect(await out.read(`${G.a}_AppleDxe/AppleDxe.efi`)).toEqual(image('apple'));
+  });
+
   it('keeps a file whose sections are corrupt raw, and stops at a file that overruns the volume', async () => {
     const badSections = Buffer.from(stream(pe32(image('x')), ui('Bad')));
     badSections.writeUIntLE(0xfff0, 0, 3);
