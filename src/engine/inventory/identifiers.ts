@@ -7,6 +7,7 @@ import type { Identifier } from './identifier.js';
 import { opkgStatusIdentifier } from './opkg-status.identifier.js';
 import { osReleaseIdentifier } from './os-release.identifier.js';
 import { peVersionIdentifier } from './pe-version.identifier.js';
+import { rpmDbIdentifier } from './rpm-db.identifier.js';
 import { uefiModulesIdentifier } from './uefi-modules.identifier.js';
 import { versionSignatureIdentifier } from './version-signatures.identifier.js';
 
@@ -14,6 +15,7 @@ export const identifiers: Identifier[] = [
   opkgStatusIdentifier,
   dpkgStatusIdentifier,
   apkInstalledIdentifier,
+  rpmDbIdentifier,
   osReleaseIdentifier,
   elfMetadataIdentifier,
   peVersionIdentifier,

@@ -9,7 +9,7 @@ const FAMILIES: Array<[RegExp, string]> = [
   [/^busybox(?:-static)?$/, 'busybox'],
   [/^dropbear(?:-bin|-run)?$/, 'dropbear'],
   [/^openssh(?:-server|-client|-sftp-server)?$/, 'openssh'],
-  [/^(?:openssl|openssl-util|libopenssl[\d.]*|libssl[\d.]*|libcrypto[\d.]*)$/, 'openssl'],
+  [/^(?:openssl|openssl-util|openssl-libs|libopenssl[\d.]*|libssl[\d.]*|libcrypto[\d.]*)$/, 'openssl'],
   [/^(?:libressl|libressl-util)$/, 'libressl'],
   [/^(?:libwolfssl\d*|wolfssl)$/, 'wolfssl'],
   [/^(?:libmbedtls\d*|mbedtls)$/, 'mbedtls'],
