@@ -2,7 +2,7 @@
 // or -1 when unknown and the stream carries an end marker) followed by the range-coded stream, whose first byte
 // is always 0. The header has no magic, so candidates are the common properties bytes followed by a dictionary
 // of at least 64 KiB, and must pass plausibility checks before anything is decoded.
-import type { ChunkContext, ChunkInfo, Handler, Reader } from '../handler.js';
+import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader } from '../handler.js';
 import { lzma, parseLzmaPropsByte } from '../codecs.js';
 import { struct } from '../struct.js';
 import { countOnly, decodeRange, payload } from './decode-stream.js';
@@ -43,24 +43,60 @@ function decode(reader: Reader, start: number, signal?: AbortSignal): AsyncGener
   return decodeRange('lzma', reader, start, lzmaDecoder(lzma().createStream('aloneDecoder', {})), signal);
 }
 
+/** Vendor streams with an unknown size and no end marker: decode what decodes, stop where it breaks. */
+const VENDOR_MIN_OUTPUT = 4096;
+
+async function* tolerant(reader: Reader, start: number, signal?: AbortSignal): AsyncGenerator<Buffer, number> {
+  // Small output buffers: what the decoder holds back when it fails is lost.
+  const decoder = lzmaDecoder(lzma().createStream('aloneDecoder', { bufsize: 4096 }));
+  const blocks = decodeRange('lzma', reader, start, decoder, signal);
+  let size = 0;
+  for (;;) {
+    let next: IteratorResult<Buffer, number>;
+    try {
+      next = await blocks.next();
+    } catch (error) {
+      if (!(error instanceof FormatError) || size < VENDOR_MIN_OUTPUT) throw error;
+      // The stream's real end is unknowable: it ends where the decoder stopped making sense of it.
+      return Math.min(reader.size - start, Math.max(decoder.consumed(), 14));
+    }
+    if (next.done) return next.value;
+    size += next.value.length;
+    yield next.value;
+  }
+}
+
 export const lzmaHandler: Handler = {
   id: 'lzma',
   kind: 'compression',
   doc: {
     title: 'LZMA-alone (.lzma)',
     references: ['LZMA SDK lzma.txt (LZMA_Alone header)', 'liblzma alone_decoder via lzma-native'],
-    limitations: ['Streams with an unknown size need their end marker; vendor streams without one are reported as truncated.'],
+    limitations: [
+      'Vendor streams with an unknown size and no end marker are decoded up to where decoding breaks (a warning says so); their end is approximate.',
+      'Headers without the 8-byte size field are not recognised.',
+    ],
   },
   magics: COMMON_PROPS.map((p) => ({ bytes: Buffer.from([p, 0x00, 0x00]) })),
   confidence: 40,
   async chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
     const header = parseLzmaAloneHeader(await reader.read(start, Header.size + 1));
     if (!header) return null;
-    const counted = await countOnly('lzma', decode(reader, start, ctx?.signal), ctx);
-    if (!counted) return null;
-    return { start, end: start + counted.result, meta: { ...header, size: counted.size } };
+    try {
+      const counted = await countOnly('lzma', decode(reader, start, ctx?.signal), ctx);
+      if (!counted) return null;
+      return { start, end: start + counted.result, meta: { ...header, size: counted.size } };
+    } catch (error) {
+      if (!(error instanceof FormatError) || header.size !== undefined) throw error;
+      const counted = await countOnly('lzma', tolerant(reader, start, ctx?.signal), ctx);
+      if (!counted) return null;
+      return { start, end: start + counted.result, meta: { ...header, size: counted.size, noEndMarker: true } };
+    }
   },
   async extract(reader, chunk, sink) {
-    await sink.file(payloadName(reader.path, ['.lzma', '.lz']), payload(decode(reader, chunk.start, sink.signal)));
+    const vendor = chunk.meta?.noEndMarker === true;
+    if (vendor) sink.problem('warning', `lzma: stream at ${chunk.start} has an unknown size and no end marker; decoded up to where it breaks`, chunk.start);
+    const blocks = vendor ? tolerant(reader, chunk.start, sink.signal) : decode(reader, chunk.start, sink.signal);
+    await sink.file(payloadName(reader.path, ['.lzma', '.lz']), payload(blocks));
   },
 };

@@ -5,7 +5,7 @@ import { compressionCases } from './compression-cases.js';
 
 describe('lzma handler', () => {
   // `lzma -c` from a file writes the size; from a pipe it writes -1 (unknown) and an end marker.
-  compressionCases(lzmaHandler, (data) => compressWith('lzma', ['-c'], data));
+  compressionCases(lzmaHandler, (data) => compressWith('lzma', ['-c'], data), { truncation: 'partial' });
 
   it('finds the end of an unknown-size stream by its end marker', async () => {
     const data = sampleData(100_000);
@@ -28,5 +28,20 @@ describe('lzma handler', () => {
     const hugeSize = Buffer.from(good);
     hugeSize.writeUInt32LE(0x10000, 9);
     expect(parseLzmaAloneHeader(hugeSize)).toBeNull();
+  });
+});
+
+describe('lzma handler: vendor streams', () => {
+  it('decodes an unknown-size stream without its end marker as far as it goes, with a warning', async () => {
+    const data = sampleData(200_000);
+    const packed = compressWith('lzma', ['-c'], data);
+    // Cut off the end marker (and the last symbols with it): what vendor tools that omit it leave behind.
+    const cut = packed.subarray(0, packed.length - 16);
+    const run = await runHandler(lzmaHandler, cut);
+    expect(run.chunk).toMatchObject({ start: 0, meta: { noEndMarker: true } });
+    const out = Object.values(run.files)[0]!;
+    expect(out.length).toBeGreaterThan(100_000); // the output of the last input step before the break is lost
+    expect(out.equals(data.subarray(0, out.length))).toBe(true);
+    expect(run.problems[0]?.message).toMatch(/no end marker/);
   });
 });
