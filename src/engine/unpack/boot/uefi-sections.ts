@@ -100,8 +100,6 @@ async function decodeGuided(guid: string, data: Buffer, limits: SectionLimits): 
       return decodeLzma(data, limits.maxOutput, false);
     case GUIDS.lzmaF86:
       return decodeLzma(data, limits.maxOutput, true);
-    case GUIDS.tiano:
-      return tianoDecompress(data, 'tiano', limits.maxOutput);
     case GUIDS.brotli:
       return decodeBrotli(data, limits.maxOutput);
     default:
@@ -172,6 +170,13 @@ async function parseOne(type: number, body: Buffer, offset: number, limits: Sect
       const attributes = body.readUInt16LE(18);
       if (dataOffset < 20 || dataOffset > body.length) throw new FormatError(`GUID-defined section at ${offset}: data offset out of range`);
       const data = body.subarray(dataOffset);
+      if (guid === GUIDS.tiano) {
+        // Tiano GUID sections occasionally hold EFI-variant streams: the same validation as type 1.
+        const parsed = await decodeStandardCompression(data, limits, depth, ['tiano', 'efi']).catch((error: unknown) => error as Error);
+        if (parsed instanceof Error) keepRaw(`GUID-defined section ${guid} at ${offset}: ${parsed.message}`);
+        else merge(out, parsed);
+        return;
+      }
       let decoded: Buffer | undefined;
       try {
         decoded = await decodeGuided(guid, data, limits);
@@ -208,9 +213,14 @@ async function parseOne(type: number, body: Buffer, offset: number, limits: Sect
  * in one parameter). A stream decoded with the wrong variant usually fails or yields garbage that does not
  * parse as sections, so each variant counts only when its output parses.
  */
-async function decodeStandardCompression(data: Buffer, limits: SectionLimits, depth: number): Promise<ParsedSections> {
+async function decodeStandardCompression(
+  data: Buffer,
+  limits: SectionLimits,
+  depth: number,
+  order: ReadonlyArray<'efi' | 'tiano'> = ['efi', 'tiano'],
+): Promise<ParsedSections> {
   let firstError: Error | undefined;
-  for (const variant of ['efi', 'tiano'] as const) {
+  for (const variant of order) {
     try {
       const decoded = tianoDecompress(data, variant, limits.maxOutput);
       return await parseSections(decoded, limits, { leaves: [], problems: [] }, depth + 1);
