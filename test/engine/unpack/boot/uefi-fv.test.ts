@@ -73,6 +73,8 @@ describe('uefi-fv', () => {
         ffsFile(G.c, 0x06, stream(compressed(1, efiInner.length, tianoCompress(efiInner, 'efi')), guided(GUIDS.tiano, tianoCompress(tianoInner, 'tiano')))),
         // A vendor's Tiano stream in a standard compression section.
         ffsFile(G.name, 0x07, stream(compressed(1, vendorInner.length, tianoCompress(vendorInner, 'tiano')))),
+        // ... and an EFI-variant stream under the Tiano GUID.
+        ffsFile(G.name.replace('48', '49'), 0x07, stream(guided(GUIDS.tiano, tianoCompress(stream(pe32(image('swapped')), ui('SwappedDxe')), 'efi')))),
         ffsFile(G.d, 0x07, stream(guided(GUIDS.brotli, Buffer.concat([brotliHeader, brotliData])), guided(GUIDS.crc32, stream(section(0x19, Buffer.from('raw payload'))), 2))),
         ffsFile(G.e, 0x01, Buffer.from('raw file contents')),
         ffsFile(G.f, 0x02, stream(guided(GUIDS.lzmaF86, await lzmaF86(stream(pe32(x86Code), ui('F86')))), guided(G.a, Buffer.from('opaque')))),
@@ -88,6 +90,7 @@ describe('uefi-fv', () => {
       `${G.c}_EfiDxe/EfiDxe.efi`,
       `${G.c}_EfiDxe/EfiDxe.te`,
       `${G.name}_VendorDxe/VendorDxe.efi`,
+      `${G.name.replace('48', '49')}_SwappedDxe/SwappedDxe.efi`,
       `${G.d}_BrotliDxe/BrotliDxe.efi`,
       `${G.d}_BrotliDxe/raw.bin`,
       `${G.e}/raw.bin`,
@@ -100,6 +103,7 @@ describe('uefi-fv', () => {
     expect(await out.read(`${G.c}_EfiDxe/EfiDxe.te`)).toEqual(image('te'));
     expect(await out.read(`${G.d}_BrotliDxe/BrotliDxe.efi`)).toEqual(image('brotli'));
     expect(await out.read(`${G.name}_VendorDxe/VendorDxe.efi`)).toEqual(image('vendor'));
+    expect(await out.read(`${G.name.replace('48', '49')}_SwappedDxe/SwappedDxe.efi`)).toEqual(image('swapped'));
     expect((await out.read(`${G.d}_BrotliDxe/raw.bin`)).toString()).toBe('raw payload');
     expect((await out.read(`${G.e}/raw.bin`)).toString()).toBe('raw file contents');
     expect(await out.read(`${G.f}_F86/F86.efi`)).toEqual(x86Code);
