@@ -53,6 +53,15 @@ function applyNodeContext(node: FileNode, detections: FileDetections): void {
   for (const material of detections.materials) if (material.kind === 'certificate' && !material.context) material.context = context;
 }
 
+/** Keys compiled into a program (test keys of `openssl speed`, vendor signing keys) are told apart from key files. */
+async function markExecutableMaterial(ctx: AnalysisContext, node: FileNode, detections: FileDetections): Promise<void> {
+  if (!detections.materials.length) return;
+  const magic = (await ctx.index.readRange(node, 0, 4)).toString('latin1');
+  const kind = magic === '\x7fELF' ? 'ELF' : magic.startsWith('MZ') ? 'PE' : undefined;
+  if (!kind) return;
+  for (const material of detections.materials) material.context = { ...material.context, embeddedIn: `${kind} executable` };
+}
+
 async function scanNode(ctx: AnalysisContext, node: FileNode, now: Date): Promise<FileDetections> {
   const handle = await open(ctx.index.absolutePath(node), 'r');
   try {
@@ -91,6 +100,7 @@ export function createCryptoAnalyzer(options: CryptoAnalyzerOptions = {}): Analy
             detections.materials.push(...parsed.materials);
           }
           detections.algorithms.push(...(await elfCryptoImports(nodeSource(ctx.index, node))));
+          await markExecutableMaterial(ctx, node, detections);
           applyNodeContext(node, detections);
           const keys = keysOf(detections);
           detections = withoutSeen(detections, seenBelow.get(node.path));

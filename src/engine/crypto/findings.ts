@@ -26,14 +26,15 @@ const weakKey = (type: string | undefined, bits: number | undefined): boolean =>
   bits !== undefined && (((type === 'RSA' || type === 'DSA' || type === 'DH') && bits < 2048) || (type === 'EC' && bits < 224));
 
 function keyFindings(asset: CryptoAsset): EngineFinding[] {
-  const d = asset.details as { keyType?: string; bits?: number; keyId?: string; encrypted?: boolean; weakPassword?: string; format?: string };
+  const d = asset.details as { keyType?: string; bits?: number; keyId?: string; encrypted?: boolean; weakPassword?: string; format?: string; embeddedIn?: string };
   const where = d.keyId ?? asset.paths.slice().sort()[0]!;
   const out: EngineFinding[] = [];
   if (asset.assetType === 'private-key') {
     const protectedWell = d.encrypted && d.weakPassword === undefined;
     out.push(finding('private-key-in-image', where, asset, {
-      name: `Private key in the image: ${asset.name}`,
-      severity: protectedWell ? 'medium' : 'high',
+      name: `Private key in the image: ${asset.name}${d.embeddedIn ? ` compiled into an ${d.embeddedIn}` : ''}`,
+      // A key compiled into a program is often a test or sample key (e.g. `openssl speed`): still shipped, less often live.
+      severity: protectedWell || d.embeddedIn ? 'medium' : 'high',
       cwe: 'CWE-321',
       description: `A ${asset.name} is shipped in the firmware image${d.encrypted ? (d.weakPassword !== undefined ? `, protected only by ${d.weakPassword === '' ? 'an empty password' : `the common password "${d.weakPassword}"`}` : ', encrypted') : ', unencrypted'}. Every device running this image shares it: anyone who extracts the image can impersonate the device or decrypt its traffic.`,
       recommendedAction: 'Remove the key from the image; generate a unique key per device at first boot or provisioning, and revoke the published one.',

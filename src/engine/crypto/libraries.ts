@@ -18,7 +18,7 @@ export const LIBRARIES: LibrarySignature[] = [
   {
     id: 'openssl',
     name: 'OpenSSL',
-    markers: ['OpenSSL 1.', 'OpenSSL 3.', 'OPENSSL_init_crypto', 'OpenSSL RSA method', 'OpenSSL PKCS#3 DH method', 'OpenSSL NIST SP 800-90A DRBG', 'libcrypto.so.', 'OPENSSL_1_1_0'],
+    markers: ['OpenSSL 0.9.', 'OpenSSL 1.', 'OpenSSL 3.', 'OPENSSL_init_crypto', 'OpenSSL RSA method', 'OpenSSL PKCS#3 DH method', 'OpenSSL NIST SP 800-90A DRBG', 'libcrypto.so.', 'OPENSSL_1_1_0'],
     version: /OpenSSL (\d+\.\d+\.\d+[a-z]{0,2})/,
     functions: {
       'OpenSSL RSA method': 'RSA', 'OpenSSL PKCS#1 RSA': 'RSA', 'OpenSSL RSA-PSS method': 'RSA', 'OpenSSL PKCS#3 DH method': 'DH', 'OpenSSL X9.42 DH method': 'DH',

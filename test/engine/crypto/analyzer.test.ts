@@ -52,6 +52,18 @@ describe('crypto analyzer', () => {
     }
   });
 
+  it('tells a key compiled into an executable from a key file', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const der = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'der' });
+      await writeFile(join(dir, 'speed'), Buffer.concat([Buffer.from('\x7fELF', 'latin1'), pseudoRandom(3000), der, pseudoRandom(100, 2)]));
+      const ctx = await analyze(dir, ['speed']);
+      expect(ctx.findings).toEqual([expect.objectContaining({ pname: 'private-key-in-image', severity: 'medium', name: expect.stringContaining('compiled into an ELF executable') })]);
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('records a file it cannot read as a problem and goes on', async () => {
     const { dir, cleanup } = await tempDir();
     try {

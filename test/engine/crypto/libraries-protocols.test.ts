@@ -27,6 +27,7 @@ describe('library detection', () => {
   });
 
   it.each([
+    ['OpenSSL', strings('OpenSSL 0.9.8zh 3 Dec 2015', 'DES_ecb_encrypt'), '0.9.8zh', 'DES'],
     ['Mbed TLS', strings('mbed TLS 2.16.6', 'mbedtls_des_setkey_enc'), '2.16.6', 'DES'],
     ['wolfSSL', strings('wolfSSL_Init', 'wc_InitSha256', 'wc_MlKemKey_Init'), undefined, 'ML-KEM'],
     ['libsodium', strings('sodium_init', 'crypto_sign_ed25519_detached'), undefined, 'Ed25519'],
