@@ -8,6 +8,7 @@ import { pqcPdfReport } from './pqc-pdf.js';
 import type { ReportGenerator } from './report.js';
 import { cycloneDxReport } from './sbom-cyclonedx.js';
 import { spdxReport } from './sbom-spdx.js';
+import { openVexReport } from './vex-openvex.js';
 
 export const reports: ReportGenerator[] = [
   pqcJsonReport,
@@ -18,6 +19,7 @@ export const reports: ReportGenerator[] = [
   findingsJsonReport,
   findingsCsvReport,
   findingsPdfReport,
+  openVexReport,
 ];
 
 export function findReport(name: string): ReportGenerator | undefined {

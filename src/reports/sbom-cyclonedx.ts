@@ -9,9 +9,9 @@ import { ENGINE_VERSION } from '../engine/version.js';
 import type { ReportGenerator, ReportInput } from './report.js';
 import { documentUuid, imageName, imageVersion, TECHNIQUES } from './sbom-common.js';
 
-const IMAGE_REF = 'firmscope:image';
+export const IMAGE_REF = 'firmscope:image';
 
-function hashDictionary(h: Hashes | undefined): Models.HashDictionary {
+export function hashDictionary(h: Hashes | undefined): Models.HashDictionary {
   const d = new Models.HashDictionary();
   if (!h) return d;
   d.set(Enums.HashAlgorithm['SHA-256'], h.sha256);
