@@ -5,7 +5,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { scan } from '../engine/scan.js';
 import { findReport, reports } from '../reports/index.js';
 
 interface ScanCliOptions {
@@ -32,6 +31,8 @@ export function register(program: Command): void {
       if (format !== 'json' && !generator) {
         throw new Error(`no report generator for format '${opts.format}' (available: json${reports.map((r) => `, ${r.id}`).join('')})`);
       }
+      // The engine (handlers, analyzers) is loaded on use, so other commands start fast.
+      const { scan } = await import('../engine/scan.js');
       const workDir = opts.workDir ?? (await mkdtemp(join(tmpdir(), 'firmscope-scan-')));
       let lastPhase = '';
       try {

@@ -1,6 +1,6 @@
 // `firmscope unpack FILE -o DIR`: recursive extraction only, with a summary of what came out.
 import type { Command } from 'commander';
-import { unpack, type UnpackResult } from '../engine/unpack/driver.js';
+import type { UnpackResult } from '../engine/unpack/driver.js';
 
 export function summarize(result: UnpackResult, outDir: string): string {
   const kinds = new Map<string, number>();
@@ -36,6 +36,8 @@ export function register(program: Command): void {
         ...(opts.maxDepth !== undefined ? { maxDepth: opts.maxDepth } : {}),
         ...(opts.timeout !== undefined ? { timeoutMs: opts.timeout * 1000 } : {}),
       };
+      // Loaded on use: the CLI starts every command, and the handlers are only needed here.
+      const { unpack } = await import('../engine/unpack/driver.js');
       const result = await unpack(file, opts.output, { limits });
       process.stdout.write(summarize(result, opts.output));
     });
