@@ -153,6 +153,28 @@ describe.runIf(enabled)('ext handler', () => {
     cleanup(ex.root);
   });
 
+  it('replays committed journal transactions, honouring revokes', async () => {
+    const image = mkfs('journal.img', 'ext4', 1024, 4096);
+    const block = (path: string) => Number(run('debugfs', ['-R', `bmap ${path} 0`, image]).toString().trim());
+    const passwdBlock = block('etc/passwd');
+    const rcsBlock = block('etc/init.d/rcS');
+    const newPasswd = Buffer.alloc(1024, 0x4a);
+    Buffer.from('root:JOURNAL:0:0:r:/r:/bin/sh\n').copy(newPasswd);
+    writeFileSync(join(work, 'passwd.blk'), newPasswd);
+    writeFileSync(join(work, 'rcs.blk'), Buffer.alloc(1024, 0x52));
+    // Three transactions: new passwd block; new rcS block; then a revoke of the rcS block.
+    const script = `jo\njw -b ${passwdBlock} ${join(work, 'passwd.blk')}\njc\njo\njw -b ${rcsBlock} ${join(work, 'rcs.blk')}\njc\njo\njw -r ${rcsBlock}\njc\n`;
+    run('debugfs', ['-w', '-f', '-', image], { input: Buffer.from(script) });
+    const ex = await extractWith(extHandler, image);
+    expect(ex.error).toBeUndefined();
+    expect(ex.sink.problems.map((p) => p.message)).toEqual(['ext journal replayed: 3 committed transactions, 1 blocks']);
+    const passwd = entry(ex, 'etc/passwd')?.kind === 'file' ? 'etc/passwd' : 'etc/passwd-';
+    const original = files.find((f) => f.path === 'etc/passwd')!.content!;
+    expect(readFileSync(join(ex.root, passwd))).toEqual(newPasswd.subarray(0, original.length));
+    expect(readFileSync(join(ex.root, 'etc/init.d/rcS'), 'utf8')).toBe('#!/bin/sh\necho boot\n');
+    cleanup(ex.root);
+  });
+
   it('detects a directory that contains itself', async () => {
     const image = mkfs('loop.img', 'ext2', 1024, 1200);
     // debugfs: add a hard link to the root directory inside 'deep/a' (a loop no fsck-clean image has).
