@@ -91,6 +91,11 @@ describe('constant tables', () => {
     expect((await detectBuffer(Buffer.concat([pseudoRandom(64), ffdhe2048Head]))).algorithms.map((a) => a.what)).toEqual(['DH RFC 7919 ffdhe group prime']);
   });
 
+  it('reads the parameter set from post-quantum names', async () => {
+    const found = await detectBuffer(Buffer.from('\0X25519MLKEM768\0dilithium3\0ML-DSA-87\0SLH-DSA-SHAKE-256f\0'));
+    expect(found.algorithms.map((a) => [a.algorithm, a.parameter]).sort()).toEqual([['ML-DSA', '65'], ['ML-DSA', '87'], ['ML-KEM', '768'], ['SLH-DSA', undefined]]);
+  });
+
   it('finds nothing in random data', async () => {
     const found = await detectBuffer(pseudoRandom(1 << 20, 1234), NOW, 65536);
     expect(found.algorithms).toEqual([]);

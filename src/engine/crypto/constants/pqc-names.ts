@@ -15,8 +15,18 @@ const names: Array<[string, string, string[]]> = [
 const slug = (name: string): string =>
   (/^[A-Z][a-z]/.test(name) ? 'cap-' : '') + name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/-$/, '');
 
+/** The parameter set a name spells: ML-KEM-768 → '768', dilithium3 → '65' (Dilithium levels 2/3/5 are ML-DSA-44/65/87). */
+function parameterOf(algorithm: string, name: string): string | undefined {
+  if (algorithm === 'ML-KEM') return /(512|768|1024)/.exec(name)?.[1];
+  if (algorithm === 'ML-DSA') {
+    const m = /(44|65|87)$|ilithium([235])$/.exec(name);
+    return m?.[1] ?? (m?.[2] ? { '2': '44', '3': '65', '5': '87' }[m[2]] : undefined);
+  }
+  return undefined;
+}
+
 export const pqcNames: ConstantSignature[] = names.flatMap(([family, algorithm, list]) =>
   list.map((name) =>
-    byteTable({ id: `${family}-name-${slug(name)}`, family, algorithm, what: `name "${name}"`, kind: 'crypto', isName: true }, name),
+    byteTable({ id: `${family}-name-${slug(name)}`, family, algorithm, parameter: parameterOf(algorithm, name), what: `name "${name}"`, kind: 'crypto', isName: true }, name),
   ),
 );
