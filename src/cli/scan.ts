@@ -5,7 +5,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { findReport, reports } from '../reports/index.js';
 
 interface ScanCliOptions {
   format: string;
@@ -20,12 +19,13 @@ export function register(program: Command): void {
     .command('scan')
     .description('Analyse a firmware image offline and print the result or a report')
     .argument('<file>', 'firmware image')
-    .option('-f, --format <format>', `json, or a report: ${reports.map((r) => [r.id, ...r.aliases].join('|')).join(', ') || 'none registered'}`, 'json')
+    .option('-f, --format <format>', 'json, or the id or alias of a registered report (cyclonedx, spdx, cbom, ...)', 'json')
     .option('-o, --output <file>', 'write here instead of standard output')
     .option('--work-dir <dir>', 'unpack into this folder and keep it (default: a temporary folder, removed)')
     .option('--timeout <seconds>', 'unpacking time limit', (v) => Number.parseFloat(v))
     .option('-q, --quiet', 'no progress on standard error')
     .action(async (file: string, opts: ScanCliOptions) => {
+      const { findReport, reports } = await import('../reports/index.js');
       const format = opts.format.toLowerCase();
       const generator = format === 'json' ? undefined : findReport(format);
       if (format !== 'json' && !generator) {
