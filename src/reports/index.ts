@@ -8,6 +8,7 @@ import { pqcPdfReport } from './pqc-pdf.js';
 import type { ReportGenerator } from './report.js';
 import { cycloneDxReport } from './sbom-cyclonedx.js';
 import { spdxReport } from './sbom-spdx.js';
+import { cycloneDxVexReport } from './vex-cyclonedx.js';
 import { openVexReport } from './vex-openvex.js';
 
 export const reports: ReportGenerator[] = [
@@ -20,6 +21,7 @@ export const reports: ReportGenerator[] = [
   findingsCsvReport,
   findingsPdfReport,
   openVexReport,
+  cycloneDxVexReport,
 ];
 
 export function findReport(name: string): ReportGenerator | undefined {
