@@ -123,7 +123,7 @@ describe('auth and permissions', () => {
     expect(created.status).toBe(201);
     const form = (fields: Record<string, string>) => fetch(`${t.base}${REALM_TOKEN_PATH}`, { method: 'POST', body: new URLSearchParams(fields) });
     const cc = await form({ grant_type: 'client_credentials', client_id: 'ci-bot', client_secret: created.body.clientSecret });
-    const ccBody = await cc.json();
+    const ccBody: any = await cc.json();
     expect(cc.status).toBe(200);
     expect(ccBody).toMatchObject({ token_type: 'Bearer', expires_in: 1800 });
     expect((await call(t.base, ccBody.access_token, 'POST', '/api/v4/products', { name: 'from ci' })).status).toBe(201);
@@ -133,21 +133,21 @@ describe('auth and permissions', () => {
     expect((await call(t.base, ccBody.refresh_token, 'GET', '/api/v4/products')).status).toBe(401);
     const wrong = await form({ grant_type: 'password', client_id: 'FirmscopeClient', username: ADMIN.email, password: 'wrong' });
     expect(wrong.status).toBe(400);
-    expect(await wrong.json()).toEqual({ error: 'invalid_grant', error_description: 'Invalid user credentials' });
+    expect((await wrong.json()) as unknown).toEqual({ error: 'invalid_grant', error_description: 'Invalid user credentials' });
     const badSecret = await form({ grant_type: 'client_credentials', client_id: 'ci-bot', client_secret: 'nope' });
     expect(badSecret.status).toBe(401);
-    expect((await badSecret.json()).error).toBe('invalid_client');
-    expect((await (await form({ grant_type: 'implicit' })).json()).error).toBe('unsupported_grant_type');
+    expect(((await badSecret.json()) as any).error).toBe('invalid_client');
+    expect(((await (await form({ grant_type: "implicit" })).json()) as any).error).toBe('unsupported_grant_type');
   });
 
   it('publishes discovery and JWKS documents that verify its tokens', async () => {
-    const discovery = await (await fetch(`${t.base}/realms/FirmscopeRealm/.well-known/openid-configuration`)).json();
+    const discovery: any = await (await fetch(`${t.base}/realms/FirmscopeRealm/.well-known/openid-configuration`)).json();
     expect(discovery.issuer).toBe(`${t.base}/realms/FirmscopeRealm`);
-    const jwks = await (await fetch(discovery.jwks_uri)).json();
+    const jwks: any = await (await fetch(discovery.jwks_uri)).json();
     const { createLocalJWKSet, jwtVerify } = await import('jose');
     const { payload } = await jwtVerify(tokens.viewer!, createLocalJWKSet(jwks), { issuer: discovery.issuer });
     expect(payload.email).toBe('viewer@example.com');
-    const openapi = await (await fetch(`${t.base}/api/v4/openapi.json`)).json();
+    const openapi: any = await (await fetch(`${t.base}/api/v4/openapi.json`)).json();
     expect(openapi.openapi).toMatch(/^3\./);
     expect(Object.keys(openapi.paths)).toContain('/api/v4/grids/findings:gridList');
   });
