@@ -5,8 +5,9 @@ import { nodeSource } from '../binaries/byte-source.js';
 import { isElf, parseElf } from '../binaries/elf.js';
 import { FormatError } from '../unpack/handler.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
+import type { VersionSignature } from './signature.js';
 import { familyById } from './package-families.js';
-import { libraryName } from './library-names.js';
+import { familyFromVersionDefinitions, libraryName } from './library-names.js';
 import { candidateFromHit } from './version-signatures.identifier.js';
 
 export const elfMetadataIdentifier: Identifier = {
@@ -28,14 +29,34 @@ export const elfMetadataIdentifier: Identifier = {
     const byFile = libraryName(fileName);
     const bySoname = elf.soname ? libraryName(elf.soname) : undefined;
     const hit = byFile?.version ? byFile : (bySoname ?? byFile);
-    const family = hit ? familyById(hit.family) : undefined;
-    if (!hit || !family) return [];
-    const method = hit === byFile && byFile.version ? 'library-file-name' : 'elf-soname';
-    const match = method === 'library-file-name' ? fileName : (elf.soname ?? fileName);
-    const candidate = candidateFromHit(family, { version: hit.version, match, offset: 0, confidence: hit.version ? 0.75 : 0.5 }, file.node);
-    candidate.evidence = { path: file.node.path, method, match };
-    candidate.architecture = elf.architecture;
-    candidate.provides = [elf.soname, fileName].filter((n): n is string => !!n);
-    return [candidate];
+    if (hit) {
+      const family = familyById(hit.family);
+      if (!family) return [];
+      const method = hit === byFile && byFile.version ? 'library-file-name' : 'elf-soname';
+      const match = method === 'library-file-name' ? fileName : (elf.soname ?? fileName);
+      return [libraryCandidate(family, hit.version, method, match, file, elf.architecture, [elf.soname, fileName])];
+    }
+    // A renamed or unlisted library may still define a project's symbol versions.
+    const defs = familyFromVersionDefinitions(elf.versionDefs);
+    const family = defs ? familyById(defs.family) : undefined;
+    if (!defs || !family || elf.type !== 'shared-object') return [];
+    const match = `version definitions ${elf.versionDefs.slice(0, 6).join(', ')}`;
+    return [libraryCandidate(family, undefined, 'elf-version-definitions', match, file, elf.architecture, [elf.soname, fileName])];
   },
 };
+
+function libraryCandidate(
+  family: VersionSignature,
+  version: string | undefined,
+  method: string,
+  match: string,
+  file: FileView,
+  architecture: string,
+  provides: Array<string | undefined>,
+): Candidate {
+  const candidate = candidateFromHit(family, { version, match, offset: 0, confidence: version ? 0.75 : 0.5 }, file.node);
+  candidate.evidence = { path: file.node.path, method, match };
+  candidate.architecture = architecture;
+  candidate.provides = provides.filter((n): n is string => !!n);
+  return candidate;
+}

@@ -70,6 +70,9 @@ async function finish(
     for (const p of link.primaryPaths) {
       const soname = binaries.get(p)?.soname;
       if (soname) provide(soname, c.ref);
+      // Libraries without a SONAME, and DLLs (imported by file name, case-insensitively).
+      const node = ctx.index.get(p);
+      if (node && binaries.has(p)) provide(node.fsPath.slice(node.fsPath.lastIndexOf('/') + 1).toLowerCase(), c.ref);
     }
   }
   const hashCache = new Map<string, Promise<Hashes>>();
@@ -78,7 +81,7 @@ async function finish(
     const needed = new Set(link.dependsOn);
     for (const p of link.primaryPaths) for (const n of binaries.get(p)?.needed ?? []) needed.add(n);
     const refs = new Set<string>();
-    for (const n of needed) for (const r of providers.get(n) ?? []) if (r !== c.ref) refs.add(r);
+    for (const n of needed) for (const r of providers.get(n) ?? providers.get(n.toLowerCase()) ?? []) if (r !== c.ref) refs.add(r);
     if (refs.size) c.dependsOn = [...refs].sort();
     const primary = link.primaryPaths[0];
     if (primary === undefined) continue;

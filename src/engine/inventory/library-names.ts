@@ -67,3 +67,27 @@ export function libraryName(name: string): { family: string; version?: string } 
   }
   return undefined;
 }
+
+/**
+ * Version-script names a library defines (.gnu.version_d) that only one project uses: they identify the family
+ * even when the file was renamed. They bound the release (OPENSSL_1_1_1 means 1.1.1 or later) without fixing it,
+ * so they never set a version.
+ */
+const VERSION_DEFINITIONS: Array<[RegExp, string]> = [
+  [/^OPENSSL_(?:1_\d_\d|3\.\d\.\d)$/, 'openssl'],
+  [/^GLIBC_2\.\d+$/, 'glibc'],
+  [/^ZLIB_1\.\d+(?:\.\d+)*$/, 'zlib'],
+  [/^CURL_(?:OPENSSL|GNUTLS|MBEDTLS|WOLFSSL)_\d$/, 'libcurl'],
+  [/^LIBSSH2?_\d+(?:_\d+)*$/, 'libssh'],
+  [/^PNG16_0$/, 'libpng'],
+  [/^XML2_\d+$|^LIBXML2_2\.\d+\.\d+$/, 'libxml2'],
+  [/^GCC_\d+\.\d+(?:\.\d+)?$/, 'libgcc'],
+  [/^GNUTLS_3_\d+$/, 'gnutls'],
+  [/^GCRYPT_1\.\d+$/, 'libgcrypt'],
+  [/^MBEDTLS_/, 'mbedtls'],
+];
+
+export function familyFromVersionDefinitions(defs: string[]): { family: string; definition: string } | undefined {
+  for (const def of defs) for (const [re, family] of VERSION_DEFINITIONS) if (re.test(def)) return { family, definition: def };
+  return undefined;
+}

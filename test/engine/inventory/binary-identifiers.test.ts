@@ -14,7 +14,7 @@ import { buildPe, versionInfo } from '../binaries/pe-builder.js';
 let root = '';
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-async function run(index: FileIndex): Promise<AnalysisContext> {
+async function run(index: FileIndex, analyzer = createInventoryAnalyzer()): Promise<AnalysisContext> {
   const ctx: AnalysisContext = {
     image: { fileName: 'fixture', size: 0, hashes: { sha256: '', sha1: '', md5: '' }, type: 'data' },
     index,
@@ -25,7 +25,7 @@ async function run(index: FileIndex): Promise<AnalysisContext> {
     signal: new AbortController().signal,
     progress: () => {},
   };
-  await createInventoryAnalyzer().run(ctx);
+  await analyzer.run(ctx);
   return ctx;
 }
 
@@ -56,6 +56,32 @@ describe('ELF metadata', () => {
     expect(dnsmasq.dependsOn).toEqual([zlib.ref]);
   });
 
+  it('identifies a renamed library by the version-script names it defines, without claiming a version', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verdef-'));
+    try {
+      writeFileSync(join(dir, 'c.c'), 'int EVP_foo(void){return 1;}\n');
+      writeFileSync(join(dir, 'c.map'), 'OPENSSL_1_1_0 { global: EVP_foo; local: *; };\nOPENSSL_1_1_1 { } OPENSSL_1_1_0;\n');
+      mkdirSync(join(dir, 'fs'));
+      execFileSync('gcc', ['-shared', '-fPIC', '-Wl,--version-script=c.map', '-o', 'fs/libvendorcrypto.so', 'c.c'], { cwd: dir, stdio: 'pipe' });
+      const { components } = await run(await FileIndex.fromDirectory(join(dir, 'fs')));
+      expect(components).toHaveLength(1);
+      expect(components[0]).toMatchObject({ name: 'openssl', paths: ['libvendorcrypto.so'] });
+      expect(components[0].version).toBeUndefined();
+      expect(components[0].evidence[0]).toMatchObject({ method: 'elf-version-definitions', match: expect.stringContaining('OPENSSL_1_1_0') });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('contains a crashing identifier as a problem and keeps the others running', async () => {
+    const crashing = { id: 'crashy', description: 'test', selects: () => true, identify: async () => { throw new Error('boom'); } };
+    const { versionSignatureIdentifier } = await import('../../../src/engine/inventory/version-signatures.identifier.js');
+    const index = await FileIndex.fromDirectory(join(root, 'fs'));
+    const ctx = await run(index, createInventoryAnalyzer([crashing, versionSignatureIdentifier]));
+    expect(ctx.components.map((c) => c.name).sort()).toEqual(['dnsmasq', 'zlib']);
+    expect(ctx.problems.filter((p) => p.source === 'crashy' && p.kind === 'error' && p.message.includes('boom')).length).toBe(2);
+  });
+
   it('maps library names to families, with a release only where the name carries one', () => {
     expect(libraryName('libz.so.1.2.11')).toEqual({ family: 'zlib', version: '1.2.11' });
     expect(libraryName('libuClibc-0.9.30.1.so')).toEqual({ family: 'uclibc', version: '0.9.30.1' });
@@ -81,11 +107,14 @@ describe('PE version resources', () => {
     try {
       writeFileSync(join(dir, 'curl.exe'), buildPe({ imports: { 'KERNEL32.dll': ['ExitProcess'] }, version: versionInfo({ CompanyName: 'curl, https://curl.se/', ProductName: 'The curl executable', ProductVersion: '7.80.0' }, [7, 80, 0, 0]) }));
       writeFileSync(join(dir, 'widget.dll'), buildPe({ version: versionInfo({ CompanyName: 'Example Corp', ProductName: 'Widget Runtime', FileVersion: '2.1.0.7' }, [2, 1, 0, 7]) }));
+      writeFileSync(join(dir, 'app.exe'), buildPe({ imports: { 'WIDGET.DLL': ['widget_init'] }, version: versionInfo({ ProductName: 'Widget App', ProductVersion: '1.0' }, [1, 0, 0, 0]) }));
       const { components } = await run(await FileIndex.fromDirectory(dir));
       const widget = components.find((c) => c.name === 'Widget Runtime')!;
       expect(widget).toMatchObject({ version: '2.1.0.7', supplier: 'Example Corp', type: 'library', purl: 'pkg:generic/Widget%20Runtime@2.1.0.7', architecture: 'x86_64' });
       expect(widget.cpe).toBeUndefined();
       expect(widget.evidence[0]).toMatchObject({ method: 'pe-version-resource' });
+      // Import tables link components by DLL file name, case-insensitively.
+      expect(components.find((c) => c.name === 'Widget App')!.dependsOn).toEqual([widget.ref]);
       // 'The curl executable' is not a curated name: no CPE is guessed for it either.
       expect(components.find((c) => c.name === 'The curl executable')!.cpe).toBeUndefined();
     } finally {

@@ -15,6 +15,9 @@ export const SAMPLES: Sample[] = [
   { family: 'linux-kernel', text: 'Linux version 2.6.31--LSDK-9.2.0.312 (tomcat@buildserver) (gcc version 4.3.3 (GCC) ) #1 Mon Sep 21 17:17:49 CST 2015', version: '2.6.31', origin: 'corpus' },
   { family: 'u-boot', text: '\0U-Boot 1.1.4 (Sep 21 2015 - 17:19:11)\0', version: '1.1.4', origin: 'corpus' },
   { family: 'u-boot', text: '\0U-Boot SPL 2018.03-rc1 (Mar 01 2018 - 10:00:00 +0000)\0', version: '2018.03' },
+  { family: 'barebox', text: '\0barebox 2020.05.0-00001-g1a2b3c4 #1 Mon May 4 10:00:00 CEST 2020\0', version: '2020.05.0' },
+  { family: 'redboot', text: '\0RedBoot(tm) bootstrap and debug environment [ROMRAM]\nNon-certified release, version v2_0 - built 11:07:37, Sep 11 2009\0', version: '2.0' },
+  { family: 'cfe', text: '\0CFE version 1.0.37-108.9 for BCM96362 (32bit,SP,BE)\0', version: '1.0.37-108.9' },
   { family: 'grub', text: '\0GNU GRUB  version 2.04\0', version: '2.04' },
   { family: 'coreboot', text: '\0This image was built using coreboot 4.8-1521-gfc7d0199cb\n', version: '4.8-1521-gfc7d0199cb', origin: 'corpus' },
   { family: 'edk2', text: '\0/builddir/build/BUILD/edk2-f80f052277c8/MdePkg/Library/BasePrintLib/PrintLibInternal.c\0', origin: 'corpus' },
@@ -143,4 +146,6 @@ export const DECOYS: Array<{ file?: string; text: string; why: string }> = [
   { text: '\0FSPH is the FSP header signature\0', why: 'FSP prose' },
   { text: '\0Lua 5.3  Copyright (C) 1994-2018 Lua.org\0', why: 'Lua short version without patch level' },
   { text: '\0X-Powered-By: PHP/%s\0', why: 'format' },
+  { text: '\0CFE version %s for BCM%X (%s)\0', why: 'CFE format' },
+  { text: '\0Non-certified release, version UNKNOWN - built 11:07:37, Sep 11 2009\0', why: 'RedBoot without a version' },
 ];

@@ -22,6 +22,32 @@ export const kernelBootSignatures: VersionSignature[] = [
     patterns: [banner('U-Boot ', /U-Boot(?: SPL| TPL)? (\d{4}\.\d{2}(?:\.\d+)?|1\.\d+\.\d+)(?:[-+][\w.+-]*)? \((?:[A-Z][a-z]{2} [ \d]\d \d{4}|\d{2}\/\d{2}\/\d{4})/, 0.95)],
   },
   {
+    id: 'barebox',
+    name: 'barebox',
+    type: 'firmware',
+    purl: { name: 'barebox' },
+    // 'barebox 2020.05.0-00001-gabcdef #1 Mon May 4 ...'
+    patterns: [banner('barebox ', /\0barebox (20\d{2}\.\d{2}\.\d+)(?:-[\w.-]+)? #\d+ /)],
+  },
+  {
+    id: 'redboot',
+    name: 'redboot',
+    type: 'firmware',
+    purl: { name: 'redboot' },
+    // 'RedBoot(tm) bootstrap and debug environment [ROMRAM]\nNon-certified release, version v2_0 - built ...'
+    patterns: [banner('release, version ', /release, version (?:UNKNOWN|v(\d+_\d+(?:_\d+)?)) - built/)],
+    normalize: (v) => v.replace(/_/g, '.'),
+  },
+  {
+    id: 'cfe',
+    name: 'cfe',
+    type: 'firmware',
+    supplier: 'Broadcom',
+    purl: { name: 'cfe', namespace: 'broadcom' },
+    // Broadcom Common Firmware Environment: 'CFE version 1.0.37-108.9 for BCM96362 (32bit,SP,BE)'
+    patterns: [banner('CFE version ', /CFE version (\d+\.\d+\.\d+(?:-[\d.]+)?) for BCM/)],
+  },
+  {
     id: 'grub',
     name: 'grub',
     type: 'firmware',
