@@ -51,6 +51,7 @@ describe('MultiPatternScanner', () => {
     let hits = 0;
     const size = await scanner.scanStream(stream(), () => hits++);
     expect(size).toBe(64 << 20);
-    expect(Date.now() - started).toBeLessThan(15_000);
-  }, 30_000);
+    // About 2 s on an idle 2-core machine; the bound leaves room for a busy one.
+    expect(Date.now() - started).toBeLessThan(30_000);
+  }, 60_000);
 });
