@@ -1,6 +1,7 @@
 // The boot handlers, in the order the driver tries them at one offset (see ../registry.ts).
 import type { Handler } from '../handler.js';
 import { cbfsHandler } from './cbfs.js';
+import { efiAuthVariableHandler } from './efi-auth-variable.js';
 import { efiSignatureListHandler } from './efi-signature-list.js';
 import { intelFlashDescriptorHandler } from './intel-flash-descriptor.js';
 import { uefiCapsuleHandler } from './uefi-capsule.js';
@@ -12,6 +13,7 @@ export const bootHandlers: Handler[] = [
   uefiCapsuleHandler,
   uefiFvHandler,
   uefiVarstoreHandler,
+  efiAuthVariableHandler,
   efiSignatureListHandler,
   cbfsHandler,
 ];
