@@ -127,6 +127,7 @@ class IsoReader {
               continue;
             }
             this.visited.add(target.extent);
+            if (!dirPath && name.toLowerCase() === 'rr_moved' && (await this.onlyRelocated(target))) continue;
             await this.sink.dir(path, meta);
             stack.push({ rec: target, path });
           } else if (rr.symlink !== undefined || type === 0o120000) this.sink.symlink(path, rr.symlink ?? '', meta);
@@ -145,6 +146,17 @@ class IsoReader {
         }
       }
     }
+  }
+
+  /** True for mkisofs's holding folder of deep directories when all it holds is shown elsewhere (RE entries). */
+  private async onlyRelocated(dir: DirRecord): Promise<boolean> {
+    if (this.mode !== 'rockridge') return false;
+    for (const rec of await this.directory(dir)) {
+      if (rec.ident.length === 1 && rec.ident[0]! <= 1) continue;
+      const rr = await parseSusp(rec.systemUse, this.reader, this.base, this.vol.blockSize, this.skip);
+      if (!rr.relocated) return false;
+    }
+    return true;
   }
 
   /** The "." record at the start of a relocated directory gives its size. */
