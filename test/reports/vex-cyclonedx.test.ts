@@ -25,7 +25,8 @@ function mask(doc: any): unknown {
   return copy;
 }
 
-async function valid(json: string): Promise<void> {
+async function valid(document: string | Buffer): Promise<void> {
+  const json = String(document);
   expect(await new Validation.JsonStrictValidator(Spec.Version.v1dot6).validate(json)).toBeNull();
   if (haveSchema) expect(schemaValidator('cyclonedx-1.6')(JSON.parse(json))).toEqual([]);
 }
