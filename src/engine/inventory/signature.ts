@@ -62,7 +62,8 @@ export interface SignatureHit {
 
 const WINDOW_BEFORE = 96;
 const WINDOW_AFTER = 192;
-const MAX_HITS_PER_NEEDLE = 256;
+/** Bounds the work per needle and chunk on pathological inputs (a needle repeated millions of times). */
+const MAX_HITS_PER_NEEDLE = 4096;
 const VERSION_SHAPE = /^\d[\w.+~-]{0,39}$/;
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -97,17 +98,22 @@ export class SignatureMatcher {
    */
   scanText(text: string, base: number, baseName: string, out: Map<string, SignatureHit>): void {
     const counts = new Map<string, number>();
+    // Patterns per needle that apply to this file (hint-only ones need a matching file name).
+    const applicable = new Map<string, Array<{ signature: VersionSignature; pattern: SignaturePattern }>>();
+    for (const [needle, list] of this.byNeedle) applicable.set(needle, list.filter(({ signature, pattern }) => !pattern.hintOnly || this.hinted(signature, baseName)));
     this.needles.lastIndex = 0;
     for (let m = this.needles.exec(text); m; m = this.needles.exec(text)) {
       const needle = m[0];
+      this.needles.lastIndex = m.index + 1;
+      const patterns = applicable.get(needle)!;
+      if (patterns.length === 0) continue;
       const seen = (counts.get(needle) ?? 0) + 1;
       counts.set(needle, seen);
       if (seen > MAX_HITS_PER_NEEDLE) continue;
       const start = Math.max(0, m.index - WINDOW_BEFORE);
       const window = text.slice(start, m.index + needle.length + WINDOW_AFTER);
       const at = m.index - start;
-      for (const { signature, pattern } of this.byNeedle.get(needle)!) {
-        if (pattern.hintOnly && !this.hinted(signature, baseName)) continue;
+      for (const { signature, pattern } of patterns) {
         const hit = matchAround(pattern.regex, window, at, needle.length, pattern.presence === true);
         if (!hit) continue;
         const version = hit.version === undefined ? undefined : signature.normalize ? signature.normalize(hit.version) : hit.version;
@@ -117,7 +123,6 @@ export class SignatureMatcher {
           out.set(key, { signature, version, match: clean(hit.text), offset: base + start + hit.index, confidence: pattern.confidence ?? 0.9 });
         }
       }
-      this.needles.lastIndex = m.index + 1;
     }
   }
 }
