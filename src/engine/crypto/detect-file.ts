@@ -177,7 +177,8 @@ async function materials(anchors: Pending[], read: RangeReader, size: number, op
       // A damaged candidate is not material; the scan goes on.
     }
   }
-  if (size > 0 && size <= 65536) {
+  // Dropbear host keys are small files starting with a length-prefixed key type ('\0\0\0\x07ssh-rsa', ...).
+  if (size > 16 && size <= 65536 && (await read(0, 8)).toString('latin1').startsWith('\0\0\0')) {
     const dropbear = parseDropbearKey(await read(0, size));
     if (dropbear) found.push({ kind: 'private-key', format: 'dropbear', encoding: dropbear.sshType, offset: 0, length: dropbear.length, key: dropbear.key, keyId: dropbear.keyId, encrypted: false });
   }
