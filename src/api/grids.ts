@@ -1,6 +1,8 @@
-// POST /api/v4/grids/findings:gridList: search, filter, sort, page and compare findings; CSV export.
+// POST /api/v4/grids/findings:gridList (search, filter, sort, page, compare findings; CSV export) and
+// POST /api/v4/grids/cryptographicAssets:gridList.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
+import { cryptoAssetGrid } from '../services/crypto-asset-grid.js';
 import { findingGrid, gridCsv } from '../services/finding-grid.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses } from './schemas.js';
@@ -44,4 +46,23 @@ export const gridRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
     }
     return findingGrid(repos, principal, request.body);
   });
+
+  app.post('/api/v4/grids/cryptographicAssets::gridList', {
+    config: { permission: 'findings.view' },
+    schema: {
+      tags: ['findings'], summary: 'Search cryptographic assets (algorithms, keys, certificates) of completed scans',
+      body: GridBody,
+      response: {
+        200: Type.Object({
+          total: Type.Integer(),
+          rows: Type.Array(Type.Object({
+            id: Type.String(), ref: Type.String(), assetType: Type.String(), name: Type.String(), details: Type.Record(Type.String(), Type.Unknown()),
+            paths: Type.Array(Type.String()), evidence: Type.Array(Type.Record(Type.String(), Type.Unknown())), components: Type.Optional(Type.Array(Type.String())),
+            productId: Type.String(), imageId: Type.String(), scanId: Type.String(),
+          })),
+        }),
+        ...errorResponses(415),
+      },
+    },
+  }, async (request) => (await cryptoAssetGrid(repos, principalOf(request), request.body)) as never);
 };
