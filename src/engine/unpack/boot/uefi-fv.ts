@@ -24,6 +24,7 @@ const SIGNATURE_AT = 0x28;
 const ERASE_POLARITY = 0x800;
 const FILE_HEADER = 24;
 const LARGE_FILE = 0x01;
+const FILE_CHECKSUM = 0x40;
 const FILE_TYPES: Record<number, string> = {
   0x01: 'RAW', 0x02: 'FREEFORM', 0x03: 'SECURITY_CORE', 0x04: 'PEI_CORE', 0x05: 'DXE_CORE', 0x06: 'PEIM',
   0x07: 'DRIVER', 0x08: 'COMBINED_PEIM_DRIVER', 0x09: 'APPLICATION', 0x0a: 'MM', 0x0b: 'FIRMWARE_VOLUME_IMAGE',
@@ -108,6 +109,8 @@ interface FfsFile {
   size: number;
   state: 'valid' | 'deleted' | 'invalid';
   headerChecksumOk: boolean;
+  /** IntegrityCheck.File: a checksum of the data when the CHECKSUM attribute is set. */
+  fileChecksum: number;
 }
 
 /** The FFS file header at `at` (relative to the volume), or undefined at the start of free space. */
@@ -140,6 +143,7 @@ async function readFile(reader: Reader, info: ChunkInfo, meta: FvMeta, at: numbe
     size,
     state: top === 0x04 || top === 0x08 ? 'valid' : top === 0x10 ? 'deleted' : 'invalid',
     headerChecksumOk,
+    fileChecksum: raw[17]!,
   };
 }
 
@@ -172,6 +176,9 @@ async function writeFile(reader: Reader, info: ChunkInfo, file: FfsFile, dirs: S
   const base = { guid: file.guid, uiName, fileType };
   await sink.dir(dir, { meta: { ...base, version: sections?.version, offset: file.offset } });
   if (!file.headerChecksumOk) sink.problem('warning', `FFS file ${file.guid}: header checksum mismatch`, info.start + file.offset);
+  if (file.attributes & FILE_CHECKSUM && (data.reduce((sum, b) => sum + b, file.fileChecksum) & 0xff) !== 0) {
+    sink.problem('warning', `FFS file ${file.guid}: data checksum mismatch`, info.start + file.offset);
+  }
   if (parsed instanceof Error) sink.problem('error', `FFS file ${file.guid}: ${parsed.message}; kept raw`, info.start + file.offset);
   for (const why of sections?.problems ?? []) sink.problem('warning', `FFS file ${file.guid}: ${why}`, info.start + file.offset);
   if (!sections) {

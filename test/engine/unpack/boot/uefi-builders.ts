@@ -35,15 +35,16 @@ export function compressed(kind: 0 | 1, originalLength: number, data: Buffer): B
 }
 
 /** An FFS file; `large` makes an FFS3 EFI_FFS_FILE_HEADER2 (LARGE_FILE attribute, 64-bit size after the header). */
-export function ffsFile(guid: string, type: number, body: Buffer, large = false): Buffer {
+export function ffsFile(guid: string, type: number, body: Buffer, large = false, dataChecksum = false): Buffer {
   const size = large ? 32 : 24;
   const header = Buffer.alloc(size);
   guidBytes(guid).copy(header, 0);
   header[18] = type;
-  header[19] = large ? 0x01 : 0;
+  header[19] = (large ? 0x01 : 0) | (dataChecksum ? 0x40 : 0);
   if (large) header.writeBigUInt64LE(BigInt(body.length + 32), 24);
   else header.writeUIntLE(body.length + 24, 20, 3);
-  header[17] = 0xaa; // no file checksum
+  // With the CHECKSUM attribute the data sums to zero with this byte; otherwise the fixed value 0xAA.
+  header[17] = dataChecksum ? (0x100 - (body.reduce((sum, b) => sum + b, 0) & 0xff)) & 0xff : 0xaa;
   let sum = 0;
   for (let i = 0; i < size; i++) if (i !== 17 && i !== 23) sum += header[i]!;
   header[16] = (0x100 - (sum & 0xff)) & 0xff;

@@ -122,6 +122,17 @@ describe('uefi-fv', () => {
     expect(out.problems).toEqual([]);
   });
 
+  it('checks the data checksum of files that carry one', async () => {
+    const body = stream(pe32(image('sum')), ui('Summed'));
+    const good = volume([ffsFile(G.a, 0x07, body, false, true)]);
+    const ok = await run(uefiFvHandler, new BufferReader(good));
+    expect(ok.problems).toEqual([]);
+    const bad = Buffer.from(good);
+    bad[bad.indexOf(Buffer.from('PE image sum')) + 3] ^= 0x20;
+    const out = await run(uefiFvHandler, new BufferReader(bad));
+    expect(out.problems.map((p) => p.message)).toEqual([`FFS file ${G.a}: data checksum mismatch`]);
+  });
+
   it('reads vendor volumes with the FFS2 file layout (Apple boot volume)', async () => {
     const fv = volume([ffsFile(G.a, 0x07, stream(pe32(image('apple')), ui('AppleDxe')))], { fileSystem: '04ADEEAD-61FF-4D31-B6BA-64F8BF901F5A' });
     const out = await run(uefiFvHandler, new BufferReader(fv));
