@@ -355,6 +355,13 @@ export const extHandler: Handler = {
     if (sb.featureIncompat & INCOMPAT_COMPRESSION) throw new FormatError('ext2 compression feature is not supported');
     const size = geo.blocksCount * geo.blockSize;
     const end = start + size;
+    // A chunk this large must not be claimed by a lucky 2-byte magic: the root inode, when readable, is a directory.
+    try {
+      const root = await new ExtVolume(reader, start, geo, Math.min(end, reader.size)).inode(ROOT_INO);
+      if ((root.mode & S_IFMT) !== S_IFDIR) return null;
+    } catch (error) {
+      if (!(error instanceof FormatError)) throw error;
+    }
     const meta: Record<string, unknown> = {
       version: version(geo),
       blockSize: geo.blockSize,
