@@ -8,6 +8,7 @@ import { pqcPdfReport } from './pqc-pdf.js';
 import type { ReportGenerator } from './report.js';
 import { cycloneDxReport } from './sbom-cyclonedx.js';
 import { spdxReport } from './sbom-spdx.js';
+import { sarifReport } from './sarif.js';
 import { cycloneDxVexReport } from './vex-cyclonedx.js';
 import { openVexReport } from './vex-openvex.js';
 
@@ -22,6 +23,7 @@ export const reports: ReportGenerator[] = [
   findingsPdfReport,
   openVexReport,
   cycloneDxVexReport,
+  sarifReport,
 ];
 
 export function findReport(name: string): ReportGenerator | undefined {

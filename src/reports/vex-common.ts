@@ -56,9 +56,14 @@ export function advisoryUrl(id: string): { name: string; url: string } {
 export const REJECTED_STATEMENT =
   "The product team rejected this finding in Firmscope's issue workflow: they assessed that the product is not affected. The reason was not recorded in machine-readable form.";
 
-/** What to do about an accepted (inProgress) finding. */
-export function actionOf(f: ReportFinding): string {
+/** The fix a finding's data supports: its recommended action, or an upgrade to its known fixed version. */
+export function fixAdvice(f: ReportFinding): string | undefined {
   if (f.recommendedAction) return f.recommendedAction;
   if (f.knownFixedVersion && f.component) return `Upgrade ${f.component.name} to ${f.knownFixedVersion} or later.`;
-  return `No fixed version is known${f.component ? ` for ${f.component.name}` : ''}; the product team is working on a remediation.`;
+  return undefined;
+}
+
+/** What to do about an accepted (inProgress) finding; without a known fix, that the team is on it. */
+export function actionOf(f: ReportFinding): string {
+  return fixAdvice(f) ?? `No fixed version is known${f.component ? ` for ${f.component.name}` : ''}; the product team is working on a remediation.`;
 }

@@ -9,7 +9,7 @@ import { ENGINE_VERSION } from '../engine/version.js';
 import type { ReportFinding, ReportGenerator, ReportInput } from './report.js';
 import { documentUuid, imageName, imageVersion } from './sbom-common.js';
 import { hashDictionary } from './sbom-cyclonedx.js';
-import { actionOf, advisoryUrl, aliasesOf, cwesOf, IMAGE_REF, imagePurl, REJECTED_STATEMENT, vexFindings } from './vex-common.js';
+import { actionOf, advisoryUrl, aliasesOf, cwesOf, fixAdvice, IMAGE_REF, imagePurl, REJECTED_STATEMENT, vexFindings } from './vex-common.js';
 
 const { AnalysisState, AnalysisResponse, RatingMethod, Severity } = Enums.Vulnerability;
 type Finding = ReportFinding;
@@ -66,7 +66,7 @@ function vulnerabilityOf(f: Finding, affected: Models.Component | undefined): Mo
     id: f.pname,
     source,
     description: f.description ?? f.title ?? f.name,
-    recommendation: f.recommendedAction ?? (f.knownFixedVersion && f.component ? `Upgrade ${f.component.name} to ${f.knownFixedVersion} or later.` : undefined),
+    recommendation: fixAdvice(f),
     analysis: analysisOf(f),
   });
   for (const alias of aliasesOf(f)) v.references.add(new Models.Vulnerability.Reference(alias, new Models.Vulnerability.Source(advisoryUrl(alias))));
