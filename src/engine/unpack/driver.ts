@@ -3,7 +3,7 @@
 // `<path>_extract/` (a chunk that is the whole file) or `<path>_extract/<start>-<end>.<handler-id>/` (a carved
 // chunk), and recurses into every extracted file. Limits are one Budget for the whole image: hitting one is
 // recorded as a 'limit' problem and stops that branch; everything extracted so far is kept.
-import { copyFile, link, mkdir, stat, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, realpath, stat, writeFile } from 'node:fs/promises';
 import { basename, join, posix } from 'node:path';
 import { detectType } from '../file-type.js';
 import { hashFile } from '../hash.js';
@@ -82,7 +82,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
   try {
     await mkdir(outDir, { recursive: true });
     const name = imageName(imagePath);
-    await placeImage(imagePath, join(outDir, name));
+    await placeImage(await realpath(imagePath), join(outDir, name));
     const { sha256 } = await hashFile(imagePath, ['sha256']);
     const reader = await FileReader.open(imagePath);
     const head = await reader.read(0, 512).finally(() => reader.close());
