@@ -33,4 +33,8 @@ export const TECHNIQUES: Record<string, string> = {
   'library-file-name': 'filename',
   'pe-version-resource': 'binary-analysis',
   'uefi-module': 'binary-analysis',
+  'elf-version-definitions': 'binary-analysis',
+  'bzimage-header': 'binary-analysis',
+  'uimage-name': 'binary-analysis',
+  'rpm-db': 'manifest-analysis',
 };

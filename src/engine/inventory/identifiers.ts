@@ -4,6 +4,7 @@ import { apkInstalledIdentifier } from './apk-installed.identifier.js';
 import { dpkgStatusIdentifier } from './dpkg-status.identifier.js';
 import { elfMetadataIdentifier } from './elf-metadata.identifier.js';
 import type { Identifier } from './identifier.js';
+import { kernelHeadersIdentifier } from './kernel-headers.identifier.js';
 import { opkgStatusIdentifier } from './opkg-status.identifier.js';
 import { osReleaseIdentifier } from './os-release.identifier.js';
 import { peVersionIdentifier } from './pe-version.identifier.js';
@@ -20,5 +21,6 @@ export const identifiers: Identifier[] = [
   elfMetadataIdentifier,
   peVersionIdentifier,
   uefiModulesIdentifier,
+  kernelHeadersIdentifier,
   versionSignatureIdentifier,
 ];

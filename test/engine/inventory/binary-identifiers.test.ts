@@ -153,3 +153,27 @@ describe('UEFI modules', () => {
     }
   });
 });
+
+describe('kernel headers', () => {
+  it('reads the bzImage kernel_version and the uImage name when the kernel body has no banner', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'khdr-'));
+    try {
+      writeFileSync(join(dir, 'vmlinux.lz4'), Buffer.alloc(64, 0x5a));
+      writeFileSync(join(dir, 'MIPS OpenWrt Linux-5.4.43'), Buffer.alloc(64, 0x5a));
+      writeFileSync(join(dir, 'MIPS Linux-RT'), Buffer.alloc(64, 0x5a));
+      const base = { kind: 'file' as const, size: 64, type: 'data', depth: 1 };
+      const index = new FileIndex(dir, [
+        { ...base, path: 'vmlinux.lz4', fsPath: '/vmlinux.lz4', format: 'bzimage', meta: { kernelVersion: '5.4.72 (root@caesurus-ubuntu20-04) #1 Wed Oct 21 12:51:23 EDT 2020' } },
+        { ...base, path: 'MIPS OpenWrt Linux-5.4.43', fsPath: '/MIPS OpenWrt Linux-5.4.43', format: 'uimage' },
+        { ...base, path: 'MIPS Linux-RT', fsPath: '/MIPS Linux-RT', format: 'uimage' },
+      ]);
+      const { components } = await run(index);
+      expect(components.map((c) => `${c.version} ${c.evidence[0].method} ${c.cpe}`).sort()).toEqual([
+        '5.4.43 uimage-name cpe:2.3:o:linux:linux_kernel:5.4.43:*:*:*:*:*:*:*',
+        '5.4.72 bzimage-header cpe:2.3:o:linux:linux_kernel:5.4.72:*:*:*:*:*:*:*',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

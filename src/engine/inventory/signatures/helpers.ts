@@ -23,7 +23,6 @@ export function standalone(marker: string, version: RegExp, confidence = 0.6): S
 }
 
 export const V3 = '\\d+\\.\\d+\\.\\d+';
-export const V23 = '\\d+\\.\\d+(?:\\.\\d+)?';
 
 /** '8.4p1' → version '8.4', update 'p1' (NVD's split for OpenSSH and ntp). */
 export function splitPatch(version: string): { version: string; update?: string } {
