@@ -41,7 +41,7 @@ function statement(f: ReportFinding, product: Json): Json {
   const sub = subcomponent(f);
   const out: Json = {
     vulnerability: {
-      ...(/^CVE-/.test(f.pname) || aliases.length === 0 ? { '@id': advisoryUrl(f.pname).url } : {}),
+      '@id': advisoryUrl(f.pname).url,
       name: f.pname,
       ...(f.description ? { description: f.description } : {}),
       ...(aliases.length ? { aliases } : {}),
