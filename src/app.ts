@@ -93,6 +93,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // 5. Authenticated resources
   await app.register(async (api) => {
+    // JSON, url-encoded forms and multipart only: anything else is 415, not a string body.
+    api.removeContentTypeParser('text/plain');
     await api.register(multipart, { limits: { fileSize: deps.uploads.maxBytes, files: 2, fields: 20, parts: 30, fieldSize: 64 * 1024 } });
     protectScope(api, tokens);
     await api.register(userRoutes, deps);
