@@ -27,7 +27,7 @@ export class SignatureScanner {
   private readonly maxMagicEnd: number;
   private readonly maxOffset: number;
   /** Patterns by their first two bytes (b0 << 8 | b1); one-byte magics are searched with indexOf. */
-  private readonly byPrefix = new Map<number, Pattern[]>();
+  private readonly byPrefix: Array<Pattern[] | undefined> = new Array<Pattern[] | undefined>(65536);
   private readonly prefixTable = new Uint8Array(65536);
   private readonly oneByte: Pattern[] = [];
 
@@ -46,9 +46,7 @@ export class SignatureScanner {
       }
       const key = (p.bytes[0]! << 8) | p.bytes[1]!;
       this.prefixTable[key] = 1;
-      const list = this.byPrefix.get(key);
-      if (list) list.push(p);
-      else this.byPrefix.set(key, [p]);
+      (this.byPrefix[key] ??= []).push(p);
     }
     this.maxOffset = Math.max(0, ...this.carving.map((p) => p.offset));
     this.maxMagicEnd = Math.max(1, ...this.carving.map((p) => p.offset + p.bytes.length));
@@ -123,11 +121,13 @@ export class SignatureScanner {
   private search(data: Buffer, limit: number, found: (at: number, p: Pattern) => void): void {
     const table = this.prefixTable;
     const end = Math.min(limit, data.length - 1);
-    let key = data.length > 0 ? data[0]! : 0;
+    let prev = data.length > 0 ? data[0]! : 0;
     for (let i = 0; i < end; i++) {
-      key = ((key << 8) | data[i + 1]!) & 0xffff;
+      const next = data[i + 1]!;
+      const key = (prev << 8) | next;
+      prev = next;
       if (table[key] === 0) continue;
-      for (const p of this.byPrefix.get(key)!) if (matchesAt(data, i, p.bytes)) found(i, p);
+      for (const p of this.byPrefix[key]!) if (matchesAt(data, i, p.bytes)) found(i, p);
     }
     for (const p of this.oneByte) {
       for (let at = data.indexOf(p.bytes); at !== -1 && at < limit; at = data.indexOf(p.bytes, at + 1)) found(at, p);
