@@ -9,9 +9,9 @@ import { detectType } from '../file-type.js';
 import { hashFile } from '../hash.js';
 import type { FileNode, Problem, UnknownChunk } from '../types.js';
 import { selectChunks, type AcceptedChunk } from './chunks.js';
-import { FormatError, LimitError, type Handler } from './handler.js';
+import { FormatError, LimitError, type Handler, type Reader } from './handler.js';
 import { Budget, resolveLimits, type Limits } from './limits.js';
-import { FileReader } from './reader.js';
+import { BufferReader, FileReader } from './reader.js';
 import { handlers as registeredHandlers } from './registry.js';
 import { SignatureScanner } from './scanner.js';
 import { DirectorySink, type SinkEntry } from './sink.js';
@@ -62,6 +62,8 @@ interface State {
   /** Set once a global limit (bytes, files, time) is hit: nothing more is extracted. */
   stopped?: LimitError;
   progress?: (p: UnpackProgress) => void;
+  /** Whole contents of small extracted files (the sink's head), scanned without reopening them. */
+  small: WeakMap<FileNode, Buffer>;
 }
 
 export async function unpack(imagePath: string, outDir: string, options: UnpackOptions = {}): Promise<UnpackResult> {
@@ -78,6 +80,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     problems: [],
     formats: {},
     progress: options.onProgress,
+    small: new WeakMap(),
   };
   try {
     await mkdir(outDir, { recursive: true });
@@ -115,7 +118,8 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
 async function processFile(state: State, node: FileNode, ancestry: Set<string>): Promise<void> {
   if (state.stopped) return;
   const absolute = join(state.outDir, node.path);
-  const reader = await FileReader.open(absolute);
+  const small = state.small.get(node);
+  const reader: Reader & { close?(): Promise<void> } = small ? new BufferReader(small, absolute) : await FileReader.open(absolute);
   try {
     const selection = await selectChunks(reader, state.scanner, state.budget, node.path);
     state.problems.push(...selection.problems);
@@ -150,14 +154,14 @@ async function processFile(state: State, node: FileNode, ancestry: Set<string>):
       }
     }
   } finally {
-    await reader.close();
+    await reader.close?.();
   }
 }
 
 /** Extracts one chunk and returns the nodes it produced. */
 async function extractChunk(
   state: State,
-  reader: FileReader,
+  reader: Reader,
   node: FileNode,
   { handler, info }: AcceptedChunk,
   extractDir: string,
@@ -176,6 +180,7 @@ async function extractChunk(
   const payloadDir = handler.kind === 'compression' || !handler.extract ? posix.dirname(node.fsPath) : undefined;
   return sink.entries.map((entry) => {
     const child = toNode(entry, carveDir, node, handler, info.start, payloadDir);
+    if (entry.kind === 'file' && entry.head && entry.head.length === entry.size) state.small.set(child, entry.head);
     state.files.push(child);
     return child;
   });
