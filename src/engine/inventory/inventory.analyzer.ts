@@ -83,7 +83,8 @@ async function finish(
     const refs = new Set<string>();
     for (const n of needed) for (const r of providers.get(n) ?? providers.get(n.toLowerCase()) ?? []) if (r !== c.ref) refs.add(r);
     if (refs.size) c.dependsOn = [...refs].sort();
-    const primary = link.primaryPaths[0];
+    // The primary (hashed) file: a parsed binary when there is one (a decompressed kernel over its container).
+    const primary = link.primaryPaths.find((p) => binaries.has(p)) ?? link.primaryPaths[0];
     if (primary === undefined) continue;
     // Keep the primary file first in paths, as the type documents.
     c.paths = [primary, ...c.paths.filter((p) => p !== primary)];
