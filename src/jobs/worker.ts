@@ -116,6 +116,8 @@ export class JobWorker {
       const outcome = await handler(job, controller.signal);
       const final = cancelled ? 'cancelled' : outcome;
       if (controller.signal.aborted && !cancelled) {
+        // Stopping: hand the job back at once; lease lost: another worker already has it.
+        if (!this.running) await jobs.retry(job.id, this.owner, 'the worker stopped before finishing', 0);
         logger?.warn({ jobId: job.id }, 'job aborted (lease lost or worker stopping); left for retry');
       } else {
         await jobs.finish(job.id, this.owner, final);
