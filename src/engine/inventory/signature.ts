@@ -152,6 +152,8 @@ function presenceContext(window: string, at: number, length: number): string {
 
 /** Evidence text: NUL runs become ' \0 ' separators, control characters dropped, length capped. */
 export function clean(text: string): string {
+  // UTF-16LE strings (UEFI, Windows resources) read as latin1 alternate characters and NULs.
+  if (/^(?:[\x20-\x7e]\0){4,}/.test(text)) text = text.replace(/([\x20-\x7e])\0/g, '$1');
   return text
     .replace(/\0+/g, ' \\0 ')
     .replace(/[\x01-\x08\x0b-\x1f\x7f-\xff]/g, '')

@@ -63,6 +63,12 @@ describe('version-signature positives', () => {
     }
   });
 
+  it('shows UTF-16 evidence as text', async () => {
+    const [hit] = await identify('\0\0A\0m\0e\0r\0i\0c\0a\0n\0 \0M\0e\0g\0a\0t\0r\0e\0n\0d\0s\0\0\0');
+    expect(hit.key).toBe('ami-aptio');
+    expect(hit.evidence.match).toBe('American Megatrends');
+  });
+
   it('records the file offset of the match', async () => {
     const [hit] = await identify('\0BusyBox v1.31.0 (2019-06-10 15:54:51 CEST)\0');
     expect(hit.evidence.offset).toBe(7 + 700 + 1);
