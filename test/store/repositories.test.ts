@@ -1,0 +1,69 @@
+// Products, images, temp files, scans and identities on both dialects.
+import { beforeAll, expect, it } from 'vitest';
+import { createRepositories, type Repositories } from '../../src/services/repositories.js';
+import { describeEachDatabase } from '../support/databases.js';
+
+describeEachDatabase('repositories', (get) => {
+  let repos: Repositories;
+  let orgA: string;
+  let orgB: string;
+  let userId: string;
+  const blob = { key: 'uploads/x', size: 3, sha256: 'a', sha1: 'b', md5: 'c' };
+
+  beforeAll(async () => {
+    repos = createRepositories(get().db, get().dialect);
+    orgA = (await repos.identities.createOrg('a')).id;
+    orgB = (await repos.identities.createOrg('b')).id;
+    userId = (await repos.identities.createUser({ orgId: orgA, email: 'Someone@A.test', role: 'editor', passwordHash: 'h' })).id;
+  });
+
+  it('identities: e-mails are unique and case-insensitive; organisations unique by name', async () => {
+    expect((await repos.identities.findUserByEmail('someone@a.test'))?.id).toBe(userId);
+    await expect(repos.identities.createUser({ orgId: orgB, email: 'SOMEONE@a.test', role: 'viewer', passwordHash: null })).rejects.toThrow(/already exists/);
+    await expect(repos.identities.createOrg('a')).rejects.toThrow(/already exists/);
+    const client = await repos.identities.createClient({ orgId: orgA, name: 'ci', clientId: 'ci-1', secretHash: 's', role: 'viewer' });
+    expect((await repos.identities.findUser(client.userId))?.kind).toBe('client');
+    expect((await repos.identities.listUsers(orgA)).map((u) => u.email)).toEqual(['someone@a.test']);
+  });
+
+  it('products are scoped by organisation, with author, update and archive', async () => {
+    const product = await repos.products.create({ orgId: orgA, name: 'router', authorId: userId });
+    expect(product.author?.email).toBe('someone@a.test');
+    expect(await repos.products.get(orgB, product.id)).toBeUndefined();
+    const updated = await repos.products.update(orgA, product.id, { description: 'd', isArchived: true });
+    expect(updated).toMatchObject({ description: 'd', isArchived: true });
+    expect((await repos.products.list(orgA)).map((p) => p.id)).not.toContain(product.id);
+    expect((await repos.products.list(orgA, { includeArchived: true })).map((p) => p.id)).toContain(product.id);
+  });
+
+  it('a temp file is used at most once, and only after its upload', async () => {
+    const product = await repos.products.create({ orgId: orgA, name: 'p', authorId: userId });
+    const temp = await repos.images.createTempFile({ productId: product.id, orgId: orgA, authorId: userId, expireTime: new Date().toISOString() });
+    expect(await repos.images.markUsed(temp.id)).toBe(false);
+    expect(await repos.images.markUploaded(temp.id, blob)).toBe(true);
+    const claims = await Promise.all([repos.images.markUsed(temp.id), repos.images.markUsed(temp.id), repos.images.markUsed(temp.id)]);
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await repos.images.markUploaded(temp.id, blob)).toBe(false);
+    expect((await repos.images.getTempFile(product.id, temp.id))?.status).toBe('used');
+  });
+
+  it('scan state moves are conditional and recorded', async () => {
+    const product = await repos.products.create({ orgId: orgA, name: 'p2', authorId: userId });
+    const image = await repos.images.create({ productId: product.id, orgId: orgA, name: 'i', fileName: 'i.bin', blob, authorId: userId });
+    expect(image.size).toBe(3);
+    const scan = await repos.scans.create({ imageId: image.id, productId: product.id, orgId: orgA, authorId: userId });
+    expect(await repos.scans.transition(scan.id, ['running'], 'done')).toBe(false);
+    expect(await repos.scans.transition(scan.id, ['new'], 'running')).toBe(true);
+    await repos.scans.setProgress(scan.id, 'unpack', 42.4);
+    expect((await repos.scans.getById(scan.id))?.progress).toEqual({ phase: 'unpack', percent: 42 });
+    const racers = await Promise.all([
+      repos.scans.transition(scan.id, ['running'], 'done'),
+      repos.scans.transition(scan.id, ['running'], 'cancelled'),
+    ]);
+    expect(racers.filter(Boolean)).toHaveLength(1);
+    const states = await repos.scans.states(scan.id);
+    expect(states.map((s) => s.type).slice(0, 2)).toEqual(['new', 'running']);
+    expect(states).toHaveLength(3);
+    expect((await repos.scans.latest(image.id))?.id).toBe(scan.id);
+  });
+});
