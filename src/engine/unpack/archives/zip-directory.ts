@@ -60,17 +60,31 @@ async function layoutAt(reader: Reader, start: number, e: number): Promise<ZipLa
   return null;
 }
 
-/** Finds the first end-of-central-directory record after `start` that is consistent with it. */
-export async function findLayout(reader: Reader, start: number, signal?: AbortSignal): Promise<ZipLayout | null> {
+/**
+ * Positions of every EOCD signature of a file, found once per reader: a damaged archive with thousands of local
+ * headers and no directory would otherwise make every candidate search the rest of the file.
+ */
+const eocdIndex = new WeakMap<Reader, { from: number; positions: number[] }>();
+
+async function eocdPositions(reader: Reader, start: number, signal?: AbortSignal): Promise<number[]> {
+  const known = eocdIndex.get(reader);
+  if (known && known.from <= start) return known.positions;
+  const positions: number[] = [];
   for (let at = start; at < reader.size; at += WINDOW) {
     signal?.throwIfAborted();
     const window = await reader.read(at, WINDOW + 3);
-    let i = window.indexOf(EOCD);
-    while (i !== -1 && i < WINDOW) {
-      const layout = await layoutAt(reader, start, at + i);
-      if (layout) return layout;
-      i = window.indexOf(EOCD, i + 1);
-    }
+    for (let i = window.indexOf(EOCD); i !== -1 && i < WINDOW; i = window.indexOf(EOCD, i + 1)) positions.push(at + i);
+  }
+  eocdIndex.set(reader, { from: start, positions });
+  return positions;
+}
+
+/** Finds the first end-of-central-directory record after `start` that is consistent with it. */
+export async function findLayout(reader: Reader, start: number, signal?: AbortSignal): Promise<ZipLayout | null> {
+  for (const e of await eocdPositions(reader, start, signal)) {
+    if (e < start) continue;
+    const layout = await layoutAt(reader, start, e);
+    if (layout) return layout;
   }
   return null;
 }

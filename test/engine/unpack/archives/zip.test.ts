@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { zipHandler } from '../../../../src/engine/unpack/archives/zip.js';
 import { LimitError } from '../../../../src/engine/unpack/handler.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FileReader } from '../../../../src/engine/unpack/reader.js';
 import { noise, runHandler, tempDir, tool } from '../handler-harness.js';
 import { makeTree, TREE } from './archive-fixture.js';
 
@@ -37,6 +40,18 @@ describe('zip handler', () => {
     const run = await runHandler(zipHandler, archive);
     expect(run.files['root/usr/bin/tool']).toBeUndefined();
     expect(run.problems.map((p) => p.message).join()).toMatch(/more than its declared 1000 bytes/);
+  });
+
+  it('searches for the directory once per file, not once per local header (no quadratic scan)', async () => {
+    const header = Buffer.from('PK\x03\x04\x14\x00\x00\x00\x08\x00', 'latin1');
+    const data = Buffer.concat(Array.from({ length: 4000 }, () => Buffer.concat([header, Buffer.alloc(1014, 0x41)])));
+    const dir = tempDir();
+    writeFileSync(join(dir, 'many.bin'), data);
+    const reader = await FileReader.open(join(dir, 'many.bin'));
+    const started = Date.now();
+    for (let at = 0; at < data.length; at += 1024) expect(await zipHandler.chunk(reader, at)).toBeNull();
+    await reader.close();
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('refuses a local header without a consistent end of central directory', async () => {
