@@ -56,6 +56,24 @@ export class VulnerabilityRepository implements VulnerabilitySource {
     return this.enrich(await this.load(keys));
   }
 
+  async byProducts(pairs: Array<[string, string]>): Promise<Map<string, VulnerabilityRecord[]>> {
+    const out = new Map<string, VulnerabilityRecord[]>(pairs.map((p) => [p.join('\0'), []]));
+    const keys: Array<{ vendor: string; product: string; source: string; record_id: string; imported_at: string }> = [];
+    for (const part of chunks(pairs, 100)) {
+      keys.push(...await this.db
+        .selectFrom('vuln_products as p')
+        .innerJoin('vuln_records as r', (j) => j.onRef('r.source', '=', 'p.source').onRef('r.record_id', '=', 'p.record_id'))
+        .select(['p.vendor', 'p.product', 'r.source', 'r.record_id', 'r.imported_at'])
+        .where((eb) => eb.or(part.map(([vendor, product]) => eb.and([eb('p.vendor', '=', vendor), eb('p.product', '=', product)]))))
+        .execute());
+    }
+    const found = await this.loadKeyed(keys);
+    // enrich keeps order and length, so records line up with their keys
+    const records = await this.enrich(found.map(([, r]) => r));
+    found.forEach(([k], i) => out.get(`${k.vendor}\0${k.product}`)?.push(records[i]!));
+    return out;
+  }
+
   async byPackage(ecosystem: string, name: string): Promise<VulnerabilityRecord[]> {
     const keys = await this.db
       .selectFrom('vuln_packages as p')
@@ -69,6 +87,11 @@ export class VulnerabilityRepository implements VulnerabilitySource {
 
   /** Records for the keys, parsing only those not in the cache (matching every product's image re-reads them). */
   private async load(keys: Array<{ source: string; record_id: string; imported_at: string }>): Promise<VulnerabilityRecord[]> {
+    return (await this.loadKeyed(keys)).map(([, r]) => r);
+  }
+
+  /** Like load, with each record next to the key it was found for (a record replaced meanwhile is left out). */
+  private async loadKeyed<K extends { source: string; record_id: string; imported_at: string }>(keys: K[]): Promise<Array<[K, VulnerabilityRecord]>> {
     const cacheKey = (k: { source: string; record_id: string; imported_at: string }) => `${k.source}\0${k.record_id}\0${k.imported_at}`;
     const missing = new Map<string, string[]>();
     for (const k of keys) {
@@ -85,14 +108,14 @@ export class VulnerabilityRepository implements VulnerabilitySource {
         for (const row of rows) this.parsed.set(cacheKey(row), JSON.parse(row.data) as VulnerabilityRecord);
       }
     }
-    const out: VulnerabilityRecord[] = [];
+    const out: Array<[K, VulnerabilityRecord]> = [];
     for (const k of keys) {
       const key = cacheKey(k);
       const record = this.parsed.get(key);
       if (!record) continue; // replaced between the two queries; the next lookup sees the new one
       this.parsed.delete(key);
       this.parsed.set(key, record);
-      out.push(record);
+      out.push([k, record]);
     }
     while (this.parsed.size > PARSED_CACHE) this.parsed.delete(this.parsed.keys().next().value!);
     return out;

@@ -53,6 +53,12 @@ describeEachDatabase('vulnerability repository', (get) => {
     expect(findings.find((f) => f.pname === 'CVE-2021-42386')?.epss).toEqual({ probability: 0.5, percentile: 0.97 });
     expect((await repo.byPackage('Ubuntu', 'wayland')).map((r) => r.id)).toEqual(['CVE-2021-3782']);
     expect(await repo.byProduct('nobody', 'nothing')).toEqual([]);
+    const batch = await repo.byProducts([['busybox', 'busybox'], ['dropbear_ssh_project', 'dropbear_ssh'], ['nobody', 'nothing']]);
+    expect([...batch.keys()]).toEqual(['busybox\0busybox', 'dropbear_ssh_project\0dropbear_ssh', 'nobody\0nothing']);
+    expect(batch.get('busybox\0busybox')!.map((r) => r.id).sort()).toEqual(records.map((r) => r.id).sort());
+    expect(batch.get('busybox\0busybox')!.find((r) => r.id === 'CVE-2021-42386')?.epss?.probability).toBe(0.5);
+    expect(batch.get('dropbear_ssh_project\0dropbear_ssh')!.map((r) => r.id).sort()).toEqual((await repo.byProduct('dropbear_ssh_project', 'dropbear_ssh')).map((r) => r.id).sort());
+    expect(batch.get('nobody\0nothing')).toEqual([]);
   });
 
   it('a newer record replaces the older one and its index; an older one is ignored', async () => {

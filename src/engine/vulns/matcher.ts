@@ -64,6 +64,26 @@ export class VulnerabilityMatcher {
     return lookups;
   }
 
+  /** Looks up every (vendor, product) of the inventory at once when the source can (a failure falls back to one by one). */
+  private async prefetch(components: Component[], problems: Problem[]): Promise<void> {
+    if (!this.source.byProducts) return;
+    const pairs = new Map<string, [string, string]>();
+    for (const component of components) {
+      const target = componentCpe(component);
+      if (!target) continue;
+      const pair: [string, string] = [unescapeCpe(target.cpe.vendor), unescapeCpe(target.cpe.product)];
+      const key = pair.join('\0');
+      if (!this.products.has(key)) pairs.set(key, pair);
+    }
+    if (pairs.size === 0) return;
+    try {
+      const found = await this.source.byProducts([...pairs.values()]);
+      for (const key of pairs.keys()) this.products.set(key, Promise.resolve(found.get(key) ?? []));
+    } catch (error) {
+      problems.push({ source: 'vulnerability-matcher', kind: 'warning', message: `batch lookup failed, matching one by one: ${error instanceof Error ? error.message : String(error)}` });
+    }
+  }
+
   /** The findings for one component (one per vulnerability). */
   async matchComponent(component: Component): Promise<EngineFinding[]> {
     const records = (await Promise.all(this.candidates(component))).flat();
@@ -85,6 +105,7 @@ export class VulnerabilityMatcher {
    * of one name, e.g. two copies of BusyBox) become one finding with all occurrences.
    */
   async matchAll(components: Component[], problems: Problem[], progress?: (done: number) => void): Promise<EngineFinding[]> {
+    await this.prefetch(components, problems);
     const byFingerprint = new Map<string, EngineFinding>();
     let done = 0;
     for (const component of components) {

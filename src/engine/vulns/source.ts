@@ -58,6 +58,11 @@ export interface VulnerabilityRecord {
 export interface VulnerabilitySource {
   /** Records with at least one criterion for this CPE vendor and product (lower-case, as in CPE 2.3). */
   byProduct(vendor: string, product: string): Promise<VulnerabilityRecord[]>;
+  /**
+   * Optional batch form of byProduct, keyed `${vendor}\0${product}`: a database answers a whole inventory in a
+   * few queries instead of one per component. Every requested pair must be present in the result (empty or not).
+   */
+  byProducts?(pairs: Array<[vendor: string, product: string]>): Promise<Map<string, VulnerabilityRecord[]>>;
   /** Records affecting an OSV package (ecosystem prefix such as 'Debian', 'Alpine', 'npm'; name as given). */
   byPackage?(ecosystem: string, name: string): Promise<VulnerabilityRecord[]>;
 }
