@@ -1,7 +1,7 @@
 // TokenService: our own tokens, and an external issuer's tokens verified through its JWKS over HTTP with
 // realm roles mapped to ours.
 import { createServer, type Server } from 'node:http';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSigningKey } from '../../src/auth/signing-keys.js';
 import { TokenService } from '../../src/auth/token-service.js';
