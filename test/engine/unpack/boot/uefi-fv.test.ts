@@ -6,7 +6,7 @@ import { lzma } from '../../../../src/engine/unpack/codecs.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader, FileReader } from '../../../../src/engine/unpack/reader.js';
 import { corpus, haveShared } from '../../../support/shared.js';
-import { runHandler, truncations, type Extracted } from '../firmware/helpers.js';
+import { runHandler, truncations, type Extracted } from '../extract-harness.js';
 import { tianoCompress } from './tiano-encoder.js';
 import { compressed, extendedSection, FFS3, ffsFile, guided, pe32, section, stream, ui, version, volume } from './uefi-builders.js';
 

@@ -1,27 +1,13 @@
-// Shared by the filesystem handler tests that build images with Debian tools: a sample source tree, running a
-// handler's chunk()+extract() into a DirectorySink, and comparing what came out with what went in.
+// Shared by the filesystem handler tests that build images with Debian tools: a sample source tree and comparing what
+// came out with what went in. Running the handler is the shared extract harness's, re-exported here.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, expect } from 'vitest';
-import type { ChunkInfo, Handler } from '../../../../src/engine/unpack/handler.js';
-import { Budget, resolveLimits, type Limits } from '../../../../src/engine/unpack/limits.js';
-import { BufferReader, FileReader } from '../../../../src/engine/unpack/reader.js';
-import { DirectorySink, type SinkEntry } from '../../../../src/engine/unpack/sink.js';
+import { expect } from 'vitest';
+import { entry, type Extraction } from '../extract-harness.js';
 
-const made: string[] = [];
-// Every folder a test file made here is removed when that file's tests end, whatever they asserted.
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-export function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `firmscope-${prefix}-`));
-  made.push(dir);
-  return dir;
-}
+export { entry, extractWith, tempDir, type Extraction } from '../extract-harness.js';
 
 export function run(cmd: string, args: string[], opts: { cwd?: string; input?: Buffer } = {}): Buffer {
   return execFileSync(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], ...opts });
@@ -97,41 +83,6 @@ export function writeTree(root: string, files: SampleFile[], opts: { modes?: boo
     if (f.kind === 'symlink') symlinkSync(f.target!, at);
   }
   if (opts.modes) for (const f of files) if (f.kind !== 'symlink' && f.mode !== undefined) chmodSync(join(root, f.path), f.mode);
-}
-
-export interface Extraction {
-  chunk: ChunkInfo | null;
-  sink: DirectorySink;
-  root: string;
-  error?: unknown;
-}
-
-/** Runs chunk() at `start` and extract() into a fresh sink; never throws (the error is returned). */
-export async function extractWith(
-  handler: Handler,
-  source: string | Buffer,
-  start = 0,
-  limits: Partial<Limits> = {},
-): Promise<Extraction> {
-  const reader = typeof source === 'string' ? await FileReader.open(source) : new BufferReader(source);
-  const root = tempDir(`${handler.id}-out`);
-  const budget = new Budget(resolveLimits(reader.size, { timeoutMs: 20_000, ...limits }));
-  const sink = new DirectorySink(root, budget, { source: handler.id, path: 'image' });
-  let chunk: ChunkInfo | null = null;
-  try {
-    chunk = await handler.chunk(reader, start);
-    if (chunk && handler.extract) await handler.extract(reader, chunk, sink);
-    return { chunk, sink, root };
-  } catch (error) {
-    return { chunk, sink, root, error };
-  } finally {
-    budget.dispose();
-    if (reader instanceof FileReader) await reader.close();
-  }
-}
-
-export function entry(ex: Extraction, path: string): SinkEntry | undefined {
-  return ex.sink.entries.find((e) => e.path === path);
 }
 
 export function sha256(data: Buffer): string {

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { srecHandler } from '../../../../src/engine/unpack/firmware/srec.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
-import { runHandler, truncations } from './helpers.js';
+import { expectTruncationsRefused, runHandler } from '../extract-harness.js';
 
 const work = mkdtempSync(join(tmpdir(), 'srec-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -41,10 +40,7 @@ describe('srec', () => {
     const second = bad.indexOf('S3');
     bad[second + 14] = bad[second + 14] === 0x30 ? 0x31 : 0x30;
     await expect(srecHandler.chunk(new BufferReader(bad), 0)).rejects.toThrow(/line 2: checksum mismatch/);
-    for (const cut of truncations(srec)) {
-      const result = await srecHandler.chunk(new BufferReader(cut), 0).catch((e: unknown) => e);
-      expect(result === null || result instanceof FormatError || (result as { end: number }).end <= cut.length).toBe(true);
-    }
+    await expectTruncationsRefused(srecHandler, srec, (chunk, cut) => chunk.end <= cut.length);
     const noEnd = srec.subarray(0, srec.lastIndexOf('S7'));
     expect(await srecHandler.chunk(new BufferReader(noEnd), 0)).toMatchObject({ end: noEnd.length });
     expect(await srecHandler.chunk(new BufferReader(Buffer.from('S0 is a model of car\n')), 0)).toBeNull();

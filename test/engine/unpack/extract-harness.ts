@@ -1,0 +1,126 @@
+// The one test harness for running a handler the way the driver does: chunk() at an offset, then extract() into a
+// fresh temporary folder through a real DirectorySink and Budget. Used by the filesystem, firmware and boot handler
+// tests. Every folder made here is removed when the test file ends.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect } from 'vitest';
+import { FormatError, type ChunkInfo, type Handler, type Reader } from '../../../src/engine/unpack/handler.js';
+import { Budget, resolveLimits, type Limits } from '../../../src/engine/unpack/limits.js';
+import { BufferReader, FileReader } from '../../../src/engine/unpack/reader.js';
+import { DirectorySink, type SinkEntry } from '../../../src/engine/unpack/sink.js';
+import type { Problem } from '../../../src/engine/types.js';
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temporary folder, removed after the test file. */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `firmscope-${prefix}-`));
+  made.push(dir);
+  return dir;
+}
+
+export interface Extraction {
+  chunk: ChunkInfo | null;
+  sink: DirectorySink;
+  /** The folder the sink wrote into. */
+  root: string;
+  /** What chunk() or extract() threw, if anything. */
+  error?: unknown;
+}
+
+/**
+ * Runs chunk() at `start` and, when it found a chunk, extract() into a fresh folder (time limit 20 s unless `limits`
+ * says otherwise). The source is a path (opened and closed here) or bytes. Never throws: the error is returned.
+ */
+export async function extractWith(handler: Handler, source: string | Buffer, start = 0, limits: Partial<Limits> = {}): Promise<Extraction> {
+  const reader = typeof source === 'string' ? await FileReader.open(source) : new BufferReader(source);
+  try {
+    return await extractFrom(handler, reader, start, { timeoutMs: 20_000, ...limits }, 'image');
+  } finally {
+    if (reader instanceof FileReader) await reader.close();
+  }
+}
+
+/** extractWith on an open reader (left open); the sink records `sourcePath` as where its entries came from. */
+async function extractFrom(handler: Handler, reader: Reader, start: number, limits: Partial<Limits>, sourcePath: string): Promise<Extraction> {
+  const root = tempDir(`${handler.id}-out`);
+  const budget = new Budget(resolveLimits(reader.size, limits));
+  const sink = new DirectorySink(root, budget, { source: handler.id, path: sourcePath });
+  let chunk: ChunkInfo | null = null;
+  try {
+    chunk = await handler.chunk(reader, start);
+    if (chunk && handler.extract) await handler.extract(reader, chunk, sink);
+    return { chunk, sink, root };
+  } catch (error) {
+    return { chunk, sink, root, error };
+  } finally {
+    budget.dispose();
+  }
+}
+
+export function entry(ex: Extraction, path: string): SinkEntry | undefined {
+  return ex.sink.entries.find((e) => e.path === path);
+}
+
+export interface Extracted {
+  chunk: ChunkInfo;
+  entries: SinkEntry[];
+  problems: Problem[];
+  root: string;
+  /** Reads an extracted file back. */
+  read(path: string): Promise<Buffer>;
+  /** The entry at `path`, or throws. */
+  entry(path: string): SinkEntry;
+  /** Removes the output folder now (it is removed after the test file anyway). */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Runs the handler on an open reader (left open) with the default limits unless `limits` says otherwise; throws what
+ * the handler threw, or when there is no chunk at `start`.
+ */
+export async function runHandler(handler: Handler, reader: Reader, start = 0, limits: Partial<Limits> = {}): Promise<Extracted> {
+  const ex = await extractFrom(handler, reader, start, limits, reader.path);
+  if (ex.error !== undefined) throw ex.error;
+  if (!ex.chunk) throw new Error(`${handler.id}: no chunk at ${start}`);
+  const { root, sink } = ex;
+  return {
+    chunk: ex.chunk,
+    entries: sink.entries,
+    problems: sink.problems,
+    root,
+    read: async (path) => readFileSync(join(root, path)),
+    entry(path) {
+      const found = entry(ex, path);
+      if (!found) throw new Error(`no entry ${path}; have ${sink.entries.map((e) => e.path).join(', ')}`);
+      return found;
+    },
+    cleanup: () => rm(root, { recursive: true, force: true }),
+  };
+}
+
+/** Every variant of `data` cut short at a few places: for truncation tests. */
+export function truncations(data: Buffer): Buffer[] {
+  const cuts = new Set([1, 4, 16, 63, 64, 65, Math.floor(data.length / 2), data.length - 1]);
+  return [...cuts].filter((n) => n > 0 && n < data.length).map((n) => data.subarray(0, n));
+}
+
+/**
+ * chunk() on every truncation of `data` either finds nothing or throws a FormatError, never a chunk that runs past the
+ * cut. `complete` says which chunks found in a cut are still right (e.g. a cut into trailing padding).
+ */
+export async function expectTruncationsRefused(
+  handler: Handler,
+  data: Buffer,
+  complete: (chunk: ChunkInfo, cut: Buffer) => boolean = () => false,
+): Promise<void> {
+  for (const cut of truncations(data)) {
+    const result = await handler.chunk(new BufferReader(cut), 0).catch((e: unknown) => e);
+    expect(result === null || result instanceof FormatError || complete(result as ChunkInfo, cut)).toBe(true);
+  }
+}
