@@ -37,4 +37,5 @@ export const TECHNIQUES: Record<string, string> = {
   'bzimage-header': 'binary-analysis',
   'uimage-name': 'binary-analysis',
   'rpm-db': 'manifest-analysis',
+  'openwrt-fwtool-metadata': 'manifest-analysis',
 };

@@ -6,6 +6,7 @@ import { elfMetadataIdentifier } from './elf-metadata.identifier.js';
 import type { Identifier } from './identifier.js';
 import { kernelHeadersIdentifier } from './kernel-headers.identifier.js';
 import { opkgStatusIdentifier } from './opkg-status.identifier.js';
+import { openwrtMetadataIdentifier } from './openwrt-metadata.identifier.js';
 import { osReleaseIdentifier } from './os-release.identifier.js';
 import { peVersionIdentifier } from './pe-version.identifier.js';
 import { rpmDbIdentifier } from './rpm-db.identifier.js';
@@ -18,6 +19,7 @@ export const identifiers: Identifier[] = [
   apkInstalledIdentifier,
   rpmDbIdentifier,
   osReleaseIdentifier,
+  openwrtMetadataIdentifier,
   elfMetadataIdentifier,
   peVersionIdentifier,
   uefiModulesIdentifier,

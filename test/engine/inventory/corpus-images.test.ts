@@ -1,6 +1,7 @@
 // End-to-end inventories of the corpus images through scan() (unpacker + inventory analyzer). Expectations
 // were checked by hand on the images unpacked with standard tools (unsquashfs, xz, dd, strings, readelf):
-//   OpenWrt mir3g: /usr/lib/opkg/status lists 66 packages; /etc/openwrt_release 'SNAPSHOT' r13499-7b4877c204;
+//   OpenWrt mir3g: /usr/lib/opkg/status lists 66 packages; /etc/openwrt_release 'SNAPSHOT' r13499-7b4877c204 (also in
+//     the fwtool JSON trailer before 'FWx0' at the end of the image);
 //     uImage 'MIPS OpenWrt Linux-5.4.43'; 'BusyBox v1.31.1 ()'; dropbear '2019.78' next to 'Dropbear server v%s';
 //     dnsmasq '2.81' next to 'Dnsmasq version %s'; musl libc.so '1.1.24'; pppd '2.4.8'; xtables '1.8.4'.
 //   TRENDnet TEW-733GR: 'BusyBox v1.14.1 (2013-09-17 ...)', 'dnsmasq-2.45', 'hostapd v0.5.9', ip6tables '1.4.7',
@@ -69,7 +70,11 @@ describe.runIf(haveShared('corpus', OPENWRT))('OpenWrt sysupgrade image', () => 
     const kernel = byName(result, 'kernel')!;
     expect(kernel.evidence.some((e) => e.method === 'version-signature' && e.match?.startsWith('Linux version 5.4.43'))).toBe(true);
     expect(kernel.paths[0]).toMatch(/uimage\//);
-    expect(byName(result, 'openwrt')).toMatchObject({ version: 'SNAPSHOT', type: 'operating-system' });
+    const os = byName(result, 'openwrt')!;
+    expect(os).toMatchObject({ version: 'SNAPSHOT', type: 'operating-system' });
+    // /etc/openwrt_release, /usr/lib/os-release and the sysupgrade fwtool trailer agree on one OS component.
+    expect(os.evidence.map((e) => e.method)).toEqual(expect.arrayContaining(['os-release', 'openwrt-fwtool-metadata']));
+    expect(os.evidence.find((e) => e.method === 'openwrt-fwtool-metadata')!.match).toContain('revision=r13499-7b4877c204');
   });
 
   it('yields SBOMs that validate against the official schemas and the CycloneDX validator', async () => {

@@ -213,3 +213,39 @@ describe('release files', () => {
     expect(components[0].evidence[0].match).toContain('DISTRIB_REVISION=r13499-7b4877c204');
   });
 });
+
+describe('OpenWrt fwtool metadata', () => {
+  function image(json: string, type = 1): Buffer {
+    const body = Buffer.concat([Buffer.alloc(8), Buffer.from(json)]);
+    const trailer = Buffer.alloc(16);
+    trailer.write('FWx0', 0, 'latin1');
+    trailer[8] = type;
+    trailer.writeUInt32BE(body.length + 16, 12);
+    return Buffer.concat([Buffer.alloc(1024, 0xff), body, trailer]);
+  }
+
+  async function run(data: Buffer): Promise<AnalysisContext> {
+    const root = tree({ 'fw.bin': data });
+    const index = new FileIndex(root, [{ path: 'fw.bin', fsPath: '/fw.bin', kind: 'file', size: data.length, type: 'data', depth: 0 }]);
+    const ctx: AnalysisContext = { image: { fileName: 'fw.bin', size: data.length, hashes: { sha256: '', sha1: '', md5: '' }, type: 'data' }, index, components: [], findings: [], cryptoAssets: [], problems: [], signal: new AbortController().signal, progress: () => {} };
+    await createInventoryAnalyzer().run(ctx);
+    return ctx;
+  }
+
+  it('reads dist, version and revision from the trailer chain of the image', async () => {
+    const { components } = await run(image('{ "metadata_version": "1.0", "version": { "dist": "OpenWrt", "version": "19.07.3", "revision": "r11063-85e04e9f46", "target": "ramips/mt7621" } }\n'));
+    expect(components).toHaveLength(1);
+    expect(components[0]).toMatchObject({ name: 'openwrt', version: '19.07.3', cpe: 'cpe:2.3:o:openwrt:openwrt:19.07.3:*:*:*:*:*:*:*' });
+    expect(components[0].evidence[0]).toMatchObject({ method: 'openwrt-fwtool-metadata', match: expect.stringContaining('revision=r11063-85e04e9f46') });
+  });
+
+  it('ignores images without a trailer and notes broken metadata', async () => {
+    expect((await run(Buffer.alloc(2048, 0xff))).components).toEqual([]);
+    const bad = await run(image('{ not json'));
+    expect(bad.components).toEqual([]);
+    expect(bad.problems).toContainEqual(expect.objectContaining({ source: 'openwrt-metadata', kind: 'warning' }));
+    const truncated = image('{}');
+    truncated.writeUInt32BE(1 << 30, truncated.length - 4);
+    expect((await run(truncated)).components).toEqual([]);
+  });
+});
