@@ -76,21 +76,36 @@ async function readEntry(reader: Reader, at: number, variant: Variant): Promise<
   return { ...h, name, dataStart, next };
 }
 
-async function walk(reader: Reader, start: number, onEntry?: (e: Entry) => Promise<void>, signal?: AbortSignal): Promise<number> {
+/**
+ * Walks the entries from `start`. Returns the archive's end and whether it closed with its trailer: an archive
+ * that breaks off (a damaged header, data past the end of the file) ends before the entry that breaks, so
+ * every entry header after it is not walked again as a candidate of its own (no quadratic rescans).
+ */
+async function walk(
+  reader: Reader,
+  start: number,
+  onEntry?: (e: Entry) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<{ end: number; trailer: boolean; reason?: string }> {
   const variant = variantOf(await reader.read(start, 6));
-  if (!variant) return -1;
+  if (!variant) return { end: -1, trailer: false };
   let at = start;
   for (let index = 0; ; index++) {
     signal?.throwIfAborted();
     const entry = await readEntry(reader, at, variant);
-    if (!entry) {
-      if (index === 0) return -1;
-      throw new FormatError(`cpio: invalid header at ${at} before the trailer`);
+    let reason: string | undefined;
+    if (!entry) reason = `invalid header at ${at} before the trailer`;
+    else if (entry.name === 'TRAILER!!!') return { end: Math.min(entry.next, reader.size), trailer: true };
+    else if (entry.dataStart + entry.size > reader.size) reason = `data of ${entry.name} runs past the end of the file`;
+    if (reason !== undefined) {
+      if (index === 0) {
+        if (!entry) return { end: -1, trailer: false };
+        throw new FormatError(`cpio: ${reason}`);
+      }
+      return { end: at, trailer: false, reason };
     }
-    if (entry.name === 'TRAILER!!!') return Math.min(entry.next, reader.size);
-    if (entry.dataStart + entry.size > reader.size) throw new FormatError(`cpio: data of ${entry.name} runs past the end of the file`);
-    await onEntry?.(entry);
-    at = entry.next;
+    await onEntry?.(entry!);
+    at = entry!.next;
   }
 }
 
@@ -137,8 +152,11 @@ export const cpioHandler: Handler = {
     const first = variant ? await readEntry(reader, start, variant) : null;
     if (!first || first.name === '' || /[\x00-\x1f]/.test(first.name)) return null;
     try {
-      const end = await walk(reader, start);
-      return end <= start ? null : { start, end };
+      const { end, trailer, reason } = await walk(reader, start);
+      if (end <= start) return null;
+      // A binary-format candidate that breaks off is more likely chance than a damaged archive.
+      if (!trailer && variant !== 'newc' && variant !== 'odc') return null;
+      return { start, end, meta: trailer ? undefined : { broken: reason } };
     } catch (error) {
       // The binary magic is two bytes: a candidate that breaks down is a false positive, not a corrupt archive.
       if (error instanceof FormatError && variant !== 'newc' && variant !== 'odc') return null;
@@ -146,6 +164,7 @@ export const cpioHandler: Handler = {
     }
   },
   async extract(reader, chunk, sink) {
-    await walk(reader, chunk.start, (e) => extractEntry(reader, e, sink), sink.signal);
+    const { reason } = await walk(reader, chunk.start, (e) => extractEntry(reader, e, sink), sink.signal);
+    if (reason) sink.problem('warning', `cpio: archive breaks off (${reason}); the entries before it were extracted`, chunk.start);
   },
 };

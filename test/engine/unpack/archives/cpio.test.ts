@@ -23,8 +23,23 @@ describe('cpio handler', () => {
     });
   }
 
-  it('reports a truncated archive', async () => {
-    await expect(runHandler(cpioHandler, cpio('newc').subarray(0, 40_000))).rejects.toThrow(/cpio/);
+  it('keeps the entries before a truncation, warns, and reports the truncated entry on its own', async () => {
+    const archive = cpio('newc');
+    const cut = archive.subarray(0, archive.indexOf('root/usr/bin/tool') + 1000);
+    const run = await runHandler(cpioHandler, cut);
+    expect(run.files['root/etc/passwd']).toEqual(TREE['etc/passwd']);
+    expect(run.files['root/usr/bin/tool']).toBeUndefined();
+    expect(run.problems.map((p) => p.message).join()).toMatch(/breaks off \(data of root\/usr\/bin\/tool runs past the end/);
+    // The truncated entry's own header, as the next candidate, is a corrupt chunk with a reason.
+    await expect(runHandler(cpioHandler, cut, run.chunk!.end)).rejects.toThrow(/runs past the end of the file/);
+  });
+
+  it('walks a damaged archive once, not once per entry', async () => {
+    const archive = Buffer.from(cpio('newc'));
+    archive.write('XXXXXX', archive.lastIndexOf('070701'), 'latin1'); // the trailer's header
+    const run = await runHandler(cpioHandler, archive);
+    expect(run.files['root/usr/bin/tool']).toEqual(TREE['usr/bin/tool']);
+    expect(run.problems.map((p) => p.message).join()).toMatch(/breaks off \(invalid header/);
   });
 
   it('refuses a name that escapes', async () => {
