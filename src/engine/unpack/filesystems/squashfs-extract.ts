@@ -25,6 +25,25 @@ export interface InodeCommon {
   mtime: number;
 }
 
+/**
+ * A regular-file inode (SquashFS 3 and 4 alike) from its decoded fields; `take` reads the block size list that
+ * follows the inode in the inode table (one 32-bit word per full block, plus the tail unless it is in a fragment).
+ */
+export function fileInode(
+  r: { startBlock: number; fragment: number; offset: number; fileSize: number },
+  take: (bytes: number) => Buffer,
+  fs: { endian: 'le' | 'be'; blockSize: number; bytesUsed: number },
+  ref: InodeRef,
+  common: InodeCommon,
+): SquashInode {
+  const fragment = r.fragment === 0xffffffff ? -1 : r.fragment;
+  const count = fragment === -1 ? Math.ceil(r.fileSize / fs.blockSize) : Math.floor(r.fileSize / fs.blockSize);
+  if (count * 4 > fs.bytesUsed) throw new FormatError(`inode ${ref.block}:${ref.offset}: file size ${r.fileSize} is impossible`);
+  const list = take(count * 4);
+  const blockSizes = Array.from({ length: count }, (_, i) => (fs.endian === 'le' ? list.readUInt32LE(i * 4) : list.readUInt32BE(i * 4)));
+  return { kind: 'file', blocksStart: r.startBlock, fileSize: r.fileSize, fragment, fragmentOffset: r.offset, blockSizes, ...common };
+}
+
 export interface SquashDirEntry {
   name: string;
   ref: InodeRef;

@@ -192,3 +192,28 @@ export async function readPointedBlocks(src: MetadataSource, pointers: number[],
   if (data.length < bytes) throw new FormatError(`table needs ${bytes} bytes, its blocks hold ${data.length}`);
   return data;
 }
+
+/** A packed 64-bit inode reference (block position << 16 | offset), as superblocks and directories store it. */
+export function inodeRef(packed: number): { block: number; offset: number } {
+  return { block: Math.floor(packed / 65536), offset: packed % 65536 };
+}
+
+/** One fragment table entry: where the fragment block starts and its size word (bit 24 set = stored uncompressed). */
+export interface FragmentEntry {
+  start: number;
+  sizeWord: number;
+}
+
+/**
+ * Loads the fragment table (`count` 16-byte entries, the same in SquashFS 3 and 4) through its index at
+ * `indexStart`, and returns the lookup by fragment number.
+ */
+export async function loadFragmentTable(src: MetadataSource, indexStart: number, count: number): Promise<(index: number) => FragmentEntry> {
+  const data = count > 0 ? await readIndexedTable(src, indexStart, count * 16) : Buffer.alloc(0);
+  const le = src.endian === 'le';
+  return (index) => {
+    if (index >= count) throw new FormatError(`fragment ${index} outside the fragment table (${count})`);
+    const at = index * 16;
+    return { start: Number(le ? data.readBigUInt64LE(at) : data.readBigUInt64BE(at)), sizeWord: le ? data.readUInt32LE(at + 8) : data.readUInt32BE(at + 8) };
+  };
+}

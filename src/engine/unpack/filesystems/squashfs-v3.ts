@@ -8,8 +8,8 @@ import { struct } from '../struct.js';
 import { parseBits, type BitLayout } from './squashfs-bits.js';
 import { LzmaFamilyDecoder } from './squashfs-compressors.js';
 import type { InodeRef, SquashDirEntry, SquashImage, SquashInode } from './squashfs-extract.js';
-import { extractSquashfs } from './squashfs-extract.js';
-import { MetadataTable, readIndexedTable, type MetadataSource } from './squashfs-metadata.js';
+import { extractSquashfs, fileInode } from './squashfs-extract.js';
+import { MetadataTable, inodeRef, loadFragmentTable, type MetadataSource } from './squashfs-metadata.js';
 
 const superFields = {
   magic: 'u32', inodes: 'u32', bytesUsed2: 'u32', uidStart2: 'u32', guidStart2: 'u32', inodeTable2: 'u32',
@@ -91,7 +91,7 @@ export async function openSquashfsV3(reader: Reader, start: number): Promise<Squ
   };
   const uids = await u32s(sb.uidStart, sb.uids);
   const guids = await u32s(sb.guidStart, sb.guids);
-  const fragData = sb.fragments > 0 ? await readIndexedTable(src, start + sb.fragmentTable, sb.fragments * 16) : Buffer.alloc(0);
+  const fragment = await loadFragmentTable(src, start + sb.fragmentTable, sb.fragments);
   const firstPointer = async (at: number): Promise<number> => {
     const b = await reader.readExact(start + at, 8);
     return Number(e === 'le' ? b.readBigUInt64LE(0) : b.readBigUInt64BE(0));
@@ -125,12 +125,7 @@ export async function openSquashfsV3(reader: Reader, start: number): Promise<Squ
       case 2:
       case 9: {
         const r = parseBits(type === 2 ? REG : LREG, raw, e);
-        const fragment = r.fragment === 0xffffffff ? -1 : r.fragment;
-        const count = fragment === -1 ? Math.ceil(r.fileSize / sb.blockSize) : Math.floor(r.fileSize / sb.blockSize);
-        if (count * 4 > sb.bytesUsed) throw new FormatError(`${where}: file size ${r.fileSize} is impossible`);
-        const list = c.take(count * 4);
-        const blockSizes = Array.from({ length: count }, (_, i) => (e === 'le' ? list.readUInt32LE(i * 4) : list.readUInt32BE(i * 4)));
-        return { kind: 'file', blocksStart: r.startBlock, fileSize: r.fileSize, fragment, fragmentOffset: r.offset, blockSizes, ...common };
+        return fileInode(r, (n) => c.take(n), { endian: e, blockSize: sb.blockSize, bytesUsed: sb.bytesUsed }, ref, common);
       }
       case 3:
         return { kind: 'symlink', target: c.take(parseBits(SYMLINK, raw, e).size).toString('utf8'), ...common };
@@ -162,20 +157,13 @@ export async function openSquashfsV3(reader: Reader, start: number): Promise<Squ
     return entries;
   };
 
-  const fragment = (index: number): { start: number; sizeWord: number } => {
-    if (index >= sb.fragments) throw new FormatError(`fragment ${index} outside the fragment table (${sb.fragments})`);
-    const at = index * 16;
-    const fStart = Number(e === 'le' ? fragData.readBigUInt64LE(at) : fragData.readBigUInt64BE(at));
-    return { start: fStart, sizeWord: e === 'le' ? fragData.readUInt32LE(at + 8) : fragData.readUInt32BE(at + 8) };
-  };
-
   return {
     reader,
     base: start,
     limit,
     blockSize: sb.blockSize,
     decoder,
-    root: { block: Math.floor(sb.rootInode / 65536), offset: sb.rootInode % 65536 },
+    root: inodeRef(sb.rootInode),
     uncompressedBit: 1 << 24,
     readInode,
     readDir,

@@ -6,8 +6,8 @@ import { FormatError } from '../handler.js';
 import { struct } from '../struct.js';
 import { COMPRESSION_NAMES, decoderFor } from './squashfs-compressors.js';
 import type { InodeRef, SquashDirEntry, SquashImage, SquashInode } from './squashfs-extract.js';
-import { extractSquashfs } from './squashfs-extract.js';
-import { MetadataTable, readIndexedTable, type MetadataSource } from './squashfs-metadata.js';
+import { extractSquashfs, fileInode } from './squashfs-extract.js';
+import { MetadataTable, inodeRef, loadFragmentTable, readIndexedTable, type MetadataSource } from './squashfs-metadata.js';
 
 const superFields = {
   magic: 'u32', inodes: 'u32', mkfsTime: 'u32', blockSize: 'u32', fragments: 'u32',
@@ -103,7 +103,7 @@ export async function openSquashfsV4(reader: Reader, start: number): Promise<Squ
   const dirs = await MetadataTable.load(src, start + sb.directoryTable, start + (await directoryTableEnd(reader, start, sb)));
   const idData = await readIndexedTable(src, start + sb.idTable, sb.ids * 4);
   const ids = Array.from({ length: sb.ids }, (_, i) => (e === 'le' ? idData.readUInt32LE(i * 4) : idData.readUInt32BE(i * 4)));
-  const fragData = sb.fragments > 0 ? await readIndexedTable(src, start + sb.fragmentTable, sb.fragments * 16) : Buffer.alloc(0);
+  const fragment = await loadFragmentTable(src, start + sb.fragmentTable, sb.fragments);
   const id = (i: number): number => {
     const v = ids[i];
     if (v === undefined) throw new FormatError(`id index ${i} outside the id table (${ids.length} ids)`);
@@ -123,12 +123,7 @@ export async function openSquashfsV4(reader: Reader, start: number): Promise<Squ
       case 2:
       case 9: {
         const r = h.type === 2 ? REG[e].parse(c.take(16)) : LREG[e].parse(c.take(40));
-        const fragment = r.fragment === 0xffffffff ? -1 : r.fragment;
-        const count = fragment === -1 ? Math.ceil(r.fileSize / sb.blockSize) : Math.floor(r.fileSize / sb.blockSize);
-        if (count * 4 > sb.bytesUsed) throw new FormatError(`inode ${ref.block}:${ref.offset}: file size ${r.fileSize} is impossible`);
-        const list = c.take(count * 4);
-        const blockSizes = Array.from({ length: count }, (_, i) => (e === 'le' ? list.readUInt32LE(i * 4) : list.readUInt32BE(i * 4)));
-        return { kind: 'file', blocksStart: r.startBlock, fileSize: r.fileSize, fragment, fragmentOffset: r.offset, blockSizes, ...common };
+        return fileInode(r, (n) => c.take(n), { endian: e, blockSize: sb.blockSize, bytesUsed: sb.bytesUsed }, ref, common);
       }
       case 3:
       case 10: {
@@ -171,20 +166,13 @@ export async function openSquashfsV4(reader: Reader, start: number): Promise<Squ
     return entries;
   };
 
-  const fragment = (index: number): { start: number; sizeWord: number } => {
-    if (index >= sb.fragments) throw new FormatError(`fragment ${index} outside the fragment table (${sb.fragments})`);
-    const at = index * 16;
-    const fStart = Number(e === 'le' ? fragData.readBigUInt64LE(at) : fragData.readBigUInt64BE(at));
-    return { start: fStart, sizeWord: e === 'le' ? fragData.readUInt32LE(at + 8) : fragData.readUInt32BE(at + 8) };
-  };
-
   return {
     reader,
     base: start,
     limit,
     blockSize: sb.blockSize,
     decoder,
-    root: { block: Math.floor(sb.rootInode / 65536), offset: sb.rootInode % 65536 },
+    root: inodeRef(sb.rootInode),
     uncompressedBit: 1 << 24,
     readInode,
     readDir,
