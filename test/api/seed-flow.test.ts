@@ -52,7 +52,7 @@ describe('seed flow over HTTP', () => {
       const type = r.body.scans?.[0]?.latestScanState?.type;
       if (type === 'in_progress') return undefined;
       return r.body;
-    }, 60_000);
+    }, 120_000);
     expect(scans.scans[0].latestScanState).toMatchObject({ type: 'completed' });
     const scanId = scans.scans[0].id;
     const raw = await call(t.base, token, 'GET', `/api/v4/products/${productId}/images/${imageId}/scans/${scanId}`);
@@ -65,7 +65,7 @@ describe('seed flow over HTTP', () => {
     const components = await call(t.base, token, 'GET', `/api/v4/products/${productId}/images/${imageId}/scans/${scanId}/components`);
     expect(components.status).toBe(200);
     expect(Array.isArray(components.body.components)).toBe(true);
-  });
+  }, 150_000);
 
   it('serves the grid, compare, CSV and reports of the completed scan', async () => {
     const grid = await call(t.base, token, 'POST', '/api/v4/grids/findings:gridList', { filters: [{ field: 'productId', value: productId, comparator: 'equals' }] });

@@ -32,5 +32,5 @@ describe('cancel', () => {
     expect(await t.server.runtime.repos.results.components(scanId)).toEqual([]);
     const again = await call(t.base, token, 'POST', `${path}/states`, { type: 'done' });
     expect(again.status).toBe(409);
-  });
+  }, 120_000);
 });

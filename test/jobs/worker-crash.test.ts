@@ -72,6 +72,6 @@ for (const dialect of testDialects()) {
       expect(history.some((s) => /retry 2/.test(s.message ?? ''))).toBe(true);
       second.kill('SIGTERM');
       await new Promise((r) => second.once('exit', r));
-    });
+    }, 240_000);
   });
 }
