@@ -33,4 +33,22 @@ describe('upload limits', () => {
     expect(r.status).toBe(413);
     expect((await call(t.base, token, 'GET', `/api/v4/products/${productId}/images`)).body.images).toEqual([]);
   });
+
+  it('answers 422 for reports of an image without a completed scan', async () => {
+    const form = new FormData();
+    form.set('imageName', 'small');
+    form.set('createScan', 'false');
+    form.set('file', new Blob([Buffer.alloc(100, 1)]), 'small.bin');
+    const image = await call(t.base, token, 'POST', `/api/v4/products/${productId}/images:upload`, form);
+    expect(image.status).toBe(201);
+    const base = `/api/v4/products/${productId}/images/${image.body.id}`;
+    const sbom = await call(t.base, token, 'GET', `${base}/sbomReport:cycloneDX?contentType=json`);
+    expect(sbom.status).toBe(422);
+    expect(sbom.body.message).toMatch(/has no scans/);
+    const scan = await call(t.base, token, 'POST', `${base}/scans`);
+    const pdf = await call(t.base, token, 'GET', `${base}?contentType=pdf&imageFields=findings`);
+    expect(pdf.status).toBe(422);
+    expect(pdf.body.message).toContain(`is 'new'`);
+    expect(scan.status).toBe(201);
+  });
 });
