@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { cramfsHandler } from '../../../../src/engine/unpack/filesystems/cramfs.js';
 import { lzma } from '../../../../src/engine/unpack/codecs.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
@@ -11,18 +10,16 @@ import {
   entry,
   expectTree,
   extractWith,
-  haveTool,
+  imageWorkspace,
+  makeDeviceNodes,
   noise,
   run,
-  sampleTree,
-  tempDir,
-  writeTree,
   type SampleFile,
+  sampleTree,
+  writeTree,
 } from './fs-image-harness.js';
 
-const enabled = haveTool('mkfs.cramfs');
-const work = tempDir('cramfs');
-const src = join(work, 'src');
+const { enabled, work, src } = imageWorkspace('cramfs', 'mkfs.cramfs');
 let files: SampleFile[];
 let haveNodes = false;
 
@@ -40,16 +37,9 @@ beforeAll(() => {
     { path: 'dev', kind: 'directory', mode: 0o755 },
   ];
   writeTree(src, files, { modes: true });
-  try {
-    // Device nodes and fifos need privileges; without them those checks are skipped.
-    execFileSync('mknod', [join(src, 'dev/null'), 'c', '1', '3']);
-    execFileSync('mkfifo', [join(src, 'dev/fifo')]);
-    haveNodes = true;
-  } catch {
-    console.warn('NOTICE: cannot create device nodes here; the cramfs device checks are skipped');
-  }
+  // Device nodes and fifos need privileges; without them those checks are skipped.
+  haveNodes = makeDeviceNodes(join(src, 'dev'), 'cramfs');
 });
-afterAll(() => cleanup(work));
 
 /** A little-endian CramFS with one regular file "a" whose single block is `block`. */
 function handBuilt(size: number, block: Buffer): Buffer {

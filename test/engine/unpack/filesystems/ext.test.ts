@@ -1,6 +1,6 @@
 import { linkSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { extHandler } from '../../../../src/engine/unpack/filesystems/ext.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
@@ -10,18 +10,15 @@ import {
   entry,
   expectTree,
   extractWith,
-  haveTool,
+  imageWorkspace,
   noise,
   run,
-  sampleTree,
-  tempDir,
-  writeTree,
   type SampleFile,
+  sampleTree,
+  writeTree,
 } from './fs-image-harness.js';
 
-const enabled = haveTool('mke2fs');
-const work = tempDir('ext');
-const src = join(work, 'src');
+const { enabled, work, src } = imageWorkspace('ext', 'mke2fs');
 let files: SampleFile[];
 
 function mkfs(name: string, type: string, blockSize: number, blocks: number, features: string[] = [], extra: string[] = []): string {
@@ -48,7 +45,6 @@ beforeAll(() => {
   writeTree(src, files, { modes: true });
   linkSync(join(src, 'etc/passwd'), join(src, 'etc/passwd-'));
 });
-afterAll(() => cleanup(work));
 
 describe.runIf(enabled)('ext handler', () => {
   it('extracts ext2 with 1 KiB blocks (block maps, double indirect, holes) and finds the exact chunk end', async () => {

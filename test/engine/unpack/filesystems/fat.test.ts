@@ -1,14 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fatHandler } from '../../../../src/engine/unpack/filesystems/fat.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
-import { cleanup, corrupt, entry, expectTree, extractWith, haveTool, noise, run, sampleTree, tempDir, writeTree, type SampleFile } from './fs-image-harness.js';
+import { cleanup, corrupt, entry, expectTree, extractWith, imageWorkspace, noise, run, type SampleFile, sampleTree, writeTree } from './fs-image-harness.js';
 
-const enabled = haveTool('mkfs.fat') && haveTool('mcopy');
-const work = tempDir('fat');
-const src = join(work, 'src');
+const { enabled, work, src } = imageWorkspace('fat', 'mkfs.fat', 'mcopy');
 let files: SampleFile[];
 
 function mkfat(name: string, bits: 12 | 16 | 32, kib: number): string {
@@ -28,7 +26,6 @@ beforeAll(() => {
   writeTree(src, files);
   process.env.MTOOLS_SKIP_CHECK = '1';
 });
-afterAll(() => cleanup(work));
 
 describe.runIf(enabled)('fat handler', () => {
   for (const [bits, kib] of [[12, 1440], [16, 8192], [32, 34000]] as const) {

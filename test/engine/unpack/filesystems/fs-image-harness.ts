@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { entry, type Extraction } from '../extract-harness.js';
+import { entry, tempDir, type Extraction } from '../extract-harness.js';
 
 export { entry, extractWith, tempDir, type Extraction } from '../extract-harness.js';
 
@@ -19,6 +19,30 @@ export function haveTool(cmd: string): boolean {
     return true;
   } catch {
     console.warn(`NOTICE: ${cmd} is not installed; tests that need it are skipped`);
+    return false;
+  }
+}
+
+/**
+ * The set-up every image test starts with: whether the Debian tools that build its images are installed (a notice
+ * names the first missing one), a work folder removed after the test file, and the `src` folder for the sample tree.
+ */
+export function imageWorkspace(name: string, ...tools: string[]): { enabled: boolean; work: string; src: string } {
+  const work = tempDir(name);
+  return { enabled: tools.every((t) => haveTool(t)), work, src: join(work, 'src') };
+}
+
+/**
+ * Creates the character device `null` (1:3) and the fifo `fifo` in `dir`. Both need privileges: without them it warns
+ * and returns false, and the test skips its device checks.
+ */
+export function makeDeviceNodes(dir: string, fsName: string): boolean {
+  try {
+    execFileSync('mknod', [join(dir, 'null'), 'c', '1', '3']);
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    return true;
+  } catch {
+    console.warn(`NOTICE: cannot create device nodes here; the ${fsName} device checks are skipped`);
     return false;
   }
 }

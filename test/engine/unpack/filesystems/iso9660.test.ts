@@ -1,14 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { iso9660Handler } from '../../../../src/engine/unpack/filesystems/iso9660.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
-import { cleanup, corrupt, entry, expectTree, extractWith, haveTool, noise, run, sampleTree, sha256, tempDir, writeTree, type SampleFile } from './fs-image-harness.js';
+import { cleanup, corrupt, entry, expectTree, extractWith, imageWorkspace, noise, run, type SampleFile, sampleTree, sha256, writeTree } from './fs-image-harness.js';
 
-const enabled = haveTool('xorriso') && haveTool('genisoimage');
-const work = tempDir('iso');
-const src = join(work, 'src');
+const { enabled, work, src } = imageWorkspace('iso', 'xorriso', 'genisoimage');
 const deepPath = 'd1/d2/d3/d4/d5/d6/d7/d8/d9/d10';
 let files: SampleFile[];
 
@@ -27,7 +25,6 @@ beforeAll(() => {
   ];
   writeTree(src, files, { modes: true });
 });
-afterAll(() => cleanup(work));
 
 describe.runIf(enabled)('iso9660 handler', () => {
   it('extracts Rock Ridge names, modes and symlinks (xorriso), with the exact chunk end', async () => {

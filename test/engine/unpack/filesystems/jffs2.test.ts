@@ -1,16 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { jffs2Handler } from '../../../../src/engine/unpack/filesystems/jffs2.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { lzma } from '../../../../src/engine/unpack/codecs.js';
-import { cleanup, corrupt, entry, expectTree, extractWith, haveTool, noise, run, sampleTree, tempDir, writeTree, type SampleFile } from './fs-image-harness.js';
+import { cleanup, corrupt, entry, expectTree, extractWith, imageWorkspace, noise, run, type SampleFile, sampleTree, writeTree } from './fs-image-harness.js';
 
-const enabled = haveTool('mkfs.jffs2');
-const work = tempDir('jffs2');
-const src = join(work, 'src');
+const { enabled, work, src } = imageWorkspace('jffs2', 'mkfs.jffs2');
 const ERASE = 0x10000;
 let files: SampleFile[];
 
@@ -76,7 +74,6 @@ beforeAll(() => {
   // Device nodes come from a device table (no root needed): name type mode uid gid major minor start inc count
   writeFileSync(join(work, 'devtable'), '/dev d 755 0 0 - - - - -\n/dev/console c 600 0 0 5 1 - - -\n/dev/mtdblock0 b 640 0 0 31 0 - - -\n');
 });
-afterAll(() => cleanup(work));
 
 describe.runIf(enabled)('jffs2 handler', () => {
   const variants: Array<[string, string[], 'le' | 'be']> = [

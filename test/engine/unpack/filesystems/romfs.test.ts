@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { chmodSync, linkSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { romfsHandler } from '../../../../src/engine/unpack/filesystems/romfs.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import {
@@ -10,18 +9,16 @@ import {
   entry,
   expectTree,
   extractWith,
-  haveTool,
+  imageWorkspace,
+  makeDeviceNodes,
   noise,
   run,
-  sampleTree,
-  tempDir,
-  writeTree,
   type SampleFile,
+  sampleTree,
+  writeTree,
 } from './fs-image-harness.js';
 
-const enabled = haveTool('genromfs');
-const work = tempDir('romfs');
-const src = join(work, 'src');
+const { enabled, work, src } = imageWorkspace('romfs', 'genromfs');
 let files: SampleFile[];
 let haveNodes = false;
 
@@ -40,15 +37,8 @@ beforeAll(() => {
   writeTree(src, files, { modes: true });
   for (const f of files) if (f.kind === 'directory') chmodSync(join(src, f.path), 0o755);
   linkSync(join(src, 'etc/passwd'), join(src, 'etc/passwd.hardlink'));
-  try {
-    execFileSync('mknod', [join(src, 'etc/null'), 'c', '1', '3']);
-    execFileSync('mkfifo', [join(src, 'etc/fifo')]);
-    haveNodes = true;
-  } catch {
-    console.warn('NOTICE: cannot create device nodes here; the romfs device checks are skipped');
-  }
+  haveNodes = makeDeviceNodes(join(src, 'etc'), 'romfs');
 });
-afterAll(() => cleanup(work));
 
 describe.runIf(enabled)('romfs handler', () => {
   it('extracts a genromfs image: contents, executable bits, symlinks, hard links, devices, exact end', async () => {

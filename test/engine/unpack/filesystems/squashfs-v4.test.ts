@@ -1,6 +1,6 @@
 import { linkSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { squashfsV4Handler } from '../../../../src/engine/unpack/filesystems/squashfs-v4.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { corpus, haveShared } from '../../../support/shared.js';
@@ -10,19 +10,16 @@ import {
   entry,
   expectTree,
   extractWith,
-  haveTool,
+  imageWorkspace,
   noise,
   run,
-  sampleTree,
-  tempDir,
-  writeTree,
   type SampleFile,
+  sampleTree,
+  writeTree,
 } from './fs-image-harness.js';
 import { swapSquashfsV4 } from './squashfs-v4-swap.js';
 
-const enabled = haveTool('mksquashfs');
-const work = tempDir('squashfs-v4');
-const src = join(work, 'src');
+const { enabled, work, src } = imageWorkspace('squashfs-v4', 'mksquashfs');
 let files: SampleFile[];
 
 /** Builds an image of `src` with mksquashfs; device nodes, fifos and sockets come from pseudo definitions. */
@@ -65,7 +62,6 @@ beforeAll(() => {
   linkSync(join(src, 'etc/passwd'), join(src, 'etc/passwd.hardlink'));
   writeTree(join(work, 'small'), sampleTree({ symlinks: true }), { modes: true });
 });
-afterAll(() => cleanup(work));
 
 function expectSpecials(ex: Awaited<ReturnType<typeof extractWith>>): void {
   expect(entry(ex, 'dev/null')).toMatchObject({ kind: 'device', meta: { mode: 0o666, meta: { rdev: (1 << 8) | 3 } } });

@@ -1,16 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { unpack } from '../../../../src/engine/unpack/driver.js';
 import { ubiHandler } from '../../../../src/engine/unpack/filesystems/ubi.js';
 import { ubifsHandler } from '../../../../src/engine/unpack/filesystems/ubifs.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
-import { cleanup, corrupt, entry, expectTree, extractWith, haveTool, noise, run, sampleTree, sha256, tempDir, writeTree, type SampleFile } from './fs-image-harness.js';
+import { cleanup, corrupt, entry, expectTree, extractWith, imageWorkspace, noise, run, type SampleFile, sampleTree, sha256, tempDir, writeTree } from './fs-image-harness.js';
 
-const enabled = haveTool('ubinize') && haveTool('mkfs.ubifs');
-const work = tempDir('ubi');
-const src = join(work, 'src');
+const { enabled, work, src } = imageWorkspace('ubi', 'ubinize', 'mkfs.ubifs');
 let files: SampleFile[];
 let ubifsImage: Buffer;
 let ubiImage: string;
@@ -33,7 +31,6 @@ beforeAll(() => {
   ubiImage = join(work, 'ubi.img');
   run('ubinize', ['-o', ubiImage, '-m', '512', '-p', '16KiB', '-s', '512', '-Q', '1234', 'ubinize.cfg'], { cwd: work });
 });
-afterAll(() => cleanup(work));
 
 describe.runIf(enabled)('ubi handler', () => {
   it('finds the eraseblock size and the exact end, and writes one file per volume', async () => {

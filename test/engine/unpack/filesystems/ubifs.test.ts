@@ -1,15 +1,13 @@
 import { appendFileSync, linkSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ubifsHandler } from '../../../../src/engine/unpack/filesystems/ubifs.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
-import { cleanup, corrupt, entry, expectTree, extractWith, haveTool, noise, run, sampleTree, tempDir, writeTree, type SampleFile } from './fs-image-harness.js';
+import { cleanup, corrupt, entry, expectTree, extractWith, imageWorkspace, noise, run, type SampleFile, sampleTree, writeTree } from './fs-image-harness.js';
 
-const enabled = haveTool('mkfs.ubifs');
-const work = tempDir('ubifs');
-const src = join(work, 'src');
+const { enabled, work, src } = imageWorkspace('ubifs', 'mkfs.ubifs');
 let files: SampleFile[];
 
 /** A bare UBIFS image (512-byte pages, 15 KiB LEBs: the smallest geometry mkfs.ubifs accepts). */
@@ -96,7 +94,6 @@ beforeAll(() => {
   linkSync(join(src, 'etc/passwd'), join(src, 'etc/passwd-'));
   writeFileSync(join(work, 'devtable'), '/dev d 755 0 0 - - - - -\n/dev/ttyS0 c 620 0 5 4 64 - - -\n');
 });
-afterAll(() => cleanup(work));
 
 describe.runIf(enabled)('ubifs handler', () => {
   for (const compression of ['none', 'zlib', 'lzo', 'zstd']) {
