@@ -1,11 +1,10 @@
 // The CBOM: CycloneDX 1.6 cryptographic-asset components, valid against the official schema, linked to the
 // files, components and libraries that use them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ScanResult } from '../../src/engine/types.js';
 import { findReport } from '../../src/reports/index.js';
 import { haveShared } from '../support/shared.js';
-import { tempDir } from '../engine/crypto/support.js';
-import { NOW, corpusScan, generatedScan, haveCorpus } from './pqc-fixture.js';
+import { NOW, corpusScan, haveCorpus, useGeneratedScan } from './pqc-fixture.js';
 import { schemaValidator } from './schema-validate.js';
 
 type Component = { type: string; 'bom-ref': string; name: string; cryptoProperties?: Record<string, any>; evidence?: { occurrences: Array<{ location: string; offset?: number }> }; properties?: Array<{ name: string; value: string }> };
@@ -14,14 +13,7 @@ type Bom = { specVersion: string; serialNumber: string; components: Component[];
 const haveSchema = haveShared('schemas', 'cyclonedx', 'bom-1.6.schema.json');
 
 describe('CBOM (CycloneDX 1.6)', () => {
-  let result: ScanResult;
-  let cleanup: () => Promise<void>;
-  beforeAll(async () => {
-    const tmp = await tempDir();
-    cleanup = tmp.cleanup;
-    result = await generatedScan(tmp.dir);
-  });
-  afterAll(() => cleanup());
+  const generated = useGeneratedScan();
   const generate = async (r: ScanResult): Promise<Bom> => JSON.parse(String(await findReport('cbom')!.generate({ result: r, now: NOW })));
 
   it('is registered as cbom-cyclonedx (alias cbom), spec 1.6', () => {
@@ -29,11 +21,11 @@ describe('CBOM (CycloneDX 1.6)', () => {
   });
 
   it.skipIf(!haveSchema)('validates against the official schema', async () => {
-    expect(schemaValidator('cyclonedx-1.6')(await generate(result))).toEqual([]);
+    expect(schemaValidator('cyclonedx-1.6')(await generate(generated.result))).toEqual([]);
   });
 
   it('describes algorithms, certificates, keys and protocols as cryptographic assets', async () => {
-    const bom = await generate(result);
+    const bom = await generate(generated.result);
     expect(bom.specVersion).toBe('1.6');
     const crypto = bom.components.filter((c) => c.type === 'cryptographic-asset');
     const byName = Object.fromEntries(crypto.map((c) => [c.name, c]));
@@ -56,7 +48,7 @@ describe('CBOM (CycloneDX 1.6)', () => {
   });
 
   it('links assets to the files, components and libraries that provide them', async () => {
-    const bom = await generate(result);
+    const bom = await generate(generated.result);
     const ref = (name: string) => bom.components.find((c) => c.name === name)!['bom-ref'];
     const provides = (by: string) => bom.dependencies.find((d) => d.ref === by)?.provides ?? [];
     expect(provides('file:rootfs/etc/ssh/sshd_config')).toEqual(expect.arrayContaining([ref('3DES-CBC'), ref('ML-KEM-768'), ref('SSH')]));

@@ -4,15 +4,29 @@ import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { AES_SBOX } from '../../src/engine/crypto/constants/aes.js';
 import { MLKEM_ZETAS } from '../../src/engine/crypto/constants/mlkem.js';
 import { SHA256_K } from '../../src/engine/crypto/constants/sha2.js';
 import type { Component, ScanResult } from '../../src/engine/types.js';
 import { corpus, haveShared } from '../support/shared.js';
-import { NOW, analyze, pseudoRandom } from '../engine/crypto/support.js';
+import { NOW, analyze, pseudoRandom, tempDir } from '../engine/crypto/support.js';
 
 const u32 = (v: number[]) => Buffer.from(new Uint32Array(v).buffer);
 const u16 = (v: number[]) => Buffer.from(new Uint16Array(v).buffer);
+
+/** Builds the generated scan in a temporary folder before the enclosing tests (removed after them); `.result` holds it. */
+export function useGeneratedScan(): { result: ScanResult } {
+  const scan = {} as { result: ScanResult };
+  let cleanup: () => Promise<void> = async () => {};
+  beforeAll(async () => {
+    const tmp = await tempDir();
+    cleanup = tmp.cleanup;
+    scan.result = await generatedScan(tmp.dir);
+  });
+  afterAll(() => cleanup());
+  return scan;
+}
 
 export async function generatedScan(dir: string): Promise<ScanResult> {
   await mkdir(join(dir, 'rootfs/etc/ssh'), { recursive: true });

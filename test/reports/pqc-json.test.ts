@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScanResult } from '../../src/engine/types.js';
+import { describe, expect, it } from 'vitest';
 import { findReport } from '../../src/reports/index.js';
-import { tempDir } from '../engine/crypto/support.js';
-import { NOW, corpusScan, generatedScan, haveCorpus } from './pqc-fixture.js';
+import { NOW, corpusScan, haveCorpus, useGeneratedScan } from './pqc-fixture.js';
 
 const subject = {
   product: { id: '01JABCDEFGHJKMNPQRSTVWXYZ0', name: 'Router X' },
@@ -13,14 +11,7 @@ const subject = {
 type Finding = { name: string; cryptoAlgorithmName: string; cryptoAlgorithmPrimitive: string; isNistIR8547Compliant: boolean; quantumSecurityClass: string; component: string; cryptoProtocolName?: string; compliance: Array<{ nistIr8547: { algorithm: string; parameter: { parameter: string; transitions: unknown[] }; compliant?: unknown; notCompliant?: { recommendations: Array<{ algorithm: string; parameter: string; security: string }> } } }>; evidence: Array<{ path: string }> };
 
 describe('PQC compliance report (JSON)', () => {
-  let result: ScanResult;
-  let cleanup: () => Promise<void>;
-  beforeAll(async () => {
-    const tmp = await tempDir();
-    cleanup = tmp.cleanup;
-    result = await generatedScan(tmp.dir);
-  });
-  afterAll(() => cleanup());
+  const generated = useGeneratedScan();
 
   it('is registered as pqc-json with the alias pqc', () => {
     expect(findReport('pqc')?.id).toBe('pqc-json');
@@ -28,7 +19,7 @@ describe('PQC compliance report (JSON)', () => {
   });
 
   it('has the API-NOTES structure, with every detected algorithm classified and evidenced', async () => {
-    const report = JSON.parse(String(await findReport('pqc')!.generate({ result, subject, now: NOW })));
+    const report = JSON.parse(String(await findReport('pqc')!.generate({ result: generated.result, subject, now: NOW })));
     expect(report).toMatchObject({ id: subject.scan.id, parent: `products/${subject.product.id}/images/${subject.image.id}`, name: 'router-x-1.2.bin', productName: 'Router X' });
     const findings = report.findings as Finding[];
     const byName = Object.fromEntries(findings.map((f) => [f.name, f]));
@@ -50,7 +41,7 @@ describe('PQC compliance report (JSON)', () => {
   });
 
   it('names the image after its file offline', async () => {
-    const report = JSON.parse(String(await findReport('pqc')!.generate({ result, now: NOW })));
+    const report = JSON.parse(String(await findReport('pqc')!.generate({ result: generated.result, now: NOW })));
     expect(report).toMatchObject({ name: 'rootfs.bin', productName: '', parent: 'rootfs.bin' });
   });
 

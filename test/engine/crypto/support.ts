@@ -10,6 +10,8 @@ import type { FileDetections } from '../../../src/engine/crypto/detections.js';
 import { FileIndex } from '../../../src/engine/file-index.js';
 import type { Component, FileNode } from '../../../src/engine/types.js';
 
+export { pseudoRandom } from '../../support/bytes.js';
+
 export const NOW = new Date('2026-11-22T00:00:00Z');
 
 export async function detectBuffer(data: Buffer, now = NOW, chunk = 4096): Promise<FileDetections> {
@@ -44,17 +46,4 @@ export async function analyze(root: string, paths: string[], options: { now?: Da
   };
   await createCryptoAnalyzer({ now: () => options.now ?? NOW }).run(ctx);
   return ctx;
-}
-
-/** Random bytes from a seeded generator (deterministic decoys). */
-export function pseudoRandom(size: number, seed = 1): Buffer {
-  const out = Buffer.alloc(size);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
 }

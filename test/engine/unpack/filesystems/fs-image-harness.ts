@@ -5,9 +5,11 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { pseudoRandom as noise } from '../../../support/bytes.js';
 import { entry, tempDir, type Extraction } from '../extract-harness.js';
 
 export { entry, extractWith, tempDir, type Extraction } from '../extract-harness.js';
+export { pseudoRandom as noise } from '../../../support/bytes.js';
 
 export function run(cmd: string, args: string[], opts: { cwd?: string; input?: Buffer } = {}): Buffer {
   return execFileSync(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], ...opts });
@@ -53,19 +55,6 @@ export interface SampleFile {
   content?: Buffer;
   target?: string;
   mode?: number;
-}
-
-/** Deterministic pseudo-random bytes (compressible only a little). */
-export function noise(length: number, seed: number): Buffer {
-  const out = Buffer.alloc(length);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
 }
 
 /** A small tree with the cases every filesystem handler should get right. */

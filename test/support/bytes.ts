@@ -1,0 +1,14 @@
+// Deterministic test bytes shared by the unpack and crypto tests.
+
+/** Pseudo-random bytes from a seeded xorshift generator: incompressible, and the same for the same seed. */
+export function pseudoRandom(size: number, seed = 1): Buffer {
+  const out = Buffer.alloc(size);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
