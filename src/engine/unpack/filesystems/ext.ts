@@ -24,6 +24,7 @@ import {
   type Runs,
 } from './ext-inode.js';
 import { replayJournal, unescape, type JournalCopy } from './ext-journal.js';
+import { decodeDev } from './dev-t.js';
 
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
@@ -327,8 +328,7 @@ async function linkTarget(vol: ExtVolume, inode: Inode): Promise<string> {
 function deviceNumber(block: Buffer): { major: number; minor: number } {
   const old = block.readUInt32LE(0);
   if (old !== 0) return { major: (old >> 8) & 0xff, minor: old & 0xff };
-  const dev = block.readUInt32LE(4);
-  return { major: (dev & 0xfff00) >> 8, minor: (dev & 0xff) | ((dev >> 12) & 0xfff00) };
+  return decodeDev(block.readUInt32LE(4));
 }
 
 export const extHandler: Handler = {

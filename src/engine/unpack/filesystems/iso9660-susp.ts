@@ -2,6 +2,7 @@
 // POSIX names, modes, symlink targets, device numbers and relocated directories. Written from ECMA-119 and
 // the SUSP 1.12 / RRIP 1.12 specifications.
 import { FormatError, type Reader } from '../handler.js';
+import { decodeDev } from './dev-t.js';
 
 export interface DirRecord {
   length: number;
@@ -91,7 +92,7 @@ export async function parseSusp(area: Buffer, reader: Reader, base: number, bloc
           if (len >= 20) {
             const high = e.readUInt32LE(4);
             const low = e.readUInt32LE(12);
-            rr.device = high ? { major: high, minor: low } : { major: (low >> 8) & 0xfff, minor: (low & 0xff) | ((low >> 12) & 0xfff00) };
+            rr.device = high ? { major: high, minor: low } : decodeDev(low);
           }
           break;
         case 'NM':

@@ -6,6 +6,7 @@ import { lzo1xDecompress } from '../codecs-lzo.js';
 import { rtimeDecompress } from '../codecs-rtime.js';
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { jffs2Crc, Layouts, NODETYPE, scanNodes, type DirentNode, type Endian, type InodeNode } from './jffs2-nodes.js';
+import { decodeDev } from './dev-t.js';
 
 const ROOT_INO = 1;
 const S_IFMT = 0o170000;
@@ -249,7 +250,7 @@ function deviceNumber(raw: Buffer, endian: Endian): { major: number; minor: numb
     return { major: dev >> 8, minor: dev & 0xff };
   }
   const dev = raw.length >= 4 ? (endian === 'le' ? raw.readUInt32LE(0) : raw.readUInt32BE(0)) : 0;
-  return { major: (dev & 0xfff00) >> 8, minor: (dev & 0xff) | ((dev >> 12) & 0xfff00) };
+  return decodeDev(dev);
 }
 
 const magic = (bytes: number[]) => ({ bytes: Buffer.from(bytes) });

@@ -20,6 +20,7 @@ import {
 } from './ubifs-nodes.js';
 import { allNodes, journalNodes, type ScannedNode } from './ubifs-journal.js';
 import { UbifsTree, type BlockRef, type InodeInfo } from './ubifs-tree.js';
+import { decodeDev } from './dev-t.js';
 
 const MAX_INDEX_LEVEL = 64;
 const S_IFMT = 0o170000;
@@ -161,7 +162,7 @@ async function writeTree(vol: UbifsVolume, tree: UbifsTree, sink: Sink): Promise
           case 0o020000:
           case 0o060000: {
             const dev = ino.data.length >= 4 ? ino.data.readUInt32LE(0) : 0;
-            sink.special(path, 'device', { ...meta, meta: { major: (dev & 0xfff00) >> 8, minor: (dev & 0xff) | ((dev >> 12) & 0xfff00) } });
+            sink.special(path, 'device', { ...meta, meta: decodeDev(dev) });
             break;
           }
           case 0o010000:
