@@ -64,6 +64,7 @@ interface State {
   progress?: (p: UnpackProgress) => void;
   /** Whole contents of small extracted files (the sink's head), scanned without reopening them. */
   small: WeakMap<FileNode, Buffer>;
+  lastPercent?: number;
 }
 
 export async function unpack(imagePath: string, outDir: string, options: UnpackOptions = {}): Promise<UnpackResult> {
@@ -140,8 +141,18 @@ async function processFile(state: State, node: FileNode, ancestry: Set<string>):
       if (state.stopped) return;
       state.formats[chunk.handler.id] = (state.formats[chunk.handler.id] ?? 0) + 1;
       const children = await extractChunk(state, reader, node, chunk, extractDir);
-      if (node.depth === 0) state.progress?.({ phase: 'unpack', percent: Math.min(99, Math.floor((chunk.info.end / Math.max(1, reader.size)) * 100)) });
-      for (const child of children) {
+      // Progress is how far the image's own chunks are done, advancing through each chunk's children.
+      const report = (done: number) => {
+        if (node.depth !== 0) return;
+        const at = chunk.info.start + (chunk.info.end - chunk.info.start) * done;
+        const percent = Math.min(99, Math.floor((at / Math.max(1, reader.size)) * 100));
+        if (percent === state.lastPercent) return; // only changes are reported
+        state.lastPercent = percent;
+        state.progress?.({ phase: 'unpack', percent });
+      };
+      report(children.length === 0 ? 1 : 0);
+      for (const [index, child] of children.entries()) {
+        report(index / children.length);
         if (state.stopped) return;
         if (child.kind !== 'file' || child.size === 0) continue;
         if (child.sha256 && ancestry.has(child.sha256)) {

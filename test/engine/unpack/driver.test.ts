@@ -79,6 +79,17 @@ describe('unpack driver', () => {
     );
   });
 
+  it('reports progress through the image, only when it changes, ending at 100', async () => {
+    const image = join(dir, 'image.bin');
+    await writeFile(image, Buffer.concat([box('a'.repeat(100)), Buffer.alloc(100), box('b'.repeat(100))]));
+    const seen: number[] = [];
+    await unpack(image, join(dir, 'out'), { handlers: [boxHandler()], onProgress: (p) => seen.push(p.percent) });
+    expect(seen.at(-1)).toBe(100);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.some((p) => p > 0 && p < 100)).toBe(true);
+  });
+
   it('honours onlyAtStart', async () => {
     const weak = boxHandler({ id: 'weak', onlyAtStart: true });
     expect((await run(Buffer.concat([Buffer.from('..'), box('x')]), [weak])).files).toHaveLength(1);
