@@ -50,6 +50,36 @@ export interface SquashDirEntry {
 }
 
 /** What a SquashFS version provides to the walker; everything is relative to `base` unless said otherwise. */
+/** How one SquashFS version lays out a directory listing: its header and entry sizes and parsers. */
+export interface DirListingLayout {
+  headerSize: number;
+  header(raw: Buffer): { count: number; startBlock: number };
+  entrySize: number;
+  entry(raw: Buffer): { offset: number; size: number };
+}
+
+/**
+ * Reads a directory listing of `listingSize` bytes (SquashFS 3 and 4 alike): runs of entries, each run behind a
+ * header with the entry count − 1 and the inode block they share; names are stored with length − 1.
+ */
+export function readDirListing(take: (bytes: number) => Buffer, listingSize: number, layout: DirListingLayout): SquashDirEntry[] {
+  const entries: SquashDirEntry[] = [];
+  let left = listingSize;
+  while (left > 0) {
+    const head = layout.header(take(layout.headerSize));
+    left -= layout.headerSize;
+    if (head.count >= 256) throw new FormatError(`directory header with ${head.count + 1} entries (at most 256)`);
+    for (let i = 0; i <= head.count; i++) {
+      const entry = layout.entry(take(layout.entrySize));
+      const name = take(entry.size + 1).toString('utf8');
+      left -= layout.entrySize + entry.size + 1;
+      if (left < 0) throw new FormatError('directory entries run past the directory size');
+      entries.push({ name, ref: { block: head.startBlock, offset: entry.offset } });
+    }
+  }
+  return entries;
+}
+
 export interface SquashImage {
   reader: Reader;
   base: number;

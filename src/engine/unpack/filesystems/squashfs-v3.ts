@@ -8,7 +8,7 @@ import { struct } from '../struct.js';
 import { parseBits, type BitLayout } from './squashfs-bits.js';
 import { LzmaFamilyDecoder } from './squashfs-compressors.js';
 import type { InodeRef, SquashDirEntry, SquashImage, SquashInode } from './squashfs-extract.js';
-import { extractSquashfs, fileInode } from './squashfs-extract.js';
+import { extractSquashfs, fileInode, readDirListing, type DirListingLayout } from './squashfs-extract.js';
 import { MetadataTable, inodeRef, loadFragmentTable, type MetadataSource } from './squashfs-metadata.js';
 
 const superFields = {
@@ -139,22 +139,10 @@ export async function openSquashfsV3(reader: Reader, start: number): Promise<Squ
     }
   };
 
+  const dirLayout: DirListingLayout = { headerSize: 9, header: (raw) => parseBits(DIR_HEADER, raw, e), entrySize: 5, entry: (raw) => parseBits(DIR_ENTRY, raw, e) };
   const readDir = (dir: Extract<SquashInode, { kind: 'dir' }>): SquashDirEntry[] => {
     const c = dirs.cursor(dir.dirBlock, dir.dirOffset);
-    const entries: SquashDirEntry[] = [];
-    let left = dir.listingSize;
-    while (left > 0) {
-      const head = parseBits(DIR_HEADER, c.take(9), e);
-      left -= 9;
-      for (let i = 0; i <= head.count; i++) {
-        const entry = parseBits(DIR_ENTRY, c.take(5), e);
-        const name = c.take(entry.size + 1).toString('utf8');
-        left -= 5 + entry.size + 1;
-        if (left < 0) throw new FormatError('directory entries run past the directory size');
-        entries.push({ name, ref: { block: head.startBlock, offset: entry.offset } });
-      }
-    }
-    return entries;
+    return readDirListing((n) => c.take(n), dir.listingSize, dirLayout);
   };
 
   return {

@@ -6,7 +6,7 @@ import { FormatError } from '../handler.js';
 import { struct } from '../struct.js';
 import { COMPRESSION_NAMES, decoderFor } from './squashfs-compressors.js';
 import type { InodeRef, SquashDirEntry, SquashImage, SquashInode } from './squashfs-extract.js';
-import { extractSquashfs, fileInode } from './squashfs-extract.js';
+import { extractSquashfs, fileInode, readDirListing, type DirListingLayout } from './squashfs-extract.js';
 import { MetadataTable, inodeRef, loadFragmentTable, readIndexedTable, type MetadataSource } from './squashfs-metadata.js';
 
 const superFields = {
@@ -147,23 +147,10 @@ export async function openSquashfsV4(reader: Reader, start: number): Promise<Squ
     }
   };
 
+  const dirLayout: DirListingLayout = { headerSize: 12, header: (raw) => DIR_HEADER[e].parse(raw), entrySize: 8, entry: (raw) => DIR_ENTRY[e].parse(raw) };
   const readDir = (dir: Extract<SquashInode, { kind: 'dir' }>): SquashDirEntry[] => {
     const c = dirs.cursor(dir.dirBlock, dir.dirOffset);
-    const entries: SquashDirEntry[] = [];
-    let left = dir.listingSize;
-    while (left > 0) {
-      const head = DIR_HEADER[e].parse(c.take(12));
-      left -= 12;
-      if (head.count >= 256) throw new FormatError(`directory header with ${head.count + 1} entries (at most 256)`);
-      for (let i = 0; i <= head.count; i++) {
-        const entry = DIR_ENTRY[e].parse(c.take(8));
-        const name = c.take(entry.size + 1).toString('utf8');
-        left -= 8 + entry.size + 1;
-        if (left < 0) throw new FormatError('directory entries run past the directory size');
-        entries.push({ name, ref: { block: head.startBlock, offset: entry.offset } });
-      }
-    }
-    return entries;
+    return readDirListing((n) => c.take(n), dir.listingSize, dirLayout);
   };
 
   return {
