@@ -1,5 +1,6 @@
-// Small helpers shared by the firmware and boot handlers: safe child names, CRC32 over a reader range, and
+// Small helpers shared by the firmware and boot handlers: safe child names, CRC32 and hashes over a reader range, and
 // recognising the compression of a raw payload by its magic (to give it a telling file extension).
+import type { Hash } from 'node:crypto';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import type { Reader } from '../handler.js';
@@ -14,9 +15,10 @@ export function safeName(raw: string, fallback: string): string {
   return cleaned.slice(0, 128);
 }
 
+const BLOCK = 1024 * 1024;
+
 /** Standard CRC-32 (IEEE, as zlib) of the bytes [start, end) of a reader, read in bounded blocks. */
 export async function crc32Range(reader: Reader, start: number, end: number, signal?: AbortSignal): Promise<number> {
-  const BLOCK = 1024 * 1024;
   let crc = 0;
   for (let at = start; at < end; at += BLOCK) {
     if (signal?.aborted) throw signal.reason;
@@ -24,6 +26,12 @@ export async function crc32Range(reader: Reader, start: number, end: number, sig
     crc = zlib.crc32(part, crc);
   }
   return crc >>> 0;
+}
+
+/** Feeds the bytes [start, end) of a reader to `hash` in bounded blocks; returns the hash for chaining. */
+export async function hashRange(reader: Reader, hash: Hash, start: number, end: number): Promise<Hash> {
+  for (let at = start; at < end; at += BLOCK) hash.update(await reader.readExact(at, Math.min(BLOCK, end - at)));
+  return hash;
 }
 
 /** Magics of the compressed payloads bootloaders and kernels carry, most specific first. */

@@ -3,9 +3,8 @@
 // 'data-position' from its start). Each image is written under its node name with its description, type,
 // architecture, compression and addresses; hash subnodes (crc32, md5, sha1, sha256, sha512) are verified.
 import { createHash } from 'node:crypto';
-import zlib from 'node:zlib';
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
-import { safeName } from './common.js';
+import { crc32Range, hashRange, safeName } from './common.js';
 import { FDT_MAGIC, parseFdt, propString, propU32, readFdtHeader, toDts, type FdtNode } from './fdt.js';
 
 const EXTENSIONS: Record<string, string> = { gzip: '.gz', bzip2: '.bz2', lzma: '.lzma', lzo: '.lzo', lz4: '.lz4', zstd: '.zst' };
@@ -77,15 +76,9 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
 }
 
 async function digest(reader: Reader, algo: string, from: number, to: number): Promise<string | undefined> {
-  if (algo === 'crc32') {
-    let crc = 0;
-    for (let at = from; at < to; at += 1 << 20) crc = zlib.crc32(await reader.readExact(at, Math.min(1 << 20, to - at)), crc);
-    return (crc >>> 0).toString(16).padStart(8, '0');
-  }
+  if (algo === 'crc32') return (await crc32Range(reader, from, to)).toString(16).padStart(8, '0');
   if (!['md5', 'sha1', 'sha256', 'sha384', 'sha512'].includes(algo)) return undefined;
-  const hash = createHash(algo);
-  for (let at = from; at < to; at += 1 << 20) hash.update(await reader.readExact(at, Math.min(1 << 20, to - at)));
-  return hash.digest('hex');
+  return (await hashRange(reader, createHash(algo), from, to)).digest('hex');
 }
 
 async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {

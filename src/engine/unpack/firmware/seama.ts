@@ -4,7 +4,7 @@
 // images. Big-endian normally; a byte-swapped little-endian variant exists.
 import { createHash } from 'node:crypto';
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
-import { payloadExtension } from './common.js';
+import { hashRange, payloadExtension } from './common.js';
 
 const MAGIC = 0x5ea3a417;
 const HEADER = 12;
@@ -35,8 +35,7 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
   const info: SeamaMeta = { endian: le ? 'le' : 'be', meta, imageSize };
   if (imageSize) {
     const expected = await reader.readExact(start + HEADER, MD5);
-    const hash = createHash('md5');
-    for (let at = metaStart + metaSize; at < end; at += 1 << 20) hash.update(await reader.readExact(at, Math.min(1 << 20, end - at)));
+    const hash = await hashRange(reader, createHash('md5'), metaStart + metaSize, end);
     if (!hash.digest().equals(expected)) throw new FormatError('SEAMA: image MD5 mismatch');
     info.imageStart = metaStart + metaSize - start;
   }

@@ -5,7 +5,7 @@
 // written under its own name.
 import { createHash } from 'node:crypto';
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
-import { safeName } from './common.js';
+import { hashRange, safeName } from './common.js';
 
 const TABLE_AT = 0x1014;
 const TABLE_SIZE = 0x800;
@@ -42,8 +42,7 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
   for (const p of partitions) {
     if (TABLE_AT + p.base + p.size > size) throw new FormatError(`TP-Link SafeLoader: partition ${p.name} runs past the image`);
   }
-  const hash = createHash('md5').update(MD5_SALT);
-  for (let at = start + 0x14; at < start + size; at += 1 << 20) hash.update(await reader.readExact(at, Math.min(1 << 20, start + size - at)));
+  const hash = await hashRange(reader, createHash('md5').update(MD5_SALT), start + 0x14, start + size);
   const vendorLength = head.readUInt32BE(0x14);
   const meta: SafeloaderMeta = {
     vendor: vendorLength > 0 && vendorLength <= TABLE_AT - 0x18 ? head.toString('latin1', 0x18, 0x18 + vendorLength).trim() : '',

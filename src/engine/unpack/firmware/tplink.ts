@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { struct } from '../struct.js';
-import { payloadExtension } from './common.js';
+import { hashRange, payloadExtension } from './common.js';
 
 const Header = struct('be', {
   version: 'u32',
@@ -57,7 +57,7 @@ async function md5Matches(reader: Reader, start: number, end: number, stored: Bu
   const header = Buffer.from(await reader.readExact(start, HEADER_SIZE));
   salt.copy(header, Header.offsetOf('md5'));
   hash.update(header);
-  for (let at = start + HEADER_SIZE; at < end; at += 1 << 20) hash.update(await reader.readExact(at, Math.min(1 << 20, end - at)));
+  await hashRange(reader, hash, start + HEADER_SIZE, end);
   return hash.digest().equals(stored);
 }
 
