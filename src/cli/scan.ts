@@ -1,10 +1,12 @@
 // `firmscope scan FILE --format json|cyclonedx|spdx|cbom|... [-o OUT]`: the whole offline analysis. The image
 // is unpacked into a temporary work folder (removed afterwards unless --work-dir is given), and the ScanResult
 // is written as JSON (its `files` array holds the extracted nodes) or through a registered report generator.
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import type { VulnerabilitySource } from '../engine/vulns/source.js';
 
 interface ScanCliOptions {
   format: string;
@@ -12,6 +14,7 @@ interface ScanCliOptions {
   workDir?: string;
   timeout?: number;
   quiet?: boolean;
+  vulndb: boolean;
 }
 
 export function register(program: Command): void {
@@ -24,6 +27,7 @@ export function register(program: Command): void {
     .option('--work-dir <dir>', 'unpack into this folder and keep it (default: a temporary folder, removed)')
     .option('--timeout <seconds>', 'unpacking time limit', (v) => Number.parseFloat(v))
     .option('-q, --quiet', 'no progress on standard error')
+    .option('--no-vulndb', 'do not match components against the local vulnerability database')
     .action(async (file: string, opts: ScanCliOptions) => {
       const { findReport, reports } = await import('../reports/index.js');
       const format = opts.format.toLowerCase();
@@ -34,10 +38,15 @@ export function register(program: Command): void {
       // The engine (handlers, analyzers) is loaded on use, so other commands start fast.
       const { scan } = await import('../engine/scan.js');
       const workDir = opts.workDir ?? (await mkdtemp(join(tmpdir(), 'firmscope-scan-')));
+      const vulndb = opts.vulndb ? await openLocalVulnDb() : undefined;
+      if (opts.vulndb && !vulndb && !opts.quiet) {
+        process.stderr.write('firmscope: no local vulnerability database (see `firmscope vulndb import`); dependency vulnerabilities are not matched\n');
+      }
       let lastPhase = '';
       try {
         const result = await scan(file, {
           workDir,
+          vulnerabilities: vulndb?.source,
           limits: opts.timeout !== undefined ? { timeoutMs: opts.timeout * 1000 } : undefined,
           onProgress: ({ phase }) => {
             if (!opts.quiet && phase !== lastPhase) process.stderr.write(`firmscope: ${phase}\n`);
@@ -48,7 +57,23 @@ export function register(program: Command): void {
         if (opts.output) await writeFile(opts.output, output);
         else process.stdout.write(output);
       } finally {
+        await vulndb?.close();
         if (!opts.workDir) await rm(workDir, { recursive: true, force: true });
       }
     });
+}
+
+/**
+ * The service's vulnerability database (DATABASE_URL, or the SQLite file in FIRMSCOPE_DATA_DIR) when one exists;
+ * an offline scan never creates one.
+ */
+async function openLocalVulnDb(): Promise<{ source: VulnerabilitySource; close(): Promise<void> } | undefined> {
+  const { loadConfig } = await import('../config.js');
+  const { openDatabase, sqlitePath } = await import('../store/database.js');
+  const config = loadConfig();
+  const isPostgres = config.databaseUrl !== undefined && /^postgres(ql)?:/i.test(config.databaseUrl);
+  if (!isPostgres && !existsSync(sqlitePath(config.databaseUrl, config.dataDir))) return undefined;
+  const { VulnerabilityRepository } = await import('../store/vulns.repository.js');
+  const opened = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  return { source: new VulnerabilityRepository(opened.db), close: opened.close };
 }

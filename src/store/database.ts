@@ -1,7 +1,7 @@
 // Opens the service database, SQLite (embedded default, WAL) or PostgreSQL (`postgres://` URL), and brings its
 // schema up to date with the one list of migrations. Both dialects share one Kysely query layer.
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, sql, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
@@ -38,16 +38,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Opened
   return opened;
 }
 
-function sqlitePath(url: string | undefined, dataDir: string): string {
+/** Where the SQLite database lives: the `sqlite:` URL's path, or firmscope.db in the data folder. */
+export function sqlitePath(url: string | undefined, dataDir: string): string {
   if (url) {
     const path = url.replace(/^sqlite:(\/\/)?/i, '');
     if (path) return path;
   }
-  mkdirSync(dataDir, { recursive: true });
   return join(dataDir, 'firmscope.db');
 }
 
 function openSqlite(path: string): OpenedDatabase {
+  mkdirSync(dirname(path), { recursive: true });
   const database = new BetterSqlite3(path);
   database.pragma('journal_mode = WAL');
   database.pragma('busy_timeout = 10000');

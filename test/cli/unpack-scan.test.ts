@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,13 +8,21 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { register as registerScan } from '../../src/cli/scan.js';
 import { register as registerUnpack } from '../../src/cli/unpack.js';
 import type { ScanResult } from '../../src/engine/types.js';
+import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
+import { openDatabase } from '../../src/store/database.js';
+import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { corpus, haveShared, sharedPath } from '../support/shared.js';
 
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fs-cli-'));
+  // `scan` consults the local vulnerability database of the data folder: keep it inside the test's folder.
+  vi.stubEnv('FIRMSCOPE_DATA_DIR', join(dir, 'data'));
+  vi.stubEnv('DATABASE_URL', '');
 });
 afterEach(async () => {
   vi.restoreAllMocks();
+  vi.unstubAllEnvs();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -56,6 +65,27 @@ describe('firmscope unpack and scan', () => {
       ['fw.tar.gz', '/fw.tar.gz', 'gzip'],
       ['fw.tar.gz_extract/fw.tar', '/fw.tar', 'text'],
     ]);
+  });
+
+  it('scan matches components against the local vulnerability database, and never creates one', async () => {
+    if (!haveShared('corpus', 'dropbearStaticMipsel.tar.bz2') || !haveShared('vulndata', 'nvd-cve2.0-CVE-2012-0920.json')) return;
+    const output = join(dir, 'result.json');
+    await cli(registerScan, ['scan', corpus('dropbearStaticMipsel.tar.bz2'), '-o', output, '-q']);
+    expect(existsSync(join(dir, 'data'))).toBe(false);
+    const before = JSON.parse(await readFile(output, 'utf8')) as ScanResult;
+    expect(before.findings.filter((f) => f.findingType === 'dependencyVulnerability')).toEqual([]);
+
+    const opened = await openDatabase({ dataDir: join(dir, 'data') });
+    await new VulnerabilityRepository(opened.db).importItems(readFeeds([sharedPath('vulndata', 'nvd-cve2.0-CVE-2012-0920.json')]));
+    await opened.close();
+    await cli(registerScan, ['scan', corpus('dropbearStaticMipsel.tar.bz2'), '-o', output, '-q']);
+    const after = JSON.parse(await readFile(output, 'utf8')) as ScanResult;
+    const cves = after.findings.filter((f) => f.findingType === 'dependencyVulnerability').map((f) => `${f.pname} ${f.component?.name}@${f.component?.version}`);
+    expect(cves).toEqual(['CVE-2012-0920 dropbear@0.52']);
+    // --no-vulndb skips the database.
+    await cli(registerScan, ['scan', corpus('dropbearStaticMipsel.tar.bz2'), '-o', output, '-q', '--no-vulndb']);
+    const skipped = JSON.parse(await readFile(output, 'utf8')) as ScanResult;
+    expect(skipped.findings.filter((f) => f.findingType === 'dependencyVulnerability')).toEqual([]);
   });
 
   it('scan refuses a format that has no generator', async () => {
