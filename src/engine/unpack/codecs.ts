@@ -6,6 +6,7 @@ import { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import { decompress as zstdDecompress } from 'fzstd';
+import { lz4DecodeInto } from './compression/lz4-block.js';
 import { FormatError } from './handler.js';
 
 const require = createRequire(import.meta.url);
@@ -161,52 +162,8 @@ export function zstd(data: Buffer, maxOutput = DEFAULT_MAX_OUTPUT): Buffer {
   }
 }
 
-/** One LZ4 block (no frame) whose decoded size is at most `maxOutput`. Written from the LZ4 block format spec. */
+/** One LZ4 block (no frame) whose decoded size is at most `maxOutput`. */
 export function lz4Block(data: Buffer, maxOutput: number): Buffer {
   const out = Buffer.allocUnsafe(maxOutput);
-  let ip = 0;
-  let op = 0;
-  const fail = (why: string): never => {
-    throw new FormatError(`lz4: ${why} at input ${ip}`);
-  };
-  while (ip < data.length) {
-    const token = data[ip++]!;
-    let literals = token >> 4;
-    if (literals === 15) {
-      let b: number;
-      do {
-        if (ip >= data.length) fail('truncated literal length');
-        b = data[ip++]!;
-        literals += b;
-      } while (b === 255);
-    }
-    if (ip + literals > data.length) fail('literals past end of input');
-    if (op + literals > maxOutput) fail('output larger than expected');
-    data.copy(out, op, ip, ip + literals);
-    ip += literals;
-    op += literals;
-    if (ip >= data.length) break; // the last sequence has literals only
-    if (ip + 2 > data.length) fail('truncated match offset');
-    const distance = data[ip]! | (data[ip + 1]! << 8);
-    ip += 2;
-    if (distance === 0 || distance > op) fail(`invalid match distance ${distance}`);
-    let length = (token & 15) + 4;
-    if ((token & 15) === 15) {
-      let b: number;
-      do {
-        if (ip >= data.length) fail('truncated match length');
-        b = data[ip++]!;
-        length += b;
-      } while (b === 255);
-    }
-    if (op + length > maxOutput) fail('output larger than expected');
-    // Overlapping copies are legal (distance < length): copy byte by byte when they overlap.
-    if (distance >= length) {
-      out.copy(out, op, op - distance, op - distance + length);
-      op += length;
-    } else {
-      for (let i = 0; i < length; i++, op++) out[op] = out[op - distance]!;
-    }
-  }
-  return out.subarray(0, op);
+  return out.subarray(0, lz4DecodeInto(data, out, 0));
 }
