@@ -2,12 +2,11 @@ import { linkSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extHandler } from '../../../../src/engine/unpack/filesystems/ext.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import {
   cleanup,
-  corrupt,
   entry,
+  expectCorruptionsRefused,
   expectTree,
   extractWith,
   imageWorkspace,
@@ -127,11 +126,7 @@ describe.runIf(enabled)('ext handler', () => {
 
   it('survives byte flips, a lying root and a directory loop without crashing or hanging', async () => {
     const image = readFileSync(mkfs('fuzz.img', 'ext4', 1024, 1024, ['^has_journal']));
-    for (let seed = 1; seed <= 12; seed++) {
-      const ex = await extractWith(extHandler, corrupt(image, 40, seed, 2048));
-      if (ex.error) expect(ex.error).toBeInstanceOf(FormatError);
-      cleanup(ex.root);
-    }
+    await expectCorruptionsRefused(extHandler, image, 12, 40, 2048);
     // Superblock with an absurd block size: refused quietly.
     const bad = Buffer.from(image);
     bad.writeUInt32LE(20, 1024 + 24);

@@ -6,7 +6,8 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync 
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { pseudoRandom as noise } from '../../../support/bytes.js';
-import { entry, tempDir, type Extraction } from '../extract-harness.js';
+import { FormatError, type Handler } from '../../../../src/engine/unpack/handler.js';
+import { entry, extractWith, tempDir, type Extraction } from '../extract-harness.js';
 
 export { entry, extractWith, tempDir, type Extraction } from '../extract-harness.js';
 export { pseudoRandom as noise } from '../../../support/bytes.js';
@@ -133,4 +134,22 @@ export function corrupt(image: Buffer, count: number, seed: number, keep = 0): B
     out[pos] = out[pos]! ^ (r[i * 8 + 4]! | 1);
   }
   return out;
+}
+
+/**
+ * Extracts `seeds` corrupted copies of `image` (seeds 1..n; `flips` bytes flipped past the first `keep`): each one
+ * either extracts or fails with a FormatError, never another error or a hang.
+ */
+export async function expectCorruptionsRefused(
+  handler: Handler,
+  image: Buffer,
+  seeds: number,
+  flips: number | ((seed: number) => number),
+  keep: number,
+): Promise<void> {
+  for (let seed = 1; seed <= seeds; seed++) {
+    const ex = await extractWith(handler, corrupt(image, typeof flips === 'number' ? flips : flips(seed), seed, keep));
+    if (ex.error !== undefined) expect(ex.error, `seed ${seed}`).toBeInstanceOf(FormatError);
+    cleanup(ex.root);
+  }
 }
