@@ -11,6 +11,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { registerErrorHandler } from './api/errors.js';
 import type { ApiDeps } from './api/deps.js';
+import { escalationRoutes } from './api/escalations.js';
 import { fileRoutes } from './api/files.js';
 import { findingRoutes } from './api/findings.js';
 import { gridRoutes } from './api/grids.js';
@@ -103,6 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(fileRoutes, deps);
     await api.register(scanRoutes, deps);
     await api.register(findingRoutes, deps);
+    await api.register(escalationRoutes, deps);
     await api.register(gridRoutes, deps);
     await api.register(reportRoutes, deps);
   });

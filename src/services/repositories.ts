@@ -1,6 +1,7 @@
 // The repositories of one database, built once and passed to whoever needs them.
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../store/database.js';
+import { EscalationRepository } from '../store/escalation.repository.js';
 import { IdentityRepository } from '../store/identity.repository.js';
 import { ImageRepository } from '../store/image.repository.js';
 import { JobRepository } from '../store/job.repository.js';
@@ -20,6 +21,7 @@ export interface Repositories {
   jobs: JobRepository;
   results: ResultRepository;
   findings: FindingRepository;
+  escalations: EscalationRepository;
 }
 
 export function createRepositories(db: Kysely<Database>, dialect: Dialect): Repositories {
@@ -33,5 +35,6 @@ export function createRepositories(db: Kysely<Database>, dialect: Dialect): Repo
     jobs: new JobRepository(db, dialect),
     results: new ResultRepository(db),
     findings: new FindingRepository(db),
+    escalations: new EscalationRepository(db),
   };
 }
