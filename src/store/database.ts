@@ -21,6 +21,8 @@ export interface OpenDatabaseOptions {
   url?: string;
   /** Folder of the SQLite file `firmscope.db` when no PostgreSQL URL is given. */
   dataDir: string;
+  /** The migrations to apply: the project's list unless a test extends it. */
+  migrations?: Array<[name: string, migration: Migration]>;
 }
 
 const PG_INT8 = 20;
@@ -30,7 +32,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Opened
   const url = options.url?.trim();
   const opened = url && /^postgres(ql)?:\/\//i.test(url) ? openPostgres(url) : openSqlite(sqlitePath(url, options.dataDir));
   try {
-    await migrate(opened);
+    await migrate(opened, options.migrations ?? migrations);
   } catch (error) {
     await opened.close();
     throw error;
@@ -73,17 +75,24 @@ function openPostgres(url: string): OpenedDatabase {
 }
 
 class ListProvider implements MigrationProvider {
+  constructor(private readonly list: Array<[name: string, migration: Migration]>) {}
+
   async getMigrations(): Promise<Record<string, Migration>> {
-    return Object.fromEntries(migrations);
+    return Object.fromEntries(this.list);
   }
 }
 
-async function migrate({ db, dialect }: OpenedDatabase): Promise<void> {
+async function migrate({ db, dialect }: OpenedDatabase, list: Array<[name: string, migration: Migration]>): Promise<void> {
   // On PostgreSQL the bookkeeping tables live in the connection's own schema (search_path), so databases
   // in different schemas of one server never see each other's migrations.
   const schema =
     dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({ db, provider: new ListProvider(), ...(schema ? { migrationTableSchema: schema } : {}) });
+  // Migration names are numbered per area (core 00xx, vulnerabilities 01xx), so a later core migration such as
+  // 0002 sorts before the already-applied 0100. Kysely refuses that by default ("corrupted migrations"); allowing
+  // unordered migrations runs every pending one (in name order) instead, whatever was applied before it.
+  const migrator = new Migrator({
+    db, provider: new ListProvider(list), allowUnorderedMigrations: true, ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
