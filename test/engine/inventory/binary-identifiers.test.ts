@@ -3,31 +3,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnalysisContext } from '../../../src/engine/analyzer.js';
 import { FileIndex } from '../../../src/engine/file-index.js';
 import { createInventoryAnalyzer } from '../../../src/engine/inventory/inventory.analyzer.js';
 import { libraryName } from '../../../src/engine/inventory/library-names.js';
 import { versionFromString } from '../../../src/engine/inventory/pe-version.identifier.js';
 import type { FileNode } from '../../../src/engine/types.js';
 import { buildPe, versionInfo } from '../binaries/pe-builder.js';
+import { inventoryOfDirectory, runInventory } from './support.js';
 
 let root = '';
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-async function run(index: FileIndex, analyzer = createInventoryAnalyzer()): Promise<AnalysisContext> {
-  const ctx: AnalysisContext = {
-    image: { fileName: 'fixture', size: 0, hashes: { sha256: '', sha1: '', md5: '' }, type: 'data' },
-    index,
-    components: [],
-    findings: [],
-    cryptoAssets: [],
-    problems: [],
-    signal: new AbortController().signal,
-    progress: () => {},
-  };
-  await analyzer.run(ctx);
-  return ctx;
-}
 
 describe('ELF metadata', () => {
   beforeAll(() => {
@@ -44,7 +29,7 @@ describe('ELF metadata', () => {
   });
 
   it('identifies libraries by file name, links DT_NEEDED to components, and adds architecture and build-id', async () => {
-    const { components } = await run(await FileIndex.fromDirectory(join(root, 'fs')));
+    const { components } = await inventoryOfDirectory(join(root, 'fs'));
     const zlib = components.find((c) => c.name === 'zlib')!;
     expect(zlib).toMatchObject({ version: '1.2.11', cpe: 'cpe:2.3:a:zlib:zlib:1.2.11:*:*:*:*:*:*:*', paths: ['lib/libz.so.1.2.11'] });
     expect(zlib.foundBy.sort()).toEqual(['elf-metadata', 'version-signatures']);
@@ -63,7 +48,7 @@ describe('ELF metadata', () => {
       writeFileSync(join(dir, 'c.map'), 'OPENSSL_1_1_0 { global: EVP_foo; local: *; };\nOPENSSL_1_1_1 { } OPENSSL_1_1_0;\n');
       mkdirSync(join(dir, 'fs'));
       execFileSync('gcc', ['-shared', '-fPIC', '-Wl,--version-script=c.map', '-o', 'fs/libvendorcrypto.so', 'c.c'], { cwd: dir, stdio: 'pipe' });
-      const { components } = await run(await FileIndex.fromDirectory(join(dir, 'fs')));
+      const { components } = await inventoryOfDirectory(join(dir, 'fs'));
       expect(components).toHaveLength(1);
       expect(components[0]).toMatchObject({ name: 'openssl', paths: ['libvendorcrypto.so'] });
       expect(components[0].version).toBeUndefined();
@@ -77,7 +62,7 @@ describe('ELF metadata', () => {
     const crashing = { id: 'crashy', description: 'test', selects: () => true, identify: async () => { throw new Error('boom'); } };
     const { versionSignatureIdentifier } = await import('../../../src/engine/inventory/version-signatures.identifier.js');
     const index = await FileIndex.fromDirectory(join(root, 'fs'));
-    const ctx = await run(index, createInventoryAnalyzer([crashing, versionSignatureIdentifier]));
+    const ctx = await runInventory(index, createInventoryAnalyzer([crashing, versionSignatureIdentifier]));
     expect(ctx.components.map((c) => c.name).sort()).toEqual(['dnsmasq', 'zlib']);
     expect(ctx.problems.filter((p) => p.source === 'crashy' && p.kind === 'error' && p.message.includes('boom')).length).toBe(2);
   });
@@ -108,7 +93,7 @@ describe('PE version resources', () => {
       writeFileSync(join(dir, 'curl.exe'), buildPe({ imports: { 'KERNEL32.dll': ['ExitProcess'] }, version: versionInfo({ CompanyName: 'curl, https://curl.se/', ProductName: 'The curl executable', ProductVersion: '7.80.0' }, [7, 80, 0, 0]) }));
       writeFileSync(join(dir, 'widget.dll'), buildPe({ version: versionInfo({ CompanyName: 'Example Corp', ProductName: 'Widget Runtime', FileVersion: '2.1.0.7' }, [2, 1, 0, 7]) }));
       writeFileSync(join(dir, 'app.exe'), buildPe({ imports: { 'WIDGET.DLL': ['widget_init'] }, version: versionInfo({ ProductName: 'Widget App', ProductVersion: '1.0' }, [1, 0, 0, 0]) }));
-      const { components } = await run(await FileIndex.fromDirectory(dir));
+      const { components } = await inventoryOfDirectory(dir);
       const widget = components.find((c) => c.name === 'Widget Runtime')!;
       expect(widget).toMatchObject({ version: '2.1.0.7', supplier: 'Example Corp', type: 'library', purl: 'pkg:generic/Widget%20Runtime@2.1.0.7', architecture: 'x86_64' });
       expect(widget.cpe).toBeUndefined();
@@ -138,7 +123,7 @@ describe('UEFI modules', () => {
         { ...base, path: `fv/${guid}_DxeCore/DxeCore.efi`, fsPath: `/${guid}_DxeCore/DxeCore.efi`, kind: 'file', size: buildPe({}).length, meta: { guid, uiName: 'DxeCore', fileType: 'DXE_CORE', sectionType: 'PE32' } },
         { ...base, path: `fv/${guid}_DxeCore/dxe.depex`, fsPath: `/${guid}_DxeCore/dxe.depex`, kind: 'file', size: 3, meta: { guid, sectionType: 'DXE_DEPEX' } },
       ];
-      const { components } = await run(new FileIndex(dir, nodes));
+      const { components } = await runInventory(new FileIndex(dir, nodes));
       expect(components).toHaveLength(1);
       expect(components[0]).toMatchObject({
         name: 'DxeCore',
@@ -167,7 +152,7 @@ describe('kernel headers', () => {
         { ...base, path: 'MIPS OpenWrt Linux-5.4.43', fsPath: '/MIPS OpenWrt Linux-5.4.43', format: 'uimage' },
         { ...base, path: 'MIPS Linux-RT', fsPath: '/MIPS Linux-RT', format: 'uimage' },
       ]);
-      const { components } = await run(index);
+      const { components } = await runInventory(index);
       expect(components.map((c) => `${c.version} ${c.evidence[0].method} ${c.cpe}`).sort()).toEqual([
         '5.4.43 uimage-name cpe:2.3:o:linux:linux_kernel:5.4.43:*:*:*:*:*:*:*',
         '5.4.72 bzimage-header cpe:2.3:o:linux:linux_kernel:5.4.72:*:*:*:*:*:*:*',

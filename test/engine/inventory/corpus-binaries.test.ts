@@ -10,25 +10,10 @@
 import { statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { AnalysisContext } from '../../../src/engine/analyzer.js';
-import { FileIndex } from '../../../src/engine/file-index.js';
-import { createInventoryAnalyzer } from '../../../src/engine/inventory/inventory.analyzer.js';
 import { corpus, haveShared, sharedPath } from '../../support/shared.js';
+import { runInventory, singleFileIndex } from './support.js';
 
-async function inventoryOf(name: string): Promise<AnalysisContext> {
-  const index = new FileIndex(sharedPath('corpus'), [{ path: name, fsPath: `/${name}`, kind: 'file', size: statSync(corpus(name)).size, type: 'data', depth: 0 }]);
-  const ctx: AnalysisContext = {
-    image: { fileName: name, size: 0, hashes: { sha256: '', sha1: '', md5: '' }, type: 'data' },
-    index,
-    components: [],
-    findings: [],
-    cryptoAssets: [],
-    problems: [],
-    signal: new AbortController().signal,
-    progress: () => {},
-  };
-  await createInventoryAnalyzer().run(ctx);
-  return ctx;
-}
+const inventoryOf = (name: string) => runInventory(singleFileIndex(sharedPath('corpus'), name, statSync(corpus(name)).size));
 
 const summary = (ctx: AnalysisContext) => ctx.components.map((c) => `${c.name}@${c.version ?? ''} ${c.cpe ?? '-'}`).sort();
 

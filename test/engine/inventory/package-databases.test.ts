@@ -1,42 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AnalysisContext } from '../../../src/engine/analyzer.js';
-import { FileIndex } from '../../../src/engine/file-index.js';
 import { parseApkInstalled } from '../../../src/engine/inventory/apk-installed.identifier.js';
 import { dependencyNames, parseStanzas } from '../../../src/engine/inventory/control-file.js';
-import { createInventoryAnalyzer } from '../../../src/engine/inventory/inventory.analyzer.js';
 import { parseReleaseFile } from '../../../src/engine/inventory/os-release.identifier.js';
+import { fixtureTrees, inventoryOfDirectory, runInventory, singleFileIndex } from './support.js';
 
-const roots: string[] = [];
-afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
-
-function tree(files: Record<string, string | Buffer>): string {
-  const root = mkdtempSync(join(tmpdir(), 'pkgdb-'));
-  roots.push(root);
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), content);
-  }
-  return root;
-}
-
-async function inventory(root: string): Promise<AnalysisContext> {
-  const index = await FileIndex.fromDirectory(root);
-  const ctx: AnalysisContext = {
-    image: { fileName: 'fixture', size: 0, hashes: { sha256: '', sha1: '', md5: '' }, type: 'data' },
-    index,
-    components: [],
-    findings: [],
-    cryptoAssets: [],
-    problems: [],
-    signal: new AbortController().signal,
-    progress: () => {},
-  };
-  await createInventoryAnalyzer().run(ctx);
-  return ctx;
-}
+const { tree, cleanup } = fixtureTrees('pkgdb-');
+afterAll(cleanup);
 
 const OPKG_STATUS = `Package: busybox
 Version: 1.31.1-1
@@ -83,7 +53,7 @@ describe('opkg status', () => {
       'bin/busybox': Buffer.from('\x7fELF-not-really\0BusyBox v1.31.1 ()\0', 'latin1'),
       'etc/openwrt_release': "DISTRIB_ID='OpenWrt'\nDISTRIB_RELEASE='19.07.3'\nDISTRIB_REVISION='r11063-85e04e9f46'\n",
     });
-    const { components, problems } = await inventory(root);
+    const { components, problems } = await inventoryOfDirectory(root);
     const names = components.map((c) => c.ref).sort();
     expect(names).toEqual(['busybox@1.31.1-1', 'libc@1.1.24-2', 'openwrt@19.07.3', 'ubus@2020-02-05-171469e3-1']);
     const busybox = components.find((c) => c.name === 'busybox')!;
@@ -107,7 +77,7 @@ describe('opkg status', () => {
 
   it('records a reason for an unparsable database and still runs', async () => {
     const root = tree({ 'usr/lib/opkg/status': '\u0000\u0001 garbage without fields' });
-    const { components, problems } = await inventory(root);
+    const { components, problems } = await inventoryOfDirectory(root);
     expect(components).toEqual([]);
     expect(problems).toContainEqual(expect.objectContaining({ source: 'opkg-status', kind: 'skipped' }));
   });
@@ -138,7 +108,7 @@ Version: 1.0
       'lib/arm-linux-gnueabihf/libz.so.1.2.11': Buffer.from('\0 inflate 1.2.11 Copyright 1995-2017 Mark Adler \0\x7f', 'latin1'),
       'etc/os-release': 'ID=debian\nVERSION_ID="11"\nPRETTY_NAME="Debian GNU/Linux 11 (bullseye)"\n',
     });
-    const { components } = await inventory(root);
+    const { components } = await inventoryOfDirectory(root);
     expect(components.map((c) => c.ref).sort()).toEqual(['debian@11', 'libc6@2.31-13+deb11u5', 'zlib1g@1:1.2.11.dfsg-2+deb11u2']);
     const zlib = components.find((c) => c.name === 'zlib1g')!;
     expect(zlib.purl).toBe('pkg:deb/debian/zlib1g@1:1.2.11.dfsg-2%2Bdeb11u2?arch=armhf');
@@ -184,7 +154,7 @@ V:9.9
 
   it('reports pkg:apk components with dependencies resolved through provides', async () => {
     const root = tree({ 'lib/apk/db/installed': DB, 'etc/os-release': 'ID=alpine\nVERSION_ID=3.12.0\n' });
-    const { components, problems } = await inventory(root);
+    const { components, problems } = await inventoryOfDirectory(root);
     const busybox = components.find((c) => c.name === 'busybox')!;
     expect(busybox.purl).toBe('pkg:apk/alpine/busybox@1.31.1-r19?arch=x86_64');
     expect(busybox.dependsOn).toEqual(['musl@1.1.24-r9']);
@@ -206,7 +176,7 @@ describe('release files', () => {
 
   it('gives an OS without a numeric release no CPE', async () => {
     const root = tree({ 'etc/openwrt_release': "DISTRIB_ID='OpenWrt'\nDISTRIB_RELEASE='SNAPSHOT'\nDISTRIB_REVISION='r13499-7b4877c204'\n" });
-    const { components } = await inventory(root);
+    const { components } = await inventoryOfDirectory(root);
     expect(components).toHaveLength(1);
     expect(components[0]).toMatchObject({ name: 'openwrt', version: 'SNAPSHOT', type: 'operating-system' });
     expect(components[0].cpe).toBeUndefined();
@@ -225,11 +195,7 @@ describe('OpenWrt fwtool metadata', () => {
   }
 
   async function run(data: Buffer): Promise<AnalysisContext> {
-    const root = tree({ 'fw.bin': data });
-    const index = new FileIndex(root, [{ path: 'fw.bin', fsPath: '/fw.bin', kind: 'file', size: data.length, type: 'data', depth: 0 }]);
-    const ctx: AnalysisContext = { image: { fileName: 'fw.bin', size: data.length, hashes: { sha256: '', sha1: '', md5: '' }, type: 'data' }, index, components: [], findings: [], cryptoAssets: [], problems: [], signal: new AbortController().signal, progress: () => {} };
-    await createInventoryAnalyzer().run(ctx);
-    return ctx;
+    return runInventory(singleFileIndex(tree({ 'fw.bin': data }), 'fw.bin', data.length));
   }
 
   it('reads dist, version and revision from the trailer chain of the image', async () => {

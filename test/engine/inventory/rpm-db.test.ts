@@ -1,13 +1,10 @@
 import Database from 'better-sqlite3';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AnalysisContext } from '../../../src/engine/analyzer.js';
-import { FileIndex } from '../../../src/engine/file-index.js';
-import { createInventoryAnalyzer } from '../../../src/engine/inventory/inventory.analyzer.js';
 import { headerFiles, parseRpmHeader, TAG } from '../../../src/engine/inventory/rpm-header.js';
 import { FormatError } from '../../../src/engine/unpack/handler.js';
+import { fixtureTrees, inventoryOfDirectory } from './support.js';
 
 /** Writes an RPM header blob (rpmdb layout, no magic) from tag → string | string[] | int32[]. */
 function header(tags: Record<number, string | string[] | number[]>): Buffer {
@@ -38,8 +35,8 @@ function header(tags: Record<number, string | string[] | number[]>): Buffer {
   return Buffer.concat([pre, ...entries, ...data]);
 }
 
-const roots: string[] = [];
-afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
+const { tree, cleanup } = fixtureTrees('rpmdb-');
+afterAll(cleanup);
 
 describe('RPM headers', () => {
   it('decodes strings, string arrays, INT32 arrays and file lists', () => {
@@ -60,11 +57,8 @@ describe('RPM headers', () => {
 
 describe('rpmdb.sqlite', () => {
   it('reports installed RPMs as pkg:rpm with family CPEs and skips malformed headers with a note', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'rpmdb-'));
-    roots.push(root);
+    const root = tree({ 'etc/os-release': 'ID=fedora\nVERSION_ID=33\n' });
     mkdirSync(join(root, 'var/lib/rpm'), { recursive: true });
-    mkdirSync(join(root, 'etc'));
-    writeFileSync(join(root, 'etc/os-release'), 'ID=fedora\nVERSION_ID=33\n');
     const db = new Database(join(root, 'var/lib/rpm/rpmdb.sqlite'));
     db.exec('CREATE TABLE Packages (hnum INTEGER PRIMARY KEY AUTOINCREMENT, blob BLOB NOT NULL)');
     const insert = db.prepare('INSERT INTO Packages (blob) VALUES (?)');
@@ -73,17 +67,7 @@ describe('rpmdb.sqlite', () => {
     insert.run(header({ [TAG.NAME]: 'gpg-pubkey', [TAG.VERSION]: '9570ff31' }));
     insert.run(Buffer.from([0, 0, 0, 9, 0, 0, 0, 0]));
     db.close();
-    const ctx: AnalysisContext = {
-      image: { fileName: 'x', size: 0, hashes: { sha256: '', sha1: '', md5: '' }, type: 'data' },
-      index: await FileIndex.fromDirectory(root),
-      components: [],
-      findings: [],
-      cryptoAssets: [],
-      problems: [],
-      signal: new AbortController().signal,
-      progress: () => {},
-    };
-    await createInventoryAnalyzer().run(ctx);
+    const ctx = await inventoryOfDirectory(root);
     const openssl = ctx.components.find((c) => c.name === 'openssl-libs')!;
     expect(openssl).toMatchObject({
       version: '1:1.1.1g-15.fc33',
@@ -98,21 +82,8 @@ describe('rpmdb.sqlite', () => {
   });
 
   it('skips Berkeley DB databases with a reason', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'rpmbdb-'));
-    roots.push(root);
-    mkdirSync(join(root, 'var/lib/rpm'), { recursive: true });
-    writeFileSync(join(root, 'var/lib/rpm/Packages'), Buffer.alloc(4096, 0x61));
-    const ctx: AnalysisContext = {
-      image: { fileName: 'x', size: 0, hashes: { sha256: '', sha1: '', md5: '' }, type: 'data' },
-      index: await FileIndex.fromDirectory(root),
-      components: [],
-      findings: [],
-      cryptoAssets: [],
-      problems: [],
-      signal: new AbortController().signal,
-      progress: () => {},
-    };
-    await createInventoryAnalyzer().run(ctx);
+    const root = tree({ 'var/lib/rpm/Packages': Buffer.alloc(4096, 0x61) });
+    const ctx = await inventoryOfDirectory(root);
     expect(ctx.problems).toContainEqual(expect.objectContaining({ source: 'rpm-db', kind: 'skipped', message: expect.stringContaining('Berkeley DB') }));
   });
 });
