@@ -12,3 +12,14 @@ export function pseudoRandom(size: number, seed = 1): Buffer {
   }
   return out;
 }
+
+/** Compressible but not trivial bytes (a repeating alphabet with seeded noise in every third byte). */
+export function compressibleBytes(size: number, seed = 1): Buffer {
+  const out = Buffer.alloc(size);
+  let x = seed;
+  for (let i = 0; i < size; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    out[i] = i % 3 === 0 ? (x >>> 24) & 0x3f : 0x61 + (i % 13);
+  }
+  return out;
+}

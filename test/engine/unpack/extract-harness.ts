@@ -1,7 +1,8 @@
-// The one test harness for running a handler the way the driver does: chunk() at an offset, then extract() into a
-// fresh temporary folder through a real DirectorySink and Budget. Used by the filesystem, firmware and boot handler
-// tests. Every folder made here is removed when the test file ends.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// The one test harness for running a handler the way the driver does: chunk() at an offset (with the driver's abort
+// signal and byte budget), then extract() into a fresh temporary folder through a real DirectorySink and Budget. Used
+// by the compression, archive, filesystem, firmware and boot handler tests. Every folder made here is removed when
+// the test file ends.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ afterAll(() => {
 });
 
 /** A fresh temporary folder, removed after the test file. */
-export function tempDir(prefix: string): string {
+export function tempDir(prefix = 'handler'): string {
   const dir = mkdtempSync(join(tmpdir(), `firmscope-${prefix}-`));
   made.push(dir);
   return dir;
@@ -53,7 +54,7 @@ async function extractFrom(handler: Handler, reader: Reader, start: number, limi
   const sink = new DirectorySink(root, budget, { source: handler.id, path: sourcePath });
   let chunk: ChunkInfo | null = null;
   try {
-    chunk = await handler.chunk(reader, start);
+    chunk = await handler.chunk(reader, start, { signal: budget.signal, maxOutput: budget.limits.maxTotalBytes });
     if (chunk && handler.extract) await handler.extract(reader, chunk, sink);
     return { chunk, sink, root };
   } catch (error) {
@@ -61,6 +62,29 @@ async function extractFrom(handler: Handler, reader: Reader, start: number, limi
   } finally {
     budget.dispose();
   }
+}
+
+export interface ExtractedFiles {
+  chunk: ChunkInfo | null;
+  entries: SinkEntry[];
+  problems: Problem[];
+  /** Contents of the extracted regular files by path. */
+  files: Record<string, Buffer>;
+}
+
+/**
+ * extractWith on `data` written to a file (read through a FileReader, as the driver does), with the extracted files
+ * read back. Throws what the handler threw; a null chunk (a quiet false positive) is returned as such.
+ */
+export async function extractFiles(handler: Handler, data: Buffer, start = 0, limits: Partial<Limits> = {}): Promise<ExtractedFiles> {
+  const input = join(tempDir(`${handler.id}-in`), 'input.bin');
+  writeFileSync(input, data);
+  const ex = await extractWith(handler, input, start, limits);
+  if (ex.error !== undefined) throw ex.error;
+  const { entries, problems } = ex.sink;
+  const files: Record<string, Buffer> = {};
+  for (const e of entries) if (e.kind === 'file') files[e.path] = readFileSync(join(ex.root, e.path));
+  return { chunk: ex.chunk, entries, problems, files };
 }
 
 export function entry(ex: Extraction, path: string): SinkEntry | undefined {

@@ -1,11 +1,12 @@
 // A small tree to archive with the reference tools: a text file, a nested binary, an empty dir and a symlink.
 import { mkdirSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { sampleData, tempDir } from '../handler-harness.js';
+import { compressibleBytes } from '../../../support/bytes.js';
+import { tempDir } from '../extract-harness.js';
 
 export const TREE = {
   'etc/passwd': Buffer.from('root:x:0:0:root:/root:/bin/sh\n'),
-  'usr/bin/tool': sampleData(70_000),
+  'usr/bin/tool': compressibleBytes(70_000),
 };
 
 /** Creates the tree in a new folder and returns the folder (archive its entry 'root'). */

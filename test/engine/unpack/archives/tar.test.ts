@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import tarStream from 'tar-stream';
 import { tarHandler } from '../../../../src/engine/unpack/archives/tar.js';
-import { noise, runHandler, tool } from '../handler-harness.js';
+import { pseudoRandom } from '../../../support/bytes.js';
+import { extractFiles } from '../extract-harness.js';
+import { tool } from '../handler-harness.js';
 import { makeTree, TREE } from './archive-fixture.js';
 
 async function packRaw(entries: Array<{ name: string; body?: string; type?: 'file' | 'symlink'; linkname?: string }>): Promise<Buffer> {
@@ -20,7 +22,7 @@ async function packRaw(entries: Array<{ name: string; body?: string; type?: 'fil
 describe('tar handler', () => {
   it('extracts GNU tar output with modes and symlinks, and spans the end blocks', async () => {
     const archive = tool('tar', ['-cf', '-', 'root'], { cwd: makeTree() });
-    const run = await runHandler(tarHandler, Buffer.concat([archive, noise(700)]));
+    const run = await extractFiles(tarHandler, Buffer.concat([archive, pseudoRandom(700, 7)]));
     expect(run.chunk).toMatchObject({ start: 0, end: archive.length });
     expect(run.files['root/etc/passwd']).toEqual(TREE['etc/passwd']);
     expect(run.files['root/usr/bin/tool']).toEqual(TREE['usr/bin/tool']);
@@ -34,7 +36,7 @@ describe('tar handler', () => {
     const gnu = tool('sh', ['-c', `mkdir -p ${long.split('/')[0]} && printf hi > ${long} && tar --format=gnu -cf - ${long}`], { cwd: makeTree() });
     const pax = tool('sh', ['-c', `mkdir -p ${long.split('/')[0]} && printf hi > ${long} && tar --format=pax -cf - ${long}`], { cwd: makeTree() });
     for (const archive of [gnu, pax]) {
-      const run = await runHandler(tarHandler, Buffer.concat([Buffer.alloc(512, 1), archive]), 512);
+      const run = await extractFiles(tarHandler, Buffer.concat([Buffer.alloc(512, 1), archive]), 512);
       expect(run.chunk?.end).toBe(512 + archive.length);
       expect(run.files[long]?.toString()).toBe('hi');
     }
@@ -46,7 +48,7 @@ describe('tar handler', () => {
       { name: '/abs/ok', body: 'abs' },
       { name: 'link', type: 'symlink', linkname: '/etc/shadow' },
     ]);
-    const run = await runHandler(tarHandler, archive);
+    const run = await extractFiles(tarHandler, archive);
     expect(Object.keys(run.files)).toEqual(['abs/ok']);
     expect(run.entries.find((e) => e.path === 'link')?.linkTarget).toBe('/etc/shadow');
     expect(run.problems.map((p) => p.message).join()).toMatch(/escapes the output folder/);
@@ -54,9 +56,9 @@ describe('tar handler', () => {
 
   it('reports a truncated archive and ignores a broken checksum', async () => {
     const archive = tool('tar', ['-cf', '-', 'root'], { cwd: makeTree() });
-    await expect(runHandler(tarHandler, archive.subarray(0, 5000))).rejects.toThrow(/runs past the end/);
+    await expect(extractFiles(tarHandler, archive.subarray(0, 5000))).rejects.toThrow(/runs past the end/);
     const corrupt = Buffer.from(archive);
     corrupt[10] ^= 0xff;
-    expect((await runHandler(tarHandler, corrupt)).chunk).toBeNull();
+    expect((await extractFiles(tarHandler, corrupt)).chunk).toBeNull();
   });
 });

@@ -2,7 +2,8 @@
 // garbage, truncation, corruption and a bomb against the byte budget.
 import { expect, it } from 'vitest';
 import { FormatError, LimitError, type Handler } from '../../../../src/engine/unpack/handler.js';
-import { noise, runHandler, sampleData } from '../handler-harness.js';
+import { compressibleBytes, pseudoRandom } from '../../../support/bytes.js';
+import { extractFiles } from '../extract-harness.js';
 
 /**
  * `truncation: 'partial'` is for formats where a cut stream cannot be told from a vendor stream without an end
@@ -13,11 +14,11 @@ export function compressionCases(
   compress: (data: Buffer) => Buffer | Promise<Buffer>,
   { truncation = 'error' }: { truncation?: 'error' | 'partial' } = {},
 ): void {
-  const data = sampleData(300_000);
+  const data = compressibleBytes(300_000);
 
   it('decodes a generated stream and reports its exact extent', async () => {
     const packed = await compress(data);
-    const run = await runHandler(handler, packed);
+    const run = await extractFiles(handler, packed);
     expect(run.chunk).toMatchObject({ start: 0, end: packed.length });
     const [only] = Object.values(run.files);
     expect(only?.equals(data)).toBe(true);
@@ -25,8 +26,8 @@ export function compressionCases(
 
   it('finds the exact end of a stream carved between other bytes', async () => {
     const packed = await compress(data);
-    const image = Buffer.concat([noise(333), packed, noise(500, 3)]);
-    const run = await runHandler(handler, image, 333);
+    const image = Buffer.concat([pseudoRandom(333, 7), packed, pseudoRandom(500, 3)]);
+    const run = await extractFiles(handler, image, 333);
     expect(run.chunk).toMatchObject({ start: 333, end: 333 + packed.length });
     expect(Object.values(run.files)[0]?.equals(data)).toBe(true);
   });
@@ -35,13 +36,13 @@ export function compressionCases(
     const packed = await compress(data);
     const cut = packed.subarray(0, Math.floor(packed.length / 2));
     if (truncation === 'partial') {
-      const run = await runHandler(handler, cut);
+      const run = await extractFiles(handler, cut);
       const out = Object.values(run.files)[0]!;
       expect(out.equals(data.subarray(0, out.length))).toBe(true);
       expect(run.problems.length).toBeGreaterThan(0);
       return;
     }
-    const error = await runHandler(handler, cut).then(
+    const error = await extractFiles(handler, cut).then(
       (run) => run.chunk,
       (e: unknown) => e,
     );
@@ -51,24 +52,24 @@ export function compressionCases(
   it('rejects corrupted data quietly or with a FormatError, never a crash', async () => {
     const packed = Buffer.from(await compress(data));
     for (let i = 40; i < packed.length - 8; i += Math.max(1, Math.floor(packed.length / 7))) packed[i] ^= 0x5a;
-    const outcome: Awaited<ReturnType<typeof runHandler>> | unknown = await runHandler(handler, packed).then(
+    const outcome: Awaited<ReturnType<typeof extractFiles>> | unknown = await extractFiles(handler, packed).then(
       (run) => run,
       (e: unknown) => e,
     );
     if (outcome instanceof Error) expect(outcome).toBeInstanceOf(FormatError);
     else {
-      const files = (outcome as Awaited<ReturnType<typeof runHandler>>).files;
+      const files = (outcome as Awaited<ReturnType<typeof extractFiles>>).files;
       expect(Object.values(files)[0]?.equals(data) ?? false).toBe(false);
     }
   });
 
   it('stops a bomb at the byte budget', async () => {
     const bomb = await compress(Buffer.alloc(8 * 1024 * 1024));
-    await expect(runHandler(handler, bomb, 0, { maxTotalBytes: 1024 * 1024 })).rejects.toBeInstanceOf(LimitError);
+    await expect(extractFiles(handler, bomb, 0, { maxTotalBytes: 1024 * 1024 })).rejects.toBeInstanceOf(LimitError);
   });
 
   it('ignores random bytes', async () => {
-    const run = await runHandler(handler, Buffer.concat([handler.magics[0]!.bytes, noise(4096)])).then(
+    const run = await extractFiles(handler, Buffer.concat([handler.magics[0]!.bytes, pseudoRandom(4096, 7)])).then(
       (r) => r.chunk,
       (e: unknown) => e,
     );
