@@ -6,7 +6,7 @@ import { lzo1xDecompress } from '../codecs-lzo.js';
 import { rtimeDecompress } from '../codecs-rtime.js';
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { jffs2Crc, Layouts, NODETYPE, scanNodes, type DirentNode, type Endian, type InodeNode } from './jffs2-nodes.js';
-import { decodeDev } from './dev-t.js';
+import { decodeDev, sinkSpecialInode, type DeviceNumber } from './dev-t.js';
 
 const ROOT_INO = 1;
 const S_IFMT = 0o170000;
@@ -218,22 +218,14 @@ async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<vo
           case 0o120000:
             sink.symlink(path, (await image.whole(state, path, sink)).toString('utf8'), meta);
             break;
-          case 0o020000:
-          case 0o060000: {
-            // The dev_t is the node's data; its i_size is 0, so it is read from the newest data node directly.
-            const newest = [...state.data].sort((a, b) => b.node.version - a.node.version)[0];
-            const raw = newest ? await decode(reader, newest, scan.endian) : Buffer.alloc(0);
-            sink.special(path, 'device', { ...meta, meta: { ...deviceNumber(raw, scan.endian), kind: (n.mode & S_IFMT) === 0o020000 ? 'char' : 'block' } });
-            break;
+          default: {
+            // A device's dev_t is the node's data; its i_size is 0, so it is read from the newest data node directly.
+            const device = async () => {
+              const newest = [...state.data].sort((a, b) => b.node.version - a.node.version)[0];
+              return deviceNumber(newest ? await decode(reader, newest, scan.endian) : Buffer.alloc(0), scan.endian);
+            };
+            if (!(await sinkSpecialInode(sink, path, n.mode, meta, device))) sink.problem('error', `JFFS2: ${path}: unknown file type ${n.mode.toString(8)}`);
           }
-          case 0o010000:
-            sink.special(path, 'fifo', meta);
-            break;
-          case 0o140000:
-            sink.special(path, 'socket', meta);
-            break;
-          default:
-            sink.problem('error', `JFFS2: ${path}: unknown file type ${n.mode.toString(8)}`);
         }
       } catch (error) {
         if (!(error instanceof FormatError)) throw error;
@@ -244,7 +236,7 @@ async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<vo
 }
 
 /** The kernel stores a 16-bit old-style or 32-bit new-style dev_t as the device inode's data. */
-function deviceNumber(raw: Buffer, endian: Endian): { major: number; minor: number } {
+function deviceNumber(raw: Buffer, endian: Endian): DeviceNumber {
   if (raw.length === 2) {
     const dev = endian === 'le' ? raw.readUInt16LE(0) : raw.readUInt16BE(0);
     return { major: dev >> 8, minor: dev & 0xff };

@@ -20,7 +20,7 @@ import {
 } from './ubifs-nodes.js';
 import { allNodes, journalNodes, type ScannedNode } from './ubifs-journal.js';
 import { UbifsTree, type BlockRef, type InodeInfo } from './ubifs-tree.js';
-import { decodeDev } from './dev-t.js';
+import { decodeDev, sinkSpecialInode } from './dev-t.js';
 
 const MAX_INDEX_LEVEL = 64;
 const S_IFMT = 0o170000;
@@ -159,20 +159,10 @@ async function writeTree(vol: UbifsVolume, tree: UbifsTree, sink: Sink): Promise
           case 0o120000:
             sink.symlink(path, ino.data.toString('utf8'), meta);
             break;
-          case 0o020000:
-          case 0o060000: {
-            const dev = ino.data.length >= 4 ? ino.data.readUInt32LE(0) : 0;
-            sink.special(path, 'device', { ...meta, meta: decodeDev(dev) });
-            break;
+          default: {
+            const device = () => decodeDev(ino.data.length >= 4 ? ino.data.readUInt32LE(0) : 0);
+            if (!(await sinkSpecialInode(sink, path, ino.mode, meta, device))) sink.problem('error', `UBIFS: ${path}: unknown file type ${ino.mode.toString(8)}`);
           }
-          case 0o010000:
-            sink.special(path, 'fifo', meta);
-            break;
-          case 0o140000:
-            sink.special(path, 'socket', meta);
-            break;
-          default:
-            sink.problem('error', `UBIFS: ${path}: unknown file type ${ino.mode.toString(8)}`);
         }
       } catch (error) {
         if (!(error instanceof FormatError)) throw error;
