@@ -79,7 +79,7 @@ describe('CycloneDX 1.6 SBOM', () => {
     expect(validate(JSON.parse(String(await cycloneDxReport.generate({ result: empty, now: fixedNow }))))).toEqual([]);
   });
 
-  it('the schema check catches a broken document (the test can fail)', () => {
+  it.runIf(haveShared('schemas', 'cyclonedx', 'bom-1.6.schema.json'))('the schema check catches a broken document (the test can fail)', () => {
     const validate = schemaValidator('cyclonedx-1.6');
     const doc = buildCycloneDx({ result: sbomFixture, now: fixedNow }) as Record<string, any>;
     doc.components[0].type = 'not-a-type';
