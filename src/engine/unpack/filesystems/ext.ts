@@ -24,16 +24,12 @@ import {
   type Runs,
 } from './ext-inode.js';
 import { replayJournal, unescape, type JournalCopy } from './ext-journal.js';
-import { decodeDev } from './dev-t.js';
+import { decodeDev, sinkSpecialInode } from './dev-t.js';
 
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
 const S_IFREG = 0o100000;
 const S_IFLNK = 0o120000;
-const S_IFCHR = 0o020000;
-const S_IFBLK = 0o060000;
-const S_IFIFO = 0o010000;
-const S_IFSOCK = 0o140000;
 const ROOT_INO = 2;
 /** Bytes handed to the sink per write when streaming a file. */
 const STREAM_CHUNK = 1024 * 1024;
@@ -268,12 +264,9 @@ async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<vo
           await writeFile(vol, inode, path, meta, sink);
         } else if (type === S_IFLNK) {
           sink.symlink(path, await linkTarget(vol, inode), meta);
-        } else if (type === S_IFCHR || type === S_IFBLK) {
-          const dev = deviceNumber(inode.block);
-          sink.special(path, 'device', { ...meta, meta: { ...dev, kind: type === S_IFCHR ? 'char' : 'block' } });
-        } else if (type === S_IFIFO) sink.special(path, 'fifo', meta);
-        else if (type === S_IFSOCK) sink.special(path, 'socket', meta);
-        else sink.problem('error', `${path}: inode ${inode.ino} has unknown type ${type.toString(8)}`);
+        } else if (!(await sinkSpecialInode(sink, path, inode.mode, meta, () => deviceNumber(inode.block)))) {
+          sink.problem('error', `${path}: inode ${inode.ino} has unknown type ${type.toString(8)}`);
+        }
       } catch (error) {
         if (!(error instanceof FormatError)) throw error;
         sink.problem('error', `${path}: ${error.message}`);
