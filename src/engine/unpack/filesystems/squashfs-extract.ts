@@ -49,13 +49,23 @@ export interface SquashDirEntry {
   ref: InodeRef;
 }
 
-/** What a SquashFS version provides to the walker; everything is relative to `base` unless said otherwise. */
 /** How one SquashFS version lays out a directory listing: its header and entry sizes and parsers. */
 export interface DirListingLayout {
   headerSize: number;
   header(raw: Buffer): { count: number; startBlock: number };
   entrySize: number;
   entry(raw: Buffer): { offset: number; size: number };
+}
+
+/** The directory reader of a SquashFS version: its directory metadata table read with its listing layout. */
+export function directoryReader(
+  dirs: { cursor(block: number, offset: number): { take(bytes: number): Buffer } },
+  layout: DirListingLayout,
+): (dir: Extract<SquashInode, { kind: 'dir' }>) => SquashDirEntry[] {
+  return (dir) => {
+    const c = dirs.cursor(dir.dirBlock, dir.dirOffset);
+    return readDirListing((n) => c.take(n), dir.listingSize, layout);
+  };
 }
 
 /**

@@ -7,8 +7,8 @@ import { FormatError } from '../handler.js';
 import { struct } from '../struct.js';
 import { parseBits, type BitLayout } from './squashfs-bits.js';
 import { LzmaFamilyDecoder } from './squashfs-compressors.js';
-import type { InodeRef, SquashDirEntry, SquashImage, SquashInode } from './squashfs-extract.js';
-import { extractSquashfs, fileInode, readDirListing, type DirListingLayout } from './squashfs-extract.js';
+import type { InodeRef, SquashImage, SquashInode } from './squashfs-extract.js';
+import { extractSquashfs, fileInode, directoryReader, type DirListingLayout } from './squashfs-extract.js';
 import { MetadataTable, inodeRef, loadFragmentTable, type MetadataSource } from './squashfs-metadata.js';
 
 const superFields = {
@@ -140,10 +140,7 @@ export async function openSquashfsV3(reader: Reader, start: number): Promise<Squ
   };
 
   const dirLayout: DirListingLayout = { headerSize: 9, header: (raw) => parseBits(DIR_HEADER, raw, e), entrySize: 5, entry: (raw) => parseBits(DIR_ENTRY, raw, e) };
-  const readDir = (dir: Extract<SquashInode, { kind: 'dir' }>): SquashDirEntry[] => {
-    const c = dirs.cursor(dir.dirBlock, dir.dirOffset);
-    return readDirListing((n) => c.take(n), dir.listingSize, dirLayout);
-  };
+  const readDir = directoryReader(dirs, dirLayout);
 
   return {
     reader,

@@ -5,8 +5,8 @@ import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { FormatError } from '../handler.js';
 import { struct } from '../struct.js';
 import { COMPRESSION_NAMES, decoderFor } from './squashfs-compressors.js';
-import type { InodeRef, SquashDirEntry, SquashImage, SquashInode } from './squashfs-extract.js';
-import { extractSquashfs, fileInode, readDirListing, type DirListingLayout } from './squashfs-extract.js';
+import type { InodeRef, SquashImage, SquashInode } from './squashfs-extract.js';
+import { extractSquashfs, fileInode, directoryReader, type DirListingLayout } from './squashfs-extract.js';
 import { MetadataTable, inodeRef, loadFragmentTable, readIndexedTable, type MetadataSource } from './squashfs-metadata.js';
 
 const superFields = {
@@ -148,10 +148,7 @@ export async function openSquashfsV4(reader: Reader, start: number): Promise<Squ
   };
 
   const dirLayout: DirListingLayout = { headerSize: 12, header: (raw) => DIR_HEADER[e].parse(raw), entrySize: 8, entry: (raw) => DIR_ENTRY[e].parse(raw) };
-  const readDir = (dir: Extract<SquashInode, { kind: 'dir' }>): SquashDirEntry[] => {
-    const c = dirs.cursor(dir.dirBlock, dir.dirOffset);
-    return readDirListing((n) => c.take(n), dir.listingSize, dirLayout);
-  };
+  const readDir = directoryReader(dirs, dirLayout);
 
   return {
     reader,
