@@ -1,0 +1,57 @@
+// Phoenix EVSA stores built byte by byte (no Phoenix image is in ../shared/corpus): GUID, name and data entries
+// joined by id, superseded data, extended data entries and checksums.
+import { describe, expect, it } from 'vitest';
+import { phoenixEvsaHandler } from '../../../../src/engine/unpack/boot/phoenix-evsa.js';
+import { GUIDS } from '../../../../src/engine/unpack/boot/uefi-guid.js';
+import { BufferReader } from '../../../../src/engine/unpack/reader.js';
+import { expectTruncationsRefused, extractFiles } from '../extract-harness.js';
+import { evsaData, evsaGuid, evsaName, evsaStore } from './nvram-builders.js';
+
+const OWNER = '11111111-2222-3333-4444-555555555555';
+const big = Buffer.alloc(70000, 0x5a);
+
+function sample(): Buffer {
+  return evsaStore([
+    evsaGuid(1, GUIDS.globalVariable),
+    evsaGuid(2, GUIDS.imageSecurityDatabase),
+    evsaName(1, 'Timeout'),
+    evsaName(2, 'dbx'),
+    evsaData(1, 1, Buffer.from([5, 0]), { superseded: true }),
+    evsaData(1, 1, Buffer.from([3, 0])),
+    evsaData(2, 2, big, { attributes: 0x27, extended: true }),
+    evsaData(9, 1, Buffer.from('orphan')),
+  ]);
+}
+
+describe('phoenix-evsa', () => {
+  it('joins data entries to their names and GUIDs, superseded values apart', async () => {
+    const store = sample();
+    const out = await extractFiles(phoenixEvsaHandler, Buffer.concat([Buffer.alloc(0), store, Buffer.alloc(4)]));
+    expect(out.chunk).toMatchObject({ start: 0, end: store.length, meta: { variables: 2, deleted: 1, unnamed: 1, checksumOk: true } });
+    expect(out.entries.map((e) => e.path)).toEqual(['deleted/Timeout', 'Timeout', 'dbx']);
+    expect(out.files.Timeout!.equals(Buffer.from([3, 0]))).toBe(true);
+    expect(out.files.dbx!.equals(big)).toBe(true);
+    expect(out.entries.find((e) => e.path === 'dbx')!.meta?.meta).toMatchObject({ name: 'dbx', vendorGuid: GUIDS.imageSecurityDatabase, attributes: ['NV', 'BS', 'RT', 'TA'], state: 'active' });
+    expect(out.problems.map((p) => p.message)).toEqual([expect.stringMatching(/1 data entries with an unknown name or GUID id/)]);
+  });
+
+  it('warns on entry checksum mismatches', async () => {
+    const store = evsaStore([evsaGuid(1, OWNER), evsaName(1, 'A'), evsaData(1, 1, Buffer.from('a'))]);
+    store[20 + 22 + 1] ^= 0x10; // checksum of the name entry
+    const out = await extractFiles(phoenixEvsaHandler, store);
+    expect(out.files.A!.toString()).toBe('a');
+    expect(out.problems.map((p) => p.message)).toEqual([expect.stringMatching(/entry at 0x2a: checksum mismatch/)]);
+  });
+
+  it('rejects truncated stores and entries running past the store', async () => {
+    const store = sample();
+    await expect(phoenixEvsaHandler.chunk(new BufferReader(store.subarray(0, 100)), 0)).rejects.toThrow(/truncated/);
+    const overrun = evsaStore([evsaGuid(1, OWNER), evsaData(1, 1, Buffer.alloc(8))]);
+    overrun.writeUInt16LE(0x400, 20 + 22 + 2); // size of the data entry
+    await expect(phoenixEvsaHandler.chunk(new BufferReader(overrun), 0)).rejects.toThrow(/runs past the store/);
+    const notStore = Buffer.from(store);
+    notStore[0] = 0xed;
+    await expect(phoenixEvsaHandler.chunk(new BufferReader(notStore), 0)).resolves.toBeNull();
+    await expectTruncationsRefused(phoenixEvsaHandler, store);
+  });
+});
