@@ -32,6 +32,54 @@ function buildImage(kernel: Buffer, rootfs: Buffer): Buffer {
   return image;
 }
 
+const SALT_V2 = Buffer.from('dcd73aa5c39598fbdcf9e7f40eae4737', 'hex');
+const SALT_V2_BOOT = Buffer.from('8cef335fd5c5cefaac9c28dab2e90f42', 'hex');
+
+interface V2Options {
+  headerVersion?: 2 | 3;
+  /** The flash layout's maximum length, written as the firmware length. */
+  maxLength?: number;
+  rootfsOffset?: number;
+  /** mktplinkfw2 -s: the image ends after the rootfs instead of being padded to the maximum length. */
+  strip?: boolean;
+  /** A bootloader after the header, followed by this inner image (as TP-Link's v3 "up_boot" images). */
+  boot?: { loader: Buffer; inner: Buffer };
+}
+
+/** A v2/v3 image as mktplinkfw2 writes it: a 0xFF-filled header, version bytes 0x02000000, markers, MD5 with its salt. */
+function buildV2(kernel: Buffer, rootfs: Buffer, { headerVersion = 2, maxLength = 0x2000, rootfsOffset = 0x400, strip = false, boot }: V2Options = {}): Buffer {
+  const body = boot
+    ? Buffer.concat([boot.loader, Buffer.alloc(0x400 - boot.loader.length, 0xff), boot.inner])
+    : Buffer.concat([kernel, Buffer.alloc(rootfsOffset - 0x200 - kernel.length, 0xff), rootfs]);
+  const header = Buffer.alloc(0x200, 0xff);
+  header.writeUInt32BE(headerVersion << 24, 0);
+  header.fill(0, 4, 0x34);
+  header.write('ver. 1.0', 4, 'latin1');
+  header.writeUInt32BE(0x89700001, 0x34);
+  header.writeUInt32BE(1, 0x38);
+  header.writeUInt32BE(0, 0x3c);
+  header.writeUInt32BE(0, 0x50);
+  header.writeUInt32BE(0x80002000, 0x68);
+  header.writeUInt32BE(0x800061b0, 0x6c);
+  header.writeUInt32BE(maxLength, 0x70);
+  header.writeUInt32BE(0x200, 0x74);
+  header.writeUInt32BE(kernel.length, 0x78);
+  header.writeUInt32BE(rootfsOffset, 0x7c);
+  header.writeUInt32BE(rootfs.length, 0x80);
+  header.writeUInt32BE(0, 0x84);
+  header.writeUInt32BE(boot ? boot.loader.length : 0, 0x88);
+  header.writeUInt16BE(0x55aa, 0x8c);
+  header[0x8e] = 1;
+  header[0x8f] = 0;
+  header[0x90] = 0xa5;
+  header.set([0, 6, 3], 0x91);
+  let image = Buffer.concat([header, body]);
+  if (!strip) image = Buffer.concat([image, Buffer.alloc(maxLength - image.length, 0xff)]);
+  (boot ? SALT_V2_BOOT : SALT_V2).copy(image, 0x40);
+  createHash('md5').update(image).digest().copy(image, 0x40);
+  return image;
+}
+
 const kernel = Buffer.concat([Buffer.from('5d00008000ffffffffffffffff', 'hex'), Buffer.alloc(100, 3)]);
 const rootfs = Buffer.concat([Buffer.from('hsqs'), Buffer.alloc(200, 5)]);
 
@@ -62,6 +110,53 @@ describe('tplink', () => {
     const notVendor = Buffer.from(image);
     notVendor.write('XX', 4);
     expect(await tplinkHandler.chunk(new BufferReader(notVendor), 0)).toBeNull();
+  });
+
+  it('reads v2 images padded to the layout length or stripped after the rootfs', async () => {
+    for (const strip of [false, true]) {
+      const image = buildV2(kernel, rootfs, { strip });
+      const out = await runHandler(tplinkHandler, new BufferReader(Buffer.concat([image, Buffer.alloc(100, 0xee)])));
+      expect(out.chunk).toMatchObject({
+        start: 0,
+        end: image.length,
+        meta: { headerVersion: 2, fwVersion: 'ver. 1.0', hwId: '89700001', version: '0.6.3-1.0', md5: 'valid', kernelEntry: 0x800061b0 },
+      });
+      expect(await out.read('kernel.lzma')).toEqual(kernel);
+      expect(await out.read('rootfs')).toEqual(rootfs);
+      expect(out.problems).toEqual([]);
+      await out.cleanup();
+    }
+  });
+
+  it('reads a v3 image with a bootloader and its inner firmware', async () => {
+    const inner = buildV2(kernel, rootfs, { headerVersion: 3, strip: true });
+    const loader = Buffer.concat([Buffer.from('27051956', 'hex'), Buffer.alloc(60, 1)]);
+    const image = buildV2(kernel, rootfs, { headerVersion: 3, boot: { loader, inner }, maxLength: 0x1000 });
+    const out = await runHandler(tplinkHandler, new BufferReader(image));
+    expect(out.chunk).toMatchObject({ end: image.length, meta: { headerVersion: 3, md5: 'valid', boot: [0x200, 0x200 + loader.length] } });
+    expect(out.entries.map((e) => e.path)).toEqual(['bootloader', 'firmware']);
+    expect((await out.read('firmware')).subarray(0, inner.length)).toEqual(inner);
+    await out.cleanup();
+    const nested = await runHandler(tplinkHandler, new BufferReader(image), 0x600);
+    expect(nested.chunk).toMatchObject({ start: 0x600, end: 0x600 + inner.length, meta: { md5: 'valid' } });
+    await nested.cleanup();
+  });
+
+  it('refuses truncated v2 images, payloads past the length field, and lookalikes without the markers', async () => {
+    const image = buildV2(kernel, rootfs, { strip: true });
+    await expectTruncationsRefused(tplinkHandler, image);
+    await expect(tplinkHandler.chunk(new BufferReader(image.subarray(0, 0x300)), 0)).rejects.toThrow(/truncated/);
+    const short = Buffer.from(image);
+    short.writeUInt32BE(0x300, 0x70);
+    await expect(tplinkHandler.chunk(new BufferReader(short), 0)).rejects.toThrow(/past the firmware length/);
+    const tampered = Buffer.from(image);
+    tampered[0x210] ^= 1;
+    const out = await runHandler(tplinkHandler, new BufferReader(tampered));
+    expect(out.chunk.meta).toMatchObject({ md5: 'mismatch' });
+    await out.cleanup();
+    const noMarker = Buffer.from(image);
+    noMarker[0x90] = 0;
+    expect(await tplinkHandler.chunk(new BufferReader(noMarker), 0)).toBeNull();
   });
 
   it.runIf(haveShared('corpus', 'tplink-tl-mr3020-v1_3.17.2_test.tpl'))('reads the TL-MR3020 image with its bootloader and inner firmware', async () => {
