@@ -1,102 +1,109 @@
-// LZMA-alone (.lzma, "LZMA_Alone"): 13-byte header (properties byte, dictionary size, 64-bit uncompressed size
-// or -1 when unknown and the stream carries an end marker) followed by the range-coded stream, whose first byte
-// is always 0. The header has no magic, so candidates are the common properties bytes followed by a dictionary
-// of at least 64 KiB, and must pass plausibility checks before anything is decoded.
-import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader } from '../handler.js';
-import { lzma, parseLzmaPropsByte } from '../codecs.js';
-import { struct } from '../struct.js';
-import { countOnly, decodeRange, payload } from './decode-stream.js';
-import { lzmaDecoder } from './lzma-stream.js';
+// LZMA-alone (.lzma, "LZMA_Alone") and its vendor variants (lzma-variants.ts): a 13-byte header (properties byte,
+// dictionary size, 64-bit uncompressed size or -1) or a 5-byte one without the size, followed by the range-coded
+// stream, whose first byte is always 0. The header has no magic, so candidates are the common properties bytes
+// followed by a dictionary of at least 64 KiB, and must pass plausibility checks before anything is decoded;
+// then the stream must decode (random or otherwise compressed bytes break within a few dozen bytes).
+import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { countOnly, payload } from './decode-stream.js';
+import { decodeMeasured, decodeSized, decodeUnsized, measureUnsized, parseLzmaHeaders, type LzmaHeader, type UnsizedEnd } from './lzma-variants.js';
 import { payloadName } from './payload-name.js';
 
-const Header = struct('le', { props: 'u8', dictSize: 'u32', sizeLow: 'u32', sizeHigh: 'u32' });
+export { parseLzmaAloneHeader, parseLzmaHeaders } from './lzma-variants.js';
+
 /** lc=3 lp=0 pb=2 (the default), lc=1 lp=2 pb=2 (OpenWrt MIPS kernels), lc=4 lp=0 pb=2, lc=2 lp=1 pb=2. */
 const COMMON_PROPS = [0x5d, 0x6d, 0x5e, 0x65];
-const MAX_SIZE = 2 ** 36;
 
-export interface LzmaHeader {
-  props: number;
-  dictSize: number;
-  /** Uncompressed size, or undefined when the header says unknown (-1). */
-  size?: number;
+interface LzmaMeta extends LzmaHeader {
+  /**
+   * 'sized': decoded to the declared size; 'unsized': to its end marker, or to where its input ends when that could
+   * not be measured; 'measured': no marker, size measured (measureUnsized) and decoded to it.
+   */
+  mode: 'sized' | 'unsized' | 'measured';
+  /** Bytes decoded: the stream's size, except in an approximate stream (a few KiB less than extraction writes). */
+  decoded: number;
+  endMarker?: boolean;
+  cut?: UnsizedEnd['cut'];
+  /** 'measured': where the decoder's input was cut (zero bytes follow). */
+  inputEnd?: number;
 }
 
-/** Parses and sanity-checks an LZMA-alone header; null when it is not plausible. */
-export function parseLzmaAloneHeader(head: Buffer): LzmaHeader | null {
-  if (head.length < Header.size + 1) return null;
-  const h = Header.parse(head);
-  const props = parseLzmaPropsByte(h.props, h.dictSize);
-  if (!props || props.lc + props.lp > 4) return null;
-  // Dictionary: 4 KiB .. 1.5 GiB, and a power of two or 2^n + 2^(n-1), as every encoder writes it.
-  const d = h.dictSize;
-  if (d < 4096 || d > 1536 * 1024 * 1024) return null;
-  const top = 2 ** Math.floor(Math.log2(d));
-  if (d !== top && d !== top + top / 2) return null;
-  const unknown = h.sizeLow === 0xffffffff && h.sizeHigh === 0xffffffff;
-  const size = unknown ? undefined : h.sizeHigh * 2 ** 32 + h.sizeLow;
-  if (size !== undefined && (size === 0 || size > MAX_SIZE)) return null;
-  if (head[Header.size] !== 0) return null; // the range coder's first byte is always 0
-  return { props: h.props, dictSize: d, size };
-}
-
-function decode(reader: Reader, start: number, signal?: AbortSignal): AsyncGenerator<Buffer, number> {
-  return decodeRange('lzma', reader, start, lzmaDecoder(lzma().createStream('aloneDecoder', {})), signal);
-}
-
-/** Vendor streams with an unknown size and no end marker: decode what decodes, stop where it breaks. */
-const VENDOR_MIN_OUTPUT = 4096;
-
-async function* tolerant(reader: Reader, start: number, signal?: AbortSignal): AsyncGenerator<Buffer, number> {
-  // Small output buffers: what the decoder holds back when it fails is lost.
-  const decoder = lzmaDecoder(lzma().createStream('aloneDecoder', { bufsize: 4096 }));
-  const blocks = decodeRange('lzma', reader, start, decoder, signal);
-  let size = 0;
-  for (;;) {
-    let next: IteratorResult<Buffer, number>;
+async function probe(reader: Reader, start: number, header: LzmaHeader, ctx?: ChunkContext): Promise<ChunkInfo | null> {
+  if (header.size !== undefined) {
     try {
-      next = await blocks.next();
+      const counted = await countOnly('lzma', decodeSized(reader, start, undefined, ctx?.signal), ctx);
+      if (counted) return { start, end: start + counted.result, meta: { ...header, mode: 'sized', decoded: counted.size } satisfies LzmaMeta };
     } catch (error) {
-      if (!(error instanceof FormatError) || size < VENDOR_MIN_OUTPUT) throw error;
-      // The stream's real end is unknowable: it ends where the decoder stopped making sense of it.
-      return Math.min(reader.size - start, Math.max(decoder.consumed(), 14));
+      if (!(error instanceof FormatError)) throw error;
+      // The declared size is wrong, or the stream carries an end marker too: decode it as unsized below.
     }
-    if (next.done) return next.value;
-    size += next.value.length;
-    yield next.value;
   }
+  try {
+    const counted = await countOnly('lzma', decodeUnsized(reader, start, header, undefined, ctx?.signal), ctx);
+    if (!counted) return null;
+    const { end, endMarker, cut } = counted.result;
+    if (cut === 'filler' || cut === 'end-of-data') {
+      const measured = await measureUnsized(reader, start, header, end, counted.size, ctx);
+      if (measured) {
+        return { start, end: measured.end, meta: { ...header, mode: 'measured', decoded: measured.size, endMarker, cut, inputEnd: end } satisfies LzmaMeta };
+      }
+    }
+    return { start, end, meta: { ...header, mode: 'unsized', decoded: counted.size, endMarker, cut } satisfies LzmaMeta };
+  } catch (error) {
+    // The header without a size field is a weak signature: a stream that breaks early is not reported as corrupt.
+    if (header.layout === 'no-size' && error instanceof FormatError) return null;
+    throw error;
+  }
+}
+
+function warn(sink: Sink, chunk: ChunkInfo, meta: LzmaMeta): void {
+  const at = `lzma: stream at ${chunk.start}`;
+  if (meta.mode === 'sized') return;
+  if (meta.size !== undefined && !(meta.endMarker && meta.decoded === meta.size)) {
+    sink.problem('warning', `${at} declares ${meta.size} bytes but ${meta.endMarker ? `ends with its end marker after ${meta.decoded}` : 'does not decode to that size'}; decoded as a stream of unknown size`, chunk.start);
+  }
+  if (meta.endMarker) return;
+  const why = {
+    filler: 'ends where padding starts',
+    'end-of-data': meta.mode === 'measured' ? 'ends at the end of the data' : 'ends at the end of the data (it may be truncated)',
+    'decoder-break': 'was decoded up to where it breaks; its end and last bytes are approximate',
+  }[meta.cut ?? 'decoder-break'];
+  sink.problem('warning', `${at} has ${meta.size === undefined ? 'an unknown size and ' : ''}no end marker; it ${why}`, chunk.start);
 }
 
 export const lzmaHandler: Handler = {
   id: 'lzma',
   kind: 'compression',
   doc: {
-    title: 'LZMA-alone (.lzma)',
-    references: ['LZMA SDK lzma.txt (LZMA_Alone header)', 'liblzma alone_decoder via lzma-native'],
+    title: 'LZMA-alone (.lzma) and vendor variants',
+    references: ['LZMA SDK lzma.txt (LZMA_Alone header)', 'liblzma alone and raw LZMA1 decoders via lzma-native', 'unblob and binwalk LZMA signatures'],
     limitations: [
-      'Vendor streams with an unknown size and no end marker are decoded up to where decoding breaks (a warning says so); their end is approximate.',
-      'Headers without the 8-byte size field are not recognised.',
+      'A stream without an end marker whose size is unknown or wrong ends where its input ends: at padding (a run of 0x00 or 0xFF), at the end of the data, or, followed by other data, where decoding breaks (then its end and last bytes are approximate, and a warning says so).',
+      'Only the common properties bytes (0x5d, 0x6d, 0x5e, 0x65) with a dictionary of at least 64 KiB are looked for.',
     ],
   },
   magics: COMMON_PROPS.map((p) => ({ bytes: Buffer.from([p, 0x00, 0x00]) })),
   confidence: 40,
   async chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
-    const header = parseLzmaAloneHeader(await reader.read(start, Header.size + 1));
-    if (!header) return null;
-    try {
-      const counted = await countOnly('lzma', decode(reader, start, ctx?.signal), ctx);
-      if (!counted) return null;
-      return { start, end: start + counted.result, meta: { ...header, size: counted.size } };
-    } catch (error) {
-      if (!(error instanceof FormatError) || header.size !== undefined) throw error;
-      const counted = await countOnly('lzma', tolerant(reader, start, ctx?.signal), ctx);
-      if (!counted) return null;
-      return { start, end: start + counted.result, meta: { ...header, size: counted.size, noEndMarker: true } };
+    const headers = parseLzmaHeaders(await reader.read(start, 14));
+    let failure: unknown;
+    for (const header of headers) {
+      try {
+        const found = await probe(reader, start, header, ctx);
+        if (found) return found;
+      } catch (error) {
+        if (!(error instanceof FormatError)) throw error;
+        failure ??= error;
+      }
     }
+    if (failure) throw failure;
+    return null;
   },
   async extract(reader, chunk, sink) {
-    const vendor = chunk.meta?.noEndMarker === true;
-    if (vendor) sink.problem('warning', `lzma: stream at ${chunk.start} has an unknown size and no end marker; decoded up to where it breaks`, chunk.start);
-    const blocks = vendor ? tolerant(reader, chunk.start, sink.signal) : decode(reader, chunk.start, sink.signal);
-    await sink.file(payloadName(reader.path, ['.lzma', '.lz']), payload(blocks));
+    const meta = chunk.meta as unknown as LzmaMeta;
+    warn(sink, chunk, meta);
+    const name = payloadName(reader.path, ['.lzma', '.lz']);
+    if (meta.mode === 'sized') await sink.file(name, payload(decodeSized(reader, chunk.start, chunk.end, sink.signal)));
+    else if (meta.mode === 'measured') await sink.file(name, payload(decodeMeasured(reader, chunk.start, meta, meta.decoded, meta.inputEnd!, sink.signal)));
+    else await sink.file(name, payload(decodeUnsized(reader, chunk.start, meta, chunk.end, sink.signal)));
   },
 };

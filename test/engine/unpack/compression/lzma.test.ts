@@ -1,12 +1,38 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { lzmaHandler, parseLzmaAloneHeader } from '../../../../src/engine/unpack/compression/lzma.js';
+import { lzmaHandler, parseLzmaAloneHeader, parseLzmaHeaders } from '../../../../src/engine/unpack/compression/lzma.js';
+import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { compressibleBytes, pseudoRandom } from '../../../support/bytes.js';
-import { extractFiles } from '../extract-harness.js';
-import { compressWith } from '../handler-harness.js';
+import { extractFiles, tempDir } from '../extract-harness.js';
+import { compressWith, tool } from '../handler-harness.js';
 import { compressionCases } from './compression-cases.js';
 
+/** The LZMA SDK encoder (Debian lzma-alone): writes the uncompressed size and, unless -eos, no end marker. */
+function lzmaSdk(data: Buffer, ...args: string[]): Buffer {
+  const dir = tempDir('lzma-sdk');
+  writeFileSync(join(dir, 'in'), data);
+  tool('lzma_alone', ['e', 'in', 'out', ...args], { cwd: dir });
+  return readFileSync(join(dir, 'out'));
+}
+
+/** The same stream behind a 5-byte header (properties + dictionary size, no size field). */
+function withoutSizeField(alone: Buffer): Buffer {
+  return Buffer.concat([alone.subarray(0, 5), alone.subarray(13)]);
+}
+
+function withDeclaredSize(alone: Buffer, size: number): Buffer {
+  const out = Buffer.from(alone);
+  out.writeBigUInt64LE(BigInt(size), 5);
+  return out;
+}
+
+const messages = (run: { problems: Array<{ message: string }> }) => run.problems.map((p) => p.message).join('\n');
+
 describe('lzma handler', () => {
-  // `lzma -c` from a file writes the size; from a pipe it writes -1 (unknown) and an end marker.
+  // xz-utils' `lzma -c` writes -1 (unknown size) and an end marker.
   compressionCases(lzmaHandler, (data) => compressWith('lzma', ['-c'], data), { truncation: 'partial' });
 
   it('finds the end of an unknown-size stream by its end marker', async () => {
@@ -16,6 +42,7 @@ describe('lzma handler', () => {
     expect(header).toMatchObject({ props: 0x5d, size: undefined });
     const run = await extractFiles(lzmaHandler, Buffer.concat([packed, pseudoRandom(100, 7)]));
     expect(run.chunk).toMatchObject({ start: 0, end: packed.length });
+    expect(run.problems).toEqual([]);
   });
 
   it('refuses implausible headers without decoding', () => {
@@ -24,26 +51,129 @@ describe('lzma handler', () => {
     const badDict = Buffer.from(good);
     badDict.writeUInt32LE(0x812345, 1);
     expect(parseLzmaAloneHeader(badDict)).toBeNull();
+    expect(parseLzmaHeaders(badDict)).toEqual([]);
     const badFirstByte = Buffer.from(good);
     badFirstByte[13] = 1;
     expect(parseLzmaAloneHeader(badFirstByte)).toBeNull();
     const hugeSize = Buffer.from(good);
     hugeSize.writeUInt32LE(0x10000, 9);
     expect(parseLzmaAloneHeader(hugeSize)).toBeNull();
+    // No size field: the stream's first byte 0 right after the dictionary size.
+    const short = Buffer.from([0x5d, 0, 0, 0x80, 0, 0, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0]);
+    expect(parseLzmaHeaders(short)).toEqual([{ layout: 'no-size', headerSize: 5, props: 0x5d, dictSize: 0x800000 }]);
   });
 });
 
-describe('lzma handler: vendor streams', () => {
-  it('decodes an unknown-size stream without its end marker as far as it goes, with a warning', async () => {
-    const data = compressibleBytes(200_000);
-    const packed = compressWith('lzma', ['-c'], data);
-    // Cut off the end marker (and the last symbols with it): what vendor tools that omit it leave behind.
-    const cut = packed.subarray(0, packed.length - 16);
-    const run = await extractFiles(lzmaHandler, cut);
-    expect(run.chunk).toMatchObject({ start: 0, meta: { noEndMarker: true } });
-    const out = Object.values(run.files)[0]!;
-    expect(out.length).toBeGreaterThan(100_000); // the output of the last input step before the break is lost
-    expect(out.equals(data.subarray(0, out.length))).toBe(true);
-    expect(run.problems[0]?.message).toMatch(/no end marker/);
+describe('lzma handler: LZMA SDK streams with a declared size and no end marker', () => {
+  compressionCases(lzmaHandler, (data) => lzmaSdk(data), { truncation: 'partial' });
+
+  it('ends at the declared size, with what follows left to carving', async () => {
+    const data = compressibleBytes(150_000, 3);
+    const packed = lzmaSdk(data);
+    expect(parseLzmaAloneHeader(packed)).toMatchObject({ size: data.length });
+    const run = await extractFiles(lzmaHandler, Buffer.concat([packed, Buffer.alloc(4096, 0xff), zlib.gzipSync(data)]));
+    expect(run.chunk).toMatchObject({ end: packed.length, meta: { mode: 'sized' } });
+    expect(Object.values(run.files)[0]?.equals(data)).toBe(true);
+    expect(run.problems).toEqual([]);
+  });
+});
+
+describe('lzma handler: vendor variants', () => {
+  const data = compressibleBytes(200_000, 5);
+  const noMarker = lzmaSdk(data);
+  const marker = lzmaSdk(data, '-eos');
+  const streamLength = noMarker.length - 13;
+  const only = (run: Awaited<ReturnType<typeof extractFiles>>) => Object.values(run.files)[0]!;
+
+  it('decodes a 5-byte header without a size field, ended by its end marker', async () => {
+    const short = withoutSizeField(marker);
+    const run = await extractFiles(lzmaHandler, Buffer.concat([pseudoRandom(64, 2), short, pseudoRandom(3000, 4)]), 64);
+    expect(run.chunk).toMatchObject({ start: 64, end: 64 + short.length, meta: { layout: 'no-size', endMarker: true } });
+    expect(only(run).equals(data)).toBe(true);
+    expect(run.problems).toEqual([]);
+  });
+
+  it('ends a 5-byte-header stream without an end marker where the padding after it starts', async () => {
+    for (const fill of [0xff, 0x00]) {
+      const short = withoutSizeField(noMarker);
+      const next = zlib.gzipSync(Buffer.from('the next partition'));
+      const run = await extractFiles(lzmaHandler, Buffer.concat([short, Buffer.alloc(65536, fill), next]));
+      expect(run.chunk).toMatchObject({ end: short.length, meta: { layout: 'no-size', endMarker: false, cut: 'filler' } });
+      // Zero padding would otherwise decode as endless zero literals: the output is exactly the data.
+      expect(only(run).equals(data)).toBe(true);
+      expect(messages(run)).toMatch(/no end marker; it ends where padding starts/);
+    }
+  });
+
+  it('measures the exact size and end of unknown-size streams without a marker, whatever their last bytes', async () => {
+    // Most LZMA SDK streams end with zero bytes, which merge into zero padding: the size is measured, not guessed.
+    for (let seed = 1; seed <= 8; seed++) {
+      const plain = compressibleBytes(20_000 + seed * 3000, seed);
+      const packed = withDeclaredSize(lzmaSdk(plain), 0);
+      packed.fill(0xff, 5, 13); // unknown size
+      for (const fill of [0x00, 0xff]) {
+        const run = await extractFiles(lzmaHandler, Buffer.concat([packed, Buffer.alloc(1000, fill), pseudoRandom(500, seed)]));
+        expect(run.chunk, `seed ${seed} fill ${fill}`).toMatchObject({ end: packed.length, meta: { mode: 'measured', decoded: plain.length } });
+        expect(only(run).equals(plain), `seed ${seed} fill ${fill}`).toBe(true);
+      }
+    }
+  });
+
+  it('survives a declared size that is too small, too large, or given with an end marker', async () => {
+    const cases: Array<[string, Buffer, RegExp]> = [
+      ['too small, padded', Buffer.concat([withDeclaredSize(noMarker, 120_000), Buffer.alloc(2048, 0xff)]), /declares 120000 bytes but does not decode/],
+      ['too large, padded', Buffer.concat([withDeclaredSize(noMarker, 900_000), Buffer.alloc(2048, 0)]), /declares 900000 bytes/],
+      ['too large, at the end of the data', withDeclaredSize(noMarker, 900_000), /ends at the end of the data/],
+      ['too large, with an end marker', Buffer.concat([withDeclaredSize(marker, 900_000), pseudoRandom(2048, 8)]), /ends with its end marker after 200000/],
+      ['right, with an end marker', Buffer.concat([withDeclaredSize(marker, data.length), pseudoRandom(2048, 8)]), /^$/],
+    ];
+    for (const [label, image, problem] of cases) {
+      const run = await extractFiles(lzmaHandler, image);
+      const streamEnd = label.includes('marker') ? marker.length : noMarker.length;
+      expect(run.chunk?.end, label).toBe(streamEnd);
+      expect(only(run).equals(data), label).toBe(true);
+      expect(messages(run), label).toMatch(problem);
+    }
+  });
+
+  it('decodes up to the break when a stream without a marker runs into other data, and says its end is approximate', async () => {
+    const image = Buffer.concat([withDeclaredSize(noMarker, 900_000), pseudoRandom(20_000, 9)]);
+    const run = await extractFiles(lzmaHandler, image);
+    expect(run.chunk).toMatchObject({ meta: { cut: 'decoder-break' } });
+    // The decoder breaks soon after the stream: within a few KiB of random bytes.
+    expect(run.chunk!.end).toBeGreaterThanOrEqual(13 + streamLength);
+    expect(run.chunk!.end).toBeLessThan(13 + streamLength + 4096);
+    expect(only(run).subarray(0, data.length).equals(data)).toBe(true);
+    expect(messages(run)).toMatch(/approximate/);
+  });
+
+  it('accepts no random or otherwise compressed bytes behind a plausible header, cheaply', async () => {
+    const headers = [
+      Buffer.from([0x5d, 0, 0, 0x80, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), // unknown size
+      Buffer.from([0x6d, 0, 0, 0x20, 0, 0x00, 0x40, 0x06, 0, 0, 0, 0, 0]), // declared size
+      Buffer.from([0x5e, 0, 0, 0x40, 0]), // no size field
+      Buffer.from([0x65, 0, 0, 0x01, 0]),
+    ];
+    const bodies = [
+      (seed: number) => pseudoRandom(20_000, seed),
+      (seed: number) => zlib.deflateRawSync(compressibleBytes(60_000, seed)),
+      (seed: number) => compressWith('xz', ['-c'], compressibleBytes(30_000, seed)),
+    ];
+    const started = Date.now();
+    let tried = 0;
+    for (const header of headers) {
+      for (const body of bodies) {
+        for (let seed = 1; seed <= 25; seed++) {
+          const stream = body(seed);
+          stream[0] = 0; // the range coder's first byte, as a real stream has it
+          const candidate = Buffer.concat([header, stream]);
+          const result = await lzmaHandler.chunk(new BufferReader(candidate), 0).catch((e: unknown) => e);
+          expect(result, `header ${header.toString("hex")} seed ${seed}`).toBeNull();
+          tried++;
+        }
+      }
+    }
+    expect(tried).toBe(300);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
