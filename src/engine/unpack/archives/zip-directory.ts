@@ -26,6 +26,8 @@ export interface ZipEntry {
   /** Unix mode from the external attributes when the archive was made on Unix. */
   unixMode?: number;
   mtime: number;
+  /** WinZip AES extra field (0x9901): key strength (1-3) and the compression method under the encryption. */
+  aes?: { strength: number; method: number };
 }
 
 /** Parses the EOCD at `e` and checks it describes an archive starting at `start`; null when it does not. */
@@ -110,15 +112,18 @@ export async function readDirectory(reader: Reader, layout: ZipLayout): Promise<
       name: cd.subarray(at + 46, at + 46 + nameLen).toString(cd.readUInt16LE(at + 8) & 0x800 ? 'utf8' : 'latin1'),
     };
     if (cd[at + 5] === 3) entry.unixMode = cd.readUInt32LE(at + 38) >>> 16;
-    applyZip64(entry, cd.subarray(at + 46 + nameLen, at + 46 + nameLen + extraLen));
+    applyExtra(entry, cd.subarray(at + 46 + nameLen, at + 46 + nameLen + extraLen));
     entries.push(entry);
     at += 46 + nameLen + extraLen + commentLen;
   }
   return entries;
 }
 
-/** Zip64 extended information (id 0x0001): 64-bit values for the fields that hold 0xFFFFFFFF. */
-function applyZip64(entry: ZipEntry, extra: Buffer): void {
+/**
+ * Extra fields that change how an entry is read: zip64 extended information (id 0x0001, 64-bit values for the fields
+ * that hold 0xFFFFFFFF) and WinZip AES (id 0x9901).
+ */
+function applyExtra(entry: ZipEntry, extra: Buffer): void {
   let at = 0;
   while (at + 4 <= extra.length) {
     const id = extra.readUInt16LE(at);
@@ -134,6 +139,8 @@ function applyZip64(entry: ZipEntry, extra: Buffer): void {
       if (entry.size === 0xffffffff) entry.size = next() ?? entry.size;
       if (entry.compressedSize === 0xffffffff) entry.compressedSize = next() ?? entry.compressedSize;
       if (entry.localOffset === 0xffffffff) entry.localOffset = next() ?? entry.localOffset;
+    } else if (id === 0x9901 && len >= 7 && at + 11 <= extra.length) {
+      entry.aes = { strength: extra[at + 8]!, method: extra.readUInt16LE(at + 9) };
     }
     at += 4 + len;
   }

@@ -1,12 +1,12 @@
 // zip archives: the extent runs from the first local header to the end-of-central-directory record that is
 // consistent with it (zip-directory.ts). Entries are read from the central directory; stored ones are copied
-// from the image, deflated and bzip2 ones are decoded as streams. Declared sizes are enforced (a lying size
-// stops the entry) and the sink's byte budget stops zip bombs; CRCs are checked.
+// from the image, compressed ones are decoded as streams (zip-methods.ts: deflate, bzip2, LZMA, zstd, xz).
+// Declared sizes are enforced (a lying size stops the entry) and the sink's byte budget stops zip bombs; CRCs are
+// checked. Encrypted entries and unsupported methods are reported per entry; the rest is extracted.
 import zlib from 'node:zlib';
 import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
-import { bzip2Blocks } from '../compression/bzip2-decoder.js';
-import { decodeRange } from '../compression/decode-stream.js';
 import { findLayout, readDirectory, type ZipEntry } from './zip-directory.js';
+import { encryption, entryBlocks, METHOD_NAMES } from './zip-methods.js';
 
 const S_IFMT = 0o170000;
 
@@ -16,6 +16,7 @@ async function* checked(entry: ZipEntry, blocks: AsyncGenerator<Buffer, number>,
   for (;;) {
     const next = await blocks.next();
     if (next.done) break;
+    if (next.value.length === 0) continue; // zlib.crc32 of an empty buffer returns 0, not the running CRC
     size += next.value.length;
     if (size > entry.size) {
       await blocks.return(0);
@@ -39,26 +40,21 @@ async function extractEntry(reader: Reader, base: number, entry: ZipEntry, sink:
   const mode = entry.unixMode;
   const meta = { mode: mode ? mode & 0o7777 : undefined, mtime: entry.mtime || undefined };
   if (entry.name.endsWith('/') || (mode !== undefined && (mode & S_IFMT) === 0o040000)) return sink.dir(entry.name, meta);
-  if (entry.flags & 1) return sink.problem('skipped', `zip: ${entry.name} is encrypted`);
+  const locked = encryption(entry);
+  if (locked) return sink.problem('skipped', `zip: ${entry.name} uses ${locked}; not extracted`);
   const start = await dataStart(reader, base, entry);
   if (start + entry.compressedSize > reader.size) throw new FormatError(`zip: data of ${entry.name} runs past the end of the file`);
   if (mode !== undefined && (mode & S_IFMT) === 0o120000 && entry.method === 0 && entry.compressedSize <= 4096) {
     return sink.symlink(entry.name, (await reader.readExact(start, entry.compressedSize)).toString('utf8'), meta);
   }
-  switch (entry.method) {
-    case 0:
-      if (entry.compressedSize !== entry.size) throw new FormatError(`zip: stored entry ${entry.name} has two sizes`);
-      return sink.copy(entry.name, reader, start, start + entry.size, meta);
-    case 8: {
-      const inflater = zlib.createInflateRaw();
-      const blocks = decodeRange('zip', reader, start, { stream: inflater, consumed: () => inflater.bytesWritten }, sink.signal);
-      return sink.file(entry.name, checked(entry, blocks, sink), meta);
-    }
-    case 12:
-      return sink.file(entry.name, checked(entry, bzip2Blocks(reader, start, sink.signal), sink), meta);
-    default:
-      sink.problem('skipped', `zip: ${entry.name} uses compression method ${entry.method}, which is not supported`);
+  if (entry.method === 0) {
+    if (entry.compressedSize !== entry.size) throw new FormatError(`zip: stored entry ${entry.name} has two sizes`);
+    return sink.copy(entry.name, reader, start, start + entry.size, meta);
   }
+  const blocks = entryBlocks(reader, entry, start, start + entry.compressedSize, sink.signal);
+  if (blocks) return sink.file(entry.name, checked(entry, blocks, sink), meta);
+  const method = METHOD_NAMES[entry.method];
+  sink.problem('skipped', `zip: ${entry.name} uses compression method ${entry.method}${method ? ` (${method})` : ''}, which is not supported; not extracted`);
 }
 
 export const zipHandler: Handler = {
@@ -66,8 +62,11 @@ export const zipHandler: Handler = {
   kind: 'archive',
   doc: {
     title: 'zip (incl. zip64)',
-    references: ['PKWARE APPNOTE.TXT 6.3.10'],
-    limitations: ['Methods other than stored, deflate and bzip2 are skipped and reported; encrypted entries are skipped.'],
+    references: ['PKWARE APPNOTE.TXT 6.3.10', 'WinZip AES encryption (AE-1/AE-2, extra field 0x9901)'],
+    limitations: [
+      'Methods stored, deflate, bzip2, LZMA, zstd and xz are read; others (deflate64, PPMd, shrink, implode, ...) are reported per entry and skipped.',
+      'Encrypted entries (traditional PKWARE, WinZip AES, PKWARE strong encryption) are reported per entry and skipped.',
+    ],
   },
   magics: [{ bytes: Buffer.from('PK\x03\x04', 'latin1') }],
   confidence: 60,
@@ -87,7 +86,7 @@ export const zipHandler: Handler = {
         await extractEntry(reader, layout.base, entry, sink);
       } catch (error) {
         if (!(error instanceof FormatError)) throw error;
-        sink.problem('error', error.message);
+        sink.problem('error', error.message.includes(entry.name) ? error.message : `zip: ${entry.name}: ${error.message}`);
       }
     }
   },
