@@ -3,6 +3,7 @@ import type { Handler } from '../handler.js';
 import { extHandler } from './ext.js';
 import { squashfsV4Handler } from './squashfs-v4.js';
 import { squashfsV3Handler } from './squashfs-v3.js';
+import { squashfsV2Handler } from './squashfs-v2.js';
 import { cramfsHandler } from './cramfs.js';
 import { romfsHandler } from './romfs.js';
 import { ubiHandler } from './ubi.js';
@@ -14,6 +15,7 @@ import { iso9660Handler } from './iso9660.js';
 export const filesystemsHandlers: Handler[] = [
   squashfsV4Handler,
   squashfsV3Handler,
+  squashfsV2Handler,
   cramfsHandler,
   romfsHandler,
   extHandler,
