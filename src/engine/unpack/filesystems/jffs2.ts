@@ -4,6 +4,7 @@
 import { inflate, lzmaRaw } from '../codecs.js';
 import { lzo1xDecompress } from '../codecs-lzo.js';
 import { rtimeDecompress } from '../codecs-rtime.js';
+import { rubinDecompress } from './jffs2-rubin.js';
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { jffs2Crc, Layouts, NODETYPE, scanNodes, type DirentNode, type Endian, type InodeNode } from './jffs2-nodes.js';
 import { decodeDev, sinkSpecialInode, type DeviceNumber } from './dev-t.js';
@@ -12,6 +13,8 @@ const ROOT_INO = 1;
 const S_IFMT = 0o170000;
 const COMPR = { NONE: 0, ZERO: 1, RTIME: 2, RUBINMIPS: 3, COPY: 4, DYNRUBIN: 5, ZLIB: 6, LZO: 7, LZMA: 8 } as const;
 const COMPR_NAMES = ['none', 'zero', 'rtime', 'rubinmips', 'copy', 'dynrubin', 'zlib', 'lzo', 'lzma'];
+/** A data node holds at most a page (4 KiB; 64 KiB on large-page systems); more is a lie. */
+const MAX_NODE_DATA = 1024 * 1024;
 
 interface DataRef {
   at: number;
@@ -44,6 +47,11 @@ async function decode(reader: Reader, ref: DataRef, endian: Endian): Promise<Buf
     case COMPR.LZMA:
       // OpenWrt's JFFS2 LZMA: raw LZMA1 with lc=lp=pb=0 and no header.
       return lzmaRaw({ lc: 0, lp: 0, pb: 0, dictSize: 0x2000 }, raw, n.dsize);
+    case COMPR.RUBINMIPS:
+    case COMPR.DYNRUBIN:
+      // Rubin always decodes exactly dsize bytes, whatever its input: a lying size is refused, not allocated.
+      if (n.dsize > MAX_NODE_DATA) throw new FormatError(`node at ${ref.at} claims ${n.dsize} bytes of rubin data`);
+      return rubinDecompress(raw, n.dsize);
     default:
       throw new FormatError(`unsupported compression ${COMPR_NAMES[n.compr] ?? n.compr} in node at ${ref.at}`);
   }
@@ -252,9 +260,9 @@ export const jffs2Handler: Handler = {
   kind: 'filesystem',
   doc: {
     title: 'JFFS2 (Journalling Flash File System 2), little- and big-endian',
-    references: ['Linux include/uapi/linux/jffs2.h', 'Linux fs/jffs2 (scan.c, readinode.c, compr_rtime.c)', 'jefferson'],
+    references: ['Linux include/uapi/linux/jffs2.h', 'Linux fs/jffs2 (scan.c, readinode.c, compr_rtime.c, compr_rubin.c)', 'jefferson'],
     limitations: [
-      'rubin compression (disabled in mainline mkfs.jffs2 and kernels) is not decoded: such blocks are zero-filled and reported',
+      'Rubin nodes (types 3 and 5, numbered differently before and after Linux 2.6) are read as dynrubin when they start with a dynrubin probability table, else as rubinmips',
       'Summary, xattr and xref nodes are skipped',
     ],
   },

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jffs2Handler } from '../../../../src/engine/unpack/filesystems/jffs2.js';
+import { dynrubinDecompress, rubinmipsDecompress } from '../../../../src/engine/unpack/filesystems/jffs2-rubin.js';
+import { dynrubinEncode, MIPS_BITS, MIPS_DIVIDER, rubinEncode } from './jffs2-rubin-encoder.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { lzma } from '../../../../src/engine/unpack/codecs.js';
 import { cleanup, entry, expectCorruptionsRefused, expectTree, extractWith, imageWorkspace, noise, run, type SampleFile, sampleTree, writeTree } from './fs-image-harness.js';
@@ -166,5 +168,59 @@ describe.runIf(enabled)('jffs2 handler', () => {
     const looped = await extractWith(jffs2Handler, loop);
     expect(looped.sink.problems.some((p) => p.message.includes('loop'))).toBe(true);
     cleanup(looped.root);
+  });
+});
+
+describe('jffs2 handler: rubin compression', () => {
+  const text = Buffer.from('#!/bin/sh\n# rubin was the JFFS2 default before zlib\nexec /sbin/init "$@"\n'.repeat(40));
+  const binary = Buffer.concat([Buffer.alloc(600), noise(1500, 21), Buffer.alloc(400, 0x11)]);
+
+  it('round-trips the decoders against an encoder written from the kernel description', () => {
+    for (const data of [text, binary, Buffer.alloc(4096), Buffer.from('x')]) {
+      expect(dynrubinDecompress(dynrubinEncode(data), data.length).equals(data)).toBe(true);
+      expect(rubinmipsDecompress(rubinEncode(data, MIPS_DIVIDER, MIPS_BITS), data.length).equals(data)).toBe(true);
+    }
+    // Text compresses with a per-node table.
+    expect(dynrubinEncode(text).length).toBeLessThan(text.length * 0.8);
+  });
+
+  it('extracts dynrubin nodes numbered either way (5 before Linux 2.6, 3 since) and rubinmips nodes', async () => {
+    const mips = rubinEncode(binary, MIPS_DIVIDER, MIPS_BITS);
+    expect(mips.subarray(0, 8).includes(0)).toBe(true); // a rubinmips node: no dynrubin table in front
+    const half = text.length / 2;
+    const image = Buffer.concat([
+      dirent(1, 1, 2, 'old.sh'),
+      inode(2, 1, 0o100755, text.length, 0, dynrubinEncode(text), 5, text.length),
+      dirent(1, 2, 3, 'new.sh'),
+      // Two nodes, one per half, as pages are written.
+      inode(3, 1, 0o100644, text.length, 0, dynrubinEncode(text.subarray(0, half)), 3, half),
+      inode(3, 2, 0o100644, text.length, half, dynrubinEncode(text.subarray(half)), 3, half),
+      dirent(1, 3, 4, 'mips.bin'),
+      inode(4, 1, 0o100644, binary.length, 0, mips, 3, binary.length),
+    ]);
+    const ex = await extractWith(jffs2Handler, Buffer.concat([image, Buffer.alloc(ERASE - image.length, 0xff)]));
+    expect(ex.sink.problems).toEqual([]);
+    expect(readFileSync(join(ex.root, 'old.sh')).equals(text)).toBe(true);
+    expect(entry(ex, 'old.sh')?.meta.mode).toBe(0o755);
+    expect(readFileSync(join(ex.root, 'new.sh')).equals(text)).toBe(true);
+    expect(readFileSync(join(ex.root, 'mips.bin')).equals(binary)).toBe(true);
+    cleanup(ex.root);
+  });
+
+  it('reports a rubin node cut short or claiming an absurd size, and zero-fills it', async () => {
+    const packed = dynrubinEncode(text);
+    const image = Buffer.concat([
+      dirent(1, 1, 2, 'cut.sh'),
+      inode(2, 1, 0o100644, text.length, 0, packed.subarray(0, packed.length >> 1), 5, text.length),
+      dirent(1, 2, 3, 'liar.sh'),
+      inode(3, 1, 0o100644, 100, 0, packed, 5, 0x7fffffff),
+    ]);
+    const ex = await extractWith(jffs2Handler, image);
+    expect(ex.error).toBeUndefined();
+    const messages = ex.sink.problems.map((p) => p.message).join('\n');
+    expect(messages).toMatch(/cut\.sh: rubin: input of \d+ bytes ends before 2920 bytes are decoded; zero-filled/);
+    expect(messages).toMatch(/liar\.sh: node at \d+ claims 2147483647 bytes of rubin data; zero-filled/);
+    expect(readFileSync(join(ex.root, 'cut.sh')).equals(Buffer.alloc(text.length))).toBe(true);
+    cleanup(ex.root);
   });
 });
