@@ -1,7 +1,9 @@
 // Signature search for the driver: finds every handler magic at every offset of a file, reading it in bounded
 // windows (with an overlap so a magic across a window edge is still found) and searching each window in one
-// pass: a table indexed by the first two bytes of every magic says which patterns to compare at a position. Candidates come out in chunk-start order, and the consumer can skip ahead past an
-// accepted chunk so its inside is never searched.
+// pass: a table indexed by byte pairs says which patterns to compare at a position. Each magic is keyed by its
+// rarest byte pair (its anchor), not its first two bytes: a magic starting with 00 00 keyed on those would be
+// compared at every position of every run of zeros. Candidates come out in chunk-start order, and the consumer
+// can skip ahead past an accepted chunk so its inside is never searched.
 import type { Handler, Reader } from './handler.js';
 
 export interface Candidate {
@@ -19,6 +21,28 @@ interface Pattern {
   offset: number;
   handler: Handler;
   order: number;
+  /** Index in `bytes` of the byte pair the pattern is looked up by. */
+  anchor: number;
+}
+
+/** How common a byte is in firmware: zero and 0xFF fill, then printable text, then the rest. */
+function byteCost(b: number): number {
+  if (b === 0x00 || b === 0xff) return 4;
+  return b >= 0x20 && b < 0x7f ? 2 : 1;
+}
+
+/** Index of the least common byte pair of a magic (first one on ties). */
+export function anchorOf(bytes: Buffer): number {
+  let best = 0;
+  let bestCost = Infinity;
+  for (let i = 0; i + 1 < bytes.length; i++) {
+    const cost = byteCost(bytes[i]!) + byteCost(bytes[i + 1]!) + (bytes[i] === bytes[i + 1] ? 2 : 0);
+    if (cost < bestCost) {
+      best = i;
+      bestCost = cost;
+    }
+  }
+  return best;
 }
 
 export class SignatureScanner {
@@ -26,7 +50,8 @@ export class SignatureScanner {
   private readonly atStart: Pattern[] = [];
   private readonly maxMagicEnd: number;
   private readonly maxOffset: number;
-  /** Patterns by their first two bytes (b0 << 8 | b1); one-byte magics are searched with indexOf. */
+  private readonly maxAnchor: number;
+  /** Patterns by their anchor pair (b0 << 8 | b1); one-byte magics are searched with indexOf. */
   private readonly byPrefix: Array<Pattern[] | undefined> = new Array<Pattern[] | undefined>(65536);
   private readonly prefixTable = new Uint8Array(65536);
   private readonly oneByte: Pattern[] = [];
@@ -35,7 +60,7 @@ export class SignatureScanner {
     handlers.forEach((handler, order) => {
       for (const magic of handler.magics) {
         if (magic.bytes.length === 0) continue;
-        const pattern = { bytes: magic.bytes, offset: magic.offset ?? 0, handler, order };
+        const pattern = { bytes: magic.bytes, offset: magic.offset ?? 0, handler, order, anchor: anchorOf(magic.bytes) };
         (handler.onlyAtStart ? this.atStart : this.carving).push(pattern);
       }
     });
@@ -44,12 +69,13 @@ export class SignatureScanner {
         this.oneByte.push(p);
         continue;
       }
-      const key = (p.bytes[0]! << 8) | p.bytes[1]!;
+      const key = (p.bytes[p.anchor]! << 8) | p.bytes[p.anchor + 1]!;
       this.prefixTable[key] = 1;
       (this.byPrefix[key] ??= []).push(p);
     }
     this.maxOffset = Math.max(0, ...this.carving.map((p) => p.offset));
     this.maxMagicEnd = Math.max(1, ...this.carving.map((p) => p.offset + p.bytes.length));
+    this.maxAnchor = Math.max(0, ...this.carving.map((p) => p.anchor));
   }
 
   /**
@@ -82,10 +108,9 @@ export class SignatureScanner {
       let scannedTo = reader.size; // every chunk start below scannedTo - maxOffset has been seen
       if (pos < reader.size && this.carving.length > 0) {
         const windowEnd = Math.min(reader.size, pos + WINDOW);
+        // Matches must begin inside [pos, windowEnd); the extra bytes let them (and anchors past their start) finish.
         const data = await reader.read(pos, windowEnd - pos + this.maxMagicEnd);
-        // Matches must begin inside [pos, windowEnd); the extra bytes only let them finish.
-        const limit = windowEnd - pos;
-        this.search(data, limit, (at, p) => {
+        this.search(data, windowEnd - pos, (at, p) => {
           const start = pos + at - p.offset;
           if (start >= 0) push({ start, handler: p.handler, order: p.order });
         });
@@ -117,17 +142,22 @@ export class SignatureScanner {
     }
   }
 
-  /** Calls `found` for every pattern matching at a position in [0, limit) of `data`. */
+  /** Calls `found` for every pattern whose match begins at a position in [0, limit) of `data`. */
   private search(data: Buffer, limit: number, found: (at: number, p: Pattern) => void): void {
     const table = this.prefixTable;
-    const end = Math.min(limit, data.length - 1);
-    let prev = data.length > 0 ? data[0]! : 0;
+    // A plain Uint8Array view keeps the loop's element loads monomorphic.
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.length);
+    const end = Math.min(limit + this.maxAnchor, bytes.length - 1);
+    let prev = bytes.length > 0 ? bytes[0]! : 0;
     for (let i = 0; i < end; i++) {
-      const next = data[i + 1]!;
+      const next = bytes[i + 1]!;
       const key = (prev << 8) | next;
       prev = next;
       if (table[key] === 0) continue;
-      for (const p of this.byPrefix[key]!) if (matchesAt(data, i, p.bytes)) found(i, p);
+      for (const p of this.byPrefix[key]!) {
+        const at = i - p.anchor;
+        if (at >= 0 && at < limit && matchesAt(data, at, p.bytes)) found(at, p);
+      }
     }
     for (const p of this.oneByte) {
       for (let at = data.indexOf(p.bytes); at !== -1 && at < limit; at = data.indexOf(p.bytes, at + 1)) found(at, p);
@@ -136,8 +166,8 @@ export class SignatureScanner {
 }
 
 export function matchesAt(data: Buffer, at: number, bytes: Buffer): boolean {
-  if (at + bytes.length > data.length) return false;
-  for (let i = 2; i < bytes.length; i++) if (data[at + i] !== bytes[i]) return false;
+  if (at < 0 || at + bytes.length > data.length) return false;
+  for (let i = 0; i < bytes.length; i++) if (data[at + i] !== bytes[i]) return false;
   return true;
 }
 

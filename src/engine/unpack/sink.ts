@@ -1,11 +1,9 @@
 // The only way handlers write: confines paths to the sink's folder, streams data to disk while hashing it,
 // charges files and bytes to the image's Budget, and records links and special files without creating them.
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Problem } from '../types.js';
 import type { EntryMeta, FileData, Reader, Sink } from './handler.js';
 import type { Budget } from './limits.js';
@@ -23,6 +21,8 @@ export interface SinkEntry {
 }
 
 const HEAD_BYTES = 512;
+/** Streamed files are written in batches of about this many bytes (and in one call when they are smaller). */
+const WRITE_BATCH = 1024 * 1024;
 
 /**
  * Normalises a path from an archive or filesystem to a safe relative path, or returns an error message.
@@ -88,33 +88,48 @@ export class DirectorySink implements Sink {
       this.entries.push({ path, kind: 'file', size: data.length, sha256, head: Buffer.from(data.subarray(0, HEAD_BYTES)), meta });
       return;
     }
+    await this.writeStreamed(target, path, data, meta);
+  }
+
+  /**
+   * Streams chunks to disk while hashing them. Small outputs are gathered and written in one call (the common
+   * case: most files of a filesystem are a few blocks); larger ones go out through one file handle in batches.
+   * A WriteStream per file costs far more than the write itself when thousands of files are extracted.
+   */
+  private async writeStreamed(target: string, path: string, data: Readable | AsyncIterable<Buffer>, meta: EntryMeta): Promise<void> {
     const hash = createHash('sha256');
-    const headParts: Buffer[] = [];
-    let headLength = 0;
+    let head: Buffer | undefined;
     let size = 0;
-    const budget = this.budget;
-    const source = data instanceof Readable ? data : Readable.from(data);
-    async function* account(chunks: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
-      for await (const chunk of chunks) {
-        budget.checkTime();
-        budget.chargeBytes(chunk.length);
+    let batch: Buffer[] = [];
+    let batchBytes = 0;
+    let handle: FileHandle | undefined;
+    try {
+      for await (const chunk of data as AsyncIterable<Buffer>) {
+        this.budget.checkTime();
+        this.budget.chargeBytes(chunk.length);
+        if (size < HEAD_BYTES) head = Buffer.concat(head ? [head, chunk.subarray(0, HEAD_BYTES - size)] : [chunk.subarray(0, HEAD_BYTES)]);
         size += chunk.length;
         hash.update(chunk);
-        if (headLength < HEAD_BYTES) {
-          headParts.push(chunk.subarray(0, HEAD_BYTES - headLength));
-          headLength += Math.min(chunk.length, HEAD_BYTES - headLength);
+        batch.push(chunk);
+        batchBytes += chunk.length;
+        if (batchBytes >= WRITE_BATCH) {
+          handle ??= await open(target, 'w');
+          await writeAll(handle, batch);
+          batch = [];
+          batchBytes = 0;
         }
-        yield chunk;
       }
-    }
-    try {
-      await pipeline(source, account, createWriteStream(target));
+      if (handle) await writeAll(handle, batch);
+      else await writeFile(target, batch.length === 1 ? batch[0]! : Buffer.concat(batch, batchBytes));
+      await handle?.close();
     } catch (error) {
+      if (data instanceof Readable) data.destroy();
+      await handle?.close().catch(() => undefined);
       // Keep nothing half-written: a partial file would be analysed as if it were real.
       await rm(target, { force: true });
       throw error;
     }
-    this.entries.push({ path, kind: 'file', size, sha256: hash.digest('hex'), head: Buffer.concat(headParts), meta });
+    this.entries.push({ path, kind: 'file', size, sha256: hash.digest('hex'), head: head ?? Buffer.alloc(0), meta });
   }
 
   async copy(raw: string, reader: Reader, start: number, end: number, meta: EntryMeta = {}): Promise<void> {
@@ -155,5 +170,13 @@ export class DirectorySink implements Sink {
     if (this.madeDirs.has(path)) return;
     await mkdir(join(this.root, path), { recursive: true });
     this.madeDirs.add(path);
+  }
+}
+
+/** Writes every buffer of `parts` at the handle's current position (writev may write less than asked). */
+async function writeAll(handle: FileHandle, parts: Buffer[]): Promise<void> {
+  for (const part of parts) {
+    let done = 0;
+    while (done < part.length) done += (await handle.write(part, done, part.length - done)).bytesWritten;
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Handler } from '../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../src/engine/unpack/reader.js';
-import { SignatureScanner } from '../../../src/engine/unpack/scanner.js';
+import { anchorOf, SignatureScanner } from '../../../src/engine/unpack/scanner.js';
 
 const handler = (id: string, magic: string, offset = 0, extra: Partial<Handler> = {}): Handler => ({
   id,
@@ -62,5 +62,23 @@ describe('signature scanner', () => {
       [0, 'a'],
       [12, 'a'],
     ]);
+  });
+
+  it('looks magics up by their rarest byte pair, so runs of zeros cost no comparisons', () => {
+    expect(anchorOf(Buffer.from('00000001545000', 'hex'))).toBe(3); // 01 54, not 00 00
+    expect(anchorOf(Buffer.from('5d0000', 'hex'))).toBe(0);
+    expect(anchorOf(Buffer.from('hsqs', 'latin1'))).toBe(0);
+  });
+
+  it('finds a magic anchored past its start wherever a window edge falls', async () => {
+    const W = 4 * 1024 * 1024;
+    const magic = '\0\0\0\x01TP-LINK';
+    const scanner = new SignatureScanner([handler('tp', magic)]);
+    for (const at of [0, 7, W - 4, W - 3, W - 1, W, W + 1, 2 * W - 2]) {
+      const data = Buffer.alloc(2 * W + 64);
+      data.write(magic, at, 'latin1');
+      data.write(magic.slice(0, 5), W + 40, 'latin1'); // a partial magic is no match
+      expect(await collect(scanner, data), `magic at ${at}`).toEqual([[at, 'tp']]);
+    }
   });
 });

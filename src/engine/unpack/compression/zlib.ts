@@ -11,6 +11,24 @@ function plausibleHeader(cmf: number, flg: number): boolean {
   return (cmf & 0x0f) === 8 && cmf >> 4 <= 7 && (flg & 0x20) === 0 && (cmf * 256 + flg) % 31 === 0;
 }
 
+/** Bytes a cheap synchronous probe inflates before a candidate earns a full streaming decode. */
+const PROBE_BYTES = 512;
+
+/**
+ * True when the first bytes inflate without error (a short stream may end inside them). Random bytes after a
+ * two-byte zlib header break within a few dozen bytes, so this rejects nearly every false candidate for the
+ * cost of one small synchronous inflate instead of a stream and its round trips.
+ */
+function probeInflates(head: Buffer): boolean {
+  try {
+    zlib.inflateSync(head, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: 64 * PROBE_BYTES });
+    return true;
+  } catch (error) {
+    // Output beyond the probe's cap still means the data inflates.
+    return (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
+  }
+}
+
 function decode(reader: Reader, start: number, signal?: AbortSignal): AsyncGenerator<Buffer, number> {
   const inflater = zlib.createInflate();
   return decodeRange('zlib', reader, start, { stream: inflater, consumed: () => inflater.bytesWritten }, signal);
@@ -23,8 +41,8 @@ export const zlibHandler: Handler = {
   magics: [0x01, 0x5e, 0x9c, 0xda].map((flg) => ({ bytes: Buffer.from([0x78, flg]) })),
   confidence: 30,
   async chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
-    const head = await reader.read(start, 2);
-    if (head.length < 2 || !plausibleHeader(head[0]!, head[1]!)) return null;
+    const head = await reader.read(start, PROBE_BYTES);
+    if (head.length < 2 || !plausibleHeader(head[0]!, head[1]!) || !probeInflates(head)) return null;
     const counted = await countOnly('zlib', decode(reader, start, ctx?.signal), ctx);
     if (!counted) return null;
     return { start, end: start + counted.result, meta: { size: counted.size } };
