@@ -1,8 +1,9 @@
-// Test-only SquashFS 2.1 writer: no tool on Debian makes SquashFS 2 (mksquashfs 2.x is long gone), so the tests
-// build images byte by byte from squashfs_compat.h (layout 2.x): packed bitfield inodes in either byte order
-// (written here as one big integer per structure, a different formulation from the reader's bit walk), zlib
-// metadata and data blocks, 4-byte directory headers, fragments behind 32-bit index pointers, raw uid/gid
-// tables, hard links (one inode listed twice), extended directory inodes and sparse blocks.
+// Test-only SquashFS 2.1 and 1.0 writer: no tool on Debian makes SquashFS 1 or 2 (mksquashfs 2.x is long gone), so
+// the tests build images byte by byte from squashfs_compat.h (layouts 1.x and 2.x): packed bitfield inodes in either
+// byte order (written here as one big integer per structure, a different formulation from the reader's bit walk),
+// zlib metadata and data blocks, 4-byte directory headers, raw uid/gid tables, hard links (one inode listed twice);
+// for 2.x fragments behind 32-bit index pointers, extended directory inodes and sparse blocks; for 1.x 16-bit block
+// sizes, uid indexes above 15 folded into the inode type, and fifos and sockets as the IPC inode.
 import zlib from 'node:zlib';
 
 export interface V2Entry {
@@ -20,6 +21,8 @@ export interface V2Entry {
 
 export interface V2Options {
   endian: 'le' | 'be';
+  /** 1: the 1.0 layout (no fragments, so `noFragments` is implied). Default 2. */
+  major?: 1 | 2;
   blockSize?: number;
   /** Store file tails as short last blocks instead of in fragments. */
   noFragments?: boolean;
@@ -83,6 +86,7 @@ const SUPER = 63;
 
 export function writeSquashfsV2(entries: V2Entry[], opts: V2Options): Buffer {
   const e = opts.endian;
+  const v1 = opts.major === 1;
   const bs = opts.blockSize ?? 4096;
   const mkfsTime = opts.mkfsTime ?? 1_100_000_000;
   const word32 = (v: number): Buffer => pack(4, e, [[0, 32, v]]);
@@ -117,15 +121,15 @@ export function writeSquashfsV2(entries: V2Entry[], opts: V2Options): Buffer {
   const files = new Map<string, { start: number; words: number[]; fragment: number; offset: number }>();
   for (const entry of entries.filter((x) => x.kind === 'file')) {
     const content = entry.content!;
-    const whole = opts.noFragments ? Math.ceil(content.length / bs) : Math.floor(content.length / bs);
+    const whole = opts.noFragments || v1 ? Math.ceil(content.length / bs) : Math.floor(content.length / bs);
     const info = { start: pos, words: [] as number[], fragment: 0xffffffff, offset: 0 };
     for (let i = 0; i < whole; i++) {
       const block = content.subarray(i * bs, (i + 1) * bs);
-      if (block.every((b) => b === 0)) {
+      if (!v1 && block.every((b) => b === 0)) {
         info.words.push(0); // sparse
         continue;
       }
-      const { body, word } = squash(block, 1 << 24);
+      const { body, word } = squash(block, v1 ? 0x8000 : 1 << 24);
       put(body);
       info.words.push(word);
     }
@@ -144,24 +148,37 @@ export function writeSquashfsV2(entries: V2Entry[], opts: V2Options): Buffer {
   const dirs = new Table(e);
   const done = new Map<string, { ref: { block: number; offset: number }; type: number }>();
   const base = (type: number, x: { mode: number; uid?: number; gid?: number }): Field[] => {
-    const uid = x.uid ?? 0;
-    const gid = x.gid ?? uid;
-    return [[0, 4, type], [4, 12, x.mode & 0o7777], [16, 8, idIndex(uid)], [24, 8, gid === uid ? 255 : idIndex(gid)]];
+    const uid = idIndex(x.uid ?? 0);
+    const gid = idIndex(x.gid ?? x.uid ?? 0);
+    if (!v1) return [[0, 4, type], [4, 12, x.mode & 0o7777], [16, 8, uid], [24, 8, gid === uid ? 255 : gid]];
+    // 1.x: 4-bit indexes; the uid's high bits go into the type (type + 5 × n), or the IPC inode's offset field.
+    const ipc = type === TYPE.fifo || type === TYPE.socket;
+    const stored = ipc ? 0 : type + 5 * Math.floor(uid / 16);
+    const fields: Field[] = [[0, 4, stored], [4, 12, x.mode & 0o7777], [16, 4, uid % 16], [20, 4, gid === uid ? 15 : gid]];
+    if (ipc) fields.push([24, 4, type], [28, 4, Math.floor(uid / 16)]);
+    return fields;
   };
+  // Where the 1.x and 2.x inodes put the fields after the base.
+  const after = v1 ? 24 : 32;
+  const short16 = (v: number): Buffer => pack(2, e, [[0, 16, v]]);
 
   const writeLeaf = (x: V2Entry): { ref: { block: number; offset: number }; type: number } => {
     if (x.kind === 'hardlink') return done.get(x.target!)!;
     const ref = inodes.ref;
     const type = x.kind === 'device' ? TYPE.device : TYPE[x.kind as Exclude<V2Entry['kind'], 'hardlink' | 'device'>];
-    if (x.kind === 'file') {
+    if (x.kind === 'file' && v1) {
+      const f = files.get(x.path)!;
+      const fields: Field[] = [...base(type, x), [24, 32, x.mtime ?? mkfsTime], [56, 32, f.start], [88, 32, x.content!.length]];
+      inodes.add(Buffer.concat([pack(15, e, fields), ...f.words.map(short16)]));
+    } else if (x.kind === 'file') {
       const f = files.get(x.path)!;
       const fields: Field[] = [...base(type, x), [32, 32, x.mtime ?? mkfsTime], [64, 32, f.start], [96, 32, f.fragment], [128, 32, f.offset], [160, 32, x.content!.length]];
       inodes.add(Buffer.concat([pack(24, e, fields), ...f.words.map(word32)]));
     } else if (x.kind === 'symlink') {
       const target = Buffer.from(x.target!);
-      inodes.add(Buffer.concat([pack(6, e, [...base(type, x), [32, 16, target.length]]), target]));
+      inodes.add(Buffer.concat([pack(after / 8 + 2, e, [...base(type, x), [after, 16, target.length]]), target]));
     } else if (x.kind === 'device') {
-      inodes.add(pack(6, e, [...base(type, x), [32, 16, x.rdev!]]));
+      inodes.add(pack(after / 8 + 2, e, [...base(type, x), [after, 16, x.rdev!]]));
     } else {
       inodes.add(pack(4, e, base(type, x)));
     }
@@ -188,7 +205,8 @@ export function writeSquashfsV2(entries: V2Entry[], opts: V2Options): Buffer {
     const ref = inodes.ref;
     const mtime = x.mtime ?? mkfsTime;
     // Large listings get the extended directory inode (no index entries written: i_count 0).
-    if (bytes.length > 256) inodes.add(pack(18, e, [...base(8, x), [32, 27, bytes.length], [59, 13, at.offset], [72, 32, mtime], [104, 24, at.block], [128, 16, 0]]));
+    if (v1) inodes.add(pack(14, e, [...base(1, x), [24, 19, bytes.length], [43, 13, at.offset], [56, 32, mtime], [88, 24, at.block]]));
+    else if (bytes.length > 256) inodes.add(pack(18, e, [...base(8, x), [32, 27, bytes.length], [59, 13, at.offset], [72, 32, mtime], [104, 24, at.block], [128, 16, 0]]));
     else inodes.add(pack(15, e, [...base(1, x), [32, 19, bytes.length], [51, 13, at.offset], [64, 32, mtime], [96, 24, at.block]]));
     return { ref, type: TYPE.dir };
   };
@@ -218,8 +236,8 @@ export function writeSquashfsV2(entries: V2Entry[], opts: V2Options): Buffer {
   w(16, 4, guidStart);
   w(20, 4, inodeStart);
   w(24, 4, dirStart);
-  w(28, 2, 2);
-  w(30, 2, 1);
+  w(28, 2, v1 ? 1 : 2);
+  w(30, 2, v1 ? 0 : 1);
   w(32, 2, bs & 0xffff);
   w(34, 2, Math.log2(bs));
   w(36, 1, 0);

@@ -1,6 +1,6 @@
-// SquashFS 2.1 images built byte by byte by squashfs-v2-writer.ts (no mksquashfs 2.x exists on Debian, and no
-// 2.x image is in ../shared/corpus), in both byte orders, with and without fragments; cross-checked with 7-Zip's
-// independent SquashFS reader when it is installed.
+// SquashFS 2.1 and 1.0 images built byte by byte by squashfs-v2-writer.ts (no mksquashfs 1.x/2.x exists on Debian,
+// and no such image is in ../shared/corpus), in both byte orders, with and without fragments; cross-checked with
+// 7-Zip's independent SquashFS reader when it is installed.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,6 +49,11 @@ const entries: V2Entry[] = [
 ];
 // Enough entries for an extended directory inode (listing over 256 bytes).
 for (let i = 0; i < 40; i++) entries.push({ path: `www/page-${i}.cgi`, kind: 'file', mode: 0o755, content: Buffer.from(`#!/bin/sh\necho ${i}\n`) });
+// More than 16 owners: 1.x keeps the high bits of a uid index in the inode type (and in the IPC inode).
+entries.push({ path: 'home', kind: 'dir', mode: 0o755 });
+for (let i = 0; i < 18; i++) entries.push({ path: `home/user-${i}`, kind: 'file', mode: 0o600, content: Buffer.from(`user ${i}\n`), uid: 2000 + i, gid: 0 });
+entries.push({ path: 'home/user-17.pipe', kind: 'fifo', mode: 0o600, uid: 2017, gid: 0 });
+const INODES = entries.filter((x) => x.kind !== 'hardlink').length + 1;
 
 function expectEntries(ex: Awaited<ReturnType<typeof extractWith>>): void {
   expect(ex.error).toBeUndefined();
@@ -83,11 +88,20 @@ describe('squashfs-v2 handler', () => {
         const image = writeSquashfsV2(entries, { endian, noFragments });
         const used = endian === 'le' ? image.readUInt32LE(8) : image.readUInt32BE(8);
         const ex = await extractWith(squashfsV2Handler, image);
-        expect(ex.chunk).toMatchObject({ start: 0, end: used, meta: { version: '2.1', endian, blockSize: 4096, inodes: 59 } });
+        expect(ex.chunk).toMatchObject({ start: 0, end: used, meta: { version: '2.1', endian, blockSize: 4096, inodes: INODES } });
         expectEntries(ex);
         cleanup(ex.root);
       });
     }
+    it(`extracts a ${endian === 'le' ? 'little' : 'big'}-endian SquashFS 1.0 image`, async () => {
+      for (const blockSize of [4096, 32768]) {
+        const image = writeSquashfsV2(entries, { endian, major: 1, blockSize });
+        const ex = await extractWith(squashfsV2Handler, image);
+        expect(ex.chunk).toMatchObject({ start: 0, meta: { version: '1.0', endian, blockSize, inodes: INODES } });
+        expectEntries(ex);
+        cleanup(ex.root);
+      }
+    });
   }
 
   it('reads a 64 KiB block image carved at an offset', async () => {
@@ -99,10 +113,10 @@ describe('squashfs-v2 handler', () => {
   });
 
   it.runIf(have7z)('writes images that 7-Zip reads the same way (independent check of the test writer)', async () => {
-    for (const endian of ['le', 'be'] as const) {
-      const path = join(work, `seven-${endian}.sqfs`);
-      writeFileSync(path, writeSquashfsV2(entries, { endian }));
-      const out = join(work, `seven-${endian}`);
+    for (const [endian, major] of [['le', 2], ['be', 2], ['le', 1], ['be', 1]] as const) {
+      const path = join(work, `seven-${endian}-${major}.sqfs`);
+      writeFileSync(path, writeSquashfsV2(entries, { endian, major }));
+      const out = join(work, `seven-${endian}-${major}`);
       execFileSync('7z', ['x', '-y', `-o${out}`, path], { stdio: 'ignore' });
       for (const f of entries.filter((x) => x.kind === 'file')) {
         expect(sha256(readFileSync(join(out, f.path))), f.path).toBe(sha256(f.content!));
@@ -129,5 +143,7 @@ describe('squashfs-v2 handler', () => {
     expect(cut.error).toBeInstanceOf(FormatError);
     cleanup(cut.root);
     await expectCorruptionsRefused(squashfsV2Handler, image.subarray(0, used), 30, (seed) => 1 + (seed % 4), 63);
+    const v1 = writeSquashfsV2(entries, { endian: 'le', major: 1 });
+    await expectCorruptionsRefused(squashfsV2Handler, v1.subarray(0, v1.readUInt32LE(8)), 30, (seed) => 1 + (seed % 4), 63);
   }, 60_000);
 });
