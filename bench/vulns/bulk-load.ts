@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { recordKeys } from '../../src/engine/vulns/memory-source.js';
 import type { VulnerabilityRecord } from '../../src/engine/vulns/source.js';
 import type { Database } from '../../src/store/schema.js';
+import { criteriaRows, insertCriteria } from '../../src/store/vulns-criteria.js';
 
 export async function bulkLoad(db: Kysely<Database>, records: VulnerabilityRecord[], batch = 500): Promise<void> {
   const now = new Date().toISOString();
@@ -18,6 +19,7 @@ export async function bulkLoad(db: Kysely<Database>, records: VulnerabilityRecor
       for (let j = 0; j < products.length; j += batch) {
         await trx.insertInto('vuln_products').values(products.slice(j, j + batch)).onConflict((oc) => oc.doNothing()).execute();
       }
+      await insertCriteria(trx, part.flatMap((r) => criteriaRows(r)));
     });
   }
 }

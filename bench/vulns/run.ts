@@ -113,7 +113,7 @@ try {
   await timeMatch('in-memory source, without the kernel-like product', () => new VulnerabilityMatcher(memory), tail);
   for (const [name, db] of dbs) {
     // the matching database holds exactly the generated records, not those of the import step
-    for (const table of ['vuln_products', 'vuln_aliases', 'vuln_records'] as const) await db.db.deleteFrom(table).execute();
+    for (const table of ['vuln_products', 'vuln_criteria', 'vuln_aliases', 'vuln_records'] as const) await db.db.deleteFrom(table).execute();
     const t3 = process.hrtime.bigint();
     await bulkLoad(db.db, records);
     console.log(`bulk-loaded ${records.length} records into ${name} in ${(ms(t3) / 1000).toFixed(1)} s`);

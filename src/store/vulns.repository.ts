@@ -6,8 +6,10 @@ import type { EpssEntry } from '../engine/vulns/epss.importer.js';
 import type { FeedItem, FeedName } from '../engine/vulns/feed-reader.js';
 import type { KevEntry } from '../engine/vulns/kev.importer.js';
 import { recordKeys, shouldReplace, type PutResult } from '../engine/vulns/memory-source.js';
+import type { IndexedCriterion } from '../engine/vulns/criteria-index.js';
 import type { VulnerabilityRecord, VulnerabilitySource } from '../engine/vulns/source.js';
 import type { Database } from './schema.js';
+import { criteriaFor, criteriaRows, insertCriteria } from './vulns-criteria.js';
 
 export interface ImportSummary {
   inserted: number;
@@ -72,6 +74,31 @@ export class VulnerabilityRepository implements VulnerabilitySource {
     const records = await this.enrich(found.map(([, r]) => r));
     found.forEach(([k], i) => out.get(`${k.vendor}\0${k.product}`)?.push(records[i]!));
     return out;
+  }
+
+  async criteriaFor(queries: Array<{ vendor: string; product: string; version: string }>): Promise<Map<string, IndexedCriterion[]>> {
+    return criteriaFor(this.db, queries);
+  }
+
+  async recordsByKeys(keys: string[]): Promise<Map<string, VulnerabilityRecord>> {
+    const bySource = new Map<string, string[]>();
+    for (const key of keys) {
+      const [source, recordId] = key.split('\0') as [string, string];
+      const list = bySource.get(source);
+      if (list) list.push(recordId);
+      else bySource.set(source, [recordId]);
+    }
+    // the import times first (a small read), so that records already parsed are not read again
+    const stamps: Array<{ source: string; record_id: string; imported_at: string }> = [];
+    for (const [source, ids] of bySource) {
+      for (const part of chunks(ids, CHUNK)) {
+        stamps.push(...await this.db.selectFrom('vuln_records').select(['source', 'record_id', 'imported_at'])
+          .where('source', '=', source).where('record_id', 'in', part).execute());
+      }
+    }
+    const found = await this.loadKeyed(stamps);
+    const records = await this.enrich(found.map(([, r]) => r));
+    return new Map(found.map(([k], i) => [`${k.source}\0${k.record_id}`, records[i]!]));
   }
 
   async byPackage(ecosystem: string, name: string): Promise<VulnerabilityRecord[]> {
@@ -176,6 +203,7 @@ export class VulnerabilityRepository implements VulnerabilitySource {
       for (const part of chunks(products, BATCH)) {
         await trx.insertInto('vuln_products').values(part.map(([vendor, product]) => ({ vendor, product, source, record_id: recordId }))).execute();
       }
+      await insertCriteria(trx, criteriaRows({ ...record, source, sourceId: recordId }));
       for (const part of chunks(packages, BATCH)) {
         await trx.insertInto('vuln_packages').values(part.map(([ecosystem, name]) => ({ ecosystem, name, source, record_id: recordId }))).execute();
       }
@@ -186,7 +214,7 @@ export class VulnerabilityRepository implements VulnerabilitySource {
   }
 
   private async deleteIndex(trx: Transaction<Database>, source: string, recordId: string): Promise<void> {
-    for (const table of ['vuln_products', 'vuln_packages', 'vuln_aliases'] as const) {
+    for (const table of ['vuln_products', 'vuln_criteria', 'vuln_packages', 'vuln_aliases'] as const) {
       await trx.deleteFrom(table).where('source', '=', source).where('record_id', '=', recordId).execute();
     }
   }

@@ -1,5 +1,5 @@
 // Tables of the local vulnerability database (NVD, CVE 5, OSV, KEV, EPSS). The service's `Database` interface
-// extends VulnTables; migration 0100-vulnerabilities creates them. Portable types only (text, integer, real),
+// extends VulnTables; migration 0100-vulnerabilities creates them, 0101-vulnerability-criteria adds vuln_criteria. Portable types only (text, integer, real),
 // so SQLite and PostgreSQL share one schema; structured fields are JSON text.
 
 /** One imported record per (source, record_id); `data` is the VulnerabilityRecord JSON without kev/epss. */
@@ -24,6 +24,39 @@ export interface VulnProductsTable {
   product: string;
   source: string;
   record_id: string;
+}
+
+/**
+ * The CPE criteria of each record, one row each (criteria-index.ts IndexedCriterion), indexed by (vendor, product):
+ * the matcher tests these rows and loads only the records with a matching criterion. The *_key columns are
+ * sortable version keys (version-key.ts) that let a query drop the criteria whose range cannot hold a component's
+ * plain numeric version; rows with keyed = 0 are never dropped by them.
+ */
+export interface VulnCriteriaTable {
+  vendor: string;
+  product: string;
+  source: string;
+  record_id: string;
+  /** The criterion's place in the record (configuration, then position): its id within the record. */
+  config_index: number;
+  criterion_index: number;
+  /** 1: names the affected software; 0: a platform criterion ("running on/with"). */
+  vulnerable: number;
+  /** CPE attributes as written (lower-case): part, version, update; the six others as a JSON array, or null when all are ANY. */
+  part: string;
+  version: string;
+  cpe_update: string;
+  others: string | null;
+  start_including: string | null;
+  start_excluding: string | null;
+  end_including: string | null;
+  end_excluding: string | null;
+  keyed: number;
+  exact_key: string | null;
+  start_including_key: string | null;
+  start_excluding_key: string | null;
+  end_including_key: string | null;
+  end_excluding_key: string | null;
 }
 
 /** Lookup index: the OSV (ecosystem, package name) pairs a record affects. */
@@ -73,6 +106,7 @@ export interface VulnFeedsTable {
 export interface VulnTables {
   vuln_records: VulnRecordsTable;
   vuln_products: VulnProductsTable;
+  vuln_criteria: VulnCriteriaTable;
   vuln_packages: VulnPackagesTable;
   vuln_aliases: VulnAliasesTable;
   vuln_kev: VulnKevTable;

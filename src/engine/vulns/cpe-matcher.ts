@@ -23,24 +23,53 @@ export interface CpeMatchDetails {
   fixedIn?: string;
 }
 
-/** A criterion's CPE parsed once, with what the hot loop compares (criteria objects are shared and immutable). */
-interface Prepared {
-  crit: Cpe;
+/**
+ * What the matcher compares of one criterion: its CPE attributes (vendor and product unescaped, the others as
+ * written, lower-case) and its range bounds. Built once per record criterion (prepareCriterion), or read from the
+ * stored criteria index, so a database can answer the matcher without loading whole records.
+ */
+export interface CriterionView {
+  vulnerable: boolean;
+  part: string;
   vendor: string;
   product: string;
-  /** True when edition, language, sw/hw targets and other are all ANY (almost every NVD criterion). */
-  othersAny: boolean;
+  version: string;
+  update: string;
+  /** Edition, language, sw edition, target sw, target hw and other, in that order; null when all are ANY. */
+  others: string[] | null;
+  versionStartIncluding?: string;
+  versionStartExcluding?: string;
+  versionEndIncluding?: string;
+  versionEndExcluding?: string;
 }
-const prepared = new WeakMap<CpeCriterion, Prepared | null>();
-function prepare(criterion: CpeCriterion): Prepared | null {
+
+/** The component side of a match: its CPE, the version to compare and its unescaped vendor and product. */
+export interface MatchTarget {
+  cpe: Cpe;
+  version: string;
+  vendor: string;
+  product: string;
+}
+
+/** The view of a criterion, or null when its CPE does not parse. */
+export function criterionView(criterion: CpeCriterion): CriterionView | null {
+  const crit = parseCpe(criterion.criteria);
+  if (!crit) return null;
+  // one object shape for every view (absent bounds are undefined, not missing): the matcher's loop over many
+  // views stays monomorphic
+  return {
+    vulnerable: criterion.vulnerable, part: crit.part, vendor: unescapeCpe(crit.vendor), product: unescapeCpe(crit.product),
+    version: crit.version, update: crit.update, others: OTHERS.every((a) => crit[a] === '*' || crit[a] === '') ? null : OTHERS.map((a) => crit[a]),
+    versionStartIncluding: criterion.versionStartIncluding || undefined, versionStartExcluding: criterion.versionStartExcluding || undefined,
+    versionEndIncluding: criterion.versionEndIncluding || undefined, versionEndExcluding: criterion.versionEndExcluding || undefined,
+  };
+}
+
+// criteria objects are shared and immutable, so each is parsed once
+const prepared = new WeakMap<CpeCriterion, CriterionView | null>();
+function prepare(criterion: CpeCriterion): CriterionView | null {
   let p = prepared.get(criterion);
-  if (p === undefined) {
-    const crit = parseCpe(criterion.criteria);
-    p = crit
-      ? { crit, vendor: unescapeCpe(crit.vendor), product: unescapeCpe(crit.product), othersAny: OTHERS.every((a) => crit[a] === '*' || crit[a] === '') }
-      : null;
-    prepared.set(criterion, p);
-  }
+  if (p === undefined) prepared.set(criterion, (p = criterionView(criterion)));
   return p;
 }
 
@@ -55,9 +84,16 @@ export function componentCpe(component: Component): { cpe: Cpe; version: string 
   return { cpe, version };
 }
 
-function versionMatches(criterion: CpeCriterion, crit: Cpe, cpe: Cpe, version: string): Omit<CpeMatchDetails, 'matcher' | 'scheme' | 'componentCpe' | 'version' | 'criterion' | 'platform'> | undefined {
+export function matchTarget(component: Component): MatchTarget | undefined {
+  const target = componentCpe(component);
+  return target && { ...target, vendor: unescapeCpe(target.cpe.vendor), product: unescapeCpe(target.cpe.product) };
+}
+
+type How = Omit<CpeMatchDetails, 'matcher' | 'scheme' | 'componentCpe' | 'version' | 'criterion' | 'platform'>;
+
+function versionMatches(crit: CriterionView, cpe: Cpe, version: string): How | undefined {
   if (crit.version === '*' || crit.version === '') {
-    const { versionStartIncluding: si, versionStartExcluding: se, versionEndIncluding: ei, versionEndExcluding: ee } = criterion;
+    const { versionStartIncluding: si, versionStartExcluding: se, versionEndIncluding: ei, versionEndExcluding: ee } = crit;
     if (!si && !se && !ei && !ee) return { kind: 'all-versions' };
     const bounds = { startIncluding: si, startExcluding: se, endIncluding: ei, endExcluding: ee };
     // a version that cannot be compared to the bounds is not reported: no match without a reason
@@ -80,29 +116,35 @@ function versionMatches(criterion: CpeCriterion, crit: Cpe, cpe: Cpe, version: s
   return equal ? { kind: 'exact' } : undefined;
 }
 
+/**
+ * How one criterion applies to the component's CPE and version; undefined when it does not. The one test both
+ * the record matcher below and the matcher's criteria pre-selection use, so that pre-selection is exact.
+ */
+export function criterionMatch(crit: CriterionView, target: MatchTarget): How | undefined {
+  if (!crit.vulnerable || crit.product !== target.product || crit.vendor !== target.vendor) return undefined;
+  const { cpe } = target;
+  if (!attributeMatches(crit.part, cpe.part)) return undefined;
+  if (crit.others && !OTHERS.every((a, i) => attributeMatches(crit.others![i]!, cpe[a]))) return undefined;
+  return versionMatches(crit, cpe, target.version);
+}
+
 /** How the record applies to the component, one entry per matching criterion; empty when it does not. */
-export function matchCpe(component: Component, record: VulnerabilityRecord, target = componentCpe(component)): CpeMatchDetails[] {
+export function matchCpe(component: Component, record: VulnerabilityRecord, target = matchTarget(component)): CpeMatchDetails[] {
   if (!target) return [];
-  const { cpe, version } = target;
-  const vendor = unescapeCpe(cpe.vendor);
-  const product = unescapeCpe(cpe.product);
   const matches: CpeMatchDetails[] = [];
   for (const group of record.criteria) {
     for (const criterion of group) {
       if (!criterion.vulnerable) continue;
       const p = prepare(criterion);
-      if (!p || p.product !== product || p.vendor !== vendor) continue;
-      const crit = p.crit;
-      if (!attributeMatches(crit.part, cpe.part)) continue;
-      if (!p.othersAny && !OTHERS.every((a) => attributeMatches(crit[a], cpe[a]))) continue;
-      const how = versionMatches(criterion, crit, cpe, version);
+      if (!p) continue;
+      const how = criterionMatch(p, target);
       if (!how) continue;
       const platform = group.filter((c) => !c.vulnerable).map((c) => c.criteria);
       matches.push({
         matcher: 'cpe',
         scheme: genericScheme.id,
         componentCpe: component.cpe!,
-        version,
+        version: target.version,
         criterion: criterion.criteria,
         ...how,
         ...(platform.length > 0 ? { platform } : {}),

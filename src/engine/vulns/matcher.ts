@@ -2,10 +2,11 @@
 // each record tried by the CPE and OSV matchers, records that alias each other merged so that one vulnerability
 // is one finding per component. A failing lookup for one component is reported and the rest go on.
 import type { Component, EngineFinding, Problem } from '../types.js';
-import { componentCpe, matchCpe } from './cpe-matcher.js';
-import { unescapeCpe } from './cpe.js';
+import { criterionMatch, matchCpe, matchTarget, type MatchTarget } from './cpe-matcher.js';
+import { keyOfRecord, keysAdmit, recordKey } from './criteria-index.js';
 import { componentPackage, matchOsv } from './osv-matcher.js';
 import type { VulnerabilityRecord, VulnerabilitySource } from './source.js';
+import { versionKey } from './version-key.js';
 import { buildFinding, type RecordMatch } from './vuln-finding.js';
 
 /** Groups matches whose records share an id or alias (union-find over ids). */
@@ -42,17 +43,18 @@ function groupByAlias(matches: RecordMatch[]): RecordMatch[][] {
 export class VulnerabilityMatcher {
   private readonly products = new Map<string, Promise<VulnerabilityRecord[]>>();
   private readonly packages = new Map<string, Promise<VulnerabilityRecord[]>>();
+  /** Per component, the records with a criterion that matches it (criteria-first sources, see selectByCriteria). */
+  private readonly selected = new Map<Component, VulnerabilityRecord[]>();
 
   constructor(private readonly source: VulnerabilitySource) {}
 
-  private candidates(component: Component): Promise<VulnerabilityRecord[]>[] {
-    const lookups: Promise<VulnerabilityRecord[]>[] = [];
-    const target = componentCpe(component);
-    if (target) {
-      const vendor = unescapeCpe(target.cpe.vendor);
-      const product = unescapeCpe(target.cpe.product);
-      const key = `${vendor}\0${product}`;
-      if (!this.products.has(key)) this.products.set(key, this.source.byProduct(vendor, product));
+  private candidates(component: Component, target: MatchTarget | undefined): Array<VulnerabilityRecord[] | Promise<VulnerabilityRecord[]>> {
+    const lookups: Array<VulnerabilityRecord[] | Promise<VulnerabilityRecord[]>> = [];
+    const selected = this.selected.get(component);
+    if (selected) lookups.push(selected);
+    else if (target) {
+      const key = `${target.vendor}\0${target.product}`;
+      if (!this.products.has(key)) this.products.set(key, this.source.byProduct(target.vendor, target.product));
       lookups.push(this.products.get(key)!);
     }
     const pkg = componentPackage(component);
@@ -64,16 +66,51 @@ export class VulnerabilityMatcher {
     return lookups;
   }
 
+  /**
+   * Criteria first, when the source can: the stored criteria of the inventory's (vendor, product) pairs are tested
+   * here with the matcher's own criterion test, and only the records with a matching criterion are loaded. A
+   * record none of whose criteria matches cannot match (matchCpe reports matching criteria only), so the result
+   * is the same as matching every candidate record. A failure falls back to the record lookups.
+   */
+  private async selectByCriteria(targets: Array<[Component, MatchTarget]>, problems: Problem[]): Promise<boolean> {
+    const { criteriaFor, recordsByKeys } = this.source;
+    if (!criteriaFor || !recordsByKeys || targets.length === 0) return false;
+    try {
+      const queries = new Map<string, { vendor: string; product: string; version: string }>();
+      for (const [, t] of targets) queries.set(`${t.vendor}\0${t.product}\0${t.version}`, { vendor: t.vendor, product: t.product, version: t.version });
+      const criteria = await criteriaFor.call(this.source, [...queries.values()]);
+      const wanted = new Map<Component, Set<string>>();
+      for (const [component, t] of targets) {
+        const keys = new Set<string>();
+        const version = versionKey(t.version);
+        for (const c of criteria.get(`${t.vendor}\0${t.product}`) ?? []) {
+          // the version keys settle most criteria with two string comparisons
+          if (version !== undefined && !keysAdmit(c.keys, version)) continue;
+          if (criterionMatch(c, t)) keys.add(recordKey(c.source, c.recordId));
+        }
+        wanted.set(component, keys);
+      }
+      const records = await recordsByKeys.call(this.source, [...new Set([...wanted.values()].flatMap((k) => [...k]))]);
+      for (const [component, keys] of wanted) {
+        this.selected.set(component, [...keys].map((k) => records.get(k)).filter((r): r is VulnerabilityRecord => r !== undefined));
+      }
+      return true;
+    } catch (error) {
+      this.selected.clear();
+      problems.push({ source: 'vulnerability-matcher', kind: 'warning', message: `criteria lookup failed, matching by records: ${error instanceof Error ? error.message : String(error)}` });
+      return false;
+    }
+  }
+
   /** Looks up every (vendor, product) of the inventory at once when the source can (a failure falls back to one by one). */
   private async prefetch(components: Component[], problems: Problem[]): Promise<void> {
+    const targets = components.map((c) => [c, matchTarget(c)] as const).filter((t): t is [Component, MatchTarget] => t[1] !== undefined);
+    if (await this.selectByCriteria(targets, problems)) return;
     if (!this.source.byProducts) return;
     const pairs = new Map<string, [string, string]>();
-    for (const component of components) {
-      const target = componentCpe(component);
-      if (!target) continue;
-      const pair: [string, string] = [unescapeCpe(target.cpe.vendor), unescapeCpe(target.cpe.product)];
-      const key = pair.join('\0');
-      if (!this.products.has(key)) pairs.set(key, pair);
+    for (const [, t] of targets) {
+      const key = `${t.vendor}\0${t.product}`;
+      if (!this.products.has(key)) pairs.set(key, [t.vendor, t.product]);
     }
     if (pairs.size === 0) return;
     try {
@@ -86,13 +123,15 @@ export class VulnerabilityMatcher {
 
   /** The findings for one component (one per vulnerability). */
   async matchComponent(component: Component): Promise<EngineFinding[]> {
-    const records = (await Promise.all(this.candidates(component))).flat();
-    const seen = new Set<VulnerabilityRecord>();
+    const target = matchTarget(component);
+    const records = (await Promise.all(this.candidates(component, target))).flat();
+    // a record found by product and by package is tried once (stores may hand out two copies of it)
+    const seen = new Set<string>();
     const matches: RecordMatch[] = [];
-    const target = componentCpe(component);
     for (const record of records) {
-      if (seen.has(record)) continue;
-      seen.add(record);
+      const key = keyOfRecord(record);
+      if (seen.has(key)) continue;
+      seen.add(key);
       const details: RecordMatch['details'] = matchCpe(component, record, target);
       if (record.packages) details.push(...matchOsv(component, record));
       if (details.length > 0) matches.push({ record, details });

@@ -2,6 +2,7 @@
 // `modified` replaces an older one, an equal or older one changes nothing), for tests and `firmscope scan`
 // with feed files instead of a database.
 import { unescapeCpe, parseCpe } from './cpe.js';
+import { indexCriteria, keyOfRecord, type IndexedCriterion } from './criteria-index.js';
 import type { EpssEntry } from './epss.importer.js';
 import type { FeedItem } from './feed-reader.js';
 import type { KevEntry } from './kev.importer.js';
@@ -41,11 +42,13 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
   private readonly records = new Map<string, VulnerabilityRecord>();
   private readonly products = new Map<string, Set<string>>();
   private readonly packages = new Map<string, Set<string>>();
+  /** CPE criteria by `${vendor}\0${product}`, then by record key; `flat` is their list, rebuilt after a change. */
+  private readonly criteria = new Map<string, { byRecord: Map<string, IndexedCriterion[]>; flat?: IndexedCriterion[] }>();
   private readonly kev = new Map<string, KevEntry>();
   private readonly epss = new Map<string, EpssEntry>();
 
   putRecord(record: VulnerabilityRecord): PutResult {
-    const key = `${record.source ?? ''}\0${record.sourceId ?? record.id}`;
+    const key = keyOfRecord(record);
     const existing = this.records.get(key);
     if (existing) {
       if (!shouldReplace(record.modified, existing.modified, () => JSON.stringify(existing) !== JSON.stringify(record))) return 'unchanged';
@@ -55,6 +58,15 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
     const { products, packages } = recordKeys(record);
     for (const [v, p] of products) this.add(this.products, `${v}\0${p}`, key);
     for (const [e, n] of packages) this.add(this.packages, `${e}\0${n}`, key);
+    for (const c of indexCriteria(record)) {
+      const pair = `${c.vendor}\0${c.product}`;
+      let entry = this.criteria.get(pair);
+      if (!entry) this.criteria.set(pair, (entry = { byRecord: new Map() }));
+      entry.flat = undefined;
+      const list = entry.byRecord.get(key);
+      if (list) list.push(c);
+      else entry.byRecord.set(key, [c]);
+    }
     return existing ? 'updated' : 'inserted';
   }
 
@@ -79,6 +91,26 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
 
   async byProduct(vendor: string, product: string): Promise<VulnerabilityRecord[]> {
     return this.resolve(this.products.get(`${vendor}\0${product}`));
+  }
+
+  async criteriaFor(queries: Array<{ vendor: string; product: string }>): Promise<Map<string, IndexedCriterion[]>> {
+    const out = new Map<string, IndexedCriterion[]>();
+    for (const { vendor, product } of queries) {
+      const pair = `${vendor}\0${product}`;
+      const entry = this.criteria.get(pair);
+      if (entry) entry.flat ??= [...entry.byRecord.values()].flat();
+      out.set(pair, entry?.flat ?? []);
+    }
+    return out;
+  }
+
+  async recordsByKeys(keys: string[]): Promise<Map<string, VulnerabilityRecord>> {
+    const out = new Map<string, VulnerabilityRecord>();
+    for (const key of keys) {
+      const record = this.records.get(key);
+      if (record) out.set(key, this.enrich(record));
+    }
+    return out;
   }
 
   async byPackage(ecosystem: string, name: string): Promise<VulnerabilityRecord[]> {
@@ -114,5 +146,9 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
     const { products, packages } = recordKeys(record);
     for (const [v, p] of products) this.products.get(`${v}\0${p}`)?.delete(key);
     for (const [e, n] of packages) this.packages.get(`${e}\0${n}`)?.delete(key);
+    for (const [v, p] of products) {
+      const entry = this.criteria.get(`${v}\0${p}`);
+      if (entry?.byRecord.delete(key)) entry.flat = undefined;
+    }
   }
 }

@@ -1,5 +1,6 @@
 // The one query the matcher needs from a vulnerability database, so the engine stays free of any database:
 // the service passes a store-backed source, tests pass an in-memory one.
+import type { IndexedCriterion } from './criteria-index.js';
 
 /** One NVD-style applicability criterion: a CPE match with an optional version range. */
 export interface CpeCriterion {
@@ -63,6 +64,15 @@ export interface VulnerabilitySource {
    * few queries instead of one per component. Every requested pair must be present in the result (empty or not).
    */
   byProducts?(pairs: Array<[vendor: string, product: string]>): Promise<Map<string, VulnerabilityRecord[]>>;
+  /**
+   * Optional criteria-first lookup: the CPE criteria stored for each asked (vendor, product), keyed
+   * `${vendor}\0${product}`, at least every criterion that can match one of the asked versions (a database may
+   * leave out the ones whose range cannot hold them; it may also return more). The matcher tests them itself and
+   * then loads, with recordsByKeys, only the records with a matching criterion. Both methods or neither.
+   */
+  criteriaFor?(queries: Array<{ vendor: string; product: string; version: string }>): Promise<Map<string, IndexedCriterion[]>>;
+  /** Records by `${source}\0${recordId}` (criteria-index.ts recordKey), with KEV and EPSS; unknown keys are absent. */
+  recordsByKeys?(keys: string[]): Promise<Map<string, VulnerabilityRecord>>;
   /** Records affecting an OSV package (ecosystem prefix such as 'Debian', 'Alpine', 'npm'; name as given). */
   byPackage?(ecosystem: string, name: string): Promise<VulnerabilityRecord[]>;
 }

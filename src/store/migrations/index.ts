@@ -3,8 +3,10 @@
 import type { Migration } from 'kysely';
 import * as core from './0001-core.js';
 import * as vulnerabilities from './0100-vulnerabilities.js';
+import * as vulnerabilityCriteria from './0101-vulnerability-criteria.js';
 
 export const migrations: Array<[name: string, migration: Migration]> = [
   ['0001-core', core],
   ['0100-vulnerabilities', vulnerabilities],
+  ['0101-vulnerability-criteria', vulnerabilityCriteria],
 ];
