@@ -1,47 +1,31 @@
 // CVE JSON 5 record (CVE Services / cvelistV5) → VulnerabilityRecord. The CNA container gives the description,
-// CWE, references and CVSS; ADP containers (CISA vulnrichment) add metrics and CPEs. Criteria are built only from
-// the CPE strings a record lists (with its version entries as ranges): vendor and product names in free text are
-// not CPEs, and guessing them would produce false matches.
+// CWE, references and CVSS; ADP containers (CISA vulnrichment) add metrics and CPEs. Criteria come from the
+// affected entries (cve5-affected.ts): from the CPEs a record lists, or from vendor and product when it lists none.
 import { FormatError } from '../unpack/handler.js';
 import { cvss2BaseScore, cvss3BaseScore } from './cvss.js';
 import { arr, CVE_ID, isObj, isoTime, num, obj, optStr, str, uniqueBy, type Obj } from './feed-values.js';
+import { affectedCriteria, vendorProductCpe } from './cve5-affected.js';
 import type { CpeCriterion, VulnerabilityRecord } from './source.js';
 
-const UNBOUNDED = new Set(['', '0', '*', 'unspecified', 'n/a', 'unknown']);
-
-/** A CVE 5 `versions` entry as a criterion for one CPE; undefined for entries that are not 'affected'. */
-function criterionFor(cpe: string, v: Obj): CpeCriterion | undefined {
-  if (v.status !== 'affected') return undefined;
-  const version = optStr(v.version) ?? '';
-  const lessThan = optStr(v.lessThan);
-  const lessThanOrEqual = optStr(v.lessThanOrEqual);
-  const c: CpeCriterion = { criteria: cpe, vulnerable: true };
-  if (lessThan === undefined && lessThanOrEqual === undefined) {
-    if (UNBOUNDED.has(version)) return undefined;
-    // an exact version: put it into the CPE's version field
-    const parts = cpe.split(':');
-    if (parts.length !== 13) return undefined;
-    parts[5] = version.replace(/([:\\*?])/g, '\\$1');
-    return { criteria: parts.join(':'), vulnerable: true };
-  }
-  if (!UNBOUNDED.has(version)) c.versionStartIncluding = version;
-  if (lessThan !== undefined && lessThan !== '*') c.versionEndExcluding = lessThan;
-  if (lessThanOrEqual !== undefined && lessThanOrEqual !== '*') c.versionEndIncluding = lessThanOrEqual;
-  return c;
-}
-
+/**
+ * One configuration group per affected entry and CPE. Entries name their software by CPEs where the record has
+ * any (an ADP often adds them); a record without a single CPE is matched by its entries' vendor and product,
+ * normalised as CPE names are, so that records from CNAs that never write CPEs still match.
+ */
 function criteriaOf(containers: Obj[]): CpeCriterion[][] {
+  const entries = containers.flatMap((c) => arr(c.affected).filter(isObj));
+  const cpesOf = (affected: Obj) => arr(affected.cpes).filter((c): c is string => typeof c === 'string' && c.startsWith('cpe:2.3:') && c.split(':').length === 13);
+  const anyCpe = entries.some((e) => cpesOf(e).length > 0);
   const groups: CpeCriterion[][] = [];
-  for (const container of containers) {
-    for (const affected of arr(container.affected).filter(isObj)) {
-      const cpes = arr(affected.cpes).filter((c): c is string => typeof c === 'string' && c.startsWith('cpe:2.3:'));
-      const versions = arr(affected.versions).filter(isObj);
-      for (const cpe of cpes) {
-        const group = versions.map((v) => criterionFor(cpe, v)).filter((c): c is CpeCriterion => c !== undefined);
-        // a CPE with its own version and no version list names exactly that version
-        if (versions.length === 0 && cpe.split(':')[5] !== '*') group.push({ criteria: cpe, vulnerable: true });
-        if (group.length > 0) groups.push(group);
-      }
+  const seen = new Set<string>();
+  for (const affected of entries) {
+    const cpes = anyCpe ? cpesOf(affected) : [vendorProductCpe(affected)].filter((c): c is string => c !== undefined);
+    for (const cpe of cpes) {
+      const group = affectedCriteria(cpe, affected);
+      // the CNA and an ADP often repeat the same entry
+      const key = JSON.stringify(group);
+      if (group.length > 0 && !seen.has(key)) groups.push(group);
+      seen.add(key);
     }
   }
   return groups;
