@@ -2,6 +2,8 @@
 // nodes applied over it in sequence-number order, the way the kernel's replay (fs/ubifs/replay.c) updates its
 // in-memory index: inode nodes replace inodes (or delete them when their link count is 0), data nodes replace
 // blocks, directory entries add names (or remove them when they point at inode 0), truncation nodes drop blocks.
+// Extended-attribute entries work like directory entries under their host inode; the xattr inode they name holds
+// the value as its data.
 import { FormatError, type Sink } from '../handler.js';
 import { CommonHeader, DentNode, InodeNode, KEY, NODE, parseKey, UBIFS_BLOCK_SIZE, UbifsVolume } from './ubifs-nodes.js';
 
@@ -25,6 +27,8 @@ export class UbifsTree {
   readonly dents = new Map<number, Map<string, number>>();
   /** inode → block number → where its data node is */
   readonly blocks = new Map<number, Map<number, BlockRef>>();
+  /** host inode → attribute name → xattr inode (whose data is the value) */
+  readonly xattrs = new Map<number, Map<string, number>>();
   private readonly visited = new Set<string>();
   badNodes = 0;
 
@@ -76,6 +80,7 @@ export class UbifsTree {
         this.inodes.delete(inum);
         this.blocks.delete(inum);
         this.dents.delete(inum);
+        this.xattrs.delete(inum);
         return;
       }
       const dataLen = Math.min(ino.dataLen, node.length - InodeNode.size);
@@ -87,14 +92,15 @@ export class UbifsTree {
         mtime: ino.mtimeSec,
         data: node.subarray(InodeNode.size, InodeNode.size + dataLen),
       });
-    } else if (type === NODE.DENT) {
+    } else if (type === NODE.DENT || type === NODE.XENT) {
       const dent = DentNode.parse(node);
       const parent = parseKey(dent.key).inum;
       const name = node.subarray(DentNode.size, DentNode.size + Math.min(dent.nlen, node.length - DentNode.size)).toString('utf8');
-      let dir = this.dents.get(parent);
-      if (!dir) this.dents.set(parent, (dir = new Map()));
+      const names = type === NODE.DENT ? this.dents : this.xattrs;
+      let dir = names.get(parent);
+      if (!dir) names.set(parent, (dir = new Map()));
       if (dent.inum === 0) dir.delete(name);
-      else dir.set(name, dent.inum);
+      else dir.set(name, Number(dent.inum));
     } else if (type === NODE.DATA) {
       const key = parseKey(node, CommonHeader.size);
       if (key.type !== KEY.DATA) throw new FormatError(`data node at ${lnum}:${offs} has a key of type ${key.type}`);
@@ -109,6 +115,16 @@ export class UbifsTree {
       const blocks = this.blocks.get(inum);
       if (blocks) for (const block of [...blocks.keys()]) if (block >= keep) blocks.delete(block);
     }
-    // Extended-attribute entries carry nothing we extract.
+  }
+
+  /** The host's extended attributes, name → value (an attribute whose xattr inode is missing is reported). */
+  xattrValues(host: number, path: string): Array<[string, Buffer]> {
+    const out: Array<[string, Buffer]> = [];
+    for (const [name, inum] of this.xattrs.get(host) ?? []) {
+      const value = this.inodes.get(inum);
+      if (value) out.push([name, value.data]);
+      else this.noteBad(`${path}: extended attribute ${name} names inode ${inum}, which is missing`);
+    }
+    return out;
   }
 }

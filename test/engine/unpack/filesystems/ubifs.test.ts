@@ -69,6 +69,48 @@ function trunBody(inum: number, oldSize: number, newSize: number): Buffer {
   return b;
 }
 
+const LEB = 15360;
+
+/** The commit-start node's sequence number (LEB 3, the log) and the highest inode number (master node, LEB 1). */
+function commitState(image: Buffer): { csSqnum: number; highest: number } {
+  expect(image.readUInt32LE(3 * LEB)).toBe(0x06101831);
+  return { csSqnum: Number(image.readBigUInt64LE(3 * LEB + 8)), highest: Number(image.readBigUInt64LE(LEB + 24)) };
+}
+
+/**
+ * `image` with a journal written after its last commit: `budNodes` in a new LEB (a bud), named by a reference node in
+ * the log, and the superblock's LEB count grown to cover it (as mounting does before the journal writes there).
+ */
+function appendJournal(image: Buffer, budNodes: Buffer): { withJournal: Buffer; ref: Buffer; logAt: number } {
+  const logAt = 3 * LEB;
+  const { csSqnum } = commitState(image);
+  const bud = image.length / LEB;
+  const ref = Buffer.alloc(40);
+  ref.writeUInt32LE(bud, 0);
+  ref.writeUInt32LE(0, 4);
+  ref.writeUInt32LE(1, 8);
+  const withJournal = Buffer.concat([image, budNodes, Buffer.alloc(LEB - budNodes.length, 0xff)]);
+  withJournal.writeUInt32LE(bud + 1, 40);
+  withJournal.writeUInt32LE(ubifsCrc(withJournal.subarray(8, withJournal.readUInt32LE(16))), 4);
+  ubifsNode(8, csSqnum + 50, ref).copy(withJournal, logAt + 512);
+  return { withJournal, ref, logAt };
+}
+
+/** An extended-attribute entry under `host` naming the xattr inode `inum` (0: the attribute was removed). */
+function xentBody(host: number, name: string, inum: number): Buffer {
+  const b = dentBody(host, name, inum);
+  key(host, 3, 777).copy(b, 0);
+  return b;
+}
+
+/** An xattr inode: flags UBIFS_XATTR_FL, the value as its data. */
+function xattrInoBody(inum: number, value: Buffer): Buffer {
+  const b = inoBody(inum, 0o100777, value.length, 1);
+  b.writeUInt32LE(0x20, 84);
+  b.writeUInt32LE(value.length, 88);
+  return Buffer.concat([b, value]);
+}
+
 /** The directory entry node called `name` in an image: its parent and target inode numbers. */
 function findDent(image: Buffer, name: string): { parent: number; inum: number } {
   for (let at = 0; at + 56 < image.length; at += 8) {
@@ -122,15 +164,10 @@ describe.runIf(enabled)('ubifs handler', () => {
 
   it('replays the journal: new files, deletions, overwrites and truncations after the last commit', async () => {
     const image = readFileSync(mkubifs(src, join(work, 'journal.img'), 'zlib'));
-    const LEB = 15360;
-    const logAt = 3 * LEB;
-    expect(image.readUInt32LE(logAt)).toBe(0x06101831);
-    const csSqnum = Number(image.readBigUInt64LE(logAt + 8));
-    const highest = Number(image.readBigUInt64LE(LEB + 24));
+    const { csSqnum, highest } = commitState(image);
     const passwd = findDent(image, 'passwd');
     const empty = findDent(image, 'empty');
     const rcs = findDent(image, 'rcS');
-    const bud = image.length / LEB;
     let sq = csSqnum + 100;
     const budNodes = Buffer.concat([
       // Stale: older than the commit start, so not part of the journal.
@@ -144,15 +181,7 @@ describe.runIf(enabled)('ubifs handler', () => {
       ubifsNode(1, ++sq, dataBody(passwd.inum, 0, Buffer.from('ROOT!'))),
       ubifsNode(0, ++sq, inoBody(passwd.inum, 0o100600, 5, 2)),
     ]);
-    const ref = Buffer.alloc(40);
-    ref.writeUInt32LE(bud, 0);
-    ref.writeUInt32LE(0, 4);
-    ref.writeUInt32LE(1, 8);
-    const withJournal = Buffer.concat([image, budNodes, Buffer.alloc(LEB - budNodes.length, 0xff)]);
-    // Mounting grows leb_cnt to the volume before the journal writes there: do the same in the superblock.
-    withJournal.writeUInt32LE(bud + 1, 40);
-    withJournal.writeUInt32LE(ubifsCrc(withJournal.subarray(8, withJournal.readUInt32LE(16))), 4);
-    ubifsNode(8, csSqnum + 50, ref).copy(withJournal, logAt + 512);
+    const { withJournal, ref, logAt } = appendJournal(image, budNodes);
     const ex = await extractWith(ubifsHandler, withJournal);
     expect(ex.error).toBeUndefined();
     expect(ex.sink.problems).toEqual([]);
@@ -172,6 +201,48 @@ describe.runIf(enabled)('ubifs handler', () => {
     expect(bx.sink.problems.some((p) => p.message.includes('bud 9999'))).toBe(true);
     expect(entry(bx, 'empty')?.kind).toBe('file');
     cleanup(bx.root);
+  });
+
+  it('attaches extended attributes to their files: SELinux labels as text, capabilities as base64', async () => {
+    const image = readFileSync(mkubifs(src, join(work, 'xattr.img'), 'lzo'));
+    const { csSqnum, highest } = commitState(image);
+    const busybox = findDent(image, 'busybox');
+    const etc = findDent(image, 'etc');
+    const passwd = findDent(image, 'passwd');
+    const label = Buffer.from('system_u:object_r:bin_t:s0\0');
+    // VFS_CAP_REVISION_2 with cap_net_raw (13) and cap_net_bind_service (10) permitted and effective.
+    const capability = Buffer.alloc(20);
+    capability.writeUInt32LE(0x02000001, 0);
+    capability.writeUInt32LE((1 << 13) | (1 << 10), 4);
+    let sq = csSqnum + 100;
+    let xattrInum = highest + 10;
+    const attr = (host: number, name: string, value: Buffer) => {
+      const inum = ++xattrInum;
+      return [ubifsNode(0, ++sq, xattrInoBody(inum, value)), ubifsNode(3, ++sq, xentBody(host, name, inum))];
+    };
+    const budNodes = Buffer.concat([
+      ...attr(busybox.inum, 'security.selinux', label),
+      ...attr(busybox.inum, 'security.capability', capability),
+      ...attr(etc.inum, 'security.selinux', Buffer.from('system_u:object_r:etc_t:s0\0')),
+      ...attr(passwd.inum, 'user.comment', Buffer.from('removed below')),
+      ...attr(passwd.inum, 'user.checksum', Buffer.from([0, 1, 2, 0xff])),
+      // Removing an attribute: its entry points at inode 0 and its xattr inode goes.
+      ubifsNode(3, ++sq, xentBody(passwd.inum, 'user.comment', 0)),
+      // An entry whose xattr inode never made it to flash.
+      ubifsNode(3, ++sq, xentBody(etc.inum, 'user.lost', highest + 999)),
+    ]);
+    const ex = await extractWith(ubifsHandler, appendJournal(image, budNodes).withJournal);
+    expect(ex.error).toBeUndefined();
+    expect(entry(ex, 'bin/busybox')?.meta.meta).toEqual({
+      xattrs: { 'security.selinux': 'system_u:object_r:bin_t:s0', 'security.capability': `base64:${capability.toString('base64')}` },
+    });
+    expect(entry(ex, 'etc')?.meta.meta).toEqual({ xattrs: { 'security.selinux': 'system_u:object_r:etc_t:s0' } });
+    // Both names of the hard-linked passwd carry its attributes.
+    for (const name of ['etc/passwd', 'etc/passwd-']) expect(entry(ex, name)?.meta.meta).toEqual({ xattrs: { 'user.checksum': 'base64:AAEC/w==' } });
+    expect(entry(ex, 'etc/init.d/rcS')?.meta.meta).toBeUndefined();
+    expect(ex.sink.problems.map((p) => p.message)).toEqual([`UBIFS: etc: extended attribute user.lost names inode ${highest + 999}, which is missing`]);
+    expectTree(ex, files, { modes: true });
+    cleanup(ex.root);
   });
 
   it('rebuilds the tree from a scan of all nodes when the master nodes are destroyed', async () => {
