@@ -193,6 +193,21 @@ export async function readPointedBlocks(src: MetadataSource, pointers: number[],
   return data;
 }
 
+/** `count` 32-bit words at `at` (relative to the superblock): the raw uid and gid tables of SquashFS 1 to 3, 2.x's fragment index. */
+export async function readWords(src: MetadataSource, at: number, count: number): Promise<number[]> {
+  const raw = await src.reader.readExact(src.base + at, count * 4);
+  return Array.from({ length: count }, (_, i) => (src.endian === 'le' ? raw.readUInt32LE(i * 4) : raw.readUInt32BE(i * 4)));
+}
+
+/** An inode's uid and gid from its indexes into the raw id tables (SquashFS 1 to 3; `sameAsUid` marks gid = uid). */
+export function inodeOwner(ids: { uids: number[]; guids: number[]; sameAsUid: number }, uidIndex: number, guidIndex: number, where: string): { uid: number; gid: number } {
+  const uid = ids.uids[uidIndex];
+  if (uid === undefined) throw new FormatError(`${where}: uid index ${uidIndex} outside the uid table`);
+  const gid = guidIndex === ids.sameAsUid ? uid : ids.guids[guidIndex];
+  if (gid === undefined) throw new FormatError(`${where}: gid index ${guidIndex} outside the gid table`);
+  return { uid, gid };
+}
+
 /** A packed 64-bit inode reference (block position << 16 | offset), as superblocks and directories store it. */
 export function inodeRef(packed: number): { block: number; offset: number } {
   return { block: Math.floor(packed / 65536), offset: packed % 65536 };

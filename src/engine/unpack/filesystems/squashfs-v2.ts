@@ -14,7 +14,7 @@ import { parseBits, type BitLayout } from './squashfs-bits.js';
 import { LzmaFamilyDecoder } from './squashfs-compressors.js';
 import type { InodeCommon, InodeRef, SquashImage, SquashInode } from './squashfs-extract.js';
 import { directoryReader, extractSquashfs, fileInode, type DirListingLayout } from './squashfs-extract.js';
-import { METADATA_SIZE, MetadataTable, inodeRef, readPointedBlocks, type MetadataSource } from './squashfs-metadata.js';
+import { METADATA_SIZE, MetadataTable, inodeOwner, inodeRef, readWords, readPointedBlocks, type MetadataSource } from './squashfs-metadata.js';
 
 const superFields = {
   magic: 'u32', inodes: 'u32', bytesUsed: 'u32', uidStart: 'u32', guidStart: 'u32', inodeTable: 'u32',
@@ -110,15 +110,14 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
   };
 }
 
-/** The fragment lookup: `count` 8-byte entries in metadata blocks pointed to by 32-bit pointers at `indexStart`. */
-async function loadFragments(src: MetadataSource, indexStart: number, count: number): Promise<(index: number) => { start: number; sizeWord: number }> {
+/** The fragment lookup: `count` 8-byte entries in metadata blocks pointed to by 32-bit pointers at `indexAt`. */
+async function loadFragments(src: MetadataSource, indexAt: number, count: number): Promise<(index: number) => { start: number; sizeWord: number }> {
   let data: Buffer = Buffer.alloc(0);
   if (count > 0) {
     const blocks = Math.ceil((count * FRAGMENT_ENTRY) / METADATA_SIZE);
-    if (indexStart + blocks * 4 > src.limit) throw new FormatError(`fragment index at ${indexStart} runs past the end of the filesystem`);
-    const index = await src.reader.readExact(indexStart, blocks * 4);
-    const pointers = Array.from({ length: blocks }, (_, i) => src.base + (src.endian === 'le' ? index.readUInt32LE(i * 4) : index.readUInt32BE(i * 4)));
-    data = await readPointedBlocks(src, pointers, count * FRAGMENT_ENTRY);
+    if (src.base + indexAt + blocks * 4 > src.limit) throw new FormatError(`fragment index at ${indexAt} runs past the end of the filesystem`);
+    const pointers = await readWords(src, indexAt, blocks);
+    data = await readPointedBlocks(src, pointers.map((p) => src.base + p), count * FRAGMENT_ENTRY);
   }
   const le = src.endian === 'le';
   return (index) => {
@@ -157,22 +156,17 @@ export async function openSquashfsV2(reader: Reader, start: number): Promise<Squ
   const e = sb.endian;
   const decoder = new LzmaFamilyDecoder(true);
   const src: MetadataSource = { reader, endian: e, decoder, base: start, limit, checkByte: (sb.flags & FLAG_CHECK) !== 0 };
-  const u32s = async (at: number, count: number): Promise<number[]> => {
-    const raw = await reader.readExact(start + at, count * 4);
-    return Array.from({ length: count }, (_, i) => (e === 'le' ? raw.readUInt32LE(i * 4) : raw.readUInt32BE(i * 4)));
-  };
-  const uids = await u32s(sb.uidStart, sb.uids);
-  const guids = await u32s(sb.guidStart, sb.guids);
-  const fragment = await loadFragments(src, start + sb.fragmentTable, sb.fragments);
+  const layout = LAYOUT[sb.major as 1 | 2];
+  const ids = { uids: await readWords(src, sb.uidStart, sb.uids), guids: await readWords(src, sb.guidStart, sb.guids), sameAsUid: layout.guidSameAsUid };
+  const fragment = await loadFragments(src, sb.fragmentTable, sb.fragments);
   // The directory table runs up to the next table: the fragment blocks, the fragment index or the id tables.
   const ends = [sb.bytesUsed, sb.uidStart, sb.guidStart];
   if (sb.major === 2) ends.push(sb.fragmentTable);
-  if (sb.fragments > 0) ends.push((await u32s(sb.fragmentTable, 1))[0]!);
+  if (sb.fragments > 0) ends.push((await readWords(src, sb.fragmentTable, 1))[0]!); // the first fragment block's pointer
   const dirEnd = Math.min(...ends.filter((v) => v > sb.directoryTable && v <= sb.bytesUsed));
   const inodes = await MetadataTable.load(src, start + sb.inodeTable, start + sb.directoryTable);
   const dirs = await MetadataTable.load(src, start + sb.directoryTable, start + dirEnd);
 
-  const layout = LAYOUT[sb.major as 1 | 2];
   /** The inode's type and the high bits of its uid index (1.x folds them into the stored type). */
   const typeOf = (ref: InodeRef): { type: number; uidHigh: number } => {
     const stored = parseBits({ type: layout.base.type }, inodes.read(ref.block, ref.offset, 1), e).type;
@@ -191,12 +185,7 @@ export async function openSquashfsV2(reader: Reader, start: number): Promise<Squ
     const c = inodes.cursor(ref.block, ref.offset);
     const raw = c.take(size);
     const base = parseBits(layout.base, raw, e);
-    const uidIndex = uidHigh * 16 + base.uid;
-    const uid = uids[uidIndex];
-    if (uid === undefined) throw new FormatError(`${where}: uid index ${uidIndex} outside the uid table`);
-    const gid = base.guid === layout.guidSameAsUid ? uid : guids[base.guid];
-    if (gid === undefined) throw new FormatError(`${where}: gid index ${base.guid} outside the gid table`);
-    const common = { mode: base.mode, uid, gid, mtime: sb.mkfsTime };
+    const common = { mode: base.mode, ...inodeOwner(ids, uidHigh * 16 + base.uid, base.guid, where), mtime: sb.mkfsTime };
     switch (type) {
       case 1:
       case 8: {

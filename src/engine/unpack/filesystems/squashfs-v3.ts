@@ -9,7 +9,7 @@ import { parseBits, type BitLayout } from './squashfs-bits.js';
 import { LzmaFamilyDecoder } from './squashfs-compressors.js';
 import type { InodeRef, SquashImage, SquashInode } from './squashfs-extract.js';
 import { extractSquashfs, fileInode, directoryReader, type DirListingLayout } from './squashfs-extract.js';
-import { MetadataTable, inodeRef, loadFragmentTable, type MetadataSource } from './squashfs-metadata.js';
+import { MetadataTable, inodeOwner, inodeRef, loadFragmentTable, readWords, type MetadataSource } from './squashfs-metadata.js';
 
 const superFields = {
   magic: 'u32', inodes: 'u32', bytesUsed2: 'u32', uidStart2: 'u32', guidStart2: 'u32', inodeTable2: 'u32',
@@ -85,12 +85,7 @@ export async function openSquashfsV3(reader: Reader, start: number): Promise<Squ
   // zlib unless a block says otherwise: sqlzma images mix zlib and LZMA blocks.
   const decoder = new LzmaFamilyDecoder(true);
   const src: MetadataSource = { reader, endian: e, decoder, base: start, limit, checkByte: (sb.flags & FLAG_CHECK) !== 0 };
-  const u32s = async (at: number, count: number): Promise<number[]> => {
-    const raw = await reader.readExact(start + at, count * 4);
-    return Array.from({ length: count }, (_, i) => (e === 'le' ? raw.readUInt32LE(i * 4) : raw.readUInt32BE(i * 4)));
-  };
-  const uids = await u32s(sb.uidStart, sb.uids);
-  const guids = await u32s(sb.guidStart, sb.guids);
+  const ids = { uids: await readWords(src, sb.uidStart, sb.uids), guids: await readWords(src, sb.guidStart, sb.guids), sameAsUid: GUID_SAME_AS_UID };
   const fragment = await loadFragmentTable(src, start + sb.fragmentTable, sb.fragments);
   const firstPointer = async (at: number): Promise<number> => {
     const b = await reader.readExact(start + at, 8);
@@ -111,11 +106,7 @@ export async function openSquashfsV3(reader: Reader, start: number): Promise<Squ
     const c = inodes.cursor(ref.block, ref.offset);
     const raw = c.take(size);
     const base = parseBits(BASE, raw, e);
-    const uid = uids[base.uid];
-    if (uid === undefined) throw new FormatError(`${where}: uid index ${base.uid} outside the uid table`);
-    const gid = base.guid === GUID_SAME_AS_UID ? uid : guids[base.guid];
-    if (gid === undefined) throw new FormatError(`${where}: gid index ${base.guid} outside the gid table`);
-    const common = { mode: base.mode, uid, gid, mtime: base.mtime };
+    const common = { mode: base.mode, ...inodeOwner(ids, base.uid, base.guid, where), mtime: base.mtime };
     switch (type) {
       case 1:
       case 8: {

@@ -9,21 +9,13 @@ import { squashfsV2Handler } from '../../../../src/engine/unpack/filesystems/squ
 import { squashfsV3Handler } from '../../../../src/engine/unpack/filesystems/squashfs-v3.js';
 import { squashfsV4Handler } from '../../../../src/engine/unpack/filesystems/squashfs-v4.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
-import { cleanup, entry, expectCorruptionsRefused, extractWith, noise, sha256, tempDir } from './fs-image-harness.js';
+import { cleanup, entry, expectCorruptionsRefused, extractWith, haveTool, noise, sha256, tempDir } from './fs-image-harness.js';
 import { writeSquashfsV2, type V2Entry } from './squashfs-v2-writer.js';
 
 const work = tempDir('squashfs-v2');
 afterAll(() => cleanup(work));
 
-const have7z = (() => {
-  try {
-    execFileSync('7z', ['i'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    console.warn('NOTICE: 7z is not installed; the independent SquashFS 2 cross-check is skipped');
-    return false;
-  }
-})();
+const have7z = haveTool('7z');
 
 const entries: V2Entry[] = [
   { path: 'bin', kind: 'dir', mode: 0o755, mtime: 1_000_000_001 },
