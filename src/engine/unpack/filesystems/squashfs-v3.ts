@@ -157,7 +157,7 @@ export const squashfsV3Handler: Handler = {
       'sqlzma / firmware-mod-kit squashfs-3.x-lzma',
       'sasquatch (devttys0/sasquatch) for vendor LZMA block layouts',
     ],
-    limitations: ['SquashFS 1.x and 2.x layouts are not read.', 'The chunk ends at bytes_used; the padding after it is left as a gap.'],
+    limitations: ['SquashFS 1.x and 2.x are read by the squashfs-v2 handler.', 'The chunk ends at bytes_used; the padding after it is left as a gap.'],
   },
   magics: MAGICS.map((m) => ({ bytes: m.bytes })),
   confidence: 80,
