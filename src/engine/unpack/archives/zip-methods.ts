@@ -3,12 +3,12 @@
 // bytes, then a raw LZMA1 stream, with an end marker when flag bit 1 says so), zstd (93, and 20 as early writers
 // numbered it) and xz (95). Encrypted entries are described, never decoded.
 import zlib from 'node:zlib';
-import { Decompress } from 'fzstd';
 import { lzma, parseLzmaPropsByte } from '../codecs.js';
 import { FormatError, type Reader } from '../handler.js';
 import { bzip2Blocks } from '../compression/bzip2-decoder.js';
 import { decodeRange } from '../compression/decode-stream.js';
 import { lzmaDecoder, SplicedReader } from '../compression/lzma-stream.js';
+import { zstdBlocks } from '../compression/zstd-stream.js';
 import type { ZipEntry } from './zip-directory.js';
 
 export const METHOD_NAMES: Record<number, string> = {
@@ -37,26 +37,6 @@ export function encryption(entry: ZipEntry): string | null {
 /** The entry's compressed bytes as a reader of their own (offset 0 = first byte), so no decoder reads past them. */
 function range(reader: Reader, start: number, end: number, prefix = Buffer.alloc(0)): Reader {
   return new SplicedReader(prefix, reader, start, end, 0);
-}
-
-async function* zstdBlocks(reader: Reader, start: number, end: number, signal: AbortSignal): AsyncGenerator<Buffer, number> {
-  const out: Buffer[] = [];
-  const decoder = new Decompress((chunk) => {
-    if (chunk.length > 0) out.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
-  });
-  const STEP = 64 * 1024;
-  if (end === start) throw new FormatError('zstd: empty stream');
-  for (let at = start; at < end; at += STEP) {
-    signal.throwIfAborted();
-    const piece = await reader.read(at, Math.min(STEP, end - at));
-    try {
-      decoder.push(piece, at + piece.length >= end);
-    } catch (error) {
-      throw new FormatError(`zstd: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    while (out.length > 0) yield out.shift()!;
-  }
-  return end - start;
 }
 
 /**
