@@ -1,12 +1,17 @@
 // '$VSS' (Insyde), '$SVS' (Apple) and VSS2 (Phoenix) stores built byte by byte (no such image is in
 // ../shared/corpus), mixing the plain, authenticated, Apple-CRC and Intel-legacy variable layouts.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nvramVssHandler } from '../../../../src/engine/unpack/boot/nvram-vss.js';
 import { GUIDS } from '../../../../src/engine/unpack/boot/uefi-guid.js';
+import { unpack } from '../../../../src/engine/unpack/driver.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { expectTruncationsRefused, extractFiles } from '../extract-harness.js';
 import { signatureList } from './efi-builders.js';
-import { vssStore, type VssSpec } from './nvram-builders.js';
+import { fdcRegion, vssStore, type VssSpec } from './nvram-builders.js';
+import { volume } from './uefi-builders.js';
 
 const OWNER = '11111111-2222-3333-4444-555555555555';
 const db = signatureList(GUIDS.certSha256, OWNER, [Buffer.alloc(32, 9)]);
@@ -47,5 +52,21 @@ describe('nvram-vss', () => {
     await expect(nvramVssHandler.chunk(new BufferReader(overrun), 0)).rejects.toThrow(/runs past the store/);
     await expectTruncationsRefused(nvramVssHandler, store);
     await expectTruncationsRefused(nvramVssHandler, vssStore(VARS, { vss2: true }));
+  });
+
+  it('is found inside an NVRAM firmware volume, next to an _FDC region, by the driver', async () => {
+    const nvram = volume([vssStore(VARS), fdcRegion(vssStore([{ name: 'Factory', guid: OWNER, data: Buffer.from('defaults') }]))], { fileSystem: GUIDS.nvData });
+    const dir = await mkdtemp(join(tmpdir(), 'firmscope-vss-'));
+    try {
+      await writeFile(join(dir, 'flash.bin'), nvram);
+      const result = await unpack(join(dir, 'flash.bin'), join(dir, 'out'));
+      expect(result.stats.formats).toMatchObject({ 'uefi-fv': 1, 'nvram-vss': 1, 'insyde-fdc': 1 });
+      const byFormat = (format: string) => result.files.filter((f) => f.format === format).map((f) => f.path.split('/').pop());
+      expect(byFormat('nvram-vss')).toEqual(['Lang', 'db', 'Lang', 'SystemAudioVolume', 'IntelSetup']);
+      expect(byFormat('insyde-fdc')).toEqual(['Factory']);
+      expect(result.stats.formats['efi-signature-list']).toBe(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

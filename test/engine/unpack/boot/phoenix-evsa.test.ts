@@ -1,8 +1,12 @@
 // Phoenix EVSA stores built byte by byte (no Phoenix image is in ../shared/corpus): GUID, name and data entries
 // joined by id, superseded data, extended data entries and checksums.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { phoenixEvsaHandler } from '../../../../src/engine/unpack/boot/phoenix-evsa.js';
 import { GUIDS } from '../../../../src/engine/unpack/boot/uefi-guid.js';
+import { unpack } from '../../../../src/engine/unpack/driver.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { expectTruncationsRefused, extractFiles } from '../extract-harness.js';
 import { evsaData, evsaGuid, evsaName, evsaStore } from './nvram-builders.js';
@@ -53,5 +57,18 @@ describe('phoenix-evsa', () => {
     notStore[0] = 0xed;
     await expect(phoenixEvsaHandler.chunk(new BufferReader(notStore), 0)).resolves.toBeNull();
     await expectTruncationsRefused(phoenixEvsaHandler, store);
+  });
+
+  it('is carved from the middle of a flash image by the driver (its signature sits 4 bytes in)', async () => {
+    const store = sample();
+    const dir = await mkdtemp(join(tmpdir(), 'firmscope-evsa-'));
+    try {
+      await writeFile(join(dir, 'flash.bin'), Buffer.concat([Buffer.alloc(0x1003, 0xff), store, Buffer.alloc(0x100, 0xff)]));
+      const result = await unpack(join(dir, 'flash.bin'), join(dir, 'out'));
+      const nodes = result.files.filter((f) => f.format === 'phoenix-evsa');
+      expect(nodes.map((f) => [f.fsPath, f.offset])).toEqual([['/deleted/Timeout', 0x1003], ['/Timeout', 0x1003], ['/dbx', 0x1003]]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
