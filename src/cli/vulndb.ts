@@ -28,7 +28,7 @@ async function rematch(repo: VulnerabilityRepository, db: Db, summaries: ImportS
 
 export function formatRematch(r: RematchSummary | undefined): string {
   if (!r) return 're-match: nothing changed, skipped\n';
-  const lines = [`re-match: ${r.images} latest images, ${r.newFindings} new findings, ${r.updatedFindings} updated, ${r.escalations} escalations`];
+  const lines = [`re-match: ${r.images} latest images, ${r.newFindings} new findings, ${r.updatedFindings} updated, ${r.withdrawnFindings} withdrawn, ${r.escalations} escalations`];
   for (const p of r.problems.slice(0, 20)) lines.push(`  problem: ${p.message}`);
   return lines.join('\n') + '\n';
 }

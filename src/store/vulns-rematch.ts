@@ -2,7 +2,11 @@
 // latest scanned image of every product are matched again. New vulnerabilities become findings of that scan;
 // findings whose risk rose (newly in KEV, higher severity, EPSS reaching the threshold) are updated, and both
 // are recorded as escalations (counted by the image's `newEscalationsCount`). One transaction per image.
-// Findings that no longer match are left in place: a scan's findings only grow between scans.
+// A finding that no longer matches (its record now has a narrower range, or was rejected) is withdrawn: its row
+// is deleted, so it is no longer reported, counted or compared, and the image's open escalations about it go with
+// it. Deleting, rather than setting an issue status, keeps the user's workflow intact: a status belongs to the
+// product's fingerprint, carries forward to later images and records who set it (API-NOTES, Findings).
+// Nothing is withdrawn from an image whose matching reported an error (a failed lookup is not "no match").
 import type { Kysely } from 'kysely';
 import { severityRank } from '../engine/vulns/cvss.js';
 import { VulnerabilityMatcher } from '../engine/vulns/matcher.js';
@@ -20,6 +24,8 @@ export interface RematchSummary {
   images: number;
   newFindings: number;
   updatedFindings: number;
+  /** Findings deleted because their vulnerability no longer matches. */
+  withdrawnFindings: number;
   escalations: number;
   problems: Problem[];
 }
@@ -69,12 +75,14 @@ async function latestScans(db: Kysely<Database>): Promise<Array<{ productId: str
 
 export async function rematchLatestImages(db: Kysely<Database>, source: VulnerabilitySource, options: RematchOptions = {}): Promise<RematchSummary> {
   const threshold = options.epssThreshold ?? 0.1;
-  const summary: RematchSummary = { images: 0, newFindings: 0, updatedFindings: 0, escalations: 0, problems: [] };
+  const summary: RematchSummary = { images: 0, newFindings: 0, updatedFindings: 0, withdrawnFindings: 0, escalations: 0, problems: [] };
   const matcher = new VulnerabilityMatcher(source);
   for (const target of await latestScans(db)) {
     const components = (await db.selectFrom('components').select('data').where('scan_id', '=', target.scanId).execute())
       .map((r) => JSON.parse(r.data) as Component);
+    const problemsBefore = summary.problems.length;
     const findings = await matcher.matchAll(components, summary.problems);
+    const complete = !summary.problems.slice(problemsBefore).some((p) => p.kind === 'error');
     summary.images++;
     await db.transaction().execute(async (trx) => {
       const existing = new Map((await trx.selectFrom('findings').select(['id', 'fingerprint', 'data'])
@@ -108,6 +116,16 @@ export async function rematchLatestImages(db: Kysely<Database>, source: Vulnerab
         summary.updatedFindings++;
         for (const e of escalationsOf(old.finding, finding, threshold)) await escalate(finding.fingerprint, e.reason, e.details);
       }
+      if (!complete) return;
+      const matched = new Set(findings.map((f) => f.fingerprint));
+      const withdrawn = [...existing].filter(([fingerprint]) => !matched.has(fingerprint));
+      for (let i = 0; i < withdrawn.length; i += 400) {
+        const part = withdrawn.slice(i, i + 400);
+        await trx.deleteFrom('findings').where('id', 'in', part.map(([, f]) => f.id)).execute();
+        await trx.deleteFrom('escalations').where('image_id', '=', target.imageId).where('acknowledged', '=', 0)
+          .where('finding_fingerprint', 'in', part.map(([fingerprint]) => fingerprint)).execute();
+      }
+      summary.withdrawnFindings += withdrawn.length;
     });
   }
   return summary;

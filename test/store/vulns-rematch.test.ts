@@ -1,9 +1,14 @@
 // Re-matching: a scan stored before its vulnerabilities were known gains the finding and an escalation after an
-// import; a later KEV entry and EPSS rise escalate the existing finding; re-running changes nothing.
+// import; a later KEV entry and EPSS rise escalate the existing finding; re-running changes nothing. A finding
+// whose record no longer matches (narrower range, rejected) is withdrawn with its open escalations, unless the
+// matching failed.
+import type { Kysely } from 'kysely';
 import { expect, it } from 'vitest';
 import type { Component, EngineFinding } from '../../src/engine/types.js';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
+import type { VulnerabilityRecord, VulnerabilitySource } from '../../src/engine/vulns/source.js';
 import { newId } from '../../src/store/ids.js';
+import type { Database } from '../../src/store/schema.js';
 import { ResultRepository } from '../../src/store/result.repository.js';
 import { escalationsOf, rematchLatestImages } from '../../src/store/vulns-rematch.js';
 import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
@@ -18,6 +23,30 @@ const busybox = (version: string): Component => ({
   evidence: [{ path: 'rootfs/bin/busybox', method: 'version-signature', match: `BusyBox v${version}` }], foundBy: ['version-signatures'],
 });
 
+/** A product in a new organisation, and a way to add an image with one finished scan whose inventory is given. */
+async function productWithImages(db: Kysely<Database>) {
+  const t = '2026-01-01T00:00:00.000Z';
+  const org = newId();
+  const product = newId();
+  await db.insertInto('organisations').values({ id: org, name: `org-${org}`, create_time: t }).execute();
+  await db.insertInto('products').values({ id: product, org_id: org, name: 'router', description: null, author_id: 'u', is_archived: 0, create_time: t, update_time: t }).execute();
+  const image = async (created: string, version: string, components: Component[] = [busybox(version)]) => {
+    const imageId = newId();
+    const scanId = newId();
+    await db.insertInto('images').values({
+      id: imageId, product_id: product, org_id: org, name: `fw ${version}`, version, file_name: 'fw.bin', blob_key: 'k', size: 1,
+      sha256: 'a', sha1: 'b', md5: 'c', detected_type: null, author_id: 'u', is_archived: 0, create_time: created, update_time: created,
+    }).execute();
+    await db.insertInto('scans').values({
+      id: scanId, image_id: imageId, product_id: product, org_id: org, author_id: 'u', state: 'done', state_id: newId(), state_time: created,
+      error: null, progress_phase: null, progress_percent: null, engine_version: '0.1.0', result_blob_key: null, create_time: created,
+    }).execute();
+    await new ResultRepository(db).store({ scanId, imageId, productId: product }, { components, findings: [], cryptoAssets: [] });
+    return { imageId, scanId };
+  };
+  return { product, image };
+}
+
 it('escalationsOf names each way risk rose', () => {
   const base = { severity: 'medium', isKev: false, epss: { probability: 0.05, percentile: 0.5 } } as EngineFinding;
   const worse = { severity: 'high', isKev: true, epss: { probability: 0.2, percentile: 0.9 } } as EngineFinding;
@@ -29,25 +58,7 @@ it('escalationsOf names each way risk rose', () => {
 describeEachDatabase('vulnerability re-matching', (get) => {
   it.runIf(hasData)('after an import the latest image gains the finding and escalations; older images are untouched', async () => {
     const { db } = get();
-    const t = '2026-01-01T00:00:00.000Z';
-    const org = newId();
-    const product = newId();
-    await db.insertInto('organisations').values({ id: org, name: `org-${org}`, create_time: t }).execute();
-    await db.insertInto('products').values({ id: product, org_id: org, name: 'router', description: null, author_id: 'u', is_archived: 0, create_time: t, update_time: t }).execute();
-    const image = async (created: string, version: string) => {
-      const imageId = newId();
-      const scanId = newId();
-      await db.insertInto('images').values({
-        id: imageId, product_id: product, org_id: org, name: `fw ${version}`, version, file_name: 'fw.bin', blob_key: 'k', size: 1,
-        sha256: 'a', sha1: 'b', md5: 'c', detected_type: null, author_id: 'u', is_archived: 0, create_time: created, update_time: created,
-      }).execute();
-      await db.insertInto('scans').values({
-        id: scanId, image_id: imageId, product_id: product, org_id: org, author_id: 'u', state: 'done', state_id: newId(), state_time: created,
-        error: null, progress_phase: null, progress_percent: null, engine_version: '0.1.0', result_blob_key: null, create_time: created,
-      }).execute();
-      await new ResultRepository(db).store({ scanId, imageId, productId: product }, { components: [busybox(version)], findings: [], cryptoAssets: [] });
-      return { imageId, scanId };
-    };
+    const { product, image } = await productWithImages(db);
     const old = await image('2026-01-01T00:00:00.000Z', '1.30.0');
     const latest = await image('2026-02-01T00:00:00.000Z', '1.31.1');
     const vulns = new VulnerabilityRepository(db);
@@ -77,5 +88,49 @@ describeEachDatabase('vulnerability re-matching', (get) => {
 
     // idempotent
     expect(await rematchLatestImages(db, vulns)).toMatchObject({ newFindings: 0, updatedFindings: 0, escalations: 0 });
+  });
+});
+
+describeEachDatabase('vulnerability re-matching withdraws findings that no longer match', (get) => {
+  const record = (id: string, modified: string, criteria: VulnerabilityRecord['criteria']): VulnerabilityRecord => ({
+    id, aliases: [], source: 'nvd', cwes: [], references: [], modified, criteria,
+    cvss: { v3: { baseScore: 7.5, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:H', version: '3.1' } },
+  });
+  const upTo = (end: string) => [[{ criteria: 'cpe:2.3:a:busybox:busybox:*:*:*:*:*:*:*:*', vulnerable: true, versionEndIncluding: end }]];
+
+  it('a narrower range or a rejection removes the finding, its open escalations and its counts', async () => {
+    const { db } = get();
+    const { image } = await productWithImages(db);
+    const latest = await image('2026-02-01T00:00:00.000Z', '1.31.1');
+    const vulns = new VulnerabilityRepository(db);
+    const results = new ResultRepository(db);
+    await vulns.putRecord(record('CVE-2098-1000', '2024-01-01T00:00:00.000Z', upTo('1.33.1')));
+    await vulns.putRecord(record('CVE-2098-1001', '2024-01-01T00:00:00.000Z', upTo('1.36.0')));
+    expect(await rematchLatestImages(db, vulns)).toMatchObject({ newFindings: 2, withdrawnFindings: 0, escalations: 2 });
+    const pnames = async () => (await db.selectFrom('findings').select('pname').where('scan_id', '=', latest.scanId).orderBy('pname').execute()).map((r) => r.pname);
+    expect(await pnames()).toEqual(['CVE-2098-1000', 'CVE-2098-1001']);
+    expect(await results.counts(latest.imageId, latest.scanId)).toMatchObject({ newEscalationsCount: 2, findingTypeCounts: [{ type: 'dependencyVulnerability', count: 2 }] });
+
+    // NVD narrows CVE-2098-1000 to versions up to 1.30.0: busybox 1.31.1 is no longer affected
+    await vulns.putRecord(record('CVE-2098-1000', '2024-03-01T00:00:00.000Z', upTo('1.30.0')));
+    expect(await rematchLatestImages(db, vulns)).toMatchObject({ newFindings: 0, updatedFindings: 0, withdrawnFindings: 1, escalations: 0 });
+    expect(await pnames()).toEqual(['CVE-2098-1001']);
+    expect(await results.counts(latest.imageId, latest.scanId)).toMatchObject({ newEscalationsCount: 1, findingTypeCounts: [{ type: 'dependencyVulnerability', count: 1 }] });
+    expect((await db.selectFrom('escalations').select('details').where('image_id', '=', latest.imageId).execute()).map((e) => JSON.parse(e.details!).pname)).toEqual(['CVE-2098-1001']);
+
+    // a failing lookup is not "no longer matches": nothing is withdrawn
+    const failing: VulnerabilitySource = { byProduct: async () => { throw new Error('database gone'); } };
+    const failed = await rematchLatestImages(db, failing);
+    expect(failed).toMatchObject({ withdrawnFindings: 0 });
+    expect(failed.problems.map((p) => p.kind)).toContain('error');
+    expect(await pnames()).toEqual(['CVE-2098-1001']);
+
+    // CVE-2098-1001 is rejected: its newer record affects nothing
+    await vulns.putRecord(record('CVE-2098-1001', '2024-04-01T00:00:00.000Z', []));
+    expect(await rematchLatestImages(db, vulns)).toMatchObject({ withdrawnFindings: 1 });
+    expect(await pnames()).toEqual([]);
+    expect(await results.counts(latest.imageId, latest.scanId)).toMatchObject({ newEscalationsCount: 0, findingTypeCounts: [] });
+    // idempotent
+    expect(await rematchLatestImages(db, vulns)).toMatchObject({ newFindings: 0, withdrawnFindings: 0, escalations: 0 });
   });
 });
