@@ -1,21 +1,15 @@
 // Block decompressors shared by handlers (SquashFS blocks, uImage payloads, UEFI sections, CBFS stages, ...).
 // Every function takes a cap on its output so a lying size field or a bomb cannot exhaust memory, and every
 // failure is a FormatError with the codec's reason.
-import { createRequire } from 'node:module';
 import { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import { decompress as zstdDecompress } from 'fzstd';
+import { decodeLzmaSync, lzma, type DecodeOptions, type LzmaProps } from './codecs-lzma.js';
 import { lz4DecodeInto } from './compression/lz4-block.js';
 import { FormatError } from './handler.js';
 
-const require = createRequire(import.meta.url);
-// lzma-native is CommonJS with a native binding; loaded lazily so tools that never decode LZMA skip it.
-let lzmaModule: typeof import('lzma-native') | undefined;
-export function lzma(): typeof import('lzma-native') {
-  lzmaModule ??= require('lzma-native') as typeof import('lzma-native');
-  return lzmaModule;
-}
+export { lzma, type DecodeOptions, type LzmaProps } from './codecs-lzma.js';
 
 const inflateAsync = promisify(zlib.inflate);
 const inflateRawAsync = promisify(zlib.inflateRaw);
@@ -23,13 +17,6 @@ const gunzipAsync = promisify(zlib.gunzip);
 
 /** Default cap for a single decoded block when the caller knows no better bound. */
 export const DEFAULT_MAX_OUTPUT = 256 * 1024 * 1024;
-
-export interface LzmaProps {
-  lc: number;
-  lp: number;
-  pb: number;
-  dictSize: number;
-}
 
 /** Decodes the LZMA properties byte (lc + lp*9 + pb*45); null when it is out of range. */
 export function parseLzmaPropsByte(byte: number, dictSize: number): LzmaProps | null {
@@ -66,13 +53,6 @@ export async function gunzip(data: Buffer, maxOutput = DEFAULT_MAX_OUTPUT): Prom
   } catch (error) {
     throw zlibError('gzip', error);
   }
-}
-
-export interface DecodeOptions {
-  /** Accept a decoder error once some output came out (raw streams without an end marker). */
-  allowTruncated?: boolean;
-  /** Stop successfully once this many bytes came out (a declared size), ignoring what follows. */
-  stopAt?: number;
 }
 
 /** Runs `data` through a decoding Transform and collects at most `maxOutput` bytes. */
@@ -117,8 +97,9 @@ export async function decodeThrough(
   });
 }
 
-/** .xz container (one or more concatenated streams). */
-export function xz(data: Buffer | Readable, maxOutput = DEFAULT_MAX_OUTPUT): Promise<Buffer> {
+/** .xz container (one or more concatenated streams); in-memory data is decoded synchronously. */
+export async function xz(data: Buffer | Readable, maxOutput = DEFAULT_MAX_OUTPUT): Promise<Buffer> {
+  if (Buffer.isBuffer(data)) return decodeLzmaSync('xz', { kind: 'xz' }, data, maxOutput);
   return decodeThrough('xz', lzma().createStream('streamDecoder', { flags: lzma().CONCATENATED }), data, maxOutput);
 }
 
@@ -132,7 +113,7 @@ export async function lzmaAlone(data: Buffer, maxOutput = DEFAULT_MAX_OUTPUT): P
   const props = parseLzmaPropsByte(data[0]!, data.readUInt32LE(1));
   if (!props) throw new FormatError(`lzma: invalid properties byte 0x${data[0]!.toString(16)}`);
   const declared = data.readBigUInt64LE(5);
-  if (declared === 0xffffffffffffffffn) return decodeThrough('lzma', lzma().createStream('aloneDecoder', {}), data, maxOutput);
+  if (declared === 0xffffffffffffffffn) return decodeLzmaSync('lzma', { kind: 'alone' }, data, maxOutput);
   if (declared > BigInt(maxOutput)) throw new FormatError(`lzma: declared size ${declared} exceeds ${maxOutput} bytes`);
   const size = Number(declared);
   if (size === 0) return Buffer.alloc(0);
@@ -143,12 +124,9 @@ export async function lzmaAlone(data: Buffer, maxOutput = DEFAULT_MAX_OUTPUT): P
  * Raw LZMA1 stream with known properties and no header (vendor SquashFS blocks, CBFS and UEFI variants).
  * With no end marker the decoder stops at the end of input, so truncated output is accepted when some came out.
  */
-export function lzmaRaw(props: LzmaProps, data: Buffer, maxOutput = DEFAULT_MAX_OUTPUT, options: { stopAt?: number } = {}): Promise<Buffer> {
-  const decoder = lzma().createStream('rawDecoder', {
-    filters: [{ id: lzma().FILTER_LZMA1, options: { dictSize: props.dictSize, lc: props.lc, lp: props.lp, pb: props.pb } }],
-  });
+export async function lzmaRaw(props: LzmaProps, data: Buffer, maxOutput = DEFAULT_MAX_OUTPUT, options: { stopAt?: number } = {}): Promise<Buffer> {
   // Without a declared size a raw stream just ends: what came out is the payload. With one, it must be reached.
-  return decodeThrough('lzma-raw', decoder, data, maxOutput, { allowTruncated: options.stopAt === undefined, stopAt: options.stopAt });
+  return decodeLzmaSync('lzma-raw', { kind: 'raw', props }, data, maxOutput, { allowTruncated: options.stopAt === undefined, stopAt: options.stopAt });
 }
 
 /** Zstandard frame(s). */

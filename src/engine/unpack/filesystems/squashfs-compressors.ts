@@ -2,7 +2,8 @@
 // several incompatible block layouts under the same id. The LZMA decoder finds which layout a block uses by
 // trying them in order of plausibility and remembers the one that worked for the rest of the image.
 import { lzo1xDecompress } from '../codecs-lzo.js';
-import { inflate, lz4Block, lzma, parseLzmaPropsByte, xz, zstd, type LzmaProps } from '../codecs.js';
+import { inflate, lz4Block, parseLzmaPropsByte, xz, zstd, type LzmaProps } from '../codecs.js';
+import { decodeLzmaSync } from '../codecs-lzma.js';
 import { FormatError } from '../handler.js';
 
 export interface BlockDecoder {
@@ -98,36 +99,8 @@ async function decodeLayout(layout: LzmaLayout, data: Buffer, maxOutput: number)
  * Decodes a raw LZMA1 stream and keeps at most `limit` bytes. Streams without an end marker simply run out
  * of input, so an error after some output ends the block rather than failing it (callers check sizes).
  */
-function lzmaRawPrefix(props: LzmaProps, data: Buffer, limit: number): Promise<Buffer> {
-  const decoder = lzma().createStream('rawDecoder', {
-    filters: [{ id: lzma().FILTER_LZMA1, options: { dictSize: props.dictSize, lc: props.lc, lp: props.lp, pb: props.pb } }],
-  });
-  const parts: Buffer[] = [];
-  let total = 0;
-  return new Promise<Buffer>((resolve, reject) => {
-    let settled = false;
-    const finish = (error?: unknown): void => {
-      if (settled) return;
-      settled = true;
-      decoder.removeAllListeners('data');
-      decoder.on('error', () => undefined);
-      decoder.destroy();
-      if (error !== undefined && total === 0) {
-        reject(new FormatError(`lzma: ${error instanceof Error ? error.message : String(error)}`));
-      } else {
-        resolve(Buffer.concat(parts, total));
-      }
-    };
-    decoder.on('data', (chunk: Buffer) => {
-      const take = Math.min(chunk.length, limit - total);
-      if (take > 0) parts.push(take === chunk.length ? chunk : chunk.subarray(0, take));
-      total += take;
-      if (total >= limit) finish();
-    });
-    decoder.on('error', (error: unknown) => finish(error));
-    decoder.on('end', () => finish());
-    decoder.end(data);
-  });
+async function lzmaRawPrefix(props: LzmaProps, data: Buffer, limit: number): Promise<Buffer> {
+  return decodeLzmaSync('lzma', { kind: 'raw', props }, data, limit, { allowTruncated: true, stopAt: limit });
 }
 
 const simple = (name: string, decode: (data: Buffer, maxOutput: number) => Buffer | Promise<Buffer>): BlockDecoder => ({
