@@ -12,6 +12,7 @@ import { unpack } from '../../../../src/engine/unpack/driver.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { expectTruncationsRefused, extractFiles } from '../extract-harness.js';
+import { expectCorruptionsRefused } from '../filesystems/fs-image-harness.js';
 import { selfSignedDer, signatureList } from './efi-builders.js';
 import { NVAR, nvarStore, type NvarSpec } from './nvram-builders.js';
 import { ffsFile, volume } from './uefi-builders.js';
@@ -79,6 +80,7 @@ describe('ami-nvar', () => {
     await expect(amiNvarHandler.chunk(new BufferReader(erased), 0)).rejects.toThrow(FormatError);
     // A store at the start of a file fills it: a cut inside the GUID store alone cannot be told from a whole store.
     await expectTruncationsRefused(amiNvarHandler, store, (chunk, cut) => chunk.end === cut.length && cut.length > store.length - 16);
+    await expectCorruptionsRefused(amiNvarHandler, nvarStore(sampleSpecs(Buffer.alloc(64, 3)), [GUIDS.globalVariable, OWNER]), 60, (seed) => 1 + (seed % 6), 4);
   });
 
   it('unpacks an NVAR store file of a firmware volume down to the certificates in db', async () => {

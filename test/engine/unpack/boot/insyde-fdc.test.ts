@@ -5,6 +5,7 @@ import { insydeFdcHandler } from '../../../../src/engine/unpack/boot/insyde-fdc.
 import { GUIDS } from '../../../../src/engine/unpack/boot/uefi-guid.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { expectTruncationsRefused, extractFiles } from '../extract-harness.js';
+import { expectCorruptionsRefused } from '../filesystems/fs-image-harness.js';
 import { variableStore } from './efi-builders.js';
 import { fdcRegion, vssStore } from './nvram-builders.js';
 
@@ -39,5 +40,6 @@ describe('insyde-fdc', () => {
     await expect(insydeFdcHandler.chunk(new BufferReader(Buffer.concat([Buffer.alloc(8), noVolume])), 8)).resolves.toBeNull();
     await expect(insydeFdcHandler.chunk(new BufferReader(region.subarray(0, region.length - 1)), 0)).rejects.toThrow(/truncated/);
     await expectTruncationsRefused(insydeFdcHandler, region);
+    await expectCorruptionsRefused(insydeFdcHandler, region, 60, (seed) => 1 + (seed % 6), 4);
   });
 });

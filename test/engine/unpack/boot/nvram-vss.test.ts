@@ -9,6 +9,7 @@ import { GUIDS } from '../../../../src/engine/unpack/boot/uefi-guid.js';
 import { unpack } from '../../../../src/engine/unpack/driver.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { expectTruncationsRefused, extractFiles } from '../extract-harness.js';
+import { expectCorruptionsRefused } from '../filesystems/fs-image-harness.js';
 import { signatureList } from './efi-builders.js';
 import { fdcRegion, vssStore, type VssSpec } from './nvram-builders.js';
 import { volume } from './uefi-builders.js';
@@ -52,6 +53,7 @@ describe('nvram-vss', () => {
     await expect(nvramVssHandler.chunk(new BufferReader(overrun), 0)).rejects.toThrow(/runs past the store/);
     await expectTruncationsRefused(nvramVssHandler, store);
     await expectTruncationsRefused(nvramVssHandler, vssStore(VARS, { vss2: true }));
+    await expectCorruptionsRefused(nvramVssHandler, vssStore(VARS), 60, (seed) => 1 + (seed % 6), 4);
   });
 
   it('is found inside an NVRAM firmware volume, next to an _FDC region, by the driver', async () => {

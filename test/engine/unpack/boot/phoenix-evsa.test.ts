@@ -9,6 +9,7 @@ import { GUIDS } from '../../../../src/engine/unpack/boot/uefi-guid.js';
 import { unpack } from '../../../../src/engine/unpack/driver.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { expectTruncationsRefused, extractFiles } from '../extract-harness.js';
+import { expectCorruptionsRefused } from '../filesystems/fs-image-harness.js';
 import { evsaData, evsaGuid, evsaName, evsaStore } from './nvram-builders.js';
 
 const OWNER = '11111111-2222-3333-4444-555555555555';
@@ -57,6 +58,7 @@ describe('phoenix-evsa', () => {
     notStore[0] = 0xed;
     await expect(phoenixEvsaHandler.chunk(new BufferReader(notStore), 0)).resolves.toBeNull();
     await expectTruncationsRefused(phoenixEvsaHandler, store);
+    await expectCorruptionsRefused(phoenixEvsaHandler, store, 60, (seed) => 1 + (seed % 6), 8);
   });
 
   it('is carved from the middle of a flash image by the driver (its signature sits 4 bytes in)', async () => {

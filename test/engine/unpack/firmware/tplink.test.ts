@@ -4,6 +4,7 @@ import { tplinkHandler } from '../../../../src/engine/unpack/firmware/tplink.js'
 import { BufferReader, FileReader } from '../../../../src/engine/unpack/reader.js';
 import { corpus, haveShared } from '../../../support/shared.js';
 import { expectTruncationsRefused, runHandler } from '../extract-harness.js';
+import { expectCorruptionsRefused } from '../filesystems/fs-image-harness.js';
 
 const SALT = Buffer.from('dcd73aa5c39598fbddf9e7f40eae4738', 'hex');
 
@@ -145,6 +146,7 @@ describe('tplink', () => {
   it('refuses truncated v2 images, payloads past the length field, and lookalikes without the markers', async () => {
     const image = buildV2(kernel, rootfs, { strip: true });
     await expectTruncationsRefused(tplinkHandler, image);
+    await expectCorruptionsRefused(tplinkHandler, image, 40, (seed) => 1 + (seed % 6), 4);
     await expect(tplinkHandler.chunk(new BufferReader(image.subarray(0, 0x300)), 0)).rejects.toThrow(/truncated/);
     const short = Buffer.from(image);
     short.writeUInt32BE(0x300, 0x70);
