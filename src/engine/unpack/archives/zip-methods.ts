@@ -1,5 +1,5 @@
 // Decoders for zip compression methods (APPNOTE.TXT 4.4.5), each a generator of decoded blocks over the entry's
-// compressed bytes [start, end): deflate (8), bzip2 (12), LZMA (14: a 4-byte zip LZMA header, the 5 properties
+// compressed bytes [start, end): deflate (8), deflate64 (9, zip-inflate64.ts), bzip2 (12), LZMA (14: a 4-byte zip LZMA header, the 5 properties
 // bytes, then a raw LZMA1 stream, with an end marker when flag bit 1 says so), zstd (93, and 20 as early writers
 // numbered it) and xz (95). Encrypted entries are described, never decoded.
 import zlib from 'node:zlib';
@@ -10,6 +10,7 @@ import { decodeRange } from '../compression/decode-stream.js';
 import { lzmaDecoder, SplicedReader } from '../compression/lzma-stream.js';
 import { zstdBlocks } from '../compression/zstd-stream.js';
 import type { ZipEntry } from './zip-directory.js';
+import { inflate64Blocks } from './zip-inflate64.js';
 
 export const METHOD_NAMES: Record<number, string> = {
   0: 'stored', 1: 'shrunk', 6: 'imploded', 8: 'deflate', 9: 'deflate64', 12: 'bzip2', 14: 'LZMA', 19: 'IBM LZ77',
@@ -63,6 +64,8 @@ export function entryBlocks(reader: Reader, entry: ZipEntry, start: number, end:
       const inflater = zlib.createInflateRaw();
       return decodeRange('zip', range(reader, start, end), 0, { stream: inflater, consumed: () => inflater.bytesWritten }, signal);
     }
+    case 9:
+      return inflate64Blocks(reader, start, end, signal);
     case 12:
       return bzip2Blocks(range(reader, start, end), 0, signal);
     case 14:

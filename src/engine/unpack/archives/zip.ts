@@ -1,6 +1,6 @@
 // zip archives: the extent runs from the first local header to the end-of-central-directory record that is
 // consistent with it (zip-directory.ts). Entries are read from the central directory; stored ones are copied
-// from the image, compressed ones are decoded as streams (zip-methods.ts: deflate, bzip2, LZMA, zstd, xz).
+// from the image, compressed ones are decoded as streams (zip-methods.ts: deflate, deflate64, bzip2, LZMA, zstd, xz).
 // Declared sizes are enforced (a lying size stops the entry) and the sink's byte budget stops zip bombs; CRCs are
 // checked. Encrypted entries and unsupported methods are reported per entry; the rest is extracted.
 import zlib from 'node:zlib';
@@ -64,7 +64,8 @@ export const zipHandler: Handler = {
     title: 'zip (incl. zip64)',
     references: ['PKWARE APPNOTE.TXT 6.3.10', 'WinZip AES encryption (AE-1/AE-2, extra field 0x9901)'],
     limitations: [
-      'Methods stored, deflate, bzip2, LZMA, zstd and xz are read; others (deflate64, PPMd, shrink, implode, ...) are reported per entry and skipped.',
+      'Methods stored, deflate, deflate64, bzip2, LZMA, zstd and xz are read; others (PPMd, shrink, implode, ...) are reported per entry and skipped.',
+      'A deflate64 entry is decoded from memory: one of more than 64 MiB compressed is reported and skipped.',
       'Encrypted entries (traditional PKWARE, WinZip AES, PKWARE strong encryption) are reported per entry and skipped.',
     ],
   },
