@@ -5,6 +5,7 @@
 // for 2.x fragments behind 32-bit index pointers, extended directory inodes and sparse blocks; for 1.x 16-bit block
 // sizes, uid indexes above 15 folded into the inode type, and fifos and sockets as the IPC inode.
 import zlib from 'node:zlib';
+import { lzma } from '../../../../src/engine/unpack/codecs.js';
 import type { V3Entry } from './squashfs-v3-writer.js';
 
 /** An entry as the 3.x test writer takes it, with its own mtime (2.x keeps one on files and directories). */
@@ -17,8 +18,12 @@ export interface V2Options {
   blockSize?: number;
   /** Store file tails as short last blocks instead of in fragments. */
   noFragments?: boolean;
+  /** Block compression: zlib (the standard), or the vendor LZMA layouts of old Broadcom-era images. Default zlib. */
+  codec?: V2Codec;
   mkfsTime?: number;
 }
+
+export type V2Codec = 'zlib' | 'lzma-alone' | 'lzma-props5';
 
 type Field = [pos: number, width: number, value: number];
 
@@ -31,9 +36,21 @@ function pack(size: number, endian: 'le' | 'be', fields: Field[]): Buffer {
   return out;
 }
 
-/** Compressed with zlib unless that does not shrink it; the size word has `storedBit` set when stored as is. */
-function squash(raw: Buffer, storedBit: number): { body: Buffer; word: number } {
-  const packed = zlib.deflateSync(raw);
+async function encode(codec: V2Codec, raw: Buffer): Promise<Buffer> {
+  if (codec === 'zlib') return zlib.deflateSync(raw);
+  const alone = await new Promise<Buffer>((resolve, reject) => {
+    const parts: Buffer[] = [];
+    const enc = lzma().createStream('aloneEncoder', { preset: 1 });
+    enc.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve(Buffer.concat(parts))).on('error', reject);
+    enc.end(raw);
+  });
+  // lzma-props5: the properties byte and dictionary size, then the raw stream (no 64-bit size field).
+  return codec === 'lzma-alone' ? alone : Buffer.concat([alone.subarray(0, 5), alone.subarray(13)]);
+}
+
+/** Compressed unless that does not shrink it; the size word has `storedBit` set when stored as is. */
+async function squash(codec: V2Codec, raw: Buffer, storedBit: number): Promise<{ body: Buffer; word: number }> {
+  const packed = await encode(codec, raw);
   return packed.length < raw.length ? { body: packed, word: packed.length } : { body: raw, word: raw.length | storedBit };
 }
 
@@ -44,24 +61,27 @@ class Table {
   private size = 0;
   readonly starts: number[] = [];
 
-  constructor(private readonly endian: 'le' | 'be') {}
+  constructor(
+    private readonly endian: 'le' | 'be',
+    private readonly codec: V2Codec,
+  ) {}
 
   get ref(): { block: number; offset: number } {
     return { block: this.size, offset: this.pending.length };
   }
 
-  add(data: Buffer): void {
+  async add(data: Buffer): Promise<void> {
     this.pending = Buffer.concat([this.pending, data]);
-    while (this.pending.length >= 8192) this.cut(8192);
+    while (this.pending.length >= 8192) await this.cut(8192);
   }
 
-  bytes(): Buffer {
-    if (this.pending.length > 0) this.cut(this.pending.length);
+  async bytes(): Promise<Buffer> {
+    if (this.pending.length > 0) await this.cut(this.pending.length);
     return Buffer.concat(this.out);
   }
 
-  private cut(n: number): void {
-    const { body, word } = squash(this.pending.subarray(0, n), 0x8000);
+  private async cut(n: number): Promise<void> {
+    const { body, word } = await squash(this.codec, this.pending.subarray(0, n), 0x8000);
     this.pending = this.pending.subarray(n);
     const head = Buffer.alloc(2);
     if (this.endian === 'le') head.writeUInt16LE(word);
@@ -75,9 +95,10 @@ class Table {
 const TYPE = { dir: 1, file: 2, symlink: 3, device: 5, fifo: 6, socket: 7 } as const;
 const SUPER = 63;
 
-export function writeSquashfsV2(entries: V2Entry[], opts: V2Options): Buffer {
+export async function writeSquashfsV2(entries: V2Entry[], opts: V2Options): Promise<Buffer> {
   const e = opts.endian;
   const v1 = opts.major === 1;
+  const codec = opts.codec ?? 'zlib';
   const bs = opts.blockSize ?? 4096;
   const mkfsTime = opts.mkfsTime ?? 1_100_000_000;
   const word32 = (v: number): Buffer => pack(4, e, [[0, 32, v]]);
@@ -103,9 +124,9 @@ export function writeSquashfsV2(entries: V2Entry[], opts: V2Options): Buffer {
   };
   const fragments: Array<{ start: number; word: number }> = [];
   let fragment = Buffer.alloc(0);
-  const closeFragment = (): void => {
+  const closeFragment = async (): Promise<void> => {
     if (fragment.length === 0) return;
-    const { body, word } = squash(fragment, 1 << 24);
+    const { body, word } = await squash(codec, fragment, 1 << 24);
     fragments.push({ start: put(body), word });
     fragment = Buffer.alloc(0);
   };
@@ -120,23 +141,23 @@ export function writeSquashfsV2(entries: V2Entry[], opts: V2Options): Buffer {
         info.words.push(0); // sparse
         continue;
       }
-      const { body, word } = squash(block, v1 ? 0x8000 : 1 << 24);
+      const { body, word } = await squash(codec, block, v1 ? 0x8000 : 1 << 24);
       put(body);
       info.words.push(word);
     }
     const tail = content.subarray(whole * bs);
     if (tail.length > 0) {
-      if (fragment.length + tail.length > bs) closeFragment();
+      if (fragment.length + tail.length > bs) await closeFragment();
       info.fragment = fragments.length;
       info.offset = fragment.length;
       fragment = Buffer.concat([fragment, tail]);
     }
     files.set(entry.path, info);
   }
-  closeFragment();
+  await closeFragment();
 
-  const inodes = new Table(e);
-  const dirs = new Table(e);
+  const inodes = new Table(e, codec);
+  const dirs = new Table(e, codec);
   const done = new Map<string, { ref: { block: number; offset: number }; type: number }>();
   const base = (type: number, x: { mode: number; uid?: number; gid?: number }): Field[] => {
     const uid = idIndex(x.uid ?? 0);
@@ -153,35 +174,36 @@ export function writeSquashfsV2(entries: V2Entry[], opts: V2Options): Buffer {
   const after = v1 ? 24 : 32;
   const short16 = (v: number): Buffer => pack(2, e, [[0, 16, v]]);
 
-  const writeLeaf = (x: V2Entry): { ref: { block: number; offset: number }; type: number } => {
+  const writeLeaf = async (x: V2Entry): Promise<{ ref: { block: number; offset: number }; type: number }> => {
     if (x.kind === 'hardlink') return done.get(x.target!)!;
     const ref = inodes.ref;
     const type = x.kind === 'device' ? TYPE.device : TYPE[x.kind as Exclude<V2Entry['kind'], 'hardlink' | 'device'>];
     if (x.kind === 'file' && v1) {
       const f = files.get(x.path)!;
       const fields: Field[] = [...base(type, x), [24, 32, x.mtime ?? mkfsTime], [56, 32, f.start], [88, 32, x.content!.length]];
-      inodes.add(Buffer.concat([pack(15, e, fields), ...f.words.map(short16)]));
+      await inodes.add(Buffer.concat([pack(15, e, fields), ...f.words.map(short16)]));
     } else if (x.kind === 'file') {
       const f = files.get(x.path)!;
       const fields: Field[] = [...base(type, x), [32, 32, x.mtime ?? mkfsTime], [64, 32, f.start], [96, 32, f.fragment], [128, 32, f.offset], [160, 32, x.content!.length]];
-      inodes.add(Buffer.concat([pack(24, e, fields), ...f.words.map(word32)]));
+      await inodes.add(Buffer.concat([pack(24, e, fields), ...f.words.map(word32)]));
     } else if (x.kind === 'symlink') {
       const target = Buffer.from(x.target!);
-      inodes.add(Buffer.concat([pack(after / 8 + 2, e, [...base(type, x), [after, 16, target.length]]), target]));
+      await inodes.add(Buffer.concat([pack(after / 8 + 2, e, [...base(type, x), [after, 16, target.length]]), target]));
     } else if (x.kind === 'device') {
-      inodes.add(pack(after / 8 + 2, e, [...base(type, x), [after, 16, x.rdev!]]));
+      await inodes.add(pack(after / 8 + 2, e, [...base(type, x), [after, 16, x.rdev!]]));
     } else {
-      inodes.add(pack(4, e, base(type, x)));
+      await inodes.add(pack(4, e, base(type, x)));
     }
     done.set(x.path, { ref, type });
     return { ref, type };
   };
 
-  const writeDir = (path: string, x: { mode: number; uid?: number; gid?: number; mtime?: number }): { ref: { block: number; offset: number }; type: number } => {
-    const listed = (children.get(path) ?? []).map((child) => ({
-      name: Buffer.from(child.path.slice(child.path.lastIndexOf('/') + 1)),
-      ...(child.kind === 'dir' ? writeDir(child.path, child) : writeLeaf(child)),
-    }));
+  const writeDir = async (path: string, x: { mode: number; uid?: number; gid?: number; mtime?: number }): Promise<{ ref: { block: number; offset: number }; type: number }> => {
+    const listed: Array<{ name: Buffer; ref: { block: number; offset: number }; type: number }> = [];
+    for (const child of children.get(path) ?? []) {
+      const written = child.kind === 'dir' ? await writeDir(child.path, child) : await writeLeaf(child);
+      listed.push({ name: Buffer.from(child.path.slice(child.path.lastIndexOf('/') + 1)), ...written });
+    }
     const listing: Buffer[] = [];
     for (let i = 0; i < listed.length; ) {
       let n = 1;
@@ -192,24 +214,24 @@ export function writeSquashfsV2(entries: V2Entry[], opts: V2Options): Buffer {
     }
     const bytes = Buffer.concat(listing);
     const at = dirs.ref;
-    dirs.add(bytes);
+    await dirs.add(bytes);
     const ref = inodes.ref;
     const mtime = x.mtime ?? mkfsTime;
     // Large listings get the extended directory inode (no index entries written: i_count 0).
-    if (v1) inodes.add(pack(14, e, [...base(1, x), [24, 19, bytes.length], [43, 13, at.offset], [56, 32, mtime], [88, 24, at.block]]));
-    else if (bytes.length > 256) inodes.add(pack(18, e, [...base(8, x), [32, 27, bytes.length], [59, 13, at.offset], [72, 32, mtime], [104, 24, at.block], [128, 16, 0]]));
-    else inodes.add(pack(15, e, [...base(1, x), [32, 19, bytes.length], [51, 13, at.offset], [64, 32, mtime], [96, 24, at.block]]));
+    if (v1) await inodes.add(pack(14, e, [...base(1, x), [24, 19, bytes.length], [43, 13, at.offset], [56, 32, mtime], [88, 24, at.block]]));
+    else if (bytes.length > 256) await inodes.add(pack(18, e, [...base(8, x), [32, 27, bytes.length], [59, 13, at.offset], [72, 32, mtime], [104, 24, at.block], [128, 16, 0]]));
+    else await inodes.add(pack(15, e, [...base(1, x), [32, 19, bytes.length], [51, 13, at.offset], [64, 32, mtime], [96, 24, at.block]]));
     return { ref, type: TYPE.dir };
   };
 
-  const root = writeDir('', { mode: 0o755 });
-  const inodeTable = inodes.bytes();
-  const dirTable = dirs.bytes();
+  const root = await writeDir('', { mode: 0o755 });
+  const inodeTable = await inodes.bytes();
+  const dirTable = await dirs.bytes();
   const inodeStart = pos;
   const dirStart = inodeStart + inodeTable.length;
-  const fragTableW = new Table(e);
-  for (const f of fragments) fragTableW.add(Buffer.concat([word32(f.start), word32(f.word)]));
-  const fragTable = fragTableW.bytes();
+  const fragTableW = new Table(e, codec);
+  for (const f of fragments) await fragTableW.add(Buffer.concat([word32(f.start), word32(f.word)]));
+  const fragTable = await fragTableW.bytes();
   const fragBlocksStart = dirStart + dirTable.length;
   const fragIndex = Buffer.concat(fragTableW.starts.map((s) => word32(fragBlocksStart + s)));
   const fragIndexStart = fragBlocksStart + fragTable.length;

@@ -77,7 +77,7 @@ describe('squashfs-v2 handler', () => {
   for (const endian of ['le', 'be'] as const) {
     for (const noFragments of [false, true]) {
       it(`extracts a ${endian === 'le' ? 'little' : 'big'}-endian image ${noFragments ? 'without' : 'with'} fragments`, async () => {
-        const image = writeSquashfsV2(entries, { endian, noFragments });
+        const image = await writeSquashfsV2(entries, { endian, noFragments });
         const used = endian === 'le' ? image.readUInt32LE(8) : image.readUInt32BE(8);
         const ex = await extractWith(squashfsV2Handler, image);
         expect(ex.chunk).toMatchObject({ start: 0, end: used, meta: { version: '2.1', endian, blockSize: 4096, inodes: INODES } });
@@ -87,7 +87,7 @@ describe('squashfs-v2 handler', () => {
     }
     it(`extracts a ${endian === 'le' ? 'little' : 'big'}-endian SquashFS 1.0 image`, async () => {
       for (const blockSize of [4096, 32768]) {
-        const image = writeSquashfsV2(entries, { endian, major: 1, blockSize });
+        const image = await writeSquashfsV2(entries, { endian, major: 1, blockSize });
         const ex = await extractWith(squashfsV2Handler, image);
         expect(ex.chunk).toMatchObject({ start: 0, meta: { version: '1.0', endian, blockSize, inodes: INODES } });
         expectEntries(ex);
@@ -96,8 +96,19 @@ describe('squashfs-v2 handler', () => {
     });
   }
 
+  for (const codec of ['lzma-alone', 'lzma-props5'] as const) {
+    it(`extracts 2.1 and 1.0 images with vendor LZMA blocks (${codec})`, async () => {
+      for (const major of [2, 1] as const) {
+        const ex = await extractWith(squashfsV2Handler, await writeSquashfsV2(entries, { endian: 'be', codec, major }));
+        expect(ex.chunk?.meta).toMatchObject({ version: `${major}.${major === 2 ? 1 : 0}` });
+        expectEntries(ex);
+        cleanup(ex.root);
+      }
+    });
+  }
+
   it('reads a 64 KiB block image carved at an offset', async () => {
-    const image = writeSquashfsV2(entries, { endian: 'be', blockSize: 65536 });
+    const image = await writeSquashfsV2(entries, { endian: 'be', blockSize: 65536 });
     const ex = await extractWith(squashfsV2Handler, Buffer.concat([Buffer.alloc(512, 0xff), image]), 512);
     expect(ex.chunk).toMatchObject({ start: 512, meta: { blockSize: 65536 } });
     expectEntries(ex);
@@ -107,7 +118,7 @@ describe('squashfs-v2 handler', () => {
   it.runIf(have7z)('writes images that 7-Zip reads the same way (independent check of the test writer)', async () => {
     for (const [endian, major] of [['le', 2], ['be', 2], ['le', 1], ['be', 1]] as const) {
       const path = join(work, `seven-${endian}-${major}.sqfs`);
-      writeFileSync(path, writeSquashfsV2(entries, { endian, major }));
+      writeFileSync(path, await writeSquashfsV2(entries, { endian, major }));
       const out = join(work, `seven-${endian}-${major}`);
       execFileSync('7z', ['x', '-y', `-o${out}`, path], { stdio: 'ignore' });
       for (const f of entries.filter((x) => x.kind === 'file')) {
@@ -118,7 +129,7 @@ describe('squashfs-v2 handler', () => {
   });
 
   it('leaves SquashFS 3 and 4 to their handlers, is left alone by them, and rejects junk quietly', async () => {
-    const image = writeSquashfsV2(entries, { endian: 'le' });
+    const image = await writeSquashfsV2(entries, { endian: 'le' });
     const results = await Promise.all([
       extractWith(squashfsV3Handler, image),
       extractWith(squashfsV4Handler, image),
@@ -129,13 +140,13 @@ describe('squashfs-v2 handler', () => {
   });
 
   it('reports truncation and survives corrupted tables and blocks', async () => {
-    const image = writeSquashfsV2(entries, { endian: 'be' });
+    const image = await writeSquashfsV2(entries, { endian: 'be' });
     const used = image.readUInt32BE(8);
     const cut = await extractWith(squashfsV2Handler, image.subarray(0, used - 50));
     expect(cut.error).toBeInstanceOf(FormatError);
     cleanup(cut.root);
     await expectCorruptionsRefused(squashfsV2Handler, image.subarray(0, used), 30, (seed) => 1 + (seed % 4), 63);
-    const v1 = writeSquashfsV2(entries, { endian: 'le', major: 1 });
+    const v1 = await writeSquashfsV2(entries, { endian: 'le', major: 1 });
     await expectCorruptionsRefused(squashfsV2Handler, v1.subarray(0, v1.readUInt32LE(8)), 30, (seed) => 1 + (seed % 4), 63);
   }, 60_000);
 });
