@@ -153,7 +153,8 @@ export async function* decodeMeasured(reader: Reader, start: number, header: Lzm
  * data), where `decodedAtCut` bytes came out. liblzma's LZMA-alone decoder accepts a declared size only where its
  * range coder is finished: never before the real end, and, with zeros after it (which decode as nothing but zero
  * literals and keep the coder finished), at every size from the real end on. So the smallest size it accepts is
- * the stream's size: a binary search between what came out at the cut and what comes out with a few zeros more.
+ * the stream's size, searched for between the last non-zero byte that came out with a few zeros more (garbage past
+ * the end is only zero literals) and all that came out then.
  * Null when no size is accepted (a truncated stream, or one followed by bytes that are not zeros).
  */
 export async function measureUnsized(
@@ -192,17 +193,29 @@ export async function measureUnsized(
       throw error;
     }
   };
-  let lo = Math.max(1, decodedAtCut - 1, lastNonZero + 1);
-  let hi = upper;
-  if (hi < lo) return null;
-  let end = await accepted(hi);
+  // Accepted sizes form a range [size, upper]: find its start. What came out at the cut is usually within a byte of
+  // it, but a stream ending in zeros may have decoded a few zero literals past it, so gallop down from there first.
+  const floor = Math.max(1, lastNonZero + 1);
+  if (upper < floor) return null;
+  let good = upper;
+  let end = await accepted(upper);
   if (end === null) return null;
-  while (lo < hi) {
-    const mid = Math.floor((lo + hi) / 2);
+  let bad = floor - 1;
+  for (let guess = Math.min(upper - 1, Math.max(floor, decodedAtCut - 1)), step = 1; guess > bad; guess = Math.max(bad, good - step), step *= 2) {
+    const at = await accepted(guess);
+    if (at === null) {
+      bad = guess;
+      break;
+    }
+    good = guess;
+    end = at;
+  }
+  while (good - bad > 1) {
+    const mid = Math.floor((good + bad) / 2);
     const at = await accepted(mid);
-    if (at === null) lo = mid + 1;
+    if (at === null) bad = mid;
     else {
-      hi = mid;
+      good = mid;
       end = at;
     }
   }
@@ -211,5 +224,5 @@ export async function measureUnsized(
     const after = await reader.read(cut, end - cut);
     if (after.length < end - cut || after.some((b) => b !== 0)) end = cut;
   }
-  return { size: hi, end };
+  return { size: good, end };
 }

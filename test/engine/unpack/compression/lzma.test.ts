@@ -108,7 +108,9 @@ describe('lzma handler: vendor variants', () => {
   it('measures the exact size and end of unknown-size streams without a marker, whatever their last bytes', async () => {
     // Most LZMA SDK streams end with zero bytes, which merge into zero padding: the size is measured, not guessed.
     for (let seed = 1; seed <= 8; seed++) {
-      const plain = compressibleBytes(20_000 + seed * 3000, seed);
+      // Odd seeds end in zeros: past the real end, zero input decodes as zero literals, so only the measure tells.
+      const body = compressibleBytes(20_000 + seed * 3000, seed);
+      const plain = seed % 2 ? Buffer.concat([body, Buffer.alloc(seed * 700)]) : body;
       const packed = withDeclaredSize(lzmaSdk(plain), 0);
       packed.fill(0xff, 5, 13); // unknown size
       for (const fill of [0x00, 0xff]) {
