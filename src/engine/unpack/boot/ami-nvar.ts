@@ -19,7 +19,8 @@ const GUID = 16;
 const NO_NEXT = 0xffffff;
 const A = { runtime: 0x01, asciiName: 0x02, localGuid: 0x04, dataOnly: 0x08, extHeader: 0x10, hwError: 0x20, authWrite: 0x40, valid: 0x80 };
 const EXT_CHECKSUM = 0x01;
-const EXT_TIME_BASED = 0x20;
+/** Extended attributes that are the UEFI authenticated-write bits (AW 0x10, TA 0x20) themselves. */
+const EXT_AUTH_BITS = 0x30;
 const NVAR_ATTRIBUTES: Array<[number, string]> = [
   [A.runtime, 'runtime'], [A.asciiName, 'ascii-name'], [A.localGuid, 'local-guid'], [A.dataOnly, 'data-only'],
   [A.extHeader, 'extended-header'], [A.hwError, 'hw-error-record'], [A.authWrite, 'auth-write'], [A.valid, 'valid'],
@@ -177,7 +178,7 @@ function variables(store: Store, guids: string[], start: number, sink?: Sink): {
     const vendorGuid = head.guid ?? guids[head.guidIndex!] ?? '';
     const ext = chain.find((e) => e.extAttributes !== undefined)?.extAttributes ?? 0;
     const bits = 0x03 | (head.attributes & A.runtime ? 0x04 : 0) | (head.attributes & A.hwError ? 0x08 : 0)
-      | (head.attributes & A.authWrite ? (ext & EXT_TIME_BASED ? 0x20 : 0x10) : 0);
+      | (head.attributes & A.authWrite ? ext & EXT_AUTH_BITS : 0);
     chain.forEach((entry, i) => {
       const active = i === chain.length - 1 && Boolean(head.attributes & A.valid) && Boolean(entry.attributes & A.valid);
       if (entry.checksumOk === false) sink?.problem('warning', `NVAR variable ${head.name}: checksum mismatch at 0x${(entry.offset - start).toString(16)}`, entry.offset);

@@ -3,7 +3,8 @@
 // 0x5A, state) or, for VSS2, the 28-byte EDK II header, then variables starting with 0x55AA. These stores mix
 // variable layouts, told apart per variable as UEFITool does: authenticated (monotonic count, timestamp, key index),
 // Apple (a CRC32 of the data after the GUID), Intel legacy (states 0xFC/0xF8, one total size, the name ends at its
-// NUL) and the plain EDK II header. VSS2 variables are 4-byte aligned. The walker is shared with insyde-fdc.ts.
+// NUL) and the plain EDK II header. VSS2 variables are 4-byte aligned; the others are packed, or padded to up to 8
+// bytes with erased bytes (as chipsec allows). The walker is shared with insyde-fdc.ts.
 // Active variables become files named as uefi-varstore names them; deleted ones go to 'deleted/'.
 import zlib from 'node:zlib';
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
@@ -21,6 +22,7 @@ const Auth = struct('le', {
 });
 const Intel = struct('le', { startId: 'u16', state: 'u8', reserved: 'u8', attributes: 'u32', totalSize: 'u32', vendor: 'bytes[16]' });
 const START_ID = 0x55aa;
+const MAX_PADDING = 7;
 const FORMATTED = 0x5a;
 const APPLE_CRC = 0x80000000;
 const AUTH_BITS = 0x10 | 0x20 | 0x40;
@@ -111,7 +113,22 @@ export async function* vssVariables(reader: Reader, start: number, end: number, 
     };
     const size = header + nameSize + dataSize;
     at += alignment > 1 ? Math.ceil(size / alignment) * alignment : size;
+    if (alignment <= 1) at = await skipPadding(reader, at, end);
   }
+}
+
+/**
+ * Packed stores are not always packed: some pad variables to 2, 4 or 8 bytes with erased bytes (chipsec looks up to
+ * 7 bytes ahead). The next start id within that padding, or `at` unchanged.
+ */
+async function skipPadding(reader: Reader, at: number, end: number): Promise<number> {
+  const ahead = await reader.read(at, Math.min(MAX_PADDING + 2, end - at));
+  if (ahead.length < 2 || ahead.readUInt16LE(0) === START_ID) return at;
+  for (let pad = 1; pad <= MAX_PADDING && pad + 2 <= ahead.length; pad++) {
+    if (ahead[pad - 1] !== 0xff) return at;
+    if (ahead.readUInt16LE(pad) === START_ID) return at + pad;
+  }
+  return at;
 }
 
 /** The store header at `start`: its signature, size, header size and variable alignment, or null. */

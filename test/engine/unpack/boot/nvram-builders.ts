@@ -118,12 +118,12 @@ export function vssVariable(v: VssSpec): Buffer {
   return Buffer.concat([header, name, v.data]);
 }
 
-/** A '$VSS'-style store (16-byte header, packed variables) or, with `vss2`, a VSS2 store (GUID header, 4-aligned). */
-export function vssStore(vars: VssSpec[], { signature = '$VSS', vss2 = false, size }: { signature?: string; vss2?: boolean; size?: number } = {}): Buffer {
+/** A '$VSS'-style store (16-byte header, packed variables unless `align`) or, with `vss2`, a VSS2 store (GUID header, 4-aligned). */
+export function vssStore(vars: VssSpec[], { signature = '$VSS', vss2 = false, size, align = vss2 ? 4 : 1 }: { signature?: string; vss2?: boolean; size?: number; align?: number } = {}): Buffer {
   const headerSize = vss2 ? 28 : 16;
   const body = Buffer.concat(vars.map((v) => {
     const raw = vssVariable(v);
-    return vss2 ? Buffer.concat([raw, Buffer.alloc((4 - (raw.length % 4)) % 4, 0xff)]) : raw;
+    return Buffer.concat([raw, Buffer.alloc((align - (raw.length % align)) % align, 0xff)]);
   }));
   const total = size ?? headerSize + body.length + 48;
   const store = Buffer.alloc(total, 0xff);

@@ -25,8 +25,8 @@ const VARS: VssSpec[] = [
 ];
 
 describe('nvram-vss', () => {
-  for (const [label, options] of [['$VSS', {}], ['$SVS', { signature: '$SVS' }], ['VSS2', { vss2: true }]] as const) {
-    it(`reads a ${label} store with mixed variable layouts`, async () => {
+  for (const [label, options] of [['$VSS', {}], ['$VSS', { align: 8 }], ['$SVS', { signature: '$SVS' }], ['VSS2', { vss2: true }]] as const) {
+    it(`reads a ${label} store with mixed variable layouts ${JSON.stringify(options)}`, async () => {
       const store = vssStore(VARS, options);
       const out = await extractFiles(nvramVssHandler, Buffer.concat([store, Buffer.alloc(8)]));
       expect(out.chunk).toMatchObject({ start: 0, end: store.length, meta: { signature: label, variables: 4, deleted: 1, layouts: ['plain', 'auth', 'apple', 'intel'] } });
