@@ -3,7 +3,8 @@
 // GUID id and the GUID), name entries (0xEE/0xE2: a variable id and a UCS-2 name) and data entries (0xEF/0xE3, or
 // 0x83 once superseded: GUID id, variable id, EFI attributes, data; with attribute 0x10000000 a 32-bit data size
 // follows and the data may outgrow the 16-bit entry size). A variable is a data entry joined to its name and GUID by
-// id. Each becomes a file named as uefi-varstore names them; superseded values go to 'deleted/'.
+// id; entries of other types are stepped over and erased space ends the list. Each variable becomes a file named
+// as uefi-varstore names them; superseded values go to 'deleted/'.
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { struct } from '../struct.js';
 import { guidString } from './uefi-guid.js';
@@ -18,6 +19,7 @@ const NAME_TYPES = new Set([0xee, 0xe2]);
 const DATA_TYPES = new Set([0xef, 0xe3]);
 const DATA_SUPERSEDED = 0x83;
 const EXTENDED_DATA = 0x10000000;
+const FREE = 0xff;
 
 interface Entries {
   guids: Map<number, string>;
@@ -44,8 +46,14 @@ async function readEntries(reader: Reader, start: number, end: number, signal?: 
   while (at + EntryHeader.size <= end) {
     if (signal?.aborted) throw signal.reason;
     const h = EntryHeader.parse(await reader.readExact(at, EntryHeader.size));
+    if (h.type === FREE) break;
     const known = GUID_TYPES.has(h.type) || NAME_TYPES.has(h.type) || DATA_TYPES.has(h.type) || h.type === DATA_SUPERSEDED;
-    if (!known) break; // free space (0xFF) or an unknown entry ends the list
+    if (!known) {
+      // Entries of other types (as chipsec does) are stepped over while their size holds; otherwise the list ends.
+      if (h.size < EntryHeader.size || at + h.size > end) break;
+      at += h.size;
+      continue;
+    }
     const where = `EVSA entry at 0x${(at - start).toString(16)}`;
     if (h.size < EntryHeader.size + 2 || at + h.size > end) throw new FormatError(`${where}: size ${h.size} runs past the store`);
     const raw = await reader.readExact(at, h.size);

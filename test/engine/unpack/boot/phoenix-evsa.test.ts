@@ -25,6 +25,9 @@ function sample(): Buffer {
     evsaData(1, 1, Buffer.from([3, 0])),
     evsaData(2, 2, big, { attributes: 0x27, extended: true }),
     evsaData(9, 1, Buffer.from('orphan')),
+    Buffer.from([0xe5, 0x00, 0x08, 0x00, 1, 2, 3, 4]), // an entry of a type not read here, stepped over
+    evsaName(3, 'Last'),
+    evsaData(1, 3, Buffer.from('after the unknown entry')),
   ]);
 }
 
@@ -32,8 +35,8 @@ describe('phoenix-evsa', () => {
   it('joins data entries to their names and GUIDs, superseded values apart', async () => {
     const store = sample();
     const out = await extractFiles(phoenixEvsaHandler, Buffer.concat([Buffer.alloc(0), store, Buffer.alloc(4)]));
-    expect(out.chunk).toMatchObject({ start: 0, end: store.length, meta: { variables: 2, deleted: 1, unnamed: 1, checksumOk: true } });
-    expect(out.entries.map((e) => e.path)).toEqual(['deleted/Timeout', 'Timeout', 'dbx']);
+    expect(out.chunk).toMatchObject({ start: 0, end: store.length, meta: { variables: 3, deleted: 1, unnamed: 1, checksumOk: true } });
+    expect(out.entries.map((e) => e.path)).toEqual(['deleted/Timeout', 'Timeout', 'dbx', 'Last']);
     expect(out.files.Timeout!.equals(Buffer.from([3, 0]))).toBe(true);
     expect(out.files.dbx!.equals(big)).toBe(true);
     expect(out.entries.find((e) => e.path === 'dbx')!.meta?.meta).toMatchObject({ name: 'dbx', vendorGuid: GUIDS.imageSecurityDatabase, attributes: ['NV', 'BS', 'RT', 'TA'], state: 'active' });
@@ -68,7 +71,7 @@ describe('phoenix-evsa', () => {
       await writeFile(join(dir, 'flash.bin'), Buffer.concat([Buffer.alloc(0x1003, 0xff), store, Buffer.alloc(0x100, 0xff)]));
       const result = await unpack(join(dir, 'flash.bin'), join(dir, 'out'));
       const nodes = result.files.filter((f) => f.format === 'phoenix-evsa');
-      expect(nodes.map((f) => [f.fsPath, f.offset])).toEqual([['/deleted/Timeout', 0x1003], ['/Timeout', 0x1003], ['/dbx', 0x1003]]);
+      expect(nodes.map((f) => [f.fsPath, f.offset])).toEqual([['/deleted/Timeout', 0x1003], ['/Timeout', 0x1003], ['/dbx', 0x1003], ['/Last', 0x1003]]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
