@@ -40,15 +40,28 @@ const fields = {
     ino: 'u32', version: 'u32', mode: 'u32', uid: 'u16', gid: 'u16', isize: 'u32', atime: 'u32', mtime: 'u32', ctime: 'u32',
     offset: 'u32', csize: 'u32', dsize: 'u32', compr: 'u8', usercompr: 'u8', flags: 'u16', dataCrc: 'u32', nodeCrc: 'u32',
   },
+  /** An extended attribute's name and value ("datum"), shared by every inode an xref binds it to. */
+  xattr: {
+    magic: 'u16', nodetype: 'u16', totlen: 'u32', hdrCrc: 'u32',
+    xid: 'u32', version: 'u32', xprefix: 'u8', nameLen: 'u8', valueLen: 'u16', dataCrc: 'u32', nodeCrc: 'u32',
+  },
+  xref: { magic: 'u16', nodetype: 'u16', totlen: 'u32', hdrCrc: 'u32', ino: 'u32', xid: 'u32', xseqno: 'u32', nodeCrc: 'u32' },
 } as const;
 
-export const Layouts = {
-  le: { header: struct('le', fields.header), dirent: struct('le', fields.dirent), inode: struct('le', fields.inode) },
-  be: { header: struct('be', fields.header), dirent: struct('be', fields.dirent), inode: struct('be', fields.inode) },
-};
+const layouts = (e: 'le' | 'be') => ({
+  header: struct(e, fields.header),
+  dirent: struct(e, fields.dirent),
+  inode: struct(e, fields.inode),
+  xattr: struct(e, fields.xattr),
+  xref: struct(e, fields.xref),
+});
+
+export const Layouts = { le: layouts('le'), be: layouts('be') };
 export type Endian = keyof typeof Layouts;
 export type DirentNode = ReturnType<typeof Layouts.le.dirent.parse>;
 export type InodeNode = ReturnType<typeof Layouts.le.inode.parse>;
+export type XattrNode = ReturnType<typeof Layouts.le.xattr.parse>;
+export type XrefNode = ReturnType<typeof Layouts.le.xref.parse>;
 
 /** The endianness whose magic and header CRC match at `buf[at]`, or null. */
 export function headerAt(buf: Buffer, at: number, endian?: Endian): { endian: Endian; nodetype: number; totlen: number } | null {

@@ -1,6 +1,7 @@
 // JFFS2: a log of directory-entry and inode (data) nodes. The newest version of each directory entry names the
 // tree; each file is rebuilt by laying its data nodes over each other in version order (holes read as zeros)
-// and cutting at the newest node's size. Written from Linux fs/jffs2 (readinode.c, scan.c, compr_*.c).
+// and cutting at the newest node's size; extended attributes are attached from xattr and xref nodes
+// (jffs2-xattrs.ts). Written from Linux fs/jffs2 (readinode.c, scan.c, xattr.c, compr_*.c).
 import { inflate, lzmaRaw } from '../codecs.js';
 import { lzo1xDecompress } from '../codecs-lzo.js';
 import { rtimeDecompress } from '../codecs-rtime.js';
@@ -8,6 +9,8 @@ import { rubinDecompress } from './jffs2-rubin.js';
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { jffs2Crc, Layouts, NODETYPE, scanNodes, type DirentNode, type Endian, type InodeNode } from './jffs2-nodes.js';
 import { decodeDev, sinkSpecialInode, type DeviceNumber } from './dev-t.js';
+import { Jffs2Xattrs } from './jffs2-xattrs.js';
+import { xattrMeta } from './ubifs-xattrs.js';
 
 const ROOT_INO = 1;
 const S_IFMT = 0o170000;
@@ -91,11 +94,14 @@ class Jffs2Image {
   /** parent ino → name → newest dirent */
   readonly dirents = new Map<number, Map<string, { version: number; ino: number }>>();
   badNodes = 0;
+  readonly xattrs: Jffs2Xattrs;
 
   constructor(
     readonly reader: Reader,
     readonly endian: Endian,
-  ) {}
+  ) {
+    this.xattrs = new Jffs2Xattrs(endian);
+  }
 
   async load(nodes: Array<{ offset: number; nodetype: number; totlen: number }>, sink: Sink): Promise<void> {
     const L = Layouts[this.endian];
@@ -113,6 +119,9 @@ class Jffs2Image {
         if (!state) this.inodes.set(node.ino, (state = { latest: ref, data: [] }));
         if (node.version >= state.latest.node.version) state.latest = ref;
         if (node.dsize > 0) state.data.push(ref);
+      } else if (nodetype === NODETYPE.XATTR || nodetype === NODETYPE.XREF) {
+        const raw = await this.reader.readExact(offset, totlen);
+        if (!(nodetype === NODETYPE.XATTR ? this.xattrs.addDatum(raw) : this.xattrs.addRef(raw))) this.badNodes++;
       } else if (nodetype === NODETYPE.DIRENT) {
         const raw = await this.reader.readExact(offset, totlen);
         const node: DirentNode = L.dirent.parse(raw);
@@ -202,7 +211,8 @@ async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<vo
         continue;
       }
       const n = state.latest.node;
-      const meta = { mode: n.mode & 0o7777, uid: n.uid, gid: n.gid, mtime: n.mtime };
+      const xattrs = xattrMeta(image.xattrs.of(ino));
+      const meta = { mode: n.mode & 0o7777, uid: n.uid, gid: n.gid, mtime: n.mtime, ...(xattrs && { meta: { xattrs } }) };
       try {
         switch (n.mode & S_IFMT) {
           case 0o040000:
@@ -263,7 +273,7 @@ export const jffs2Handler: Handler = {
     references: ['Linux include/uapi/linux/jffs2.h', 'Linux fs/jffs2 (scan.c, readinode.c, compr_rtime.c, compr_rubin.c)', 'jefferson'],
     limitations: [
       'Rubin nodes (types 3 and 5, numbered differently before and after Linux 2.6) are read as dynrubin when they start with a dynrubin probability table, else as rubinmips',
-      'Summary, xattr and xref nodes are skipped',
+      'Summary nodes are skipped (the nodes they summarise are read); extended attributes (xattr and xref nodes) go to meta.xattrs, except on device nodes',
     ],
   },
   // The first node of an image: a cleanmarker, an inode or a directory entry, in either byte order.
