@@ -2,7 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { gzipHandler } from '../../../../src/engine/unpack/compression/gzip.js';
 import { lzmaHandler, parseLzmaAloneHeader, parseLzmaHeaders } from '../../../../src/engine/unpack/compression/lzma.js';
+import { unpack } from '../../../../src/engine/unpack/driver.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { compressibleBytes, pseudoRandom } from '../../../support/bytes.js';
@@ -177,5 +179,22 @@ describe('lzma handler: vendor variants', () => {
     }
     expect(tried).toBe(300);
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('lets carving go on right after a vendor kernel: a flash layout of kernel, padding and the next partition', async () => {
+    // A 5-byte-header kernel without an end marker, erased flash up to the next 64 KiB boundary, then a gzip "rootfs".
+    const kernel = withoutSizeField(noMarker);
+    const rootfs = compressibleBytes(30_000, 11);
+    const partition = Math.ceil(kernel.length / 65536) * 65536;
+    const flash = Buffer.concat([kernel, Buffer.alloc(partition - kernel.length, 0xff), zlib.gzipSync(rootfs), Buffer.alloc(5000, 0xff)]);
+    const dir = tempDir('lzma-flash');
+    writeFileSync(join(dir, 'flash.bin'), flash);
+    const result = await unpack(join(dir, 'flash.bin'), join(dir, 'out'), { handlers: [gzipHandler, lzmaHandler] });
+    const extracted = result.files.filter((f) => f.depth === 1);
+    expect(extracted.map((f) => [f.format, f.offset, f.size])).toEqual([
+      ['lzma', 0, data.length],
+      ['gzip', partition, rootfs.length],
+    ]);
+    expect(readFileSync(join(dir, 'out', extracted[0]!.path)).equals(data)).toBe(true);
   });
 });
