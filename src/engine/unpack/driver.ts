@@ -8,7 +8,7 @@ import { basename, join, posix } from 'node:path';
 import { detectType } from '../file-type.js';
 import { hashFile } from '../hash.js';
 import type { FileNode, Problem, UnknownChunk } from '../types.js';
-import { selectChunks, type AcceptedChunk } from './chunks.js';
+import { selectChunks, type AcceptedChunk, type ChunkSelection } from './chunks.js';
 import { FormatError, LimitError, type Handler, type Reader } from './handler.js';
 import { Budget, resolveLimits, type Limits } from './limits.js';
 import { BufferReader, FileReader } from './reader.js';
@@ -64,6 +64,8 @@ interface State {
   progress?: (p: UnpackProgress) => void;
   /** Whole contents of small extracted files (the sink's head), scanned without reopening them. */
   small: WeakMap<FileNode, Buffer>;
+  /** Chunk selections the sink made while a file's bytes were in memory; the file is searched no more. */
+  selections: WeakMap<FileNode, ChunkSelection>;
   lastPercent?: number;
 }
 
@@ -82,6 +84,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     formats: {},
     progress: options.onProgress,
     small: new WeakMap(),
+    selections: new WeakMap(),
   };
   try {
     await mkdir(outDir, { recursive: true });
@@ -119,10 +122,16 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
 async function processFile(state: State, node: FileNode, ancestry: Set<string>): Promise<void> {
   if (state.stopped) return;
   const absolute = join(state.outDir, node.path);
+  const preselected = state.selections.get(node);
+  // Nothing to extract and nothing left to record: the file need not be opened.
+  if (preselected && preselected.chunks.length === 0 && !preselected.limit) {
+    state.problems.push(...preselected.problems);
+    return;
+  }
   const small = state.small.get(node);
   const reader: Reader & { close?(): Promise<void> } = small ? new BufferReader(small, absolute) : await FileReader.open(absolute);
   try {
-    const selection = await selectChunks(reader, state.scanner, state.budget, node.path);
+    const selection = preselected ?? (await selectChunks(reader, state.scanner, state.budget, node.path));
     state.problems.push(...selection.problems);
     if (selection.limit) return stop(state, selection.limit, node.path);
     for (const gap of selection.gaps) state.unknownChunks.push({ path: node.path, ...gap });
@@ -180,7 +189,10 @@ async function extractChunk(
   const whole = info.start === 0 && info.end === reader.size;
   if (!handler.extract && whole) return []; // recognised, nothing inside to take out
   const carveDir = whole || !handler.extract ? extractDir : `${extractDir}/${info.start}-${info.end}.${handler.id}`;
-  const sink = new DirectorySink(join(state.outDir, carveDir), state.budget, { source: handler.id, path: node.path });
+  const root = join(state.outDir, carveDir);
+  const preselect = (data: Buffer, path: string) =>
+    selectChunks(new BufferReader(data, join(root, path)), state.scanner, state.budget, `${carveDir}/${path}`);
+  const sink = new DirectorySink(root, state.budget, { source: handler.id, path: node.path }, preselect);
   try {
     if (handler.extract) await handler.extract(reader, info, sink);
     else await sink.copy(`${info.start}-${info.end}.${handler.id}`, reader, info.start, info.end);
@@ -192,6 +204,7 @@ async function extractChunk(
   return sink.entries.map((entry) => {
     const child = toNode(entry, carveDir, node, handler, info.start, payloadDir);
     if (entry.kind === 'file' && entry.head && entry.head.length === entry.size) state.small.set(child, entry.head);
+    if (entry.selection) state.selections.set(child, entry.selection);
     state.files.push(child);
     return child;
   });

@@ -5,6 +5,7 @@ import { mkdir, open, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Problem } from '../types.js';
+import type { ChunkSelection } from './chunks.js';
 import type { EntryMeta, FileData, Reader, Sink } from './handler.js';
 import type { Budget } from './limits.js';
 
@@ -18,7 +19,16 @@ export interface SinkEntry {
   head?: Buffer;
   linkTarget?: string;
   meta: EntryMeta;
+  /** The file's chunk selection, when it was made while the file's bytes were in memory (see Preselect). */
+  selection?: ChunkSelection;
 }
+
+/**
+ * Selects the chunks of a file from its bytes while they are in memory. The driver would otherwise reopen and
+ * read every extracted file to search it; most files of a filesystem hold nothing to extract, and for those the
+ * file is never touched again.
+ */
+export type Preselect = (data: Buffer, path: string) => Promise<ChunkSelection>;
 
 const HEAD_BYTES = 512;
 /** Streamed files are written in batches of about this many bytes (and in one call when they are smaller). */
@@ -51,6 +61,7 @@ export class DirectorySink implements Sink {
     private readonly budget: Budget,
     /** Used as Problem.source and .path for what this sink records. */
     private readonly origin: { source: string; path: string },
+    private readonly preselect?: Preselect,
   ) {}
 
   get signal(): AbortSignal {
@@ -83,12 +94,22 @@ export class DirectorySink implements Sink {
       // Fast path: one write, no stream machinery (most filesystem handlers hand over decoded buffers).
       this.budget.checkTime();
       this.budget.chargeBytes(data.length);
-      await writeFile(target, data);
       const sha256 = createHash('sha256').update(data).digest('hex');
-      this.entries.push({ path, kind: 'file', size: data.length, sha256, head: Buffer.from(data.subarray(0, HEAD_BYTES)), meta });
+      const selection = await this.writeAndSelect(target, path, data);
+      this.entries.push({ path, kind: 'file', size: data.length, sha256, head: Buffer.from(data.subarray(0, HEAD_BYTES)), meta, selection });
       return;
     }
     await this.writeStreamed(target, path, data, meta);
+  }
+
+  /** Writes a whole file and, meanwhile, selects its chunks from the same bytes. */
+  private async writeAndSelect(target: string, path: string, data: Buffer): Promise<ChunkSelection | undefined> {
+    const write = writeFile(target, data);
+    try {
+      return await this.preselect?.(data, path);
+    } finally {
+      await write;
+    }
   }
 
   /**
@@ -103,6 +124,7 @@ export class DirectorySink implements Sink {
     let batch: Buffer[] = [];
     let batchBytes = 0;
     let handle: FileHandle | undefined;
+    let selection: ChunkSelection | undefined;
     try {
       for await (const chunk of data as AsyncIterable<Buffer>) {
         this.budget.checkTime();
@@ -120,7 +142,7 @@ export class DirectorySink implements Sink {
         }
       }
       if (handle) await writeAll(handle, batch);
-      else await writeFile(target, batch.length === 1 ? batch[0]! : Buffer.concat(batch, batchBytes));
+      else selection = await this.writeAndSelect(target, path, batch.length === 1 ? batch[0]! : Buffer.concat(batch, batchBytes));
       await handle?.close();
     } catch (error) {
       if (data instanceof Readable) data.destroy();
@@ -129,7 +151,7 @@ export class DirectorySink implements Sink {
       await rm(target, { force: true });
       throw error;
     }
-    this.entries.push({ path, kind: 'file', size, sha256: hash.digest('hex'), head: head ?? Buffer.alloc(0), meta });
+    this.entries.push({ path, kind: 'file', size, sha256: hash.digest('hex'), head: head ?? Buffer.alloc(0), meta, selection });
   }
 
   async copy(raw: string, reader: Reader, start: number, end: number, meta: EntryMeta = {}): Promise<void> {
