@@ -19,7 +19,7 @@ export async function bulkLoad(db: Kysely<Database>, records: VulnerabilityRecor
       for (let j = 0; j < products.length; j += batch) {
         await trx.insertInto('vuln_products').values(products.slice(j, j + batch)).onConflict((oc) => oc.doNothing()).execute();
       }
-      await insertCriteria(trx, part.flatMap((r) => criteriaRows(r)));
+      await insertCriteria(trx, part.flatMap((r) => criteriaRows(r, now)));
     });
   }
 }

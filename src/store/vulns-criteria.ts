@@ -12,9 +12,10 @@ const BATCH = 500;
 /** (vendor, product) pairs per query (three parameters each). */
 const PAIRS_PER_QUERY = 200;
 
-export function criteriaRows(record: VulnerabilityRecord): VulnCriteriaTable[] {
+/** The rows of a record written (or imported) at `importedAt`, its vuln_records.imported_at. */
+export function criteriaRows(record: VulnerabilityRecord, importedAt: string): VulnCriteriaTable[] {
   return indexCriteria(record).map((c) => ({
-    vendor: c.vendor, product: c.product, source: c.source, record_id: c.recordId, config_index: c.configIndex,
+    vendor: c.vendor, product: c.product, source: c.source, record_id: c.recordId, config_index: c.configIndex, imported_at: importedAt,
     criterion_index: c.criterionIndex, vulnerable: c.vulnerable ? 1 : 0, part: c.part, version: c.version, cpe_update: c.update,
     others: c.others ? JSON.stringify(c.others) : null,
     start_including: c.versionStartIncluding ?? null, start_excluding: c.versionStartExcluding ?? null,
@@ -34,7 +35,7 @@ export async function backfillCriteria(db: Kysely<Database>, pageSize = 1000): P
   let after: { source: string; record_id: string } | undefined;
   let count = 0;
   for (;;) {
-    let page = db.selectFrom('vuln_records').select(['source', 'record_id', 'data']).orderBy('source').orderBy('record_id').limit(pageSize);
+    let page = db.selectFrom('vuln_records').select(['source', 'record_id', 'imported_at', 'data']).orderBy('source').orderBy('record_id').limit(pageSize);
     if (after) {
       const { source, record_id } = after;
       page = page.where((eb) => eb.or([eb('source', '>', source), eb.and([eb('source', '=', source), eb('record_id', '>', record_id)])]));
@@ -44,7 +45,7 @@ export async function backfillCriteria(db: Kysely<Database>, pageSize = 1000): P
     // rows are keyed by the stored (source, record_id), whatever the record's JSON says
     await insertCriteria(db, rows.flatMap((r) => {
       const record = JSON.parse(r.data) as VulnerabilityRecord;
-      return criteriaRows({ ...record, source: r.source, sourceId: r.record_id });
+      return criteriaRows({ ...record, source: r.source, sourceId: r.record_id }, r.imported_at);
     }));
     count += rows.length;
     after = rows[rows.length - 1]!;
@@ -73,7 +74,7 @@ export async function criteriaFor(db: Kysely<Database>, queries: Array<{ vendor:
     const asked = sql.join(list.slice(i, i + PAIRS_PER_QUERY).map((q) => sql`(${q.vendor}, ${q.product}, ${q.key})`));
     const { rows } = await sql<SelectedRow>`
       WITH q(vendor, product, k) AS (VALUES ${asked})
-      SELECT c.vendor, c.product, c.source, c.record_id, c.config_index, c.criterion_index, c.part, c.version, c.cpe_update, c.others,
+      SELECT c.vendor, c.product, c.source, c.record_id, c.imported_at, c.config_index, c.criterion_index, c.part, c.version, c.cpe_update, c.others,
              c.start_including, c.start_excluding, c.end_including, c.end_excluding
       FROM q JOIN vuln_criteria c ON c.vendor = q.vendor AND c.product = q.product
       WHERE c.vulnerable = 1 AND (q.k IS NULL OR c.keyed = 0 OR c.exact_key = q.k OR (c.exact_key IS NULL
@@ -85,7 +86,7 @@ export async function criteriaFor(db: Kysely<Database>, queries: Array<{ vendor:
   return out;
 }
 
-type SelectedRow = Pick<VulnCriteriaTable, 'vendor' | 'product' | 'source' | 'record_id' | 'config_index' | 'criterion_index' | 'part' | 'version' | 'cpe_update' | 'others' | 'start_including' | 'start_excluding' | 'end_including' | 'end_excluding'>;
+type SelectedRow = Pick<VulnCriteriaTable, 'vendor' | 'product' | 'source' | 'record_id' | 'imported_at' | 'config_index' | 'criterion_index' | 'part' | 'version' | 'cpe_update' | 'others' | 'start_including' | 'start_excluding' | 'end_including' | 'end_excluding'>;
 
 function toCriterion(r: SelectedRow): IndexedCriterion {
   return {
@@ -94,5 +95,6 @@ function toCriterion(r: SelectedRow): IndexedCriterion {
     product: r.product, version: r.version, update: r.cpe_update, others: r.others === null ? null : (JSON.parse(r.others) as string[]),
     versionStartIncluding: r.start_including ?? undefined, versionStartExcluding: r.start_excluding ?? undefined,
     versionEndIncluding: r.end_including ?? undefined, versionEndExcluding: r.end_excluding ?? undefined, keys: UNKEYED,
+    recordStamp: r.imported_at,
   };
 }

@@ -1,12 +1,12 @@
 // The vulnerability database in the service's store: a VulnerabilitySource for the matcher, and the import
 // writes. Each record is written in its own transaction (never half-updated); re-importing the same data changes
 // nothing; a record with a newer `modified` replaces the older one. KEV and EPSS rows are upserted in batches.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { EpssEntry } from '../engine/vulns/epss.importer.js';
 import type { FeedItem, FeedName } from '../engine/vulns/feed-reader.js';
 import type { KevEntry } from '../engine/vulns/kev.importer.js';
 import { recordKeys, shouldReplace, type PutResult } from '../engine/vulns/memory-source.js';
-import type { IndexedCriterion } from '../engine/vulns/criteria-index.js';
+import { parseRecordKey, type IndexedCriterion } from '../engine/vulns/criteria-index.js';
 import type { VulnerabilityRecord, VulnerabilitySource } from '../engine/vulns/source.js';
 import type { Database } from './schema.js';
 import { criteriaFor, criteriaRows, insertCriteria } from './vulns-criteria.js';
@@ -31,9 +31,27 @@ export interface VulnDbStatus {
 }
 
 const BATCH = 500;
-const CHUNK = 400;
 // bounded: a parsed record holds a few KB, so this stays well under 100 MB
 const PARSED_CACHE = 20_000;
+
+/** Keys per record or score query (a VALUES list of one or two parameters each), well under both databases' limits. */
+const KEYS_PER_QUERY = 2000;
+
+type KevColumns = Omit<Database['vuln_kev'], 'cve_id'>;
+type EpssColumns = Omit<Database['vuln_epss'], 'cve_id'>;
+
+function kevOf(k: KevColumns): NonNullable<VulnerabilityRecord['kev']> {
+  return {
+    dateAdded: k.date_added,
+    ...(k.due_date ? { dueDate: k.due_date } : {}),
+    ...(k.known_ransomware_campaign_use ? { knownRansomwareCampaignUse: k.known_ransomware_campaign_use } : {}),
+    ...(k.required_action ? { requiredAction: k.required_action } : {}),
+  };
+}
+
+function epssOf(e: EpssColumns): NonNullable<VulnerabilityRecord['epss']> {
+  return { probability: Number(e.probability), percentile: Number(e.percentile), ...(e.score_date ? { date: e.score_date } : {}) };
+}
 
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -80,25 +98,30 @@ export class VulnerabilityRepository implements VulnerabilitySource {
     return criteriaFor(this.db, queries);
   }
 
+  /**
+   * Records by key (criteria-index.ts recordKey) with KEV and EPSS. A key carries the import time its criterion
+   * was read with, so a record already parsed in that version is served without reading it again; the others are
+   * read, and kept in whatever version they now have.
+   */
   async recordsByKeys(keys: string[]): Promise<Map<string, VulnerabilityRecord>> {
-    const bySource = new Map<string, string[]>();
+    const found: Array<[string, VulnerabilityRecord]> = [];
+    const missing: Array<{ key: string; source: string; record_id: string }> = [];
     for (const key of keys) {
-      const [source, recordId] = key.split('\0') as [string, string];
-      const list = bySource.get(source);
-      if (list) list.push(recordId);
-      else bySource.set(source, [recordId]);
+      const { source, recordId, stamp } = parseRecordKey(key);
+      const record = stamp === undefined ? undefined : this.cached(`${source}\0${recordId}\0${stamp}`);
+      if (record) found.push([key, record]);
+      else missing.push({ key, source, record_id: recordId });
     }
-    // the import times first (a small read), so that records already parsed are not read again
-    const stamps: Array<{ source: string; record_id: string; imported_at: string }> = [];
-    for (const [source, ids] of bySource) {
-      for (const part of chunks(ids, CHUNK)) {
-        stamps.push(...await this.db.selectFrom('vuln_records').select(['source', 'record_id', 'imported_at'])
-          .where('source', '=', source).where('record_id', 'in', part).execute());
+    for (const part of chunks(missing, KEYS_PER_QUERY)) {
+      const rows = new Map((await this.readRecords(part)).map((r) => [`${r.source}\0${r.record_id}`, r]));
+      for (const k of part) {
+        const row = rows.get(`${k.source}\0${k.record_id}`);
+        if (row) found.push([k.key, this.remember(row)]);
       }
     }
-    const found = await this.loadKeyed(stamps);
+    this.trimCache();
     const records = await this.enrich(found.map(([, r]) => r));
-    return new Map(found.map(([k], i) => [`${k.source}\0${k.record_id}`, records[i]!]));
+    return new Map(found.map(([key], i) => [key, records[i]!]));
   }
 
   async byPackage(ecosystem: string, name: string): Promise<VulnerabilityRecord[]> {
@@ -120,32 +143,51 @@ export class VulnerabilityRepository implements VulnerabilitySource {
   /** Like load, with each record next to the key it was found for (a record replaced meanwhile is left out). */
   private async loadKeyed<K extends { source: string; record_id: string; imported_at: string }>(keys: K[]): Promise<Array<[K, VulnerabilityRecord]>> {
     const cacheKey = (k: { source: string; record_id: string; imported_at: string }) => `${k.source}\0${k.record_id}\0${k.imported_at}`;
-    const missing = new Map<string, string[]>();
-    for (const k of keys) {
-      if (this.parsed.has(cacheKey(k))) continue;
-      const list = missing.get(k.source);
-      if (list) list.push(k.record_id);
-      else missing.set(k.source, [k.record_id]);
-    }
-    // by (source, record_id IN …) so the primary key index serves the lookup
-    for (const [source, ids] of missing) {
-      for (const part of chunks(ids, CHUNK)) {
-        const rows = await this.db.selectFrom('vuln_records').select(['source', 'record_id', 'imported_at', 'data'])
-          .where('source', '=', source).where('record_id', 'in', part).execute();
-        for (const row of rows) this.parsed.set(cacheKey(row), JSON.parse(row.data) as VulnerabilityRecord);
-      }
+    for (const part of chunks(keys.filter((k) => !this.parsed.has(cacheKey(k))), KEYS_PER_QUERY)) {
+      for (const row of await this.readRecords(part)) this.remember(row);
     }
     const out: Array<[K, VulnerabilityRecord]> = [];
     for (const k of keys) {
-      const key = cacheKey(k);
-      const record = this.parsed.get(key);
+      const record = this.cached(cacheKey(k));
       if (!record) continue; // replaced between the two queries; the next lookup sees the new one
-      this.parsed.delete(key);
-      this.parsed.set(key, record);
       out.push([k, record]);
     }
-    while (this.parsed.size > PARSED_CACHE) this.parsed.delete(this.parsed.keys().next().value!);
+    this.trimCache();
     return out;
+  }
+
+  /**
+   * The stored rows of the keys. A VALUES list joined to the primary key: both databases plan it as one index
+   * lookup per key, even before statistics exist (an IN list after a bulk import can make PostgreSQL read every
+   * record of the source).
+   */
+  private async readRecords(keys: Array<{ source: string; record_id: string }>): Promise<Array<{ source: string; record_id: string; imported_at: string; data: string }>> {
+    if (keys.length === 0) return [];
+    const { rows } = await sql<{ source: string; record_id: string; imported_at: string; data: string }>`
+      WITH k(source, record_id) AS (VALUES ${sql.join(keys.map((k) => sql`(${k.source}, ${k.record_id})`))})
+      SELECT r.source, r.record_id, r.imported_at, r.data FROM k JOIN vuln_records r ON r.source = k.source AND r.record_id = k.record_id
+    `.execute(this.db);
+    return rows;
+  }
+
+  /** A parsed record from the cache (and marks it recently used). */
+  private cached(key: string): VulnerabilityRecord | undefined {
+    const record = this.parsed.get(key);
+    if (record) {
+      this.parsed.delete(key);
+      this.parsed.set(key, record);
+    }
+    return record;
+  }
+
+  private remember(row: { source: string; record_id: string; imported_at: string; data: string }): VulnerabilityRecord {
+    const record = JSON.parse(row.data) as VulnerabilityRecord;
+    this.parsed.set(`${row.source}\0${row.record_id}\0${row.imported_at}`, record);
+    return record;
+  }
+
+  private trimCache(): void {
+    while (this.parsed.size > PARSED_CACHE) this.parsed.delete(this.parsed.keys().next().value!);
   }
 
   /** Attaches KEV and EPSS rows by CVE id (the record's id or a CVE alias). */
@@ -155,18 +197,12 @@ export class VulnerabilityRepository implements VulnerabilitySource {
     if (cves.length === 0) return records;
     const kev = new Map<string, VulnerabilityRecord['kev']>();
     const epss = new Map<string, VulnerabilityRecord['epss']>();
-    for (const part of chunks(cves, CHUNK)) {
-      for (const k of await this.db.selectFrom('vuln_kev').selectAll().where('cve_id', 'in', part).execute()) {
-        kev.set(k.cve_id, {
-          dateAdded: k.date_added,
-          ...(k.due_date ? { dueDate: k.due_date } : {}),
-          ...(k.known_ransomware_campaign_use ? { knownRansomwareCampaignUse: k.known_ransomware_campaign_use } : {}),
-          ...(k.required_action ? { requiredAction: k.required_action } : {}),
-        });
-      }
-      for (const e of await this.db.selectFrom('vuln_epss').selectAll().where('cve_id', 'in', part).execute()) {
-        epss.set(e.cve_id, { probability: Number(e.probability), percentile: Number(e.percentile), ...(e.score_date ? { date: e.score_date } : {}) });
-      }
+    for (const part of chunks(cves, KEYS_PER_QUERY)) {
+      const ids = sql.join(part.map((id) => sql`(${id})`));
+      const kevRows = await sql<Database['vuln_kev']>`WITH c(id) AS (VALUES ${ids}) SELECT k.* FROM c JOIN vuln_kev k ON k.cve_id = c.id`.execute(this.db);
+      for (const k of kevRows.rows) kev.set(k.cve_id, kevOf(k));
+      const epssRows = await sql<Database['vuln_epss']>`WITH c(id) AS (VALUES ${ids}) SELECT e.* FROM c JOIN vuln_epss e ON e.cve_id = c.id`.execute(this.db);
+      for (const e of epssRows.rows) epss.set(e.cve_id, epssOf(e));
     }
     return records.map((r) => {
       const cve = cveOf(r);
@@ -203,7 +239,7 @@ export class VulnerabilityRepository implements VulnerabilitySource {
       for (const part of chunks(products, BATCH)) {
         await trx.insertInto('vuln_products').values(part.map(([vendor, product]) => ({ vendor, product, source, record_id: recordId }))).execute();
       }
-      await insertCriteria(trx, criteriaRows({ ...record, source, sourceId: recordId }));
+      await insertCriteria(trx, criteriaRows({ ...record, source, sourceId: recordId }, now));
       for (const part of chunks(packages, BATCH)) {
         await trx.insertInto('vuln_packages').values(part.map(([ecosystem, name]) => ({ ecosystem, name, source, record_id: recordId }))).execute();
       }

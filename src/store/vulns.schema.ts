@@ -40,6 +40,8 @@ export interface VulnCriteriaTable {
   /** The criterion's place in the record (configuration, then position): its id within the record. */
   config_index: number;
   criterion_index: number;
+  /** The record's imported_at when the row was written (rows are rewritten with their record): a parsed copy of that version can be reused. */
+  imported_at: string;
   /** 1: names the affected software; 0: a platform criterion ("running on/with"). */
   vulnerable: number;
   /** CPE attributes as written (lower-case): part, version, update; the six others as a JSON array, or null when all are ANY. */

@@ -89,17 +89,13 @@ export function matchTarget(component: Component): MatchTarget | undefined {
   return target && { ...target, vendor: unescapeCpe(target.cpe.vendor), product: unescapeCpe(target.cpe.product) };
 }
 
-type How = Omit<CpeMatchDetails, 'matcher' | 'scheme' | 'componentCpe' | 'version' | 'criterion' | 'platform'>;
-
-function versionMatches(crit: CriterionView, cpe: Cpe, version: string): How | undefined {
+/** Which way the criterion's version part admits the component's version; undefined when it does not. */
+function versionMatches(crit: CriterionView, cpe: Cpe, version: string): CpeMatchDetails['kind'] | undefined {
   if (crit.version === '*' || crit.version === '') {
-    const { versionStartIncluding: si, versionStartExcluding: se, versionEndIncluding: ei, versionEndExcluding: ee } = crit;
-    if (!si && !se && !ei && !ee) return { kind: 'all-versions' };
-    const bounds = { startIncluding: si, startExcluding: se, endIncluding: ei, endExcluding: ee };
+    const { versionStartIncluding: startIncluding, versionStartExcluding: startExcluding, versionEndIncluding: endIncluding, versionEndExcluding: endExcluding } = crit;
+    if (!startIncluding && !startExcluding && !endIncluding && !endExcluding) return 'all-versions';
     // a version that cannot be compared to the bounds is not reported: no match without a reason
-    if (inRange(genericScheme, version, bounds) !== true) return undefined;
-    const range = Object.fromEntries(Object.entries(bounds).filter(([, v]) => v)) as CpeMatchDetails['range'];
-    return { kind: 'range', range, ...(ee ? { fixedIn: ee } : {}) };
+    return inRange(genericScheme, version, { startIncluding, startExcluding, endIncluding, endExcluding }) === true ? 'range' : undefined;
   }
   if (crit.version === '-') return undefined;
   const critVersion = unescapeCpe(crit.version);
@@ -108,24 +104,32 @@ function versionMatches(crit: CriterionView, cpe: Cpe, version: string): How | u
     // 'linux_kernel:5.16:rc1' names the pre-release: the component must be that pre-release too
     const combined = `${critVersion}-${unescapeCpe(crit.update)}`;
     const sameUpdate = cpe.update === crit.update && genericScheme.compare(version, critVersion) === 0;
-    return sameUpdate || genericScheme.compare(version, combined) === 0 ? { kind: 'exact' } : undefined;
+    return sameUpdate || genericScheme.compare(version, combined) === 0 ? 'exact' : undefined;
   }
-  if (cpeHasWildcard(crit.version)) return cpeWildcardRegExp(crit.version).test(version) ? { kind: 'exact' } : undefined;
+  if (cpeHasWildcard(crit.version)) return cpeWildcardRegExp(crit.version).test(version) ? 'exact' : undefined;
   const c = genericScheme.compare(version, critVersion);
   const equal = c === undefined ? version.toLowerCase() === critVersion : c === 0;
-  return equal ? { kind: 'exact' } : undefined;
+  return equal ? 'exact' : undefined;
 }
 
 /**
- * How one criterion applies to the component's CPE and version; undefined when it does not. The one test both
- * the record matcher below and the matcher's criteria pre-selection use, so that pre-selection is exact.
+ * Whether one criterion applies to the component's CPE and version, and which way ('range', 'exact',
+ * 'all-versions'); undefined when it does not. The one test both the record matcher below and the matcher's
+ * criteria pre-selection use, so that pre-selection is exact.
  */
-export function criterionMatch(crit: CriterionView, target: MatchTarget): How | undefined {
+export function criterionMatch(crit: CriterionView, target: MatchTarget): CpeMatchDetails['kind'] | undefined {
   if (!crit.vulnerable || crit.product !== target.product || crit.vendor !== target.vendor) return undefined;
   const { cpe } = target;
   if (!attributeMatches(crit.part, cpe.part)) return undefined;
   if (crit.others && !OTHERS.every((a, i) => attributeMatches(crit.others![i]!, cpe[a]))) return undefined;
   return versionMatches(crit, cpe, target.version);
+}
+
+/** The range details of a range match: its bounds and the first version outside it (versionEndExcluding). */
+function rangeDetails(crit: CriterionView): Pick<CpeMatchDetails, 'range' | 'fixedIn'> {
+  const bounds = { startIncluding: crit.versionStartIncluding, startExcluding: crit.versionStartExcluding, endIncluding: crit.versionEndIncluding, endExcluding: crit.versionEndExcluding };
+  const range = Object.fromEntries(Object.entries(bounds).filter(([, v]) => v)) as CpeMatchDetails['range'];
+  return { range, ...(crit.versionEndExcluding ? { fixedIn: crit.versionEndExcluding } : {}) };
 }
 
 /** How the record applies to the component, one entry per matching criterion; empty when it does not. */
@@ -137,8 +141,8 @@ export function matchCpe(component: Component, record: VulnerabilityRecord, targ
       if (!criterion.vulnerable) continue;
       const p = prepare(criterion);
       if (!p) continue;
-      const how = criterionMatch(p, target);
-      if (!how) continue;
+      const kind = criterionMatch(p, target);
+      if (!kind) continue;
       const platform = group.filter((c) => !c.vulnerable).map((c) => c.criteria);
       matches.push({
         matcher: 'cpe',
@@ -146,7 +150,8 @@ export function matchCpe(component: Component, record: VulnerabilityRecord, targ
         componentCpe: component.cpe!,
         version: target.version,
         criterion: criterion.criteria,
-        ...how,
+        kind,
+        ...(kind === 'range' ? rangeDetails(p) : {}),
         ...(platform.length > 0 ? { platform } : {}),
       });
     }

@@ -15,6 +15,11 @@ export interface IndexedCriterion extends CriterionView {
   configIndex: number;
   criterionIndex: number;
   keys: CriterionKeys;
+  /**
+   * An opaque version of the record the criterion was read with (a store's import time), handed back in the
+   * record key so that a store can serve a record it already parsed without looking it up again.
+   */
+  recordStamp?: string;
 }
 
 /**
@@ -32,9 +37,14 @@ export interface CriterionKeys {
   endExcluding?: string;
 }
 
-/** The record key used by VulnerabilitySource.recordsByKeys: `${source}\0${recordId}`. */
-export function recordKey(source: string, recordId: string): string {
-  return `${source}\0${recordId}`;
+/** The record key VulnerabilitySource.recordsByKeys takes: `${source}\0${recordId}`, then `\0${stamp}` when there is one. */
+export function recordKey(source: string, recordId: string, stamp?: string): string {
+  return stamp === undefined ? `${source}\0${recordId}` : `${source}\0${recordId}\0${stamp}`;
+}
+
+export function parseRecordKey(key: string): { source: string; recordId: string; stamp?: string } {
+  const [source, recordId, stamp] = key.split('\0') as [string, string, string | undefined];
+  return stamp === undefined ? { source, recordId } : { source, recordId, stamp };
 }
 
 /** A record's own key (the same one the stores file it under). */

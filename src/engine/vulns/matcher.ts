@@ -86,7 +86,7 @@ export class VulnerabilityMatcher {
         for (const c of criteria.get(`${t.vendor}\0${t.product}`) ?? []) {
           // the version keys settle most criteria with two string comparisons
           if (version !== undefined && !keysAdmit(c.keys, version)) continue;
-          if (criterionMatch(c, t)) keys.add(recordKey(c.source, c.recordId));
+          if (criterionMatch(c, t)) keys.add(recordKey(c.source, c.recordId, c.recordStamp));
         }
         wanted.set(component, keys);
       }

@@ -2,7 +2,7 @@
 // `modified` replaces an older one, an equal or older one changes nothing), for tests and `firmscope scan`
 // with feed files instead of a database.
 import { unescapeCpe, parseCpe } from './cpe.js';
-import { indexCriteria, keyOfRecord, type IndexedCriterion } from './criteria-index.js';
+import { indexCriteria, keyOfRecord, parseRecordKey, recordKey, type IndexedCriterion } from './criteria-index.js';
 import type { EpssEntry } from './epss.importer.js';
 import type { FeedItem } from './feed-reader.js';
 import type { KevEntry } from './kev.importer.js';
@@ -107,7 +107,8 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
   async recordsByKeys(keys: string[]): Promise<Map<string, VulnerabilityRecord>> {
     const out = new Map<string, VulnerabilityRecord>();
     for (const key of keys) {
-      const record = this.records.get(key);
+      const { source, recordId } = parseRecordKey(key);
+      const record = this.records.get(recordKey(source, recordId));
       if (record) out.set(key, this.enrich(record));
     }
     return out;

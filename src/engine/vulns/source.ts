@@ -71,7 +71,7 @@ export interface VulnerabilitySource {
    * then loads, with recordsByKeys, only the records with a matching criterion. Both methods or neither.
    */
   criteriaFor?(queries: Array<{ vendor: string; product: string; version: string }>): Promise<Map<string, IndexedCriterion[]>>;
-  /** Records by `${source}\0${recordId}` (criteria-index.ts recordKey), with KEV and EPSS; unknown keys are absent. */
+  /** Records by the keys the criteria give (criteria-index.ts recordKey), with KEV and EPSS; unknown keys are absent. */
   recordsByKeys?(keys: string[]): Promise<Map<string, VulnerabilityRecord>>;
   /** Records affecting an OSV package (ecosystem prefix such as 'Debian', 'Alpine', 'npm'; name as given). */
   byPackage?(ecosystem: string, name: string): Promise<VulnerabilityRecord[]>;
