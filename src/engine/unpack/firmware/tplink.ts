@@ -134,9 +134,27 @@ function region([offset, length]: [number, number], total: number, what: string)
   return [offset, Math.min(offset + length, total)];
 }
 
+const JFFS2_EOF = Buffer.from('deadc0de', 'hex');
+
+/**
+ * Where an image built with `mktplinkfw2 -s -j` ends: after the rootfs, the tool writes JFFS2 end-of-filesystem marks
+ * at the next 4 KiB and 64 KiB boundaries (mktplinkfw-lib.c pad_jffs2), as long as they fit the length field.
+ */
+function jffs2EofEnd(end: number, max: number): number {
+  let len = end;
+  let pending = [0x1000, 0x10000];
+  while (len < max && pending.length > 0) {
+    len = Math.ceil(len / pending[0]!) * pending[0]!;
+    pending = pending.filter((mask) => len % mask !== 0);
+    len += JFFS2_EOF.length;
+  }
+  return len;
+}
+
 /**
  * The image's length and whether its MD5 holds. v1: the length field. v2: the length field is the flash layout's
- * maximum, so the image may end right after its payloads (padding stripped): the first length the MD5 confirms.
+ * maximum, so the image may end right after its payloads (padding stripped, perhaps with JFFS2 end marks): the
+ * first length the MD5 confirms.
  */
 async function imageLength(reader: Reader, start: number, h: Header): Promise<{ length: number; valid: boolean }> {
   const available = reader.size - start;
@@ -147,7 +165,9 @@ async function imageLength(reader: Reader, start: number, h: Header): Promise<{ 
   const payloadEnd = h.bootLength ? HEADER_SIZE + h.bootLength : Math.max(HEADER_SIZE, h.kernel[0] + h.kernel[1], h.rootfs[0] + h.rootfs[1]);
   if (payloadEnd > h.fwLength) throw new FormatError(`TP-Link: payloads end at ${payloadEnd}, past the firmware length ${h.fwLength}`);
   if (payloadEnd > available) throw new FormatError(`TP-Link: truncated, payloads end at ${payloadEnd}, past the file (${reader.size})`);
-  const lengths = [...new Set([h.fwLength, payloadEnd, available])].filter((n) => n <= available);
+  const jffs2 = jffs2EofEnd(payloadEnd, h.fwLength);
+  const marked = jffs2 <= available && (await reader.read(start + jffs2 - 4, 4)).equals(JFFS2_EOF);
+  const lengths = [...new Set([h.fwLength, payloadEnd, ...(marked ? [jffs2] : []), available])].filter((n) => n <= available);
   for (const length of lengths) if (await md5Matches(reader, start, start + length, h)) return { length, valid: true };
   return { length: Math.min(h.fwLength, available), valid: false };
 }

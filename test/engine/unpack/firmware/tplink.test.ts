@@ -45,10 +45,12 @@ interface V2Options {
   strip?: boolean;
   /** A bootloader after the header, followed by this inner image (as TP-Link's v3 "up_boot" images). */
   boot?: { loader: Buffer; inner: Buffer };
+  /** mktplinkfw2 -j: JFFS2 end marks (de ad c0 de) at the next 4 KiB and 64 KiB boundaries after the rootfs. */
+  jffs2Marks?: number[];
 }
 
 /** A v2/v3 image as mktplinkfw2 writes it: a 0xFF-filled header, version bytes 0x02000000, markers, MD5 with its salt. */
-function buildV2(kernel: Buffer, rootfs: Buffer, { headerVersion = 2, maxLength = 0x2000, rootfsOffset = 0x400, strip = false, boot }: V2Options = {}): Buffer {
+function buildV2(kernel: Buffer, rootfs: Buffer, { headerVersion = 2, maxLength = 0x2000, rootfsOffset = 0x400, strip = false, boot, jffs2Marks = [] }: V2Options = {}): Buffer {
   const body = boot
     ? Buffer.concat([boot.loader, Buffer.alloc(0x400 - boot.loader.length, 0xff), boot.inner])
     : Buffer.concat([kernel, Buffer.alloc(rootfsOffset - 0x200 - kernel.length, 0xff), rootfs]);
@@ -75,6 +77,7 @@ function buildV2(kernel: Buffer, rootfs: Buffer, { headerVersion = 2, maxLength 
   header[0x90] = 0xa5;
   header.set([0, 6, 3], 0x91);
   let image = Buffer.concat([header, body]);
+  for (const at of jffs2Marks) image = Buffer.concat([image, Buffer.alloc(at - image.length, 0xff), Buffer.from('deadc0de', 'hex')]);
   if (!strip) image = Buffer.concat([image, Buffer.alloc(maxLength - image.length, 0xff)]);
   (boot ? SALT_V2_BOOT : SALT_V2).copy(image, 0x40);
   createHash('md5').update(image).digest().copy(image, 0x40);
@@ -127,6 +130,15 @@ describe('tplink', () => {
       expect(out.problems).toEqual([]);
       await out.cleanup();
     }
+  });
+
+  it('finds where a stripped v2 image with JFFS2 end marks ends inside a larger file', async () => {
+    // The rootfs ends at 0x400 + 205: marks at 0x1000 and at 0x10000 (both within the 0x20000 layout).
+    const image = buildV2(kernel, rootfs, { strip: true, maxLength: 0x20000, jffs2Marks: [0x1000, 0x10000] });
+    expect(image.length).toBe(0x10004);
+    const out = await runHandler(tplinkHandler, new BufferReader(Buffer.concat([Buffer.alloc(0x200, 0x11), image, Buffer.alloc(0x300, 0x22)])), 0x200);
+    expect(out.chunk).toMatchObject({ start: 0x200, end: 0x200 + image.length, meta: { md5: 'valid' } });
+    await out.cleanup();
   });
 
   it('reads a v3 image with a bootloader and its inner firmware', async () => {
