@@ -12,7 +12,8 @@ import { FormatError, type ChunkContext, type Reader } from '../handler.js';
 import { lzma, parseLzmaPropsByte } from '../codecs.js';
 import { struct } from '../struct.js';
 import { countOnly, decodeRange, QUIET_BELOW } from './decode-stream.js';
-import { FillerBoundedReader, lzmaDecoder, SplicedReader } from './lzma-stream.js';
+import { lzmaDecoder } from './lzma-stream.js';
+import { FillerBoundedReader, SplicedReader } from './reader-views.js';
 
 const Header = struct('le', { props: 'u8', dictSize: 'u32', sizeLow: 'u32', sizeHigh: 'u32' });
 const MAX_SIZE = 2 ** 36;

@@ -7,6 +7,7 @@ import { lzmaHandler, parseLzmaAloneHeader, parseLzmaHeaders } from '../../../..
 import { unpack } from '../../../../src/engine/unpack/driver.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
+import { FillerBoundedReader } from '../../../../src/engine/unpack/compression/reader-views.js';
 import { compressibleBytes, pseudoRandom } from '../../../support/bytes.js';
 import { extractFiles, tempDir } from '../extract-harness.js';
 import { compressWith, tool } from '../handler-harness.js';
@@ -63,6 +64,19 @@ describe('lzma handler', () => {
     // No size field: the stream's first byte 0 right after the dictionary size.
     const short = Buffer.from([0x5d, 0, 0, 0x80, 0, 0, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0]);
     expect(parseLzmaHeaders(short)).toEqual([{ layout: 'no-size', headerSize: 5, props: 0x5d, dictSize: 0x800000 }]);
+  });
+});
+
+describe('FillerBoundedReader', () => {
+  it('ends at the first run of padding even when it straddles two reads, and never before `from`', async () => {
+    for (const fill of [0x00, 0xff]) {
+      const data = Buffer.concat([Buffer.alloc(40, fill), pseudoRandom(16_340, 3), Buffer.alloc(100, fill), pseudoRandom(5000, 4)]);
+      const bounded = new FillerBoundedReader(new BufferReader(data), 40);
+      const first = await bounded.read(0, 16_384);
+      expect(first.length).toBe(16_380);
+      expect(bounded).toMatchObject({ filler: 16_380, size: 16_380 });
+      expect((await bounded.read(16_380, 100)).length).toBe(0);
+    }
   });
 });
 
