@@ -147,12 +147,17 @@ async function readStore(reader: Reader, start: number, signal?: AbortSignal): P
   const end = await storeEnd(reader, start, store);
   const guidArea = end - store.guidCount * GUID;
   if (guidArea < store.entriesEnd) throw new FormatError(`NVAR store: the GUID store (${store.guidCount} GUIDs) overlaps the entries`);
-  const raw = await reader.readExact(guidArea, store.guidCount * GUID);
+  // Deleted variables may name GUIDs past those of the valid ones (the store never shrinks): read those too when
+  // they lie behind the entries.
+  const wanted = Math.max(store.guidCount, ...store.entries.map((e) => (e.guidIndex ?? -1) + 1));
+  const count = Math.max(store.guidCount, Math.min(wanted, Math.floor((end - store.entriesEnd) / GUID)));
+  const raw = await reader.readExact(end - count * GUID, count * GUID);
   // The list runs backwards from the end: index 0 is the last 16 bytes.
-  const guids = Array.from({ length: store.guidCount }, (_, i) => raw.subarray(raw.length - (i + 1) * GUID, raw.length - i * GUID));
-  const erased = guids.findIndex((g) => g.every((b) => b === 0xff) || g.every((b) => b === 0));
+  const slots = Array.from({ length: count }, (_, i) => raw.subarray(raw.length - (i + 1) * GUID, raw.length - i * GUID));
+  const isErased = (g: Buffer) => g.every((b) => b === 0xff) || g.every((b) => b === 0);
+  const erased = slots.findIndex((g, i) => i < store.guidCount && isErased(g));
   if (erased !== -1) throw new FormatError(`NVAR store: GUID store entry ${erased} is empty (store cut short?)`);
-  return { store, end, guids: guids.map((g) => guidString(g)) };
+  return { store, end, guids: slots.map((g) => (isErased(g) ? '' : guidString(g))) };
 }
 
 /** The variables of the store: each chain of linked entries, its last value active (when valid), older ones deleted. */

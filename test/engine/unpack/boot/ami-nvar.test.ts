@@ -31,16 +31,18 @@ function sampleSpecs(db: Buffer): NvarSpec[] {
     /* 4 */ { data: Buffer.from('setup v3'), ext: { attributes: 0x01 } },
     /* 5 */ { name: 'Gone', guidIndex: 0, deleted: true, data: Buffer.from('deleted value') },
     /* 6 */ { data: Buffer.from('nobody links here') },
+    /* 7 */ { name: 'OldVendor', guidIndex: 2, deleted: true, data: Buffer.from('x') },
   ];
 }
 
 describe('ami-nvar', () => {
   it('extracts variables by name with GUIDs from the GUID store, update chains and deleted entries', async () => {
     const db = signatureList(GUIDS.certSha256, OWNER, [Buffer.alloc(32, 7)]);
-    const store = nvarStore(sampleSpecs(db), [GUIDS.globalVariable, GUIDS.imageSecurityDatabase]);
+    // GUID 2 is named by a deleted variable only.
+    const store = nvarStore(sampleSpecs(db), [GUIDS.globalVariable, GUIDS.imageSecurityDatabase, OWNER]);
     const out = await extractFiles(amiNvarHandler, store);
-    expect(out.chunk).toMatchObject({ start: 0, end: store.length, meta: { variables: 3, deleted: 3, guids: 2, unreadable: 1 } });
-    expect(out.entries.map((e) => e.path)).toEqual(['BootOrder', 'deleted/Setup', `deleted/Setup_${SETUP_GUID}`, 'Setup', 'db', 'deleted/Gone']);
+    expect(out.chunk).toMatchObject({ start: 0, end: store.length, meta: { variables: 3, deleted: 4, guids: 2, unreadable: 1 } });
+    expect(out.entries.map((e) => e.path)).toEqual(['BootOrder', 'deleted/Setup', `deleted/Setup_${SETUP_GUID}`, 'Setup', 'db', 'deleted/Gone', 'deleted/OldVendor']);
     expect(out.files.Setup!.toString()).toBe('setup v3');
     expect(out.files['deleted/Setup']!.toString()).toBe('setup v1');
     expect(out.files['deleted/Gone']!.toString()).toBe('deleted value');
@@ -49,6 +51,7 @@ describe('ami-nvar', () => {
     const meta = (path: string) => out.entries.find((e) => e.path === path)!.meta?.meta;
     expect(meta('BootOrder')).toMatchObject({ name: 'BootOrder', vendorGuid: GUIDS.globalVariable, attributes: ['NV', 'BS', 'RT'], state: 'active' });
     expect(meta('db')).toMatchObject({ vendorGuid: GUIDS.imageSecurityDatabase, attributes: ['NV', 'BS', 'RT', 'TA'] });
+    expect(meta('deleted/OldVendor')).toMatchObject({ vendorGuid: OWNER, state: 'deleted' });
     expect(meta('Setup')).toMatchObject({ vendorGuid: SETUP_GUID, attributes: ['NV', 'BS'], nvarAttributes: ['data-only', 'extended-header', 'valid'] });
     expect(out.problems).toEqual([]);
   });
