@@ -55,45 +55,94 @@ function open(coder: LzmaCoder): NativeStream {
   return stream;
 }
 
-/** Decodes `input` completely (or to `stopAt`) and returns at most `maxOutput` bytes; FormatError otherwise. */
+/** One decode: the native stream and what it has produced so far, checked against the cap and declared size. */
+class Decoding {
+  readonly stream: NativeStream;
+  private readonly parts: Buffer[] = [];
+  private total = 0;
+  private ended = false;
+  private capped = false;
+  private failure: Error | undefined;
+  /** Called after each batch of output the native side hands over (async mode waits on it). */
+  onReport: () => void = () => undefined;
+
+  constructor(
+    private readonly codec: string,
+    coder: LzmaCoder,
+    private readonly maxOutput: number,
+    private readonly options: DecodeOptions,
+  ) {
+    try {
+      this.stream = open(coder);
+    } catch (error) {
+      throw new FormatError(`${codec}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.stream.bufferHandler = (buf, processed, error) => {
+      if (buf) this.take(buf);
+      else if (error) this.failure ??= error;
+      else if (buf === null) this.ended = true;
+      if (buf === null || processed !== undefined) this.onReport();
+    };
+  }
+
+  private take(buf: Buffer): void {
+    const { stopAt } = this.options;
+    if (this.capped || (stopAt !== undefined && this.total >= stopAt)) return;
+    // The piece that reaches a declared size within the cap is kept even if it runs past the cap.
+    const reachesStop = stopAt !== undefined && stopAt <= this.maxOutput && this.total + buf.length >= stopAt;
+    if (this.total + buf.length > this.maxOutput && !reachesStop) {
+      this.capped = true;
+      return;
+    }
+    this.parts.push(buf);
+    this.total += buf.length;
+  }
+
+  get done(): boolean {
+    const { stopAt } = this.options;
+    return this.ended || this.capped || this.failure !== undefined || (stopAt !== undefined && this.total >= stopAt);
+  }
+
+  result(): Buffer {
+    const { codec, total, maxOutput } = this;
+    const { allowTruncated = false, stopAt } = this.options;
+    const output = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, total);
+    if (stopAt !== undefined && total >= stopAt) return output.subarray(0, stopAt);
+    if (this.capped) throw new FormatError(`${codec}: output exceeds ${maxOutput} bytes`);
+    if (this.failure && !(allowTruncated && total > 0)) throw new FormatError(`${codec}: ${this.failure.message}`);
+    if (stopAt !== undefined && !allowTruncated) throw new FormatError(`${codec}: stream ended after ${total} of ${stopAt} bytes`);
+    return output;
+  }
+}
+
+/**
+ * Decodes `input` completely (or to `stopAt`) on the calling thread and returns at most `maxOutput` bytes;
+ * FormatError otherwise. For small inputs (candidate probes) where a thread-pool round trip costs more.
+ */
 export function decodeLzmaSync(codec: string, coder: LzmaCoder, input: Buffer, maxOutput: number, options: DecodeOptions = {}): Buffer {
-  const { allowTruncated = false, stopAt } = options;
-  const parts: Buffer[] = [];
-  let total = 0;
-  let ended = false;
-  let capped = false;
-  let failure: Error | undefined;
-  let stream: NativeStream;
+  const decoding = new Decoding(codec, coder, maxOutput, options);
   try {
-    stream = open(coder);
-  } catch (error) {
-    throw new FormatError(`${codec}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  stream.bufferHandler = (buf, _processed, error) => {
-    if (buf) {
-      if (capped || (stopAt !== undefined && total >= stopAt)) return;
-      // The piece that reaches a declared size within the cap is kept even if it runs past the cap.
-      const reachesStop = stopAt !== undefined && stopAt <= maxOutput && total + buf.length >= stopAt;
-      if (total + buf.length > maxOutput && !reachesStop) {
-        capped = true;
-        return;
-      }
-      parts.push(buf);
-      total += buf.length;
-    } else if (error) failure ??= error;
-    else if (buf === null) ended = true;
-  };
-  const done = () => ended || capped || failure !== undefined || (stopAt !== undefined && total >= stopAt);
-  try {
-    for (let at = 0; at < input.length && !done(); at += STEP) stream.code(input.subarray(at, at + STEP), false);
-    if (!done()) stream.code(null, false);
+    for (let at = 0; at < input.length && !decoding.done; at += STEP) decoding.stream.code(input.subarray(at, at + STEP), false);
+    if (!decoding.done) decoding.stream.code(null, false);
   } finally {
-    stream.resetUnderlying();
+    decoding.stream.resetUnderlying();
   }
-  const output = parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
-  if (stopAt !== undefined && total >= stopAt) return output.subarray(0, stopAt);
-  if (capped) throw new FormatError(`${codec}: output exceeds ${maxOutput} bytes`);
-  if (failure && !(allowTruncated && total > 0)) throw new FormatError(`${codec}: ${failure.message}`);
-  if (stopAt !== undefined && !allowTruncated) throw new FormatError(`${codec}: stream ended after ${total} of ${stopAt} bytes`);
-  return output;
+  return decoding.result();
+}
+
+/** As decodeLzmaSync, but each step runs on the libuv thread pool, so blocks decode in parallel. */
+export async function decodeLzma(codec: string, coder: LzmaCoder, input: Buffer, maxOutput: number, options: DecodeOptions = {}): Promise<Buffer> {
+  const decoding = new Decoding(codec, coder, maxOutput, options);
+  const step = (chunk: Buffer | null) =>
+    new Promise<void>((resolve) => {
+      decoding.onReport = resolve;
+      decoding.stream.code(chunk, true);
+    });
+  try {
+    for (let at = 0; at < input.length && !decoding.done; at += STEP) await step(input.subarray(at, at + STEP));
+    if (!decoding.done) await step(null);
+  } finally {
+    decoding.stream.resetUnderlying();
+  }
+  return decoding.result();
 }

@@ -5,7 +5,7 @@ import { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import { decompress as zstdDecompress } from 'fzstd';
-import { decodeLzmaSync, lzma, type DecodeOptions, type LzmaProps } from './codecs-lzma.js';
+import { decodeLzma, lzma, type DecodeOptions, type LzmaProps } from './codecs-lzma.js';
 import { lz4DecodeInto } from './compression/lz4-block.js';
 import { FormatError } from './handler.js';
 
@@ -99,7 +99,7 @@ export async function decodeThrough(
 
 /** .xz container (one or more concatenated streams); in-memory data is decoded synchronously. */
 export async function xz(data: Buffer | Readable, maxOutput = DEFAULT_MAX_OUTPUT): Promise<Buffer> {
-  if (Buffer.isBuffer(data)) return decodeLzmaSync('xz', { kind: 'xz' }, data, maxOutput);
+  if (Buffer.isBuffer(data)) return decodeLzma('xz', { kind: 'xz' }, data, maxOutput);
   return decodeThrough('xz', lzma().createStream('streamDecoder', { flags: lzma().CONCATENATED }), data, maxOutput);
 }
 
@@ -113,7 +113,7 @@ export async function lzmaAlone(data: Buffer, maxOutput = DEFAULT_MAX_OUTPUT): P
   const props = parseLzmaPropsByte(data[0]!, data.readUInt32LE(1));
   if (!props) throw new FormatError(`lzma: invalid properties byte 0x${data[0]!.toString(16)}`);
   const declared = data.readBigUInt64LE(5);
-  if (declared === 0xffffffffffffffffn) return decodeLzmaSync('lzma', { kind: 'alone' }, data, maxOutput);
+  if (declared === 0xffffffffffffffffn) return decodeLzma('lzma', { kind: 'alone' }, data, maxOutput);
   if (declared > BigInt(maxOutput)) throw new FormatError(`lzma: declared size ${declared} exceeds ${maxOutput} bytes`);
   const size = Number(declared);
   if (size === 0) return Buffer.alloc(0);
@@ -126,7 +126,7 @@ export async function lzmaAlone(data: Buffer, maxOutput = DEFAULT_MAX_OUTPUT): P
  */
 export async function lzmaRaw(props: LzmaProps, data: Buffer, maxOutput = DEFAULT_MAX_OUTPUT, options: { stopAt?: number } = {}): Promise<Buffer> {
   // Without a declared size a raw stream just ends: what came out is the payload. With one, it must be reached.
-  return decodeLzmaSync('lzma-raw', { kind: 'raw', props }, data, maxOutput, { allowTruncated: options.stopAt === undefined, stopAt: options.stopAt });
+  return decodeLzma('lzma-raw', { kind: 'raw', props }, data, maxOutput, { allowTruncated: options.stopAt === undefined, stopAt: options.stopAt });
 }
 
 /** Zstandard frame(s). */

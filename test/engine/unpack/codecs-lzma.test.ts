@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeLzmaSync, lzma } from '../../../src/engine/unpack/codecs-lzma.js';
+import { decodeLzma, decodeLzmaSync, lzma, type DecodeOptions, type LzmaCoder } from '../../../src/engine/unpack/codecs-lzma.js';
 import { parseLzmaPropsByte } from '../../../src/engine/unpack/codecs.js';
 import { FormatError } from '../../../src/engine/unpack/handler.js';
 
@@ -15,45 +15,51 @@ function encode(coder: 'aloneEncoder' | 'easyEncoder', data: Buffer): Promise<Bu
   });
 }
 
-describe('synchronous liblzma decoding', () => {
+type Decode = (codec: string, coder: LzmaCoder, input: Buffer, maxOutput: number, options?: DecodeOptions) => Promise<Buffer>;
+const modes: Array<[string, Decode]> = [
+  ['on the calling thread', async (...args) => decodeLzmaSync(...args)],
+  ['on the thread pool', decodeLzma],
+];
+
+describe.each(modes)('liblzma decoding %s', (_mode, decode) => {
   it('decodes xz (concatenated streams too), lzma-alone and raw LZMA1 in one call', async () => {
     const xz = await encode('easyEncoder', text);
-    expect(decodeLzmaSync('xz', { kind: 'xz' }, xz, 1e7)).toEqual(text);
-    expect(decodeLzmaSync('xz', { kind: 'xz' }, Buffer.concat([xz, xz]), 1e7)).toEqual(Buffer.concat([text, text]));
+    expect(await decode('xz', { kind: 'xz' }, xz, 1e7)).toEqual(text);
+    expect(await decode('xz', { kind: 'xz' }, Buffer.concat([xz, xz]), 1e7)).toEqual(Buffer.concat([text, text]));
     const alone = await encode('aloneEncoder', text);
-    expect(decodeLzmaSync('lzma', { kind: 'alone' }, alone, 1e7)).toEqual(text);
+    expect(await decode('lzma', { kind: 'alone' }, alone, 1e7)).toEqual(text);
     const props = parseLzmaPropsByte(alone[0]!, alone.readUInt32LE(1))!;
-    expect(decodeLzmaSync('lzma-raw', { kind: 'raw', props }, alone.subarray(13), 1e7)).toEqual(text);
+    expect(await decode('lzma-raw', { kind: 'raw', props }, alone.subarray(13), 1e7)).toEqual(text);
   });
 
   it('caps the output, also for a bomb, and says so', async () => {
     const bomb = await encode('easyEncoder', Buffer.alloc(16 * 1024 * 1024));
     expect(bomb.length).toBeLessThan(20000);
-    expect(() => decodeLzmaSync('xz', { kind: 'xz' }, bomb, 1024 * 1024)).toThrow(/xz: output exceeds 1048576 bytes/);
+    await expect(decode('xz', { kind: 'xz' }, bomb, 1024 * 1024)).rejects.toThrow(/xz: output exceeds 1048576 bytes/);
   });
 
   it('stops at a declared size and ignores what follows', async () => {
     const alone = await encode('aloneEncoder', text);
     const props = parseLzmaPropsByte(alone[0]!, alone.readUInt32LE(1))!;
-    const out = decodeLzmaSync('lzma-raw', { kind: 'raw', props }, alone.subarray(13), 1e7, { stopAt: 1000 });
+    const out = await decode('lzma-raw', { kind: 'raw', props }, alone.subarray(13), 1e7, { stopAt: 1000 });
     expect(out).toEqual(text.subarray(0, 1000));
     // A declared size the stream does not reach is an error unless truncation is allowed.
     const short = alone.subarray(0, alone.length >> 1);
-    expect(() => decodeLzmaSync('lzma-raw', { kind: 'raw', props }, short.subarray(13), 1e7, { stopAt: text.length })).toThrow(FormatError);
+    await expect(decode('lzma-raw', { kind: 'raw', props }, short.subarray(13), 1e7, { stopAt: text.length })).rejects.toThrow(FormatError);
   });
 
   it('keeps a truncated raw stream when allowed, and refuses garbage and truncation otherwise', async () => {
     const alone = await encode('aloneEncoder', text);
     const props = parseLzmaPropsByte(alone[0]!, alone.readUInt32LE(1))!;
     const cut = alone.subarray(13, 13 + 2000);
-    const partial = decodeLzmaSync('lzma-raw', { kind: 'raw', props }, cut, 1e7, { allowTruncated: true });
+    const partial = await decode('lzma-raw', { kind: 'raw', props }, cut, 1e7, { allowTruncated: true });
     expect(partial.length).toBeGreaterThan(0);
     expect(text.subarray(0, partial.length)).toEqual(partial);
-    expect(() => decodeLzmaSync('lzma', { kind: 'alone' }, alone.subarray(0, 2000), 1e7)).toThrow(FormatError);
-    expect(() => decodeLzmaSync('xz', { kind: 'xz' }, Buffer.from('not xz at all, not at all'), 1e7)).toThrow(/^xz: /);
+    await expect(decode('lzma', { kind: 'alone' }, alone.subarray(0, 2000), 1e7)).rejects.toThrow(FormatError);
+    await expect(decode('xz', { kind: 'xz' }, Buffer.from('not xz at all, not at all'), 1e7)).rejects.toThrow(/^xz: /);
   });
 
-  it('reports invalid properties as a format error', () => {
-    expect(() => decodeLzmaSync('lzma-raw', { kind: 'raw', props: { lc: 9, lp: 9, pb: 9, dictSize: 4096 } }, Buffer.alloc(16), 100)).toThrow(FormatError);
+  it('reports invalid properties as a format error', async () => {
+    await expect(decode('lzma-raw', { kind: 'raw', props: { lc: 9, lp: 9, pb: 9, dictSize: 4096 } }, Buffer.alloc(16), 100)).rejects.toThrow(FormatError);
   });
 });

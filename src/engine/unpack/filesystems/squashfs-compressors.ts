@@ -3,7 +3,7 @@
 // trying them in order of plausibility and remembers the one that worked for the rest of the image.
 import { lzo1xDecompress } from '../codecs-lzo.js';
 import { inflate, lz4Block, parseLzmaPropsByte, xz, zstd, type LzmaProps } from '../codecs.js';
-import { decodeLzmaSync } from '../codecs-lzma.js';
+import { decodeLzma } from '../codecs-lzma.js';
 import { FormatError } from '../handler.js';
 
 export interface BlockDecoder {
@@ -100,7 +100,7 @@ async function decodeLayout(layout: LzmaLayout, data: Buffer, maxOutput: number)
  * of input, so an error after some output ends the block rather than failing it (callers check sizes).
  */
 async function lzmaRawPrefix(props: LzmaProps, data: Buffer, limit: number): Promise<Buffer> {
-  return decodeLzmaSync('lzma', { kind: 'raw', props }, data, limit, { allowTruncated: true, stopAt: limit });
+  return decodeLzma('lzma', { kind: 'raw', props }, data, limit, { allowTruncated: true, stopAt: limit });
 }
 
 const simple = (name: string, decode: (data: Buffer, maxOutput: number) => Buffer | Promise<Buffer>): BlockDecoder => ({
