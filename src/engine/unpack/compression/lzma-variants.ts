@@ -6,13 +6,15 @@
 // - streams without an end marker followed by padding or by other data.
 // A declared size is trusted first (liblzma decodes exactly that much and checks the range coder finished there).
 // Everything else is decoded as a raw LZMA1 stream of unknown size: it ends at its end marker, or, without one,
-// where its input ends: at the first run of padding (FillerBoundedReader), at the end of the data, or where the
-// decoder broke on bytes that are not LZMA (an approximate end).
+// where its input ends: at the first run of padding (FillerBoundedReader) or at the end of the data, where its exact
+// size is then measured (measureUnsized); or, followed by other data, where its range coder last finished before
+// the decoder broke (measureBroken).
 import { FormatError, type ChunkContext, type Reader } from '../handler.js';
 import { lzma, parseLzmaPropsByte } from '../codecs.js';
 import { struct } from '../struct.js';
 import { countOnly, decodeRange, QUIET_BELOW } from './decode-stream.js';
 import { lzmaDecoder } from './lzma-stream.js';
+import { findLzmaEnd } from './lzma-end-finder.js';
 import { FillerBoundedReader, SplicedReader } from './reader-views.js';
 
 const Header = struct('le', { props: 'u8', dictSize: 'u32', sizeLow: 'u32', sizeHigh: 'u32' });
@@ -226,4 +228,22 @@ export async function measureUnsized(
     if (after.length < end - cut || after.some((b) => b !== 0)) end = cut;
   }
   return { size: good, end };
+}
+
+/**
+ * A stream without a marker that ran into other data (the decoder broke at `brokeAt`): its exact end and size from
+ * the range coder (lzma-end-finder.ts), confirmed by liblzma decoding exactly that size from exactly those bytes.
+ */
+export async function measureBroken(reader: Reader, start: number, header: LzmaHeader, brokeAt: number, ctx?: ChunkContext): Promise<{ size: number; end: number } | null> {
+  const streamStart = start + header.headerSize;
+  const limit = Math.min(reader.size, brokeAt + 64 * 1024);
+  const found = await findLzmaEnd(reader, streamStart, header.props, header.dictSize, limit, ctx?.signal);
+  if (!found || found.end <= streamStart || found.size === 0 || (ctx && found.size > ctx.maxOutput)) return null;
+  try {
+    const counted = await countOnly('lzma', decodeMeasured(reader, start, header, found.size, found.end, ctx?.signal), ctx);
+    return counted && counted.size === found.size ? found : null;
+  } catch (error) {
+    if (error instanceof FormatError) return null;
+    throw error;
+  }
 }

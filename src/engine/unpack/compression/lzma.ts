@@ -5,7 +5,7 @@
 // then the stream must decode (random or otherwise compressed bytes break within a few dozen bytes).
 import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { countOnly, payload } from './decode-stream.js';
-import { decodeMeasured, decodeSized, decodeUnsized, measureUnsized, parseLzmaHeaders, type LzmaHeader, type UnsizedEnd } from './lzma-variants.js';
+import { decodeMeasured, decodeSized, decodeUnsized, measureBroken, measureUnsized, parseLzmaHeaders, type LzmaHeader, type UnsizedEnd } from './lzma-variants.js';
 import { payloadName } from './payload-name.js';
 
 export { parseLzmaAloneHeader, parseLzmaHeaders } from './lzma-variants.js';
@@ -41,10 +41,12 @@ async function probe(reader: Reader, start: number, header: LzmaHeader, ctx?: Ch
     const counted = await countOnly('lzma', decodeUnsized(reader, start, header, undefined, ctx?.signal), ctx);
     if (!counted) return null;
     const { end, endMarker, cut } = counted.result;
-    if (cut === 'filler' || cut === 'end-of-data') {
-      const measured = await measureUnsized(reader, start, header, end, counted.size, ctx);
+    if (cut) {
+      const measured = cut === 'decoder-break' ? await measureBroken(reader, start, header, end, ctx) : await measureUnsized(reader, start, header, end, counted.size, ctx);
       if (measured) {
-        return { start, end: measured.end, meta: { ...header, mode: 'measured', decoded: measured.size, endMarker, cut, inputEnd: end } satisfies LzmaMeta };
+        // Decoded from [stream, inputEnd) plus zeros: the cut, or for a stream that ran into other data its own end.
+        const inputEnd = cut === 'decoder-break' ? measured.end : end;
+        return { start, end: measured.end, meta: { ...header, mode: 'measured', decoded: measured.size, endMarker, cut, inputEnd } satisfies LzmaMeta };
       }
     }
     return { start, end, meta: { ...header, mode: 'unsized', decoded: counted.size, endMarker, cut } satisfies LzmaMeta };
@@ -65,7 +67,7 @@ function warn(sink: Sink, chunk: ChunkInfo, meta: LzmaMeta): void {
   const why = {
     filler: 'ends where padding starts',
     'end-of-data': meta.mode === 'measured' ? 'ends at the end of the data' : 'ends at the end of the data (it may be truncated)',
-    'decoder-break': 'was decoded up to where it breaks; its end and last bytes are approximate',
+    'decoder-break': meta.mode === 'measured' ? 'ends where its range coder finished, before the data that follows it' : 'was decoded up to where it breaks; its end and last bytes are approximate',
   }[meta.cut ?? 'decoder-break'];
   sink.problem('warning', `${at} has ${meta.size === undefined ? 'an unknown size and ' : ''}no end marker; it ${why}`, chunk.start);
 }
@@ -77,7 +79,7 @@ export const lzmaHandler: Handler = {
     title: 'LZMA-alone (.lzma) and vendor variants',
     references: ['LZMA SDK lzma.txt (LZMA_Alone header)', 'liblzma alone and raw LZMA1 decoders via lzma-native', 'unblob and binwalk LZMA signatures'],
     limitations: [
-      'A stream without an end marker whose size is unknown or wrong ends where its input ends: at padding (a run of 0x00 or 0xFF), at the end of the data, or, followed by other data, where decoding breaks (then its end and last bytes are approximate, and a warning says so).',
+      'A stream without an end marker whose size is unknown or wrong is measured: cut at padding (a run of 0x00 or 0xFF) or the end of the data, or, followed by other data, ended where its range coder last finished (a JavaScript LZMA decoder finds it, liblzma confirms it). When that fails its end and last bytes are approximate, and a warning says so.',
       'Only the common properties bytes (0x5d, 0x6d, 0x5e, 0x65) with a dictionary of at least 64 KiB are looked for.',
     ],
   },

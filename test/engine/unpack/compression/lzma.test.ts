@@ -8,6 +8,7 @@ import { unpack } from '../../../../src/engine/unpack/driver.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { FillerBoundedReader } from '../../../../src/engine/unpack/compression/reader-views.js';
+import { findLzmaEnd } from '../../../../src/engine/unpack/compression/lzma-end-finder.js';
 import { compressibleBytes, pseudoRandom } from '../../../support/bytes.js';
 import { extractFiles, tempDir } from '../extract-harness.js';
 import { compressWith, tool } from '../handler-harness.js';
@@ -154,15 +155,39 @@ describe('lzma handler: vendor variants', () => {
     }
   });
 
-  it('decodes up to the break when a stream without a marker runs into other data, and says its end is approximate', async () => {
-    const image = Buffer.concat([withDeclaredSize(noMarker, 900_000), pseudoRandom(20_000, 9)]);
-    const run = await extractFiles(lzmaHandler, image);
-    expect(run.chunk).toMatchObject({ meta: { cut: 'decoder-break' } });
-    // The decoder breaks soon after the stream: within a few KiB of random bytes.
-    expect(run.chunk!.end).toBeGreaterThanOrEqual(13 + streamLength);
-    expect(run.chunk!.end).toBeLessThan(13 + streamLength + 4096);
-    expect(only(run).subarray(0, data.length).equals(data)).toBe(true);
-    expect(messages(run)).toMatch(/approximate/);
+  it('ends a stream without a marker that runs into other data where its range coder finished', async () => {
+    for (const [label, head] of [
+      ['lying size', withDeclaredSize(noMarker, 900_000)],
+      ['no size field', withoutSizeField(noMarker)],
+    ] as const) {
+      const next = Buffer.concat([Buffer.from('hsqs'), pseudoRandom(20_000, 9)]);
+      const run = await extractFiles(lzmaHandler, Buffer.concat([head, next]));
+      expect(run.chunk, label).toMatchObject({ end: head.length, meta: { mode: 'measured', cut: 'decoder-break', decoded: data.length } });
+      expect(only(run).equals(data), label).toBe(true);
+      expect(messages(run), label).toMatch(/ends where its range coder finished, before the data that follows it/);
+    }
+  });
+
+  it('finds the end of streams with far matches, short repeats and literals of every kind (lzma-end-finder)', async () => {
+    const block = pseudoRandom(60_000, 31);
+    const mixed = Buffer.concat([block, compressibleBytes(70_000, 6), Buffer.alloc(3000, 7), block, pseudoRandom(2000, 5), block.subarray(100, 9000)]);
+    for (const args of [[], ['-lc1', '-lp2', '-pb2'], ['-lc0', '-lp0', '-pb0']]) {
+      const packed = lzmaSdk(mixed, ...args);
+      const garbage = Buffer.concat([packed.subarray(0, 5), Buffer.alloc(8, 0xff), packed.subarray(13), pseudoRandom(3000, 2)]);
+      const found = await findLzmaEnd(new BufferReader(garbage), 13, packed[0]!, packed.readUInt32LE(1), garbage.length);
+      expect(found, args.join(' ')).toEqual({ end: packed.length, size: mixed.length });
+    }
+  });
+
+  it('decodes a stream that breaks before its end up to the break, and says its end is approximate', async () => {
+    const broken = withDeclaredSize(noMarker, 900_000);
+    broken.fill(0x5a, broken.length - 3000, broken.length - 2900);
+    const run = await extractFiles(lzmaHandler, Buffer.concat([broken, pseudoRandom(5000, 9)]));
+    expect(run.chunk).toMatchObject({ meta: { mode: 'unsized', cut: 'decoder-break' } });
+    const out = only(run);
+    expect(out.length).toBeGreaterThan(10_000);
+    expect(out.subarray(0, 10_000).equals(data.subarray(0, 10_000))).toBe(true);
+    expect(messages(run)).toMatch(/its end and last bytes are approximate/);
   });
 
   it('accepts no random or otherwise compressed bytes behind a plausible header, cheaply', async () => {
