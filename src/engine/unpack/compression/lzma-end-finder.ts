@@ -71,14 +71,25 @@ export interface StreamEnd {
 
 /**
  * Decodes the raw LZMA1 stream at `streamStart` (properties `props`, dictionary `dictSize`) until it breaks or reaches
- * `limit`, and returns the last point where the range coder was finished, or null when there was none.
+ * `limit`, and returns the last point where the range coder was finished, or null when there was none. `sizeHint`
+ * bounds the history kept when the stream's size is roughly known (past it, only garbage is decoded).
  */
-export async function findLzmaEnd(reader: Reader, streamStart: number, props: number, dictSize: number, limit: number, signal?: AbortSignal): Promise<StreamEnd | null> {
+export async function findLzmaEnd(
+  reader: Reader,
+  streamStart: number,
+  props: number,
+  dictSize: number,
+  limit: number,
+  { signal, sizeHint = Infinity }: { signal?: AbortSignal; sizeHint?: number } = {},
+): Promise<StreamEnd | null> {
   const p = parseLzmaPropsByte(props, dictSize);
-  if (!p || p.dictSize > MAX_DICT) return null;
+  if (!p) return null;
   const { lc, lp, pb } = p;
   const input = new Input(reader, streamStart, limit);
-  const dict = new Uint8Array(p.dictSize);
+  // No match reaches further back than the output: a stream known to be small needs no larger history.
+  const history = Math.min(p.dictSize, Math.max(sizeHint, 4096));
+  if (history > MAX_DICT) return null;
+  const dict = new Uint8Array(history);
   let dictPos = 0;
   let total = 0;
   const literal = new Uint16Array(0x300 << (lc + lp)).fill(PROB_INIT);

@@ -231,13 +231,22 @@ export async function measureUnsized(
 }
 
 /**
- * A stream without a marker that ran into other data (the decoder broke at `brokeAt`): its exact end and size from
+ * A stream without a marker that ran into other data (the decoder broke at `brokeAt`, with `decodedAtBreak` bytes out): its exact end and size from
  * the range coder (lzma-end-finder.ts), confirmed by liblzma decoding exactly that size from exactly those bytes.
  */
-export async function measureBroken(reader: Reader, start: number, header: LzmaHeader, brokeAt: number, ctx?: ChunkContext): Promise<{ size: number; end: number } | null> {
+export async function measureBroken(
+  reader: Reader,
+  start: number,
+  header: LzmaHeader,
+  brokeAt: number,
+  decodedAtBreak: number,
+  ctx?: ChunkContext,
+): Promise<{ size: number; end: number } | null> {
   const streamStart = start + header.headerSize;
   const limit = Math.min(reader.size, brokeAt + 64 * 1024);
-  const found = await findLzmaEnd(reader, streamStart, header.props, header.dictSize, limit, ctx?.signal);
+  // liblzma lost at most its 4 KiB output buffer at the break: the stream is not much longer than what came out.
+  const sizeHint = decodedAtBreak + 1024 * 1024;
+  const found = await findLzmaEnd(reader, streamStart, header.props, header.dictSize, limit, { signal: ctx?.signal, sizeHint });
   if (!found || found.end <= streamStart || found.size === 0 || (ctx && found.size > ctx.maxOutput)) return null;
   try {
     const counted = await countOnly('lzma', decodeMeasured(reader, start, header, found.size, found.end, ctx?.signal), ctx);

@@ -42,7 +42,7 @@ async function probe(reader: Reader, start: number, header: LzmaHeader, ctx?: Ch
     if (!counted) return null;
     const { end, endMarker, cut } = counted.result;
     if (cut) {
-      const measured = cut === 'decoder-break' ? await measureBroken(reader, start, header, end, ctx) : await measureUnsized(reader, start, header, end, counted.size, ctx);
+      const measured = cut === 'decoder-break' ? await measureBroken(reader, start, header, end, counted.size, ctx) : await measureUnsized(reader, start, header, end, counted.size, ctx);
       if (measured) {
         // Decoded from [stream, inputEnd) plus zeros: the cut, or for a stream that ran into other data its own end.
         const inputEnd = cut === 'decoder-break' ? measured.end : end;
