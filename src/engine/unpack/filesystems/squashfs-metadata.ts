@@ -199,6 +199,12 @@ export async function readWords(src: MetadataSource, at: number, count: number):
   return Array.from({ length: count }, (_, i) => (src.endian === 'le' ? raw.readUInt32LE(i * 4) : raw.readUInt32BE(i * 4)));
 }
 
+/** The 64-bit pointer at `at` (relative to the superblock): a table index's first entry, where its first block lies. */
+export async function readPointer64(src: MetadataSource, at: number): Promise<number> {
+  const raw = await src.reader.readExact(src.base + at, 8);
+  return Number(src.endian === 'le' ? raw.readBigUInt64LE(0) : raw.readBigUInt64BE(0));
+}
+
 /** An inode's uid and gid from its indexes into the raw id tables (SquashFS 1 to 3; `sameAsUid` marks gid = uid). */
 export function inodeOwner(ids: { uids: number[]; guids: number[]; sameAsUid: number }, uidIndex: number, guidIndex: number, where: string): { uid: number; gid: number } {
   const uid = ids.uids[uidIndex];

@@ -7,14 +7,14 @@
 // uid and gid tables back to back. Blocks are zlib (or a vendor LZMA variant, read by the same decoder as 3.x).
 // Written from squashfs-tools' squashfs_compat.h (layouts 1.x and 2.x), unsquash-1.c and unsquash-2.c; the directory
 // walk and file streaming are shared with 3 and 4.
-import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
+import type { Handler } from '../handler.js';
 import { FormatError } from '../handler.js';
 import { struct } from '../struct.js';
 import { parseBits, type BitLayout } from './squashfs-bits.js';
-import { LzmaFamilyDecoder } from './squashfs-compressors.js';
-import type { InodeCommon, InodeRef, SquashImage, SquashInode } from './squashfs-extract.js';
-import { directoryReader, extractSquashfs, fileInode, type DirListingLayout } from './squashfs-extract.js';
-import { METADATA_SIZE, MetadataTable, inodeOwner, inodeRef, readWords, readPointedBlocks, type MetadataSource } from './squashfs-metadata.js';
+import type { InodeCommon, InodeRef, SquashInode } from './squashfs-extract.js';
+import { directoryReader, fileInode, type DirListingLayout } from './squashfs-extract.js';
+import { directoryTableEnd, legacyBlocks, legacyTablesFit, readLegacyIds, squashfsHandlerParts, UNCOMPRESSED, type SquashTables, type SquashVersion } from './squashfs-handler.js';
+import { METADATA_SIZE, MetadataTable, inodeOwner, readWords, readPointedBlocks, type MetadataSource } from './squashfs-metadata.js';
 
 const superFields = {
   magic: 'u32', inodes: 'u32', bytesUsed: 'u32', uidStart: 'u32', guidStart: 'u32', inodeTable: 'u32',
@@ -25,11 +25,8 @@ const SUPER = { le: struct('le', superFields), be: struct('be', superFields) };
 const SUPER_SIZE = SUPER.le.size; // 63 bytes, packed
 type SuperblockV2 = ReturnType<(typeof SUPER)['le']['parse']> & { endian: 'le' | 'be' };
 
-const FLAG_CHECK = 0x04;
 const FRAGMENT_ENTRY = 8;
 const NO_FRAGMENT = 0xffffffff;
-/** The bit of a data block's or fragment's size word that marks it stored uncompressed. */
-const UNCOMPRESSED = 1 << 24;
 
 // Bit positions of the packed structures (squashfs_compat.h, as its swap macros give them), per major version.
 interface InodeLayout {
@@ -86,28 +83,7 @@ export function parseSuperblockV2(buf: Buffer): SuperblockV2 | null {
     if (sb.blockSize < 512 || sb.blockSize > 1 << 15) return null;
   } else if (sb.blockSize < 4096 || sb.blockSize > 1 << 16) return null;
   if (1 << sb.blockLog !== sb.blockSize) return null;
-  const used = sb.bytesUsed;
-  if (sb.inodes === 0 || used < SUPER_SIZE) return null;
-  const inside = (v: number): boolean => v >= SUPER_SIZE && v < used;
-  if (!inside(sb.inodeTable) || !inside(sb.directoryTable) || sb.inodeTable >= sb.directoryTable) return null;
-  if (sb.uids === 0 || sb.uidStart + sb.uids * 4 > used || sb.guidStart + sb.guids * 4 > used) return null;
-  if (sb.fragments > 0 && !inside(sb.fragmentTable)) return null;
-  const rootBlock = Math.floor(sb.rootInode / 65536);
-  if (rootBlock >= sb.directoryTable - sb.inodeTable || sb.rootInode % 65536 >= METADATA_SIZE) return null;
-  return sb;
-}
-
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
-  const sb = parseSuperblockV2(await reader.read(start, SUPER_SIZE));
-  if (!sb) return null;
-  if (start + sb.bytesUsed > reader.size) {
-    throw new FormatError(`truncated: SquashFS says ${sb.bytesUsed} bytes, only ${reader.size - start} available`);
-  }
-  return {
-    start,
-    end: start + sb.bytesUsed,
-    meta: { version: `${sb.major}.${sb.minor}`, endian: sb.endian, blockSize: sb.blockSize, inodes: sb.inodes, mkfsTime: sb.mkfsTime },
-  };
+  return legacyTablesFit(sb, SUPER_SIZE) ? sb : null;
 }
 
 /** The fragment lookup: `count` 8-byte entries in metadata blocks pointed to by 32-bit pointers at `indexAt`. */
@@ -148,24 +124,18 @@ function fileInodeV1(
   return { kind: 'file', blocksStart: r.startBlock, fileSize: r.fileSize, fragment: -1, fragmentOffset: 0, blockSizes, ...common };
 }
 
-export async function openSquashfsV2(reader: Reader, start: number): Promise<SquashImage> {
-  const sb = parseSuperblockV2(await reader.readExact(start, SUPER_SIZE));
-  if (!sb) throw new FormatError('not a SquashFS 1/2 superblock');
-  const limit = start + sb.bytesUsed;
-  if (limit > reader.size) throw new FormatError(`truncated: SquashFS needs ${sb.bytesUsed} bytes`);
+async function openTables(src: MetadataSource, sb: SuperblockV2): Promise<SquashTables> {
   const e = sb.endian;
-  const decoder = new LzmaFamilyDecoder(true);
-  const src: MetadataSource = { reader, endian: e, decoder, base: start, limit, checkByte: (sb.flags & FLAG_CHECK) !== 0 };
+  const start = src.base;
   const layout = LAYOUT[sb.major as 1 | 2];
-  const ids = { uids: await readWords(src, sb.uidStart, sb.uids), guids: await readWords(src, sb.guidStart, sb.guids), sameAsUid: layout.guidSameAsUid };
+  const ids = await readLegacyIds(src, sb, layout.guidSameAsUid);
   const fragment = await loadFragments(src, sb.fragmentTable, sb.fragments);
   // The directory table runs up to the next table: the fragment blocks, the fragment index or the id tables.
   const ends = [sb.bytesUsed, sb.uidStart, sb.guidStart];
   if (sb.major === 2) ends.push(sb.fragmentTable);
   if (sb.fragments > 0) ends.push((await readWords(src, sb.fragmentTable, 1))[0]!); // the first fragment block's pointer
-  const dirEnd = Math.min(...ends.filter((v) => v > sb.directoryTable && v <= sb.bytesUsed));
   const inodes = await MetadataTable.load(src, start + sb.inodeTable, start + sb.directoryTable);
-  const dirs = await MetadataTable.load(src, start + sb.directoryTable, start + dirEnd);
+  const dirs = await MetadataTable.load(src, start + sb.directoryTable, start + directoryTableEnd(sb, ends));
 
   /** The inode's type and the high bits of its uid index (1.x folds them into the stored type). */
   const typeOf = (ref: InodeRef): { type: number; uidHigh: number } => {
@@ -211,19 +181,17 @@ export async function openSquashfsV2(reader: Reader, start: number): Promise<Squ
 
   const dirLayout: DirListingLayout = { headerSize: 4, header: (raw) => parseBits(DIR_HEADER, raw, e), entrySize: 3, entry: (raw) => parseBits(DIR_ENTRY, raw, e) };
 
-  return {
-    reader,
-    base: start,
-    limit,
-    blockSize: sb.blockSize,
-    decoder,
-    root: inodeRef(sb.rootInode),
-    uncompressedBit: UNCOMPRESSED,
-    readInode,
-    readDir: directoryReader(dirs, dirLayout),
-    fragment,
-  };
+  return { readInode, readDir: directoryReader(dirs, dirLayout), fragment };
 }
+
+const V2: SquashVersion<SuperblockV2> = {
+  name: 'SquashFS 1/2',
+  superSize: SUPER_SIZE,
+  parse: parseSuperblockV2,
+  meta: (sb) => ({ version: `${sb.major}.${sb.minor}`, endian: sb.endian, blockSize: sb.blockSize, inodes: sb.inodes, mkfsTime: sb.mkfsTime }),
+  ...legacyBlocks,
+  open: openTables,
+};
 
 export const squashfsV2Handler: Handler = {
   id: 'squashfs-v2',
@@ -235,8 +203,5 @@ export const squashfsV2Handler: Handler = {
   },
   magics: MAGICS.map((m) => ({ bytes: m.bytes })),
   confidence: 80,
-  chunk,
-  async extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-    await extractSquashfs(await openSquashfsV2(reader, info.start), sink);
-  },
+  ...squashfsHandlerParts(V2),
 };

@@ -2,14 +2,14 @@
 // raw uid/gid tables, zlib blocks, and the vendor LZMA variants (sqlzma's mixed zlib/LZMA blocks, LZMA-alone
 // blocks, props + raw stream blocks, and the 'shsq' magic). Written from squashfs-tools' squashfs_compat.h
 // (layout 3.x) and the 3.x unsquashfs; the directory walk and file streaming are shared with SquashFS 4.
-import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
+import type { Handler } from '../handler.js';
 import { FormatError } from '../handler.js';
 import { struct } from '../struct.js';
 import { parseBits, type BitLayout } from './squashfs-bits.js';
-import { LzmaFamilyDecoder } from './squashfs-compressors.js';
-import type { InodeRef, SquashImage, SquashInode } from './squashfs-extract.js';
-import { extractSquashfs, fileInode, directoryReader, type DirListingLayout } from './squashfs-extract.js';
-import { MetadataTable, inodeOwner, inodeRef, loadFragmentTable, readWords, type MetadataSource } from './squashfs-metadata.js';
+import type { InodeRef, SquashInode } from './squashfs-extract.js';
+import { fileInode, directoryReader, type DirListingLayout } from './squashfs-extract.js';
+import { directoryTableEnd, legacyBlocks, legacyTablesFit, readLegacyIds, squashfsHandlerParts, type SquashTables, type SquashVersion } from './squashfs-handler.js';
+import { MetadataTable, inodeOwner, loadFragmentTable, readPointer64, type MetadataSource } from './squashfs-metadata.js';
 
 const superFields = {
   magic: 'u32', inodes: 'u32', bytesUsed2: 'u32', uidStart2: 'u32', guidStart2: 'u32', inodeTable2: 'u32',
@@ -22,7 +22,6 @@ const SUPER = { le: struct('le', superFields), be: struct('be', superFields) };
 const SUPER_SIZE = SUPER.le.size; // 119 bytes, packed
 type SuperblockV3 = ReturnType<(typeof SUPER)['le']['parse']> & { endian: 'le' | 'be'; lzmaMagic: boolean };
 
-const FLAG_CHECK = 0x04;
 /** A guid index of 255 means "same as the uid". */
 const GUID_SAME_AS_UID = 255;
 
@@ -52,50 +51,18 @@ export function parseSuperblockV3(buf: Buffer): SuperblockV3 | null {
   const sb = { ...SUPER[magic.endian].parse(buf), endian: magic.endian, lzmaMagic: magic.lzma } as SuperblockV3;
   if (sb.major !== 3 || sb.minor > 1) return null;
   if (sb.blockSize < 4096 || sb.blockSize > 1 << 20 || 1 << sb.blockLog !== sb.blockSize) return null;
-  const used = sb.bytesUsed;
-  if (sb.inodes === 0 || used < SUPER_SIZE || used >= 2 ** 48) return null;
-  const inside = (v: number): boolean => v >= SUPER_SIZE && v < used;
-  if (!inside(sb.inodeTable) || !inside(sb.directoryTable) || sb.inodeTable >= sb.directoryTable) return null;
-  if (sb.uids === 0 || sb.uidStart + sb.uids * 4 > used || sb.guidStart + sb.guids * 4 > used) return null;
-  if (sb.fragments > 0 && !inside(sb.fragmentTable)) return null;
-  const rootBlock = Math.floor(sb.rootInode / 65536);
-  if (rootBlock >= sb.directoryTable - sb.inodeTable || sb.rootInode % 65536 >= 8192) return null;
-  return sb;
+  return legacyTablesFit(sb, SUPER_SIZE) ? sb : null;
 }
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
-  const sb = parseSuperblockV3(await reader.read(start, SUPER_SIZE));
-  if (!sb) return null;
-  if (start + sb.bytesUsed > reader.size) {
-    throw new FormatError(`truncated: SquashFS says ${sb.bytesUsed} bytes, only ${reader.size - start} available`);
-  }
-  return {
-    start,
-    end: start + sb.bytesUsed,
-    meta: { version: `3.${sb.minor}`, endian: sb.endian, blockSize: sb.blockSize, inodes: sb.inodes, mkfsTime: sb.mkfsTime, lzmaMagic: sb.lzmaMagic },
-  };
-}
-
-export async function openSquashfsV3(reader: Reader, start: number): Promise<SquashImage & { decoder: LzmaFamilyDecoder }> {
-  const sb = parseSuperblockV3(await reader.readExact(start, SUPER_SIZE));
-  if (!sb) throw new FormatError('not a SquashFS 3 superblock');
-  const limit = start + sb.bytesUsed;
-  if (limit > reader.size) throw new FormatError(`truncated: SquashFS needs ${sb.bytesUsed} bytes`);
+async function openTables(src: MetadataSource, sb: SuperblockV3): Promise<SquashTables> {
   const e = sb.endian;
-  // zlib unless a block says otherwise: sqlzma images mix zlib and LZMA blocks.
-  const decoder = new LzmaFamilyDecoder(true);
-  const src: MetadataSource = { reader, endian: e, decoder, base: start, limit, checkByte: (sb.flags & FLAG_CHECK) !== 0 };
-  const ids = { uids: await readWords(src, sb.uidStart, sb.uids), guids: await readWords(src, sb.guidStart, sb.guids), sameAsUid: GUID_SAME_AS_UID };
+  const start = src.base;
+  const ids = await readLegacyIds(src, sb, GUID_SAME_AS_UID);
   const fragment = await loadFragmentTable(src, start + sb.fragmentTable, sb.fragments);
-  const firstPointer = async (at: number): Promise<number> => {
-    const b = await reader.readExact(start + at, 8);
-    return Number(e === 'le' ? b.readBigUInt64LE(0) : b.readBigUInt64BE(0));
-  };
   const ends = [sb.bytesUsed, sb.uidStart, sb.guidStart, sb.fragmentTable, sb.lookupTable];
-  if (sb.fragments > 0) ends.push(await firstPointer(sb.fragmentTable));
-  const dirEnd = Math.min(...ends.filter((v) => v > sb.directoryTable && v <= sb.bytesUsed));
+  if (sb.fragments > 0) ends.push(await readPointer64(src, sb.fragmentTable));
   const inodes = await MetadataTable.load(src, start + sb.inodeTable, start + sb.directoryTable);
-  const dirs = await MetadataTable.load(src, start + sb.directoryTable, start + dirEnd);
+  const dirs = await MetadataTable.load(src, start + sb.directoryTable, start + directoryTableEnd(sb, ends));
 
   const readInode = (ref: InodeRef): SquashInode => {
     const where = `inode ${ref.block}:${ref.offset}`;
@@ -131,21 +98,17 @@ export async function openSquashfsV3(reader: Reader, start: number): Promise<Squ
   };
 
   const dirLayout: DirListingLayout = { headerSize: 9, header: (raw) => parseBits(DIR_HEADER, raw, e), entrySize: 5, entry: (raw) => parseBits(DIR_ENTRY, raw, e) };
-  const readDir = directoryReader(dirs, dirLayout);
-
-  return {
-    reader,
-    base: start,
-    limit,
-    blockSize: sb.blockSize,
-    decoder,
-    root: inodeRef(sb.rootInode),
-    uncompressedBit: 1 << 24,
-    readInode,
-    readDir,
-    fragment,
-  };
+  return { readInode, readDir: directoryReader(dirs, dirLayout), fragment };
 }
+
+const V3: SquashVersion<SuperblockV3> = {
+  name: 'SquashFS 3',
+  superSize: SUPER_SIZE,
+  parse: parseSuperblockV3,
+  meta: (sb) => ({ version: `3.${sb.minor}`, endian: sb.endian, blockSize: sb.blockSize, inodes: sb.inodes, mkfsTime: sb.mkfsTime, lzmaMagic: sb.lzmaMagic }),
+  ...legacyBlocks,
+  open: openTables,
+};
 
 export const squashfsV3Handler: Handler = {
   id: 'squashfs-v3',
@@ -161,8 +124,5 @@ export const squashfsV3Handler: Handler = {
   },
   magics: MAGICS.map((m) => ({ bytes: m.bytes })),
   confidence: 80,
-  chunk,
-  async extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-    await extractSquashfs(await openSquashfsV3(reader, info.start), sink);
-  },
+  ...squashfsHandlerParts(V3),
 };

@@ -1,13 +1,14 @@
 // SquashFS 4.0 (little-endian as Linux and squashfs-tools write it; big-endian as some vendor tools do), with
 // gzip, lzma (incl. vendor block layouts), lzo, xz, lz4 and zstd blocks. Written from Linux fs/squashfs/
 // squashfs_fs.h and the squashfs-tools format notes; the vendor LZMA layouts from the sasquatch project.
-import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
+import type { Handler } from '../handler.js';
 import { FormatError } from '../handler.js';
 import { struct } from '../struct.js';
 import { COMPRESSION_NAMES, decoderFor } from './squashfs-compressors.js';
-import type { InodeRef, SquashImage, SquashInode } from './squashfs-extract.js';
-import { extractSquashfs, fileInode, directoryReader, type DirListingLayout } from './squashfs-extract.js';
-import { MetadataTable, inodeRef, loadFragmentTable, readIndexedTable, type MetadataSource } from './squashfs-metadata.js';
+import type { InodeRef, SquashInode } from './squashfs-extract.js';
+import { fileInode, directoryReader, type DirListingLayout } from './squashfs-extract.js';
+import { directoryTableEnd, rootInodeFits, squashfsHandlerParts, type SquashTables, type SquashVersion } from './squashfs-handler.js';
+import { MetadataTable, loadFragmentTable, readIndexedTable, readPointer64, type MetadataSource } from './squashfs-metadata.js';
 
 const superFields = {
   magic: 'u32', inodes: 'u32', mkfsTime: 'u32', blockSize: 'u32', fragments: 'u32',
@@ -16,6 +17,7 @@ const superFields = {
   directoryTable: 'u64', fragmentTable: 'u64', lookupTable: 'u64',
 } as const;
 const SUPER = { le: struct('le', superFields), be: struct('be', superFields) };
+const SUPER_SIZE = SUPER.le.size; // 96 bytes
 export type SuperblockV4 = ReturnType<(typeof SUPER)['le']['parse']> & { endian: 'le' | 'be' };
 
 /** 0xffffffffffffffff as a JavaScript number (struct reads u64 as numbers): "table absent". */
@@ -38,7 +40,7 @@ const MAGIC_BE = Buffer.from('sqsh', 'latin1');
 
 /** Parses and strictly validates a SquashFS 4 superblock; null for anything that is not one (quiet). */
 export function parseSuperblockV4(buf: Buffer): SuperblockV4 | null {
-  if (buf.length < 96) return null;
+  if (buf.length < SUPER_SIZE) return null;
   const endian = buf.subarray(0, 4).equals(MAGIC_LE) ? 'le' : buf.subarray(0, 4).equals(MAGIC_BE) ? 'be' : null;
   if (!endian) return null;
   const sb = { ...SUPER[endian].parse(buf), endian } as SuperblockV4;
@@ -46,61 +48,30 @@ export function parseSuperblockV4(buf: Buffer): SuperblockV4 | null {
   if (sb.blockSize < 4096 || sb.blockSize > 1 << 20 || 1 << sb.blockLog !== sb.blockSize) return null;
   if (!COMPRESSION_NAMES[sb.compression] || sb.inodes === 0 || sb.ids === 0 || sb.flags > 0x0fff) return null;
   const used = sb.bytesUsed;
-  if (used < 96 || used >= 2 ** 48) return null;
-  const inside = (v: number): boolean => v >= 96 && v < used;
+  if (used < SUPER_SIZE || used >= 2 ** 48) return null;
+  const inside = (v: number): boolean => v >= SUPER_SIZE && v < used;
   if (!inside(sb.inodeTable) || !inside(sb.directoryTable) || !inside(sb.idTable)) return null;
   if (sb.inodeTable >= sb.directoryTable || sb.directoryTable > sb.idTable) return null;
   if (sb.fragments > 0 && !inside(sb.fragmentTable)) return null;
   if (sb.lookupTable !== ABSENT && !inside(sb.lookupTable)) return null;
   if (sb.xattrTable !== ABSENT && !inside(sb.xattrTable)) return null;
-  const rootBlock = Math.floor(sb.rootInode / 65536);
-  if (rootBlock >= sb.directoryTable - sb.inodeTable || sb.rootInode % 65536 >= 8192) return null;
-  return sb;
+  return rootInodeFits(sb) ? sb : null;
 }
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
-  const sb = parseSuperblockV4(await reader.read(start, 96));
-  if (!sb) return null;
-  if (start + sb.bytesUsed > reader.size) {
-    throw new FormatError(`truncated: SquashFS says ${sb.bytesUsed} bytes, only ${reader.size - start} available`);
-  }
-  return {
-    start,
-    end: start + sb.bytesUsed,
-    meta: {
-      version: '4.0',
-      endian: sb.endian,
-      compression: COMPRESSION_NAMES[sb.compression],
-      blockSize: sb.blockSize,
-      inodes: sb.inodes,
-      mkfsTime: sb.mkfsTime,
-    },
-  };
-}
-
-/** The smallest table position after the directory table: where the directory table ends. */
-async function directoryTableEnd(reader: Reader, start: number, sb: SuperblockV4): Promise<number> {
+/** The positions of the tables after the directory table, and of their first blocks: one of them ends it. */
+async function tablesAfterDirectories(src: MetadataSource, sb: SuperblockV4): Promise<number[]> {
   const candidates = [sb.bytesUsed, sb.idTable, sb.fragmentTable, sb.lookupTable, sb.xattrTable];
-  const firstPointer = async (at: number): Promise<number> => {
-    const b = await reader.readExact(start + at, 8);
-    return Number(sb.endian === 'le' ? b.readBigUInt64LE(0) : b.readBigUInt64BE(0));
-  };
-  candidates.push(await firstPointer(sb.idTable));
-  if (sb.fragments > 0) candidates.push(await firstPointer(sb.fragmentTable));
-  if (sb.lookupTable !== ABSENT) candidates.push(await firstPointer(sb.lookupTable));
-  return Math.min(...candidates.filter((c) => c > sb.directoryTable && c <= sb.bytesUsed));
+  candidates.push(await readPointer64(src, sb.idTable));
+  if (sb.fragments > 0) candidates.push(await readPointer64(src, sb.fragmentTable));
+  if (sb.lookupTable !== ABSENT) candidates.push(await readPointer64(src, sb.lookupTable));
+  return candidates;
 }
 
-export async function openSquashfsV4(reader: Reader, start: number): Promise<SquashImage> {
-  const sb = parseSuperblockV4(await reader.readExact(start, 96));
-  if (!sb) throw new FormatError('not a SquashFS 4 superblock');
-  const limit = start + sb.bytesUsed;
-  if (limit > reader.size) throw new FormatError(`truncated: SquashFS needs ${sb.bytesUsed} bytes`);
-  const decoder = decoderFor(sb.compression)!;
-  const src: MetadataSource = { reader, endian: sb.endian, decoder, base: start, limit };
+async function openTables(src: MetadataSource, sb: SuperblockV4): Promise<SquashTables> {
   const e = sb.endian;
+  const start = src.base;
   const inodes = await MetadataTable.load(src, start + sb.inodeTable, start + sb.directoryTable);
-  const dirs = await MetadataTable.load(src, start + sb.directoryTable, start + (await directoryTableEnd(reader, start, sb)));
+  const dirs = await MetadataTable.load(src, start + sb.directoryTable, start + directoryTableEnd(sb, await tablesAfterDirectories(src, sb)));
   const idData = await readIndexedTable(src, start + sb.idTable, sb.ids * 4);
   const ids = Array.from({ length: sb.ids }, (_, i) => (e === 'le' ? idData.readUInt32LE(i * 4) : idData.readUInt32BE(i * 4)));
   const fragment = await loadFragmentTable(src, start + sb.fragmentTable, sb.fragments);
@@ -148,21 +119,24 @@ export async function openSquashfsV4(reader: Reader, start: number): Promise<Squ
   };
 
   const dirLayout: DirListingLayout = { headerSize: 12, header: (raw) => DIR_HEADER[e].parse(raw), entrySize: 8, entry: (raw) => DIR_ENTRY[e].parse(raw) };
-  const readDir = directoryReader(dirs, dirLayout);
-
-  return {
-    reader,
-    base: start,
-    limit,
-    blockSize: sb.blockSize,
-    decoder,
-    root: inodeRef(sb.rootInode),
-    uncompressedBit: 1 << 24,
-    readInode,
-    readDir,
-    fragment,
-  };
+  return { readInode, readDir: directoryReader(dirs, dirLayout), fragment };
 }
+
+const V4: SquashVersion<SuperblockV4> = {
+  name: 'SquashFS 4',
+  superSize: SUPER_SIZE,
+  parse: parseSuperblockV4,
+  meta: (sb) => ({
+    version: '4.0',
+    endian: sb.endian,
+    compression: COMPRESSION_NAMES[sb.compression],
+    blockSize: sb.blockSize,
+    inodes: sb.inodes,
+    mkfsTime: sb.mkfsTime,
+  }),
+  decoder: (sb) => decoderFor(sb.compression)!,
+  open: openTables,
+};
 
 export const squashfsV4Handler: Handler = {
   id: 'squashfs-v4',
@@ -179,8 +153,5 @@ export const squashfsV4Handler: Handler = {
   },
   magics: [{ bytes: MAGIC_LE }, { bytes: MAGIC_BE }],
   confidence: 80,
-  chunk,
-  async extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-    await extractSquashfs(await openSquashfsV4(reader, info.start), sink);
-  },
+  ...squashfsHandlerParts(V4),
 };
