@@ -20,12 +20,17 @@ const PROBE_BYTES = 512;
  * cost of one small synchronous inflate instead of a stream and its round trips.
  */
 function probeInflates(head: Buffer): boolean {
+  // Most probes fail, and the error's stack trace would cost more than the probe.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     zlib.inflateSync(head, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: 64 * PROBE_BYTES });
     return true;
   } catch (error) {
     // Output beyond the probe's cap still means the data inflates.
     return (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 
