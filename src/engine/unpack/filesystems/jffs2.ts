@@ -212,7 +212,7 @@ async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<vo
       }
       const n = state.latest.node;
       const xattrs = xattrMeta(image.xattrs.of(ino));
-      const meta = { mode: n.mode & 0o7777, uid: n.uid, gid: n.gid, mtime: n.mtime, ...(xattrs && { meta: { xattrs } }) };
+      const meta = { mode: n.mode & 0o7777, uid: n.uid, gid: n.gid, mtime: n.mtime, ...(xattrs && { meta: xattrs }) };
       try {
         switch (n.mode & S_IFMT) {
           case 0o040000:

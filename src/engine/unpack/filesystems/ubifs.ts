@@ -137,7 +137,7 @@ async function writeTree(vol: UbifsVolume, tree: UbifsTree, sink: Sink): Promise
         continue;
       }
       const xattrs = xattrMeta(tree.xattrValues(dent.inum, path));
-      const meta = { mode: ino.mode & 0o7777, uid: ino.uid, gid: ino.gid, mtime: ino.mtime, ...(xattrs && { meta: { xattrs } }) };
+      const meta = { mode: ino.mode & 0o7777, uid: ino.uid, gid: ino.gid, mtime: ino.mtime, ...(xattrs && { meta: xattrs }) };
       try {
         switch (ino.mode & S_IFMT) {
           case 0o040000:

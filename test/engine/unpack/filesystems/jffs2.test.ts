@@ -277,7 +277,8 @@ describe.runIf(enabled)('jffs2 handler: extended attributes', () => {
         'security.capability': `base64:${capability.toString('base64')}`,
         'security.selinux': 'system_u:object_r:ping_exec_t:s0',
       });
-      expect(entry(ex, 'etc')?.meta.meta?.xattrs).toEqual({ 'security.selinux': 'system_u:object_r:etc_t:s0' });
+      expect(entry(ex, 'bin/ping')?.meta.meta?.capabilities).toBe('cap_net_raw=ep');
+      expect(entry(ex, 'etc')?.meta.meta).toEqual({ xattrs: { 'security.selinux': 'system_u:object_r:etc_t:s0' } });
       expect(entry(ex, 'etc/shadow')?.meta.meta?.xattrs).toEqual({ 'user.origin': 'vendor' });
       expect(readFileSync(join(ex.root, 'etc/shadow'), 'utf8')).toBe('root:*:19000:0:99999:7:::\n');
       cleanup(ex.root);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ubifsHandler } from '../../../../src/engine/unpack/filesystems/ubifs.js';
+import { capabilityText, xattrValue } from '../../../../src/engine/unpack/filesystems/ubifs-xattrs.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { cleanup, corrupt, entry, expectCorruptionsRefused, expectTree, extractWith, imageWorkspace, noise, run, type SampleFile, sampleTree, writeTree } from './fs-image-harness.js';
@@ -235,6 +236,7 @@ describe.runIf(enabled)('ubifs handler', () => {
     expect(ex.error).toBeUndefined();
     expect(entry(ex, 'bin/busybox')?.meta.meta).toEqual({
       xattrs: { 'security.selinux': 'system_u:object_r:bin_t:s0', 'security.capability': `base64:${capability.toString('base64')}` },
+      capabilities: 'cap_net_bind_service,cap_net_raw=ep',
     });
     expect(entry(ex, 'etc')?.meta.meta).toEqual({ xattrs: { 'security.selinux': 'system_u:object_r:etc_t:s0' } });
     // Both names of the hard-linked passwd carry its attributes.
@@ -276,5 +278,23 @@ describe.runIf(enabled)('ubifs handler', () => {
     cleanup(sbx.root);
     badSb.writeUInt32LE(3, 36); // a LEB size no UBIFS can have
     expect(await ubifsHandler.chunk(new BufferReader(badSb), 0)).toBeNull();
+  });
+});
+
+describe('extended attribute values', () => {
+  it('reads file capabilities of every revision the way getcap prints them', () => {
+    const cap = (magic: number, ...words: number[]) => {
+      const b = Buffer.alloc(4 + 4 * words.length);
+      b.writeUInt32LE(magic, 0);
+      words.forEach((w, i) => b.writeUInt32LE(w, 4 + 4 * i));
+      return b;
+    };
+    expect(capabilityText(cap(0x01000001, 1 << 10, 0))).toBe('cap_net_bind_service=ep');
+    expect(capabilityText(cap(0x02000000, (1 << 13) | (1 << 21), 1 << 21, 1 << 6, 0))).toBe('cap_sys_admin=ip cap_net_raw,cap_perfmon=p');
+    expect(capabilityText(cap(0x03000001, 0, 0, 1 << 8, 0, 0))).toBe('cap_checkpoint_restore=ep');
+    expect(capabilityText(Buffer.from('not a capability'))).toBeUndefined();
+    expect(xattrValue(Buffer.from('plain text\n'))).toBe('plain text\n');
+    expect(xattrValue(Buffer.from('base64:looks encoded'))).toBe(`base64:${Buffer.from('base64:looks encoded').toString('base64')}`);
+    expect(xattrValue(Buffer.from([0xc3, 0x28]))).toBe('base64:wyg=');
   });
 });
