@@ -1,7 +1,7 @@
-// What the vendor NVRAM store handlers (AMI NVAR, $VSS/VSS2/_FDC, Phoenix EVSA) share: the variable they hand
-// over, UEFI attribute names, UCS-2 names, and writing variables as files named the way uefi-varstore.ts names
-// them (active ones by name, older or deleted ones under 'deleted/', a clash suffixed with the vendor GUID), so
-// downstream readers (EFI signature lists in db/KEK/PK) see the same tree whatever the firmware vendor.
+// What the UEFI variable store handlers (EDK II uefi-varstore, AMI NVAR, $VSS/VSS2/_FDC, Phoenix EVSA) share: the
+// variable they hand over, UEFI attribute names, UCS-2 names, and writing variables as files named one way (active
+// ones by name, older or deleted ones under 'deleted/', a clash suffixed with the vendor GUID), so downstream
+// readers (EFI signature lists in db/KEK/PK) see the same tree whatever the firmware vendor.
 import type { Reader, Sink } from '../handler.js';
 import { safeName } from '../firmware/common.js';
 
@@ -42,7 +42,7 @@ export function sum8(raw: Buffer): number {
   return sum;
 }
 
-/** Writes each variable's data as a file, named as uefi-varstore names them; the other fields become its meta. */
+/** Writes each variable's data as a file, named as described above; the other fields become its meta. */
 export async function writeVariables(reader: Reader, variables: Iterable<NvramVariable> | AsyncIterable<NvramVariable>, sink: Sink): Promise<void> {
   const taken = new Set<string>();
   for await (const v of variables) {

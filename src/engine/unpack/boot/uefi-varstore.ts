@@ -2,10 +2,11 @@
 // header (store GUID for plain or authenticated variables, size, format 0x5A, state 0xFE) followed by
 // 4-byte aligned variables, each starting with 0x55AA and carrying state, attributes, name (UCS-2), vendor GUID
 // and data. Authenticated stores add a monotonic count, timestamp and public key index to each header.
-// Active variables become files named after the variable; deleted ones go to 'deleted/'.
+// Active variables become files named after the variable, deleted ones go to 'deleted/' (nvram-variables.ts names
+// them, as for the vendor NVRAM stores).
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { struct } from '../struct.js';
-import { safeName } from '../firmware/common.js';
+import { efiAttributeNames, ucs2z, writeVariables, type NvramVariable } from './nvram-variables.js';
 import { GUIDS, guidBytes, guidString } from './uefi-guid.js';
 
 const StoreHeader = struct('le', { signature: 'bytes[16]', size: 'u32', format: 'u8', state: 'u8', reserved: 'u16', reserved1: 'u32' });
@@ -17,9 +18,6 @@ const Auth = struct('le', {
 const START_ID = 0x55aa;
 const VAR_ADDED = 0x3f;
 const VAR_IN_DELETED_TRANSITION = 0x3e;
-const ATTRIBUTES: Array<[number, string]> = [
-  [0x01, 'NV'], [0x02, 'BS'], [0x04, 'RT'], [0x08, 'HR'], [0x10, 'AW'], [0x20, 'TA'], [0x40, 'AP'],
-];
 
 interface StoreMeta {
   authenticated: boolean;
@@ -27,13 +25,8 @@ interface StoreMeta {
   deleted: number;
 }
 
-interface Variable {
-  name: string;
-  vendorGuid: string;
-  attributes: string[];
-  state: 'active' | 'deleted';
-  dataStart: number;
-  dataSize: number;
+/** A variable, with the facts of its authenticated header when the store has them. */
+interface Variable extends NvramVariable {
   monotonicCount?: number;
   timestamp?: string;
   pubKeyIndex?: number;
@@ -60,12 +53,11 @@ async function* variables(reader: Reader, start: number, end: number, authentica
     const next = dataStart + h.dataSize;
     if (h.nameSize > 0x10000 || next > end) throw new FormatError(`variable at 0x${(at - start).toString(16)}: runs past the store`);
     const nameRaw = await reader.readExact(nameStart, h.nameSize);
-    const nul = nameRaw.findIndex((b, i) => i % 2 === 0 && b === 0 && nameRaw[i + 1] === 0);
     const state = h.state === VAR_ADDED || h.state === VAR_IN_DELETED_TRANSITION ? 'active' : 'deleted';
     const variable: Variable = {
-      name: nameRaw.subarray(0, nul === -1 ? nameRaw.length & ~1 : nul).toString('utf16le'),
+      name: ucs2z(nameRaw).text,
       vendorGuid: guidString(h.vendor),
-      attributes: ATTRIBUTES.filter(([bit]) => h.attributes & bit).map(([, name]) => name),
+      attributes: efiAttributeNames(h.attributes),
       state,
       dataStart,
       dataSize: h.dataSize,
@@ -101,16 +93,7 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
 
 async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
   const meta = info.meta as unknown as StoreMeta;
-  const taken = new Set<string>();
-  for await (const v of variables(reader, info.start, info.end, meta.authenticated)) {
-    const base = safeName(v.name, 'unnamed');
-    let path = v.state === 'active' ? base : `deleted/${base}`;
-    if (taken.has(path)) path = `${path}_${v.vendorGuid}`;
-    for (let n = 1; taken.has(path); n++) path = `${path.replace(/~\d+$/, '')}~${n}`;
-    taken.add(path);
-    const { dataStart, dataSize, ...facts } = v;
-    await sink.copy(path, reader, dataStart, dataStart + dataSize, { meta: facts });
-  }
+  await writeVariables(reader, variables(reader, info.start, info.end, meta.authenticated), sink);
 }
 
 export const uefiVarstoreHandler: Handler = {
@@ -119,7 +102,10 @@ export const uefiVarstoreHandler: Handler = {
   doc: {
     title: 'UEFI variable store (plain and authenticated)',
     references: ['EDK II MdeModulePkg/Include/Guid/VariableFormat.h', 'UEFI spec 8.2 (variable services)', 'UEFITool nvram parser'],
-    limitations: ['Vendor NVRAM formats (Apple VSS2, Insyde, Phoenix EVSA, AMI NVAR) are not read'],
+    limitations: [
+      'The EDK II store only: vendor NVRAM stores (AMI NVAR, $VSS/$SVS/VSS2, Insyde _FDC, Phoenix EVSA) are read by the ami-nvar, nvram-vss, insyde-fdc and phoenix-evsa handlers',
+      'The variable list ends at the first slot without a start id or with a header never completed; the fault-tolerant write (FTW) working block is not read',
+    ],
   },
   magics: [{ bytes: guidBytes(GUIDS.variableStore) }, { bytes: guidBytes(GUIDS.authVariableStore) }],
   confidence: 80,

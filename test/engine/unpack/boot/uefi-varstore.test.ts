@@ -31,6 +31,14 @@ describe('uefi-varstore', () => {
         attributes: ['NV', 'BS', 'RT', 'TA'],
         ...(authenticated ? { monotonicCount: 5, timestamp: '2024-02-29T12:00:00Z' } : {}),
       });
+      // Every fact of the variable and nothing else (data position and size are not facts): the same as the vendor stores.
+      expect(out.entry('deleted/Boot0000').meta.meta).toEqual({
+        name: 'Boot0000',
+        vendorGuid: GUIDS.globalVariable,
+        attributes: ['NV', 'BS', 'RT', 'TA'],
+        state: 'deleted',
+        ...(authenticated ? { monotonicCount: 5, timestamp: '2024-02-29T12:00:00Z', pubKeyIndex: 0 } : {}),
+      });
       await out.cleanup();
     }
   });
