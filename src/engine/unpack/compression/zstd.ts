@@ -1,14 +1,13 @@
 // Zstandard frames (RFC 8878): the frame's extent is read from its header and block headers (each block states
-// its type and size), then the frame is decoded in count-only mode with fzstd's streaming decoder to validate
+// its type and size), then the frame is decoded in count-only mode (zstd-stream.ts, fzstd's streaming decoder) to validate
 // it. Skippable frames are not payloads and are left to the gap report.
-import { Decompress } from 'fzstd';
 import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader } from '../handler.js';
 import { countOnly, payload } from './decode-stream.js';
 import { payloadName } from './payload-name.js';
+import { zstdBlocks } from './zstd-stream.js';
 
 const MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
 const MAX_BLOCK = 128 * 1024;
-const STEP = 64 * 1024;
 
 /** Walks the frame header and block headers; returns the frame's end or null when the header is implausible. */
 async function frameEnd(reader: Reader, start: number): Promise<number | null> {
@@ -43,22 +42,6 @@ async function frameEnd(reader: Reader, start: number): Promise<number | null> {
   return at;
 }
 
-async function* decode(reader: Reader, start: number, end: number, signal?: AbortSignal): AsyncGenerator<Buffer, number> {
-  const out: Buffer[] = [];
-  const decoder = new Decompress((chunk) => out.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length)));
-  for (let at = start; at < end; at += STEP) {
-    signal?.throwIfAborted();
-    const piece = await reader.read(at, Math.min(STEP, end - at));
-    try {
-      decoder.push(piece, at + piece.length >= end);
-    } catch (error) {
-      throw new FormatError(`zstd: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    while (out.length > 0) yield out.shift()!;
-  }
-  return end;
-}
-
 export const zstdHandler: Handler = {
   id: 'zstd',
   kind: 'compression',
@@ -68,11 +51,11 @@ export const zstdHandler: Handler = {
   async chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
     const end = await frameEnd(reader, start);
     if (end === null) return null;
-    const counted = await countOnly('zstd', decode(reader, start, end, ctx?.signal), ctx);
+    const counted = await countOnly('zstd', zstdBlocks(reader, start, end, ctx?.signal), ctx);
     if (!counted) return null;
     return { start, end, meta: { size: counted.size } };
   },
   async extract(reader, chunk, sink) {
-    await sink.file(payloadName(reader.path, ['.zst', '.zstd']), payload(decode(reader, chunk.start, chunk.end, sink.signal)));
+    await sink.file(payloadName(reader.path, ['.zst', '.zstd']), payload(zstdBlocks(reader, chunk.start, chunk.end, sink.signal)));
   },
 };

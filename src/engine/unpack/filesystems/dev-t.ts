@@ -29,7 +29,7 @@ export function decodeDev(dev: number): DeviceNumber {
 export async function sinkSpecialInode(sink: Sink, path: string, mode: number, meta: EntryMeta, device: () => DeviceNumber | Promise<DeviceNumber>): Promise<boolean> {
   const type = mode & S_IFMT;
   if (type === S_IFCHR || type === S_IFBLK) {
-    sink.special(path, 'device', { ...meta, meta: { ...(await device()), kind: type === S_IFCHR ? 'char' : 'block' } });
+    sink.special(path, 'device', { ...meta, meta: { ...meta.meta, ...(await device()), kind: type === S_IFCHR ? 'char' : 'block' } });
   } else if (type === S_IFIFO) sink.special(path, 'fifo', meta);
   else if (type === S_IFSOCK) sink.special(path, 'socket', meta);
   else return false;
