@@ -2,7 +2,7 @@
 // variable they hand over, UEFI attribute names, UCS-2 names, and writing variables as files named one way (active
 // ones by name, older or deleted ones under 'deleted/', a clash suffixed with the vendor GUID), so downstream
 // readers (EFI signature lists in db/KEK/PK) see the same tree whatever the firmware vendor.
-import type { Reader, Sink } from '../handler.js';
+import { FormatError, type Reader, type Sink } from '../handler.js';
 import { safeName } from '../firmware/common.js';
 
 export interface NvramVariable {
@@ -40,6 +40,28 @@ export function sum8(raw: Buffer): number {
   let sum = 0;
   for (const b of raw) sum = (sum + b) & 0xff;
   return sum;
+}
+
+/**
+ * Where a store that gives its size in its header ends, or null. A header that is not formatted is no store past
+ * offset 0 (store signatures and GUIDs are also constants in variable drivers), and a corrupt store at offset 0.
+ */
+export function storeEnd(reader: Reader, start: number, store: { label: string; formatted: boolean; format: number; size: number }): number | null {
+  const { label, format, size } = store;
+  if (!store.formatted) {
+    if (start > 0) return null;
+    throw new FormatError(`${label}: not formatted (format 0x${format.toString(16)}, size ${size})`);
+  }
+  const end = start + size;
+  if (end > reader.size) throw new FormatError(`${label}: truncated, size ${size} runs past the file (${reader.size})`);
+  return end;
+}
+
+/** How many variables are active and how many deleted: what a store's chunk meta tells. */
+export async function countVariables(variables: AsyncIterable<{ state: 'active' | 'deleted' }>): Promise<{ variables: number; deleted: number }> {
+  const counts = { variables: 0, deleted: 0 };
+  for await (const v of variables) counts[v.state === 'active' ? 'variables' : 'deleted']++;
+  return counts;
 }
 
 /** Writes each variable's data as a file, named as described above; the other fields become its meta. */

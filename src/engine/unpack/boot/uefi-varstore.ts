@@ -6,7 +6,7 @@
 // them, as for the vendor NVRAM stores).
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { struct } from '../struct.js';
-import { efiAttributeNames, ucs2z, writeVariables, type NvramVariable } from './nvram-variables.js';
+import { countVariables, efiAttributeNames, storeEnd, ucs2z, writeVariables, type NvramVariable } from './nvram-variables.js';
 import { GUIDS, guidBytes, guidString } from './uefi-guid.js';
 
 const StoreHeader = struct('le', { signature: 'bytes[16]', size: 'u32', format: 'u8', state: 'u8', reserved: 'u16', reserved1: 'u32' });
@@ -81,13 +81,9 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
   const guid = guidString(h.signature);
   const authenticated = guid === GUIDS.authVariableStore;
   if (!authenticated && guid !== GUIDS.variableStore) return null;
-  // The store GUIDs are also constants in variable drivers: past offset 0 an unformatted header is not a store.
-  if ((h.format !== 0x5a || h.size < StoreHeader.size) && start > 0) return null;
-  if (h.format !== 0x5a || h.size < StoreHeader.size) throw new FormatError(`variable store: not formatted (format 0x${h.format.toString(16)}, size ${h.size})`);
-  const end = start + h.size;
-  if (end > reader.size) throw new FormatError(`variable store: truncated, size ${h.size} runs past the file (${reader.size})`);
-  const meta: StoreMeta = { authenticated, variables: 0, deleted: 0 };
-  for await (const v of variables(reader, start, end, authenticated)) meta[v.state === 'active' ? 'variables' : 'deleted']++;
+  const end = storeEnd(reader, start, { label: 'variable store', formatted: h.format === 0x5a && h.size >= StoreHeader.size, format: h.format, size: h.size });
+  if (end === null) return null;
+  const meta: StoreMeta = { authenticated, ...(await countVariables(variables(reader, start, end, authenticated))) };
   return { start, end, meta: meta as unknown as Record<string, unknown> };
 }
 

@@ -48,6 +48,9 @@ describe('uefi-varstore', () => {
     const unformatted = Buffer.from(store);
     unformatted[20] = 0xff;
     await expect(uefiVarstoreHandler.chunk(new BufferReader(unformatted), 0)).rejects.toThrow(/not formatted/);
+    // Past offset 0 the store GUID alone is no store (variable drivers hold it as a constant): quietly not one.
+    await expect(uefiVarstoreHandler.chunk(new BufferReader(Buffer.concat([Buffer.alloc(16), unformatted])), 16)).resolves.toBeNull();
+    expect(await uefiVarstoreHandler.chunk(new BufferReader(Buffer.concat([Buffer.alloc(16), store])), 16)).toMatchObject({ start: 16, end: 16 + store.length });
     await expect(uefiVarstoreHandler.chunk(new BufferReader(store.subarray(0, 60)), 0)).rejects.toThrow(/truncated/);
     const overrun = Buffer.from(store);
     overrun.writeUInt32LE(0xffff, 28 + 40); // data size of the first variable
