@@ -4,9 +4,7 @@
 // zlib metadata and data blocks, 4-byte directory headers, raw uid/gid tables, hard links (one inode listed twice);
 // for 2.x fragments behind 32-bit index pointers, extended directory inodes and sparse blocks; for 1.x 16-bit block
 // sizes, uid indexes above 15 folded into the inode type, and fifos and sockets as the IPC inode.
-import zlib from 'node:zlib';
-import { lzma } from '../../../../src/engine/unpack/codecs.js';
-import type { V3Entry } from './squashfs-v3-writer.js';
+import { MetaWriter, squash, type V3Entry } from './squashfs-v3-writer.js';
 
 /** An entry as the 3.x test writer takes it, with its own mtime (2.x keeps one on files and directories). */
 export type V2Entry = V3Entry & { mtime?: number };
@@ -34,62 +32,6 @@ function pack(size: number, endian: 'le' | 'be', fields: Field[]): Buffer {
   const out = Buffer.alloc(size);
   for (let i = 0; i < size; i++) out[endian === 'le' ? i : size - 1 - i] = Number((v >> BigInt(8 * i)) & 0xffn);
   return out;
-}
-
-async function encode(codec: V2Codec, raw: Buffer): Promise<Buffer> {
-  if (codec === 'zlib') return zlib.deflateSync(raw);
-  const alone = await new Promise<Buffer>((resolve, reject) => {
-    const parts: Buffer[] = [];
-    const enc = lzma().createStream('aloneEncoder', { preset: 1 });
-    enc.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve(Buffer.concat(parts))).on('error', reject);
-    enc.end(raw);
-  });
-  // lzma-props5: the properties byte and dictionary size, then the raw stream (no 64-bit size field).
-  return codec === 'lzma-alone' ? alone : Buffer.concat([alone.subarray(0, 5), alone.subarray(13)]);
-}
-
-/** Compressed unless that does not shrink it; the size word has `storedBit` set when stored as is. */
-async function squash(codec: V2Codec, raw: Buffer, storedBit: number): Promise<{ body: Buffer; word: number }> {
-  const packed = await encode(codec, raw);
-  return packed.length < raw.length ? { body: packed, word: packed.length } : { body: raw, word: raw.length | storedBit };
-}
-
-/** A metadata table: 8 KiB pieces, each behind a 16-bit length (bit 15 = stored). */
-class Table {
-  private readonly out: Buffer[] = [];
-  private pending = Buffer.alloc(0);
-  private size = 0;
-  readonly starts: number[] = [];
-
-  constructor(
-    private readonly endian: 'le' | 'be',
-    private readonly codec: V2Codec,
-  ) {}
-
-  get ref(): { block: number; offset: number } {
-    return { block: this.size, offset: this.pending.length };
-  }
-
-  async add(data: Buffer): Promise<void> {
-    this.pending = Buffer.concat([this.pending, data]);
-    while (this.pending.length >= 8192) await this.cut(8192);
-  }
-
-  async bytes(): Promise<Buffer> {
-    if (this.pending.length > 0) await this.cut(this.pending.length);
-    return Buffer.concat(this.out);
-  }
-
-  private async cut(n: number): Promise<void> {
-    const { body, word } = await squash(this.codec, this.pending.subarray(0, n), 0x8000);
-    this.pending = this.pending.subarray(n);
-    const head = Buffer.alloc(2);
-    if (this.endian === 'le') head.writeUInt16LE(word);
-    else head.writeUInt16BE(word);
-    this.starts.push(this.size);
-    this.out.push(head, body);
-    this.size += 2 + body.length;
-  }
 }
 
 const TYPE = { dir: 1, file: 2, symlink: 3, device: 5, fifo: 6, socket: 7 } as const;
@@ -156,8 +98,8 @@ export async function writeSquashfsV2(entries: V2Entry[], opts: V2Options): Prom
   }
   await closeFragment();
 
-  const inodes = new Table(e, codec);
-  const dirs = new Table(e, codec);
+  const inodes = new MetaWriter(e, codec);
+  const dirs = new MetaWriter(e, codec);
   const done = new Map<string, { ref: { block: number; offset: number }; type: number }>();
   const base = (type: number, x: { mode: number; uid?: number; gid?: number }): Field[] => {
     const uid = idIndex(x.uid ?? 0);
@@ -176,23 +118,23 @@ export async function writeSquashfsV2(entries: V2Entry[], opts: V2Options): Prom
 
   const writeLeaf = async (x: V2Entry): Promise<{ ref: { block: number; offset: number }; type: number }> => {
     if (x.kind === 'hardlink') return done.get(x.target!)!;
-    const ref = inodes.ref;
+    const ref = inodes.ref();
     const type = x.kind === 'device' ? TYPE.device : TYPE[x.kind as Exclude<V2Entry['kind'], 'hardlink' | 'device'>];
     if (x.kind === 'file' && v1) {
       const f = files.get(x.path)!;
       const fields: Field[] = [...base(type, x), [24, 32, x.mtime ?? mkfsTime], [56, 32, f.start], [88, 32, x.content!.length]];
-      await inodes.add(Buffer.concat([pack(15, e, fields), ...f.words.map(short16)]));
+      await inodes.write(Buffer.concat([pack(15, e, fields), ...f.words.map(short16)]));
     } else if (x.kind === 'file') {
       const f = files.get(x.path)!;
       const fields: Field[] = [...base(type, x), [32, 32, x.mtime ?? mkfsTime], [64, 32, f.start], [96, 32, f.fragment], [128, 32, f.offset], [160, 32, x.content!.length]];
-      await inodes.add(Buffer.concat([pack(24, e, fields), ...f.words.map(word32)]));
+      await inodes.write(Buffer.concat([pack(24, e, fields), ...f.words.map(word32)]));
     } else if (x.kind === 'symlink') {
       const target = Buffer.from(x.target!);
-      await inodes.add(Buffer.concat([pack(after / 8 + 2, e, [...base(type, x), [after, 16, target.length]]), target]));
+      await inodes.write(Buffer.concat([pack(after / 8 + 2, e, [...base(type, x), [after, 16, target.length]]), target]));
     } else if (x.kind === 'device') {
-      await inodes.add(pack(after / 8 + 2, e, [...base(type, x), [after, 16, x.rdev!]]));
+      await inodes.write(pack(after / 8 + 2, e, [...base(type, x), [after, 16, x.rdev!]]));
     } else {
-      await inodes.add(pack(4, e, base(type, x)));
+      await inodes.write(pack(4, e, base(type, x)));
     }
     done.set(x.path, { ref, type });
     return { ref, type };
@@ -213,27 +155,27 @@ export async function writeSquashfsV2(entries: V2Entry[], opts: V2Options): Prom
       i += n;
     }
     const bytes = Buffer.concat(listing);
-    const at = dirs.ref;
-    await dirs.add(bytes);
-    const ref = inodes.ref;
+    const at = dirs.ref();
+    await dirs.write(bytes);
+    const ref = inodes.ref();
     const mtime = x.mtime ?? mkfsTime;
     // Large listings get the extended directory inode (no index entries written: i_count 0).
-    if (v1) await inodes.add(pack(14, e, [...base(1, x), [24, 19, bytes.length], [43, 13, at.offset], [56, 32, mtime], [88, 24, at.block]]));
-    else if (bytes.length > 256) await inodes.add(pack(18, e, [...base(8, x), [32, 27, bytes.length], [59, 13, at.offset], [72, 32, mtime], [104, 24, at.block], [128, 16, 0]]));
-    else await inodes.add(pack(15, e, [...base(1, x), [32, 19, bytes.length], [51, 13, at.offset], [64, 32, mtime], [96, 24, at.block]]));
+    if (v1) await inodes.write(pack(14, e, [...base(1, x), [24, 19, bytes.length], [43, 13, at.offset], [56, 32, mtime], [88, 24, at.block]]));
+    else if (bytes.length > 256) await inodes.write(pack(18, e, [...base(8, x), [32, 27, bytes.length], [59, 13, at.offset], [72, 32, mtime], [104, 24, at.block], [128, 16, 0]]));
+    else await inodes.write(pack(15, e, [...base(1, x), [32, 19, bytes.length], [51, 13, at.offset], [64, 32, mtime], [96, 24, at.block]]));
     return { ref, type: TYPE.dir };
   };
 
   const root = await writeDir('', { mode: 0o755 });
-  const inodeTable = await inodes.bytes();
-  const dirTable = await dirs.bytes();
+  const inodeTable = await inodes.finish();
+  const dirTable = await dirs.finish();
   const inodeStart = pos;
   const dirStart = inodeStart + inodeTable.length;
-  const fragTableW = new Table(e, codec);
-  for (const f of fragments) await fragTableW.add(Buffer.concat([word32(f.start), word32(f.word)]));
-  const fragTable = await fragTableW.bytes();
+  const fragTableW = new MetaWriter(e, codec);
+  for (const f of fragments) await fragTableW.write(Buffer.concat([word32(f.start), word32(f.word)]));
+  const fragTable = await fragTableW.finish();
   const fragBlocksStart = dirStart + dirTable.length;
-  const fragIndex = Buffer.concat(fragTableW.starts.map((s) => word32(fragBlocksStart + s)));
+  const fragIndex = Buffer.concat(fragTableW.blockStarts.map((s) => word32(fragBlocksStart + s)));
   const fragIndexStart = fragBlocksStart + fragTable.length;
   const uidStart = fragIndexStart + fragIndex.length;
   const uidTable = Buffer.concat(ids.map(word32));

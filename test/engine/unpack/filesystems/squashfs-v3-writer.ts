@@ -61,14 +61,24 @@ async function compress(codec: V3Codec, data: Buffer, counter: { n: number }): P
   return Buffer.concat([alone.subarray(0, 5), alone.subarray(13)]);
 }
 
-/** Metadata table writer: 8 KiB blocks, each behind a 16-bit header (bit 15 = stored uncompressed). */
-class MetaWriter {
+/** Compressed unless that does not shrink it; the size word has `storedBit` set when stored as is. */
+export async function squash(codec: V3Codec, raw: Buffer, storedBit: number, counter = { n: 0 }): Promise<{ body: Buffer; word: number }> {
+  const packedData = await compress(codec, raw, counter);
+  return packedData.length < raw.length ? { body: packedData, word: packedData.length } : { body: raw, word: raw.length | storedBit };
+}
+
+/** Metadata table writer (SquashFS 1.x to 3.x): 8 KiB blocks, each behind a 16-bit header (bit 15 = stored uncompressed). */
+export class MetaWriter {
   readonly blocks: Buffer[] = [];
   readonly blockStarts: number[] = [];
   private pending = Buffer.alloc(0);
   private written = 0;
 
-  constructor(private readonly opts: V3Options, private readonly counter: { n: number }) {}
+  constructor(
+    private readonly endian: 'le' | 'be',
+    private readonly codec: V3Codec,
+    private readonly counter = { n: 0 },
+  ) {}
 
   ref(): { block: number; offset: number } {
     return { block: this.written, offset: this.pending.length };
@@ -85,14 +95,10 @@ class MetaWriter {
   }
 
   private async flush(n: number): Promise<void> {
-    const raw = this.pending.subarray(0, n);
+    const { body, word } = await squash(this.codec, this.pending.subarray(0, n), 0x8000, this.counter);
     this.pending = this.pending.subarray(n);
-    const packedData = await compress(this.opts.codec, raw, this.counter);
-    const stored = packedData.length >= raw.length;
-    const body = stored ? raw : packedData;
     const header = Buffer.alloc(2);
-    const word = body.length | (stored ? 0x8000 : 0);
-    if (this.opts.endian === 'le') header.writeUInt16LE(word);
+    if (this.endian === 'le') header.writeUInt16LE(word);
     else header.writeUInt16BE(word);
     this.blockStarts.push(this.written);
     this.blocks.push(header, body);
@@ -126,10 +132,8 @@ export async function writeSquashfsV3(entries: V3Entry[], opts: V3Options): Prom
   let fragBuf = Buffer.alloc(0);
   const flushFragment = async (): Promise<void> => {
     if (fragBuf.length === 0) return;
-    const c = await compress(opts.codec, fragBuf, counter);
-    const stored = c.length >= fragBuf.length;
-    const body = stored ? fragBuf : c;
-    fragments.push({ start: pos, word: body.length | (stored ? 1 << 24 : 0) });
+    const { body, word } = await squash(opts.codec, fragBuf, 1 << 24, counter);
+    fragments.push({ start: pos, word });
     data.push(body);
     pos += body.length;
     fragBuf = Buffer.alloc(0);
@@ -145,10 +149,8 @@ export async function writeSquashfsV3(entries: V3Entry[], opts: V3Options): Prom
     for (let i = 0; i < full; i++) {
       const raw = content.subarray(i * bs, (i + 1) * bs);
       if (raw.every((b) => b === 0)) { words.push(0); continue; }
-      const c = await compress(opts.codec, raw, counter);
-      const stored = c.length >= raw.length;
-      const body = stored ? raw : c;
-      words.push(body.length | (stored ? 1 << 24 : 0));
+      const { body, word } = await squash(opts.codec, raw, 1 << 24, counter);
+      words.push(word);
       data.push(body);
       pos += body.length;
     }
@@ -165,8 +167,8 @@ export async function writeSquashfsV3(entries: V3Entry[], opts: V3Options): Prom
   }
   await flushFragment();
 
-  const inodeW = new MetaWriter(opts, counter);
-  const dirW = new MetaWriter(opts, counter);
+  const inodeW = new MetaWriter(opts.endian, opts.codec, counter);
+  const dirW = new MetaWriter(opts.endian, opts.codec, counter);
   let nextNumber = 1;
   const written = new Map<string, { ref: { block: number; offset: number }; number: number; type: number }>();
   const linkCount = new Map<string, number>();
@@ -247,7 +249,7 @@ export async function writeSquashfsV3(entries: V3Entry[], opts: V3Options): Prom
   const dirTable = await dirW.finish();
   const inodeStart = pos;
   const dirStart = inodeStart + inodeTable.length;
-  const fragW = new MetaWriter(opts, counter);
+  const fragW = new MetaWriter(opts.endian, opts.codec, counter);
   for (const f of fragments) await fragW.write(Buffer.concat([u64(f.start), u32(f.word), u32(0)]));
   const fragTable = await fragW.finish();
   const fragEntriesStart = dirStart + dirTable.length;
