@@ -1,9 +1,11 @@
 // Vulnerability database benchmark: `npx tsx bench/vulns/run.ts [--records 300000] [--components 500]`.
 // 1. import time per 10,000 NVD records (API 2.0 pages through the real streaming importer and repository);
 // 2. match time for an inventory of 500 components against a database of 300,000 generated NVD-shaped records,
-//    in memory and in SQLite (and PostgreSQL when FIRMSCOPE_TEST_DATABASE_URL is set). Target: < 200 ms.
+//    in memory and in SQLite (and PostgreSQL when FIRMSCOPE_TEST_DATABASE_URL is set). Target: < 200 ms of CPU
+//    per inventory (CPU of this process: on a shared machine wall time mostly measures the other processes; for
+//    PostgreSQL the server's own work is in the wall time only).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
@@ -11,6 +13,7 @@ import { VulnerabilityMatcher } from '../../src/engine/vulns/matcher.js';
 import { MemoryVulnerabilitySource } from '../../src/engine/vulns/memory-source.js';
 import { nvdCveToRecord } from '../../src/engine/vulns/nvd-api2.importer.js';
 import type { Component } from '../../src/engine/types.js';
+import type { VulnerabilityRecord } from '../../src/engine/vulns/source.js';
 import { openDatabase, type OpenedDatabase } from '../../src/store/database.js';
 import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
 import { bulkLoad } from './bulk-load.js';
@@ -57,19 +60,22 @@ function inventory(random: () => number): Component[] {
   });
 }
 
+const RUNS = 5;
+
+/** Matches the inventory RUNS times, each with a new matcher from `matcher()`, and prints the first run and the median. */
 async function timeMatch(label: string, matcher: () => VulnerabilityMatcher, components: Component[]): Promise<void> {
   const runs: Array<{ wall: number; cpu: number }> = [];
   let findings = 0;
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < RUNS; i++) {
     const t = process.hrtime.bigint();
     const c = process.cpuUsage();
     findings = (await matcher().matchAll(components, [])).length;
     runs.push({ wall: ms(t), cpu: cpuMs(c) });
   }
   const first = runs[0]!;
-  const median = [...runs].sort((a, b) => a.wall - b.wall)[1]!;
-  const verdict = median.cpu < 200 ? 'met' : 'NOT met';
-  console.log(`match ${components.length} components (${label}): ${findings} findings; first run ${first.wall.toFixed(0)} ms wall / ${first.cpu.toFixed(0)} ms CPU; median of 3 ${median.wall.toFixed(0)} ms wall / ${median.cpu.toFixed(0)} ms CPU (target < 200 ms: ${verdict})`);
+  const median = (key: 'wall' | 'cpu') => runs.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(RUNS / 2)]!;
+  const verdict = median('cpu') < 200 ? 'met' : 'NOT met';
+  console.log(`match ${components.length} components, ${label}: ${findings} findings; median of ${RUNS} ${median('wall').toFixed(0)} ms wall / ${median('cpu').toFixed(0)} ms CPU; first run ${first.wall.toFixed(0)} ms wall / ${first.cpu.toFixed(0)} ms CPU (target < 200 ms CPU: ${verdict}; load average ${loadavg()[0]!.toFixed(1)})`);
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'firmscope-bench-'));
@@ -97,29 +103,34 @@ try {
   }
 
   // 2. a 300,000-record database, then match
-  const memory = new MemoryVulnerabilitySource();
   const genRandom = rng(2);
   const t = process.hrtime.bigint();
-  const records = [];
-  for (let n = 0; n < totalRecords; n++) {
-    const record = nvdCveToRecord(generateCve(1_000_000 + n, genRandom));
-    memory.putRecord(record);
-    records.push(record);
-  }
-  console.log(`generated ${totalRecords} records in ${(ms(t) / 1000).toFixed(1)} s (load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)} on ${(await import('node:os')).cpus().length} cores)`);
+  let records: VulnerabilityRecord[] = [];
+  for (let n = 0; n < totalRecords; n++) records.push(nvdCveToRecord(generateCve(1_000_000 + n, genRandom)));
+  console.log(`generated ${totalRecords} records in ${(ms(t) / 1000).toFixed(1)} s (load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`);
   const components = inventory(rng(3));
   const tail = components.slice(1);
-  await timeMatch('in-memory source', () => new VulnerabilityMatcher(memory), components);
-  await timeMatch('in-memory source, without the kernel-like product', () => new VulnerabilityMatcher(memory), tail);
+  {
+    const memory = new MemoryVulnerabilitySource();
+    for (const record of records) memory.putRecord(record);
+    await timeMatch('in-memory source', () => new VulnerabilityMatcher(memory), components);
+    await timeMatch('in-memory source, without the kernel-like product', () => new VulnerabilityMatcher(memory), tail);
+  }
   for (const [name, db] of dbs) {
     // the matching database holds exactly the generated records, not those of the import step
     for (const table of ['vuln_products', 'vuln_criteria', 'vuln_aliases', 'vuln_records'] as const) await db.db.deleteFrom(table).execute();
     const t3 = process.hrtime.bigint();
     await bulkLoad(db.db, records);
     console.log(`bulk-loaded ${records.length} records into ${name} in ${(ms(t3) / 1000).toFixed(1)} s`);
+  }
+  // the stores are timed without the generated records in this process's heap, as in a scan
+  records = [];
+  for (const [name, db] of dbs) {
+    // a scan opens its own repository, so it parses every record it loads; re-matching keeps one for all images
+    await timeMatch(`${name}, new repository per run (as a scan)`, () => new VulnerabilityMatcher(new VulnerabilityRepository(db.db)), components);
     const repo = new VulnerabilityRepository(db.db);
-    await timeMatch(`${name} store`, () => new VulnerabilityMatcher(repo), components);
-    await timeMatch(`${name} store, without the kernel-like product`, () => new VulnerabilityMatcher(new VulnerabilityRepository(db.db)), tail);
+    await timeMatch(`${name}, one repository (as re-matching: records parsed once)`, () => new VulnerabilityMatcher(repo), components);
+    await timeMatch(`${name}, new repository per run, without the kernel-like product`, () => new VulnerabilityMatcher(new VulnerabilityRepository(db.db)), tail);
     await db.close();
   }
 } finally {

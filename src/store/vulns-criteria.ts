@@ -9,7 +9,7 @@ import type { Database } from './schema.js';
 import type { VulnCriteriaTable } from './vulns.schema.js';
 
 const BATCH = 500;
-/** (vendor, product) pairs per query (three parameters each). */
+/** (vendor, product) pairs per query (up to six parameters each). */
 const PAIRS_PER_QUERY = 200;
 
 /** The rows of a record written (or imported) at `importedAt`, its vuln_records.imported_at. */
@@ -20,9 +20,7 @@ export function criteriaRows(record: VulnerabilityRecord, importedAt: string): V
     others: c.others ? JSON.stringify(c.others) : null,
     start_including: c.versionStartIncluding ?? null, start_excluding: c.versionStartExcluding ?? null,
     end_including: c.versionEndIncluding ?? null, end_excluding: c.versionEndExcluding ?? null,
-    keyed: c.keys.keyed ? 1 : 0, exact_key: c.keys.exact ?? null,
-    start_including_key: c.keys.startIncluding ?? null, start_excluding_key: c.keys.startExcluding ?? null,
-    end_including_key: c.keys.endIncluding ?? null, end_excluding_key: c.keys.endExcluding ?? null,
+    keyed: c.keys.keyed ? 1 : 0, low_key: c.keys.low, high_key: c.keys.high,
   }));
 }
 
@@ -52,14 +50,18 @@ export async function backfillCriteria(db: Kysely<Database>, pageSize = 1000): P
   }
 }
 
+const COLUMNS = sql`c.vendor, c.product, c.source, c.record_id, c.imported_at, c.config_index, c.criterion_index, c.part, c.version,
+  c.cpe_update, c.others, c.start_including, c.start_excluding, c.end_including, c.end_excluding`;
+
 /**
  * The vulnerable criteria for the asked (vendor, product, version)s, by `${vendor}\0${product}` (see
- * VulnerabilitySource.criteriaFor). The asked pairs are a VALUES list joined to the (vendor, product) index, so
- * both databases look each pair up once; rows the version keys exclude (keysAdmit, in SQL) are not returned.
+ * VulnerabilitySource.criteriaFor). The asked pairs are a VALUES list joined to the (vendor, product, ...) index,
+ * and each branch of the query is a plain conjunction, so both databases answer it with index ranges: for a pair
+ * asked at one plain version, the rows without keys and the keyed rows with low_key <= k < high_key (keysAdmit);
+ * for any other pair, all its rows.
  */
 export async function criteriaFor(db: Kysely<Database>, queries: Array<{ vendor: string; product: string; version: string }>): Promise<Map<string, IndexedCriterion[]>> {
-  // per pair, the key of the asked version; null when a version has no key or two versions are asked (then
-  // every row of the pair is needed)
+  // per pair, the key of the asked version; null when a version has no key or two versions are asked
   const pairs = new Map<string, { vendor: string; product: string; key: string | null }>();
   for (const { vendor, product, version } of queries) {
     const pair = `${vendor}\0${product}`;
@@ -71,16 +73,23 @@ export async function criteriaFor(db: Kysely<Database>, queries: Array<{ vendor:
   const out = new Map<string, IndexedCriterion[]>([...pairs.keys()].map((p) => [p, []]));
   const list = [...pairs.values()];
   for (let i = 0; i < list.length; i += PAIRS_PER_QUERY) {
-    const asked = sql.join(list.slice(i, i + PAIRS_PER_QUERY).map((q) => sql`(${q.vendor}, ${q.product}, ${q.key})`));
-    const { rows } = await sql<SelectedRow>`
-      WITH q(vendor, product, k) AS (VALUES ${asked})
-      SELECT c.vendor, c.product, c.source, c.record_id, c.imported_at, c.config_index, c.criterion_index, c.part, c.version, c.cpe_update, c.others,
-             c.start_including, c.start_excluding, c.end_including, c.end_excluding
-      FROM q JOIN vuln_criteria c ON c.vendor = q.vendor AND c.product = q.product
-      WHERE c.vulnerable = 1 AND (q.k IS NULL OR c.keyed = 0 OR c.exact_key = q.k OR (c.exact_key IS NULL
-        AND (c.start_including_key IS NULL OR c.start_including_key <= q.k) AND (c.start_excluding_key IS NULL OR c.start_excluding_key < q.k)
-        AND (c.end_including_key IS NULL OR c.end_including_key >= q.k) AND (c.end_excluding_key IS NULL OR c.end_excluding_key > q.k)))
-    `.execute(db);
+    const part = list.slice(i, i + PAIRS_PER_QUERY);
+    const keyed = part.filter((q) => q.key !== null);
+    const open = part.filter((q) => q.key === null);
+    const lists = [];
+    const branches = [];
+    if (keyed.length > 0) {
+      lists.push(sql`q(vendor, product, k) AS (VALUES ${sql.join(keyed.map((q) => sql`(${q.vendor}, ${q.product}, ${q.key})`))})`);
+      branches.push(sql`SELECT ${COLUMNS} FROM q JOIN vuln_criteria c ON c.vendor = q.vendor AND c.product = q.product
+        AND c.vulnerable = 1 AND c.keyed = 1 AND c.low_key <= q.k AND c.high_key > q.k`);
+      branches.push(sql`SELECT ${COLUMNS} FROM q JOIN vuln_criteria c ON c.vendor = q.vendor AND c.product = q.product
+        AND c.vulnerable = 1 AND c.keyed = 0`);
+    }
+    if (open.length > 0) {
+      lists.push(sql`n(vendor, product) AS (VALUES ${sql.join(open.map((q) => sql`(${q.vendor}, ${q.product})`))})`);
+      branches.push(sql`SELECT ${COLUMNS} FROM n JOIN vuln_criteria c ON c.vendor = n.vendor AND c.product = n.product AND c.vulnerable = 1`);
+    }
+    const { rows } = await sql<SelectedRow>`WITH ${sql.join(lists)} ${sql.join(branches, sql` UNION ALL `)}`.execute(db);
     for (const r of rows) out.get(`${r.vendor}\0${r.product}`)?.push(toCriterion(r));
   }
   return out;

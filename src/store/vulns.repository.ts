@@ -192,7 +192,7 @@ export class VulnerabilityRepository implements VulnerabilitySource {
 
   /** Attaches KEV and EPSS rows by CVE id (the record's id or a CVE alias). */
   private async enrich(records: VulnerabilityRecord[]): Promise<VulnerabilityRecord[]> {
-    const cveOf = (r: VulnerabilityRecord) => [r.id, ...r.aliases].find((id) => id.startsWith('CVE-'));
+    const cveOf = (r: VulnerabilityRecord) => (r.id.startsWith('CVE-') ? r.id : r.aliases.find((id) => id.startsWith('CVE-')));
     const cves = [...new Set(records.map(cveOf).filter((c): c is string => c !== undefined))];
     if (cves.length === 0) return records;
     const kev = new Map<string, VulnerabilityRecord['kev']>();

@@ -28,9 +28,9 @@ export interface VulnProductsTable {
 
 /**
  * The CPE criteria of each record, one row each (criteria-index.ts IndexedCriterion), indexed by (vendor, product):
- * the matcher tests these rows and loads only the records with a matching criterion. The *_key columns are
- * sortable version keys (version-key.ts) that let a query drop the criteria whose range cannot hold a component's
- * plain numeric version; rows with keyed = 0 are never dropped by them.
+ * the matcher tests these rows and loads only the records with a matching criterion. low_key and high_key are
+ * sortable version keys (version-key.ts, criteria-index.ts) that let a query drop the criteria whose range cannot
+ * hold a component's plain numeric version; rows with keyed = 0 are never dropped by them.
  */
 export interface VulnCriteriaTable {
   vendor: string;
@@ -53,12 +53,10 @@ export interface VulnCriteriaTable {
   start_excluding: string | null;
   end_including: string | null;
   end_excluding: string | null;
+  /** 1 when low_key and high_key apply: the criterion can hold a plain version of key k only if low_key <= k < high_key. */
   keyed: number;
-  exact_key: string | null;
-  start_including_key: string | null;
-  start_excluding_key: string | null;
-  end_including_key: string | null;
-  end_excluding_key: string | null;
+  low_key: string;
+  high_key: string;
 }
 
 /** Lookup index: the OSV (ecosystem, package name) pairs a record affects. */

@@ -5,7 +5,7 @@
 import { criterionView, type CriterionView } from './cpe-matcher.js';
 import { unescapeCpe } from './cpe.js';
 import type { VulnerabilityRecord } from './source.js';
-import { versionKey } from './version-key.js';
+import { TOP_KEY, versionKey } from './version-key.js';
 
 export interface IndexedCriterion extends CriterionView {
   /** The record it belongs to: its feed and its id there (the database's record key). */
@@ -23,18 +23,15 @@ export interface IndexedCriterion extends CriterionView {
 }
 
 /**
- * The version keys of a criterion. `keyed` is false when a database must not judge the criterion by its keys
- * (a bound or exact version without a key, a specific update, wildcards, NA): such criteria always reach the
- * matcher. When keyed, `exact` holds the key of an exact-version criterion and the bounds' keys hold the range
- * (absent bound: no limit).
+ * The version keys of a criterion: it can hold a plain version whose key is k only if low <= k < high (string
+ * order). Ranges and exact versions take the same form, so a database tests it with one index range. `keyed` is
+ * false when a database must not judge the criterion by its keys (a bound or exact version without a key, a
+ * specific update, wildcards, NA): such criteria always reach the matcher.
  */
 export interface CriterionKeys {
   keyed: boolean;
-  exact?: string;
-  startIncluding?: string;
-  startExcluding?: string;
-  endIncluding?: string;
-  endExcluding?: string;
+  low: string;
+  high: string;
 }
 
 /** The record key VulnerabilitySource.recordsByKeys takes: `${source}\0${recordId}`, then `\0${stamp}` when there is one. */
@@ -73,30 +70,36 @@ export function indexCriteria(record: VulnerabilityRecord): IndexedCriterion[] {
 const ANY = new Set(['*', '']);
 
 /** The keys of a criterion that only the matcher can judge. */
-export const UNKEYED: CriterionKeys = Object.freeze({ keyed: false, exact: undefined, startIncluding: undefined, startExcluding: undefined, endIncluding: undefined, endExcluding: undefined });
+export const UNKEYED: CriterionKeys = Object.freeze({ keyed: false, low: '', high: TOP_KEY });
+
+// For keys, which hold only digits: k > s exactly when k >= s + '0', and k <= s exactly when k < s + '0'. So an
+// excluded start and an included end become the half-open form [low, high), and an exact version e is [e, e + '0').
+const after = (key: string) => `${key}0`;
 
 export function criterionKeys(c: CriterionView): CriterionKeys {
   if (ANY.has(c.version)) {
-    const key = (bound: string | undefined): string | undefined | null => (!bound || bound === '*' ? undefined : versionKey(bound) ?? null);
     // '*' as a bound means no bound, as in inRange; null: a bound without a key
-    const keys = { si: key(c.versionStartIncluding), se: key(c.versionStartExcluding), ei: key(c.versionEndIncluding), ee: key(c.versionEndExcluding) };
-    if (keys.si === null || keys.se === null || keys.ei === null || keys.ee === null) return UNKEYED;
-    return { keyed: true, exact: undefined, startIncluding: keys.si, startExcluding: keys.se, endIncluding: keys.ei, endExcluding: keys.ee };
+    const key = (bound: string | undefined): string | undefined | null => (!bound || bound === '*' ? undefined : versionKey(bound) ?? null);
+    const si = key(c.versionStartIncluding);
+    const se = key(c.versionStartExcluding);
+    const ei = key(c.versionEndIncluding);
+    const ee = key(c.versionEndExcluding);
+    if (si === null || se === null || ei === null || ee === null) return UNKEYED;
+    const lows = [si, se === undefined ? undefined : after(se)].filter((k): k is string => k !== undefined);
+    const highs = [ei === undefined ? undefined : after(ei), ee].filter((k): k is string => k !== undefined);
+    // both bounds of one side (not seen in NVD data) narrow the range
+    return { keyed: true, low: lows.reduce((a, b) => (a > b ? a : b), ''), high: highs.reduce((a, b) => (a < b ? a : b), TOP_KEY) };
   }
   if (!ANY.has(c.update) && c.update !== '-') return UNKEYED;
   const exact = versionKey(unescapeCpe(c.version));
-  return exact === undefined ? UNKEYED : { ...UNKEYED, keyed: true, exact };
+  return exact === undefined ? UNKEYED : { keyed: true, low: exact, high: after(exact) };
 }
 
 /**
- * Whether a keyed criterion can hold a version whose key is `version`: the exact key is equal, or the key lies
- * within the bounds. A false answer is final (the generic comparison would say the same); a true one still goes
- * through the matcher's criterion test. The store's SQL filter (vulns.repository.ts) is this same test.
+ * Whether a criterion can hold a version whose key is `version`. A false answer is final (the generic comparison
+ * would say the same); a true one still goes through the matcher's criterion test. The store's SQL filter
+ * (vulns-criteria.ts) is this same test.
  */
 export function keysAdmit(keys: CriterionKeys, version: string): boolean {
-  if (!keys.keyed) return true;
-  if (keys.exact !== undefined) return keys.exact === version;
-  const { startIncluding: si, startExcluding: se, endIncluding: ei, endExcluding: ee } = keys;
-  return (si === undefined || si <= version) && (se === undefined || se < version)
-    && (ei === undefined || ei >= version) && (ee === undefined || ee > version);
+  return !keys.keyed || (keys.low <= version && version < keys.high);
 }

@@ -11,6 +11,9 @@ import { buildFinding, type RecordMatch } from './vuln-finding.js';
 
 /** Groups matches whose records share an id or alias (union-find over ids). */
 function groupByAlias(matches: RecordMatch[]): RecordMatch[][] {
+  // the common case, records without aliases and distinct ids, needs no merging
+  const ids = new Set<string>();
+  if (matches.every((m) => m.record.aliases.length === 0 && !ids.has(m.record.id) && ids.add(m.record.id))) return matches.map((m) => [m]);
   const parent = new Map<string, string>();
   const find = (x: string): string => {
     let root = x;
@@ -124,14 +127,17 @@ export class VulnerabilityMatcher {
   /** The findings for one component (one per vulnerability). */
   async matchComponent(component: Component): Promise<EngineFinding[]> {
     const target = matchTarget(component);
-    const records = (await Promise.all(this.candidates(component, target))).flat();
+    const lookups = this.candidates(component, target);
+    const records = lookups.length === 1 ? await lookups[0]! : (await Promise.all(lookups)).flat();
     // a record found by product and by package is tried once (stores may hand out two copies of it)
-    const seen = new Set<string>();
+    const seen = lookups.length > 1 ? new Set<string>() : undefined;
     const matches: RecordMatch[] = [];
     for (const record of records) {
-      const key = keyOfRecord(record);
-      if (seen.has(key)) continue;
-      seen.add(key);
+      if (seen) {
+        const key = keyOfRecord(record);
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
       const details: RecordMatch['details'] = matchCpe(component, record, target);
       if (record.packages) details.push(...matchOsv(component, record));
       if (details.length > 0) matches.push({ record, details });

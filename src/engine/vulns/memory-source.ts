@@ -107,8 +107,12 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
   async recordsByKeys(keys: string[]): Promise<Map<string, VulnerabilityRecord>> {
     const out = new Map<string, VulnerabilityRecord>();
     for (const key of keys) {
-      const { source, recordId } = parseRecordKey(key);
-      const record = this.records.get(recordKey(source, recordId));
+      // this source's criteria carry no stamp, so their keys are its own record keys
+      let record = this.records.get(key);
+      if (!record) {
+        const { source, recordId } = parseRecordKey(key);
+        record = this.records.get(recordKey(source, recordId));
+      }
       if (record) out.set(key, this.enrich(record));
     }
     return out;
@@ -124,7 +128,8 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
 
   /** Attaches KEV and EPSS by the record's CVE id (or a CVE alias). */
   private enrich(record: VulnerabilityRecord): VulnerabilityRecord {
-    const cve = [record.id, ...record.aliases].find((id) => id.startsWith('CVE-'));
+    if (this.kev.size === 0 && this.epss.size === 0) return record;
+    const cve = record.id.startsWith('CVE-') ? record.id : record.aliases.find((id) => id.startsWith('CVE-'));
     const kev = cve ? this.kev.get(cve) : undefined;
     const epss = cve ? this.epss.get(cve) : undefined;
     if (!kev && !epss) return record;

@@ -6,9 +6,12 @@
 //   number sorts after a shorter one and equal lengths compare digit by digit;
 // - a key that is a prefix of another is smaller, as '1.2' < '1.2.1' (the longer one's extra parts end non-zero).
 // The key holds only the digits 0-9, so every collation orders it like byte order. Anything else ('1.0.2k',
-// 'r13499', a part of 10 or more digits) has no key, and the matcher alone decides about it.
+// 'r13499', a part of 10 or more digits, a key longer than MAX_KEY) has no key, and the matcher alone decides.
 
 const PLAIN = /^\d+(?:\.\d+)*$/;
+const MAX_KEY = 60;
+/** A key above every key (all are at most MAX_KEY digits long): the upper end of a range without one. */
+export const TOP_KEY = '9'.repeat(MAX_KEY + 1);
 
 export function versionKey(version: string): string | undefined {
   if (!PLAIN.test(version)) return undefined;
@@ -19,5 +22,5 @@ export function versionKey(version: string): string | undefined {
     if (part.length > 9) return undefined;
     key += `${part.length}${part}`;
   }
-  return key;
+  return key.length > MAX_KEY ? undefined : key;
 }
