@@ -1,7 +1,7 @@
 // The vuln_criteria table: each record's CPE criteria as rows (criteria-index.ts), written with the record, and
 // read by (vendor, product) for the matcher. The query leaves out criteria whose version keys show they cannot
 // hold the asked version (the same test as keysAdmit); the matcher tests every row it gets.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { indexCriteria, UNKEYED, type IndexedCriterion } from '../engine/vulns/criteria-index.js';
 import type { VulnerabilityRecord } from '../engine/vulns/source.js';
 import { versionKey } from '../engine/vulns/version-key.js';
@@ -24,7 +24,7 @@ export function criteriaRows(record: VulnerabilityRecord, importedAt: string): V
   }));
 }
 
-export async function insertCriteria(db: Kysely<Database> | Transaction<Database>, rows: VulnCriteriaTable[]): Promise<void> {
+async function insertCriteria(db: Kysely<Database>, rows: VulnCriteriaTable[]): Promise<void> {
   for (let i = 0; i < rows.length; i += BATCH) await db.insertInto('vuln_criteria').values(rows.slice(i, i + BATCH)).execute();
 }
 

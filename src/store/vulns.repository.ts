@@ -1,15 +1,16 @@
 // The vulnerability database in the service's store: a VulnerabilitySource for the matcher, and the import
 // writes. Each record is written in its own transaction (never half-updated); re-importing the same data changes
 // nothing; a record with a newer `modified` replaces the older one. KEV and EPSS rows are upserted in batches.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { EpssEntry } from '../engine/vulns/epss.importer.js';
 import type { FeedItem, FeedName } from '../engine/vulns/feed-reader.js';
 import type { KevEntry } from '../engine/vulns/kev.importer.js';
-import { recordKeys, shouldReplace, type PutResult } from '../engine/vulns/memory-source.js';
+import type { PutResult } from '../engine/vulns/memory-source.js';
 import { parseRecordKey, type IndexedCriterion } from '../engine/vulns/criteria-index.js';
 import type { VulnerabilityRecord, VulnerabilitySource } from '../engine/vulns/source.js';
 import type { Database } from './schema.js';
-import { criteriaFor, criteriaRows, insertCriteria } from './vulns-criteria.js';
+import { criteriaFor } from './vulns-criteria.js';
+import { writeRecords } from './vulns-record-writer.js';
 
 export interface ImportSummary {
   inserted: number;
@@ -31,6 +32,8 @@ export interface VulnDbStatus {
 }
 
 const BATCH = 500;
+/** Records per import transaction. */
+const RECORD_BATCH = 200;
 // bounded: a parsed record holds a few KB, so this stays well under 100 MB
 const PARSED_CACHE = 20_000;
 
@@ -215,44 +218,7 @@ export class VulnerabilityRepository implements VulnerabilitySource {
 
   /** Writes one record in its own transaction. */
   async putRecord(record: VulnerabilityRecord, now = new Date().toISOString()): Promise<PutResult> {
-    const source = record.source ?? 'unknown';
-    const recordId = record.sourceId ?? record.id;
-    const { epss: _epss, ...stored } = record;
-    const data = JSON.stringify(stored);
-    return this.db.transaction().execute(async (trx) => {
-      const existing = await trx
-        .selectFrom('vuln_records')
-        .select(['modified', 'data'])
-        .where('source', '=', source)
-        .where('record_id', '=', recordId)
-        .executeTakeFirst();
-      if (existing && !shouldReplace(record.modified, existing.modified, () => existing.data !== data)) return 'unchanged';
-      if (existing && existing.data === data) return 'unchanged';
-      if (existing) await this.deleteIndex(trx, source, recordId);
-      const row = { vuln_id: record.id, modified: record.modified ?? null, published: record.published ?? null, data, imported_at: now };
-      if (existing) {
-        await trx.updateTable('vuln_records').set(row).where('source', '=', source).where('record_id', '=', recordId).execute();
-      } else {
-        await trx.insertInto('vuln_records').values({ source, record_id: recordId, ...row }).execute();
-      }
-      const { products, packages } = recordKeys(record);
-      for (const part of chunks(products, BATCH)) {
-        await trx.insertInto('vuln_products').values(part.map(([vendor, product]) => ({ vendor, product, source, record_id: recordId }))).execute();
-      }
-      await insertCriteria(trx, criteriaRows({ ...record, source, sourceId: recordId }, now));
-      for (const part of chunks(packages, BATCH)) {
-        await trx.insertInto('vuln_packages').values(part.map(([ecosystem, name]) => ({ ecosystem, name, source, record_id: recordId }))).execute();
-      }
-      const aliases = [...new Set([record.id, recordId, ...record.aliases])];
-      await trx.insertInto('vuln_aliases').values(aliases.map((alias) => ({ alias, source, record_id: recordId }))).execute();
-      return existing ? 'updated' : 'inserted';
-    });
-  }
-
-  private async deleteIndex(trx: Transaction<Database>, source: string, recordId: string): Promise<void> {
-    for (const table of ['vuln_products', 'vuln_criteria', 'vuln_packages', 'vuln_aliases'] as const) {
-      await trx.deleteFrom(table).where('source', '=', source).where('record_id', '=', recordId).execute();
-    }
+    return (await writeRecords(this.db, [record], now))[0]!;
   }
 
   /** Upserts KEV entries; returns the CVE ids that were new or changed. */
@@ -328,11 +294,20 @@ export class VulnerabilityRepository implements VulnerabilitySource {
       kev = [];
       epss = [];
     };
+    // records are written RECORD_BATCH to a transaction
+    let records: VulnerabilityRecord[] = [];
+    const flushRecords = async () => {
+      const results = await writeRecords(this.db, records);
+      results.forEach((result, i) => {
+        summary[result]++;
+        if (result !== 'unchanged') summary.changed.add(records[i]!.id);
+      });
+      records = [];
+    };
     for await (const item of items) {
       if (item.kind === 'record') {
-        const result = await this.putRecord(item.record);
-        summary[result]++;
-        if (result !== 'unchanged') summary.changed.add(item.record.id);
+        records.push(item.record);
+        if (records.length >= RECORD_BATCH) await flushRecords();
         const feed = (item.record.source ?? 'nvd') as FeedName;
         if (item.record.modified && (!newest[feed] || item.record.modified > newest[feed]!)) newest[feed] = item.record.modified;
       } else if (item.kind === 'kev') {
@@ -346,6 +321,7 @@ export class VulnerabilityRepository implements VulnerabilitySource {
       }
       if (kev.length + epss.length >= BATCH) await flush();
     }
+    await flushRecords();
     await flush();
     for (const [feed, date] of Object.entries(newest)) await this.setFeed(feed as FeedName, date ?? null);
     return summary;

@@ -5,6 +5,7 @@ import { expect, it } from 'vitest';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
 import { VulnerabilityMatcher } from '../../src/engine/vulns/matcher.js';
 import type { VulnerabilityRecord } from '../../src/engine/vulns/source.js';
+import { writeRecords } from '../../src/store/vulns-record-writer.js';
 import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { haveShared, sharedPath } from '../support/shared.js';
@@ -74,6 +75,29 @@ describeEachDatabase('vulnerability repository', (get) => {
     expect((await repo.byProduct('acme', 'gadget')).map((r) => r.modified)).toEqual(['2024-06-01T00:00:00.000Z']);
     expect(await repo.putRecord({ ...base, description: 'stale' })).toBe('unchanged');
     expect((await repo.byProduct('acme', 'gadget'))[0]!.description).toBeUndefined();
+  });
+
+  it('a batch writes like one record after the other: a record met twice, replaced, unchanged', async () => {
+    const { db } = get();
+    const repo = new VulnerabilityRepository(db);
+    const record = (id: string, modified: string, end: string): VulnerabilityRecord => ({
+      id, aliases: [], source: 'nvd', cwes: [], cvss: {}, references: [], modified,
+      criteria: [[{ criteria: 'cpe:2.3:a:batch:thing:*:*:*:*:*:*:*:*', vulnerable: true, versionEndExcluding: end }]],
+    });
+    expect(await repo.putRecord(record('CVE-2097-0001', '2024-01-01T00:00:00.000Z', '1.0'))).toBe('inserted');
+    const results = await writeRecords(db, [
+      record('CVE-2097-0001', '2024-01-01T00:00:00.000Z', '1.0'), // as stored
+      record('CVE-2097-0002', '2024-01-01T00:00:00.000Z', '2.0'), // new
+      record('CVE-2097-0002', '2024-02-01T00:00:00.000Z', '3.0'), // newer, same batch
+      record('CVE-2097-0002', '2023-01-01T00:00:00.000Z', '9.0'), // older, same batch
+      record('CVE-2097-0001', '2024-03-01T00:00:00.000Z', '4.0'), // newer than stored
+    ]);
+    expect(results).toEqual(['unchanged', 'inserted', 'updated', 'unchanged', 'updated']);
+    const criteria = await db.selectFrom('vuln_criteria').select(['record_id', 'end_excluding']).where('vendor', '=', 'batch').orderBy('record_id').execute();
+    expect(criteria).toEqual([{ record_id: 'CVE-2097-0001', end_excluding: '4.0' }, { record_id: 'CVE-2097-0002', end_excluding: '3.0' }]);
+    const aliases = await db.selectFrom('vuln_aliases').select(['alias']).where('record_id', 'like', 'CVE-2097-%').orderBy('alias').execute();
+    expect(aliases.map((a) => a.alias)).toEqual(['CVE-2097-0001', 'CVE-2097-0002']);
+    expect((await repo.byProduct('batch', 'thing')).map((r) => r.modified).sort()).toEqual(['2024-02-01T00:00:00.000Z', '2024-03-01T00:00:00.000Z']);
   });
 
   it.runIf(hasData)('a truncated feed imports what precedes the damage and reports the file', async () => {
