@@ -21,7 +21,7 @@ export interface LzmaProps {
   dictSize: number;
 }
 
-export type LzmaCoder = { kind: 'xz' } | { kind: 'alone' } | { kind: 'raw'; props: LzmaProps };
+export type LzmaCoder = { kind: 'xz' } | { kind: 'alone'; memlimit?: number } | { kind: 'raw'; props: LzmaProps };
 
 export interface DecodeOptions {
   /** Accept a decoder error once some output came out (raw streams without an end marker). */
@@ -37,7 +37,7 @@ const STEP = 16 * 1024;
 interface NativeStream {
   bufferHandler: (buf: Buffer | null | undefined, processedChunks: number | undefined, error: Error | null | undefined) => void;
   streamDecoder(options: { flags?: number }): void;
-  aloneDecoder(options: object): void;
+  aloneDecoder(options: { memlimit?: number }): void;
   rawDecoder(options: { filters: unknown[] }): void;
   code(input: Buffer | null, async: boolean): void;
   resetUnderlying(): void;
@@ -47,7 +47,7 @@ function open(coder: LzmaCoder): NativeStream {
   const lib = lzma() as unknown as { Stream: new () => NativeStream; CONCATENATED: number; FILTER_LZMA1: number };
   const stream = new lib.Stream();
   if (coder.kind === 'xz') stream.streamDecoder({ flags: lib.CONCATENATED });
-  else if (coder.kind === 'alone') stream.aloneDecoder({});
+  else if (coder.kind === 'alone') stream.aloneDecoder({ memlimit: coder.memlimit });
   else {
     const { dictSize, lc, lp, pb } = coder.props;
     stream.rawDecoder({ filters: [{ id: lib.FILTER_LZMA1, options: { dictSize, lc, lp, pb } }] });
@@ -98,6 +98,14 @@ class Decoding {
     this.total += buf.length;
   }
 
+  get broke(): boolean {
+    return this.failure !== undefined;
+  }
+
+  get produced(): number {
+    return this.total;
+  }
+
   get done(): boolean {
     const { stopAt } = this.options;
     return this.ended || this.capped || this.failure !== undefined || (stopAt !== undefined && this.total >= stopAt);
@@ -145,4 +153,34 @@ export async function decodeLzma(codec: string, coder: LzmaCoder, input: Buffer,
     decoding.stream.resetUnderlying();
   }
   return decoding.result();
+}
+
+/** Input bytes per call of a probe: the output of the call that breaks is lost, so calls are kept small. */
+const PROBE_STEP = 128;
+
+/**
+ * Whether an LZMA stream yields `enough` bytes from `input` before breaking on a data error; running out of input
+ * is no error here, so a real stream's prefix never breaks. A cheap first test for candidates of LZMA's weak
+ * signature: random bytes break within a few dozen bytes. (liblzma's output from the call that hits the error is
+ * dropped by lzma-native, hence the small steps.)
+ */
+export function probeLzma(coder: LzmaCoder, input: Buffer, enough: number): { produced: number; broke: boolean } {
+  let decoding: Decoding;
+  try {
+    decoding = new Decoding('lzma', coder, Math.max(enough, 1 << 16), {});
+  } catch {
+    return { produced: 0, broke: true };
+  }
+  // Stack traces of the expected decoder errors are never read.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    for (let at = 0; at < input.length && !decoding.done && decoding.produced < enough; at += PROBE_STEP) {
+      decoding.stream.code(input.subarray(at, at + PROBE_STEP), false);
+    }
+  } finally {
+    Error.stackTraceLimit = limit;
+    decoding.stream.resetUnderlying();
+  }
+  return { produced: decoding.produced, broke: decoding.broke };
 }

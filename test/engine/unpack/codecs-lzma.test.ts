@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeLzma, decodeLzmaSync, lzma, type DecodeOptions, type LzmaCoder } from '../../../src/engine/unpack/codecs-lzma.js';
+import { decodeLzma, decodeLzmaSync, lzma, probeLzma, type DecodeOptions, type LzmaCoder } from '../../../src/engine/unpack/codecs-lzma.js';
 import { parseLzmaPropsByte } from '../../../src/engine/unpack/codecs.js';
 import { FormatError } from '../../../src/engine/unpack/handler.js';
 
@@ -61,5 +61,19 @@ describe.each(modes)('liblzma decoding %s', (_mode, decode) => {
 
   it('reports invalid properties as a format error', async () => {
     await expect(decode('lzma-raw', { kind: 'raw', props: { lc: 9, lp: 9, pb: 9, dictSize: 4096 } }, Buffer.alloc(16), 100)).rejects.toThrow(FormatError);
+  });
+});
+
+describe('raw LZMA1 probe', () => {
+  it('passes a real stream, also a tiny one followed by padding, and fails random bytes at once', async () => {
+    const alone = await encode('aloneEncoder', text);
+    const props = parseLzmaPropsByte(alone[0]!, alone.readUInt32LE(1))!;
+    expect(probeLzma({ kind: 'raw', props }, alone.subarray(13, 13 + 4096), 64)).toMatchObject({ broke: false });
+    const tiny = await encode('aloneEncoder', Buffer.from('a short payload, a short payload, a short payload, a short payload'));
+    const padded = Buffer.concat([tiny.subarray(13), Buffer.alloc(500, 0xff), randomBytes(500)]);
+    expect(probeLzma({ kind: 'raw', props }, padded, 64).produced).toBeGreaterThanOrEqual(64);
+    let passed = 0;
+    for (let i = 0; i < 200; i++) if (!probeLzma({ kind: 'raw', props }, Buffer.concat([Buffer.alloc(1), randomBytes(4095)]), 64).broke) passed++;
+    expect(passed).toBeLessThan(5);
   });
 });

@@ -4,7 +4,9 @@
 // followed by a dictionary of at least 64 KiB, and must pass plausibility checks before anything is decoded;
 // then the stream must decode (random or otherwise compressed bytes break within a few dozen bytes).
 import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
-import { countOnly, payload } from './decode-stream.js';
+import { parseLzmaPropsByte } from '../codecs.js';
+import { probeLzma } from '../codecs-lzma.js';
+import { countOnly, payload, QUIET_BELOW } from './decode-stream.js';
 import { decodeMeasured, decodeSized, decodeUnsized, measureBroken, measureUnsized, parseLzmaHeaders, type LzmaHeader, type UnsizedEnd } from './lzma-variants.js';
 import { payloadName } from './payload-name.js';
 
@@ -57,6 +59,29 @@ async function probe(reader: Reader, start: number, header: LzmaHeader, ctx?: Ch
   }
 }
 
+/** Input decoded synchronously to weed out false candidates before a streaming probe. */
+const PROBE_BYTES = 4096;
+/** A probe needs no large dictionary; a header asking for one falls back to the raw probe with a small window. */
+const PROBE_MEMLIMIT = 16 * 1024 * 1024;
+
+/**
+ * A header is worth a streaming probe unless its first bytes break the decoder before QUIET_BELOW bytes come out
+ * (what the streaming probe would also reject, only after thread-pool round trips and stream set-up). A stream
+ * declaring fewer bytes than that is not reported either: such "streams" are coincidences in binaries (e.g. 6
+ * bytes of a locale catalogue behind a plausible 13-byte header).
+ */
+function survivesProbe(head: Buffer, header: LzmaHeader): boolean {
+  const passes = ({ produced, broke }: { produced: number; broke: boolean }) => !broke || produced >= QUIET_BELOW;
+  if (header.size !== undefined) {
+    if (header.size < QUIET_BELOW) return false;
+    // The LZMA-alone decoder stops at the declared size, so a short stream followed by other data passes.
+    if (passes(probeLzma({ kind: 'alone', memlimit: PROBE_MEMLIMIT }, head, QUIET_BELOW))) return true;
+  }
+  // No size, or a size that lies: the stream itself, with a small window (only its first bytes are decoded).
+  const props = parseLzmaPropsByte(header.props, Math.min(header.dictSize, 1 << 20));
+  return props !== null && passes(probeLzma({ kind: 'raw', props }, head.subarray(header.headerSize), QUIET_BELOW));
+}
+
 function warn(sink: Sink, chunk: ChunkInfo, meta: LzmaMeta): void {
   const at = `lzma: stream at ${chunk.start}`;
   if (meta.mode === 'sized') return;
@@ -86,7 +111,8 @@ export const lzmaHandler: Handler = {
   magics: COMMON_PROPS.map((p) => ({ bytes: Buffer.from([p, 0x00, 0x00]) })),
   confidence: 40,
   async chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
-    const headers = parseLzmaHeaders(await reader.read(start, 14));
+    const head = await reader.read(start, PROBE_BYTES);
+    const headers = parseLzmaHeaders(head).filter((header) => survivesProbe(head, header));
     let failure: unknown;
     for (const header of headers) {
       try {
