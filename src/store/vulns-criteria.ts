@@ -6,6 +6,7 @@ import { indexCriteria, UNKEYED, type IndexedCriterion } from '../engine/vulns/c
 import type { VulnerabilityRecord } from '../engine/vulns/source.js';
 import { versionKey } from '../engine/vulns/version-key.js';
 import type { Database } from './schema.js';
+import { listCte } from './vulns-lists.js';
 import type { VulnCriteriaTable } from './vulns.schema.js';
 
 const BATCH = 500;
@@ -55,7 +56,7 @@ const COLUMNS = sql`c.vendor, c.product, c.source, c.record_id, c.imported_at, c
 
 /**
  * The vulnerable criteria for the asked (vendor, product, version)s, by `${vendor}\0${product}` (see
- * VulnerabilitySource.criteriaFor). The asked pairs are a VALUES list joined to the (vendor, product, ...) index,
+ * VulnerabilitySource.criteriaFor). The asked pairs are a list (vulns-lists.ts) joined to the (vendor, product, ...) index,
  * and each branch of the query is a plain conjunction, so both databases answer it with index ranges: for a pair
  * asked at one plain version, the rows without keys and the keyed rows with low_key <= k < high_key (keysAdmit);
  * for any other pair, all its rows.
@@ -79,14 +80,14 @@ export async function criteriaFor(db: Kysely<Database>, queries: Array<{ vendor:
     const lists = [];
     const branches = [];
     if (keyed.length > 0) {
-      lists.push(sql`q(vendor, product, k) AS (VALUES ${sql.join(keyed.map((q) => sql`(${q.vendor}, ${q.product}, ${q.key})`))})`);
+      lists.push(listCte(db, 'q', ['vendor', 'product', 'k'], keyed.map((q) => [q.vendor, q.product, q.key])));
       branches.push(sql`SELECT ${COLUMNS} FROM q JOIN vuln_criteria c ON c.vendor = q.vendor AND c.product = q.product
         AND c.vulnerable = 1 AND c.keyed = 1 AND c.low_key <= q.k AND c.high_key > q.k`);
       branches.push(sql`SELECT ${COLUMNS} FROM q JOIN vuln_criteria c ON c.vendor = q.vendor AND c.product = q.product
         AND c.vulnerable = 1 AND c.keyed = 0`);
     }
     if (open.length > 0) {
-      lists.push(sql`n(vendor, product) AS (VALUES ${sql.join(open.map((q) => sql`(${q.vendor}, ${q.product})`))})`);
+      lists.push(listCte(db, 'n', ['vendor', 'product'], open.map((q) => [q.vendor, q.product])));
       branches.push(sql`SELECT ${COLUMNS} FROM n JOIN vuln_criteria c ON c.vendor = n.vendor AND c.product = n.product AND c.vulnerable = 1`);
     }
     const { rows } = await sql<SelectedRow>`WITH ${sql.join(lists)} ${sql.join(branches, sql` UNION ALL `)}`.execute(db);

@@ -8,6 +8,7 @@ import { recordKeys, shouldReplace, type PutResult } from '../engine/vulns/memor
 import type { VulnerabilityRecord } from '../engine/vulns/source.js';
 import type { Database } from './schema.js';
 import { criteriaRows } from './vulns-criteria.js';
+import { listCte } from './vulns-lists.js';
 
 /** Rows per insert statement: under both databases' parameter limits for the widest table (vuln_criteria). */
 const ROWS_PER_INSERT = 500;
@@ -29,9 +30,9 @@ async function insertRows<T extends keyof Database>(trx: Transaction<Database>, 
 async function storedVersions(trx: Transaction<Database>, keys: Pending[]): Promise<Map<string, { modified: string | null; data: string }>> {
   const out = new Map<string, { modified: string | null; data: string }>();
   for (let i = 0; i < keys.length; i += ROWS_PER_INSERT) {
-    const asked = sql.join(keys.slice(i, i + ROWS_PER_INSERT).map((k) => sql`(${k.source}, ${k.recordId})`));
+    const asked = listCte(trx, 'k', ['source', 'record_id'], keys.slice(i, i + ROWS_PER_INSERT).map((k) => [k.source, k.recordId]));
     const { rows } = await sql<{ source: string; record_id: string; modified: string | null; data: string }>`
-      WITH k(source, record_id) AS (VALUES ${asked})
+      WITH ${asked}
       SELECT r.source, r.record_id, r.modified, r.data FROM k JOIN vuln_records r ON r.source = k.source AND r.record_id = k.record_id
     `.execute(trx);
     for (const r of rows) out.set(`${r.source}\0${r.record_id}`, { modified: r.modified, data: r.data });

@@ -10,6 +10,7 @@ import { parseRecordKey, type IndexedCriterion } from '../engine/vulns/criteria-
 import type { VulnerabilityRecord, VulnerabilitySource } from '../engine/vulns/source.js';
 import type { Database } from './schema.js';
 import { criteriaFor } from './vulns-criteria.js';
+import { listCte } from './vulns-lists.js';
 import { writeRecords } from './vulns-record-writer.js';
 
 export interface ImportSummary {
@@ -160,14 +161,14 @@ export class VulnerabilityRepository implements VulnerabilitySource {
   }
 
   /**
-   * The stored rows of the keys. A VALUES list joined to the primary key: both databases plan it as one index
-   * lookup per key, even before statistics exist (an IN list after a bulk import can make PostgreSQL read every
-   * record of the source).
+   * The stored rows of the keys. A list joined to the primary key (vulns-lists.ts): both databases plan it as one
+   * index lookup per key, even before statistics exist (an IN list after a bulk import can make PostgreSQL read
+   * every record of the source).
    */
   private async readRecords(keys: Array<{ source: string; record_id: string }>): Promise<Array<{ source: string; record_id: string; imported_at: string; data: string }>> {
     if (keys.length === 0) return [];
     const { rows } = await sql<{ source: string; record_id: string; imported_at: string; data: string }>`
-      WITH k(source, record_id) AS (VALUES ${sql.join(keys.map((k) => sql`(${k.source}, ${k.record_id})`))})
+      WITH ${listCte(this.db, 'k', ['source', 'record_id'], keys.map((k) => [k.source, k.record_id]))}
       SELECT r.source, r.record_id, r.imported_at, r.data FROM k JOIN vuln_records r ON r.source = k.source AND r.record_id = k.record_id
     `.execute(this.db);
     return rows;
@@ -201,10 +202,10 @@ export class VulnerabilityRepository implements VulnerabilitySource {
     const kev = new Map<string, VulnerabilityRecord['kev']>();
     const epss = new Map<string, VulnerabilityRecord['epss']>();
     for (const part of chunks(cves, KEYS_PER_QUERY)) {
-      const ids = sql.join(part.map((id) => sql`(${id})`));
-      const kevRows = await sql<Database['vuln_kev']>`WITH c(id) AS (VALUES ${ids}) SELECT k.* FROM c JOIN vuln_kev k ON k.cve_id = c.id`.execute(this.db);
+      const ids = () => listCte(this.db, 'c', ['id'], part.map((id) => [id]));
+      const kevRows = await sql<Database['vuln_kev']>`WITH ${ids()} SELECT k.* FROM c JOIN vuln_kev k ON k.cve_id = c.id`.execute(this.db);
       for (const k of kevRows.rows) kev.set(k.cve_id, kevOf(k));
-      const epssRows = await sql<Database['vuln_epss']>`WITH c(id) AS (VALUES ${ids}) SELECT e.* FROM c JOIN vuln_epss e ON e.cve_id = c.id`.execute(this.db);
+      const epssRows = await sql<Database['vuln_epss']>`WITH ${ids()} SELECT e.* FROM c JOIN vuln_epss e ON e.cve_id = c.id`.execute(this.db);
       for (const e of epssRows.rows) epss.set(e.cve_id, epssOf(e));
     }
     return records.map((r) => {

@@ -25,7 +25,7 @@ export interface CpeMatchDetails {
 
 /**
  * What the matcher compares of one criterion: its CPE attributes (vendor and product unescaped, the others as
- * written, lower-case) and its range bounds. Built once per record criterion (prepareCriterion), or read from the
+ * written, lower-case) and its range bounds. Built once per record criterion (prepare, below), or read from the
  * stored criteria index, so a database can answer the matcher without loading whole records.
  */
 export interface CriterionView {

@@ -1,6 +1,7 @@
 // Matches an inventory against a VulnerabilitySource: candidates by CPE (vendor, product) and by OSV package,
 // each record tried by the CPE and OSV matchers, records that alias each other merged so that one vulnerability
-// is one finding per component. A failing lookup for one component is reported and the rest go on.
+// is one finding per component. A source that serves criteria (criteriaFor) is asked for those first, and only
+// the records with a matching criterion are loaded. A failing lookup for one component is reported and the rest go on.
 import type { Component, EngineFinding, Problem } from '../types.js';
 import { criterionMatch, matchCpe, matchTarget, type MatchTarget } from './cpe-matcher.js';
 import { keyOfRecord, keysAdmit, recordKey } from './criteria-index.js';

@@ -1,0 +1,23 @@
+// Lists of keys joined to the vulnerability tables (records by key, criteria by product, scores by CVE). On
+// PostgreSQL a VALUES list; on SQLite one JSON parameter read by json_each, because SQLite compiles a statement
+// for every query and a VALUES list of thousands of parameters costs more to compile than to run.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+
+const sqliteByDb = new WeakMap<object, boolean>();
+
+/** Whether the database is SQLite, from the parameter style its query compiler writes ('?' rather than '$1'). */
+function isSqlite(db: Kysely<any>): boolean {
+  let answer = sqliteByDb.get(db);
+  if (answer === undefined) sqliteByDb.set(db, (answer = sql`${0}`.compile(db).sql === '?'));
+  return answer;
+}
+
+/** A common table expression `name(columns) AS (...)` with one row per entry of `rows` (text values). */
+export function listCte(db: Kysely<any>, name: string, columns: string[], rows: Array<Array<string | null>>): RawBuilder<unknown> {
+  const head = sql.raw(`${name}(${columns.join(', ')})`);
+  if (isSqlite(db)) {
+    const fields = sql.raw(columns.map((_, i) => `value ->> ${i}`).join(', '));
+    return sql`${head} AS (SELECT ${fields} FROM json_each(${JSON.stringify(rows)}))`;
+  }
+  return sql`${head} AS (VALUES ${sql.join(rows.map((r) => sql`(${sql.join(r)})`))})`;
+}
