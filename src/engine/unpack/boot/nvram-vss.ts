@@ -10,7 +10,7 @@ import zlib from 'node:zlib';
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { struct } from '../struct.js';
 import { guidBytes, guidString } from './uefi-guid.js';
-import { efiAttributeNames, ucs2z, writeVariables, type NvramVariable } from './nvram-variables.js';
+import { efiAttributeNames, storeEnd, ucs2z, writeVariables, type NvramVariable } from './nvram-variables.js';
 
 const SignatureHeader = struct('le', { signature: 'char[4]', size: 'u32', format: 'u8', state: 'u8', unknown: 'u16', reserved: 'u32' });
 const GuidHeader = struct('le', { signature: 'bytes[16]', size: 'u32', format: 'u8', state: 'u8', unknown: 'u16', reserved: 'u32' });
@@ -147,12 +147,10 @@ async function readHeader(reader: Reader, start: number): Promise<{ signature: s
 async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
   const h = await readHeader(reader, start);
   if (!h) return null;
-  const formatted = h.format === FORMATTED && h.size > h.header;
   // The signatures are also constants in variable drivers: past offset 0 an unformatted header is not a store.
-  if (!formatted && start > 0) return null;
-  if (!formatted) throw new FormatError(`${h.signature} store: not formatted (format 0x${h.format.toString(16)}, size ${h.size})`);
-  const end = start + h.size;
-  if (end > reader.size) throw new FormatError(`${h.signature} store: truncated, size ${h.size} runs past the file (${reader.size})`);
+  const formatted = h.format === FORMATTED && h.size > h.header;
+  const end = storeEnd(reader, start, { label: `${h.signature} store`, formatted, format: h.format, size: h.size });
+  if (end === null) return null;
   const meta: StoreMeta = { signature: h.signature, variables: 0, deleted: 0, layouts: [], bodyStart: start + h.header, alignment: h.alignment };
   for await (const v of vssVariables(reader, meta.bodyStart, end, h.alignment)) {
     meta[v.state === 'active' ? 'variables' : 'deleted']++;
