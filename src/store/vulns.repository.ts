@@ -105,22 +105,24 @@ export class VulnerabilityRepository implements VulnerabilitySource {
   /**
    * Records by key (criteria-index.ts recordKey) with KEV and EPSS. A key carries the import time its criterion
    * was read with, so a record already parsed in that version is served without reading it again; the others are
-   * read, and kept in whatever version they now have.
+   * read and kept, but answer their key only in that version (see VulnerabilitySource.recordsByKeys).
    */
   async recordsByKeys(keys: string[]): Promise<Map<string, VulnerabilityRecord>> {
     const found: Array<[string, VulnerabilityRecord]> = [];
-    const missing: Array<{ key: string; source: string; record_id: string }> = [];
+    const missing: Array<{ key: string; source: string; record_id: string; stamp?: string }> = [];
     for (const key of keys) {
       const { source, recordId, stamp } = parseRecordKey(key);
       const record = stamp === undefined ? undefined : this.cached(`${source}\0${recordId}\0${stamp}`);
       if (record) found.push([key, record]);
-      else missing.push({ key, source, record_id: recordId });
+      else missing.push({ key, source, record_id: recordId, stamp });
     }
     for (const part of chunks(missing, KEYS_PER_QUERY)) {
       const rows = new Map((await this.readRecords(part)).map((r) => [`${r.source}\0${r.record_id}`, r]));
       for (const k of part) {
         const row = rows.get(`${k.source}\0${k.record_id}`);
-        if (row) found.push([k.key, this.remember(row)]);
+        if (!row) continue;
+        const record = this.remember(row);
+        if (k.stamp === undefined || k.stamp === row.imported_at) found.push([k.key, record]);
       }
     }
     this.trimCache();

@@ -69,3 +69,34 @@ describeEachDatabase('vulnerability criteria index', (get) => {
     }
   });
 });
+
+describeEachDatabase('vulnerability criteria index, a record replaced during matching', (get) => {
+  it('matches the record as it now is when it changes between its criteria and its loading', async () => {
+    const repo = new VulnerabilityRepository(get().db);
+    const memory = new MemoryVulnerabilitySource();
+    const base = { id: 'CVE-2098-0002', aliases: [], source: 'nvd', cwes: [], cvss: {}, references: [], modified: '2024-01-01T00:00:00.000Z' };
+    const before = { ...base, criteria: [[{ criteria: 'cpe:2.3:a:zeta:widget:*:*:*:*:*:*:*:*', vulnerable: true, versionEndExcluding: '2.0' }]] };
+    // the new version moves the criterion: its old position now holds another product's
+    const after = {
+      ...base, modified: '2024-02-01T00:00:00.000Z',
+      criteria: [[{ criteria: 'cpe:2.3:a:zeta:other:*:*:*:*:*:*:*:*', vulnerable: true }, { criteria: 'cpe:2.3:a:zeta:widget:*:*:*:*:*:*:*:*', vulnerable: true, versionEndIncluding: '1.6' }]],
+    };
+    const widget = component('zeta', 'widget', '1.5');
+    for (const source of [repo, memory]) {
+      await source.putRecord(before);
+      // a source that replaces the record right after handing out its criteria
+      const racing: VulnerabilitySource = {
+        byProduct: (v, p) => source.byProduct(v, p),
+        criteriaFor: async (queries) => {
+          const criteria = await source.criteriaFor(queries);
+          await source.putRecord(after);
+          return criteria;
+        },
+        recordsByKeys: (keys) => source.recordsByKeys(keys),
+      };
+      const findings = await new VulnerabilityMatcher(racing).matchAll([widget], []);
+      expect(findings.map((f) => f.pname)).toEqual(['CVE-2098-0002']);
+      expect((findings[0]!.match as { matches: Array<{ range?: unknown }> }).matches.map((m) => m.range)).toEqual([{ endIncluding: '1.6' }]);
+    }
+  });
+});

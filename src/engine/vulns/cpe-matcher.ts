@@ -132,6 +132,21 @@ function rangeDetails(crit: CriterionView): Pick<CpeMatchDetails, 'range' | 'fix
   return { range, ...(crit.versionEndExcluding ? { fixedIn: crit.versionEndExcluding } : {}) };
 }
 
+/** The details of one matching criterion at `group[index]` of a record. */
+function details(component: Component, target: MatchTarget, group: CpeCriterion[], criterion: CpeCriterion, view: CriterionView, kind: CpeMatchDetails['kind']): CpeMatchDetails {
+  const platform = group.filter((c) => !c.vulnerable).map((c) => c.criteria);
+  return {
+    matcher: 'cpe',
+    scheme: genericScheme.id,
+    componentCpe: component.cpe!,
+    version: target.version,
+    criterion: criterion.criteria,
+    kind,
+    ...(kind === 'range' ? rangeDetails(view) : {}),
+    ...(platform.length > 0 ? { platform } : {}),
+  };
+}
+
 /** How the record applies to the component, one entry per matching criterion; empty when it does not. */
 export function matchCpe(component: Component, record: VulnerabilityRecord, target = matchTarget(component)): CpeMatchDetails[] {
   if (!target) return [];
@@ -142,19 +157,32 @@ export function matchCpe(component: Component, record: VulnerabilityRecord, targ
       const p = prepare(criterion);
       if (!p) continue;
       const kind = criterionMatch(p, target);
-      if (!kind) continue;
-      const platform = group.filter((c) => !c.vulnerable).map((c) => c.criteria);
-      matches.push({
-        matcher: 'cpe',
-        scheme: genericScheme.id,
-        componentCpe: component.cpe!,
-        version: target.version,
-        criterion: criterion.criteria,
-        kind,
-        ...(kind === 'range' ? rangeDetails(p) : {}),
-        ...(platform.length > 0 ? { platform } : {}),
-      });
+      if (kind) matches.push(details(component, target, group, criterion, p, kind));
     }
+  }
+  return matches;
+}
+
+/** A criterion of a record already found to match (by the criteria index), with the way it matched. */
+export interface CriterionHit {
+  configIndex: number;
+  criterionIndex: number;
+  view: CriterionView;
+  kind: CpeMatchDetails['kind'];
+}
+
+/**
+ * matchCpe's answer built from the criteria that matched in the index, without testing the record's criteria
+ * again. The hits must come from the same version of the record (the stores' stamps ensure it) and be every
+ * matching criterion of it; a hit that points at no criterion means they do not, and the record is matched whole.
+ */
+export function matchCpeHits(component: Component, record: VulnerabilityRecord, target: MatchTarget, hits: CriterionHit[]): CpeMatchDetails[] {
+  const matches: CpeMatchDetails[] = [];
+  for (const hit of hits) {
+    const group = record.criteria[hit.configIndex];
+    const criterion = group?.[hit.criterionIndex];
+    if (!group || !criterion) return matchCpe(component, record, target);
+    matches.push(details(component, target, group, criterion, hit.view, hit.kind));
   }
   return matches;
 }

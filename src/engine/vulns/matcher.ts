@@ -3,7 +3,7 @@
 // is one finding per component. A source that serves criteria (criteriaFor) is asked for those first, and only
 // the records with a matching criterion are loaded. A failing lookup for one component is reported and the rest go on.
 import type { Component, EngineFinding, Problem } from '../types.js';
-import { criterionMatch, matchCpe, matchTarget, type MatchTarget } from './cpe-matcher.js';
+import { criterionMatch, matchCpe, matchCpeHits, matchTarget, type CriterionHit, type MatchTarget } from './cpe-matcher.js';
 import { keyOfRecord, keysAdmit, recordKey } from './criteria-index.js';
 import { componentPackage, matchOsv } from './osv-matcher.js';
 import type { VulnerabilityRecord, VulnerabilitySource } from './source.js';
@@ -47,16 +47,17 @@ function groupByAlias(matches: RecordMatch[]): RecordMatch[][] {
 export class VulnerabilityMatcher {
   private readonly products = new Map<string, Promise<VulnerabilityRecord[]>>();
   private readonly packages = new Map<string, Promise<VulnerabilityRecord[]>>();
-  /** Per component, the records with a criterion that matches it (criteria-first sources, see selectByCriteria). */
-  private readonly selected = new Map<Component, VulnerabilityRecord[]>();
+  /**
+   * Per component, the records with a criterion that matches it and those criteria (criteria-first sources, see
+   * selectByCriteria), so that matching them needs no second test.
+   */
+  private readonly selected = new Map<Component, Array<{ record: VulnerabilityRecord; hits: CriterionHit[] }>>();
 
   constructor(private readonly source: VulnerabilitySource) {}
 
   private candidates(component: Component, target: MatchTarget | undefined): Array<VulnerabilityRecord[] | Promise<VulnerabilityRecord[]>> {
     const lookups: Array<VulnerabilityRecord[] | Promise<VulnerabilityRecord[]>> = [];
-    const selected = this.selected.get(component);
-    if (selected) lookups.push(selected);
-    else if (target) {
+    if (target && !this.selected.has(component)) {
       const key = `${target.vendor}\0${target.product}`;
       if (!this.products.has(key)) this.products.set(key, this.source.byProduct(target.vendor, target.product));
       lookups.push(this.products.get(key)!);
@@ -83,20 +84,34 @@ export class VulnerabilityMatcher {
       const queries = new Map<string, { vendor: string; product: string; version: string }>();
       for (const [, t] of targets) queries.set(`${t.vendor}\0${t.product}\0${t.version}`, { vendor: t.vendor, product: t.product, version: t.version });
       const criteria = await criteriaFor.call(this.source, [...queries.values()]);
-      const wanted = new Map<Component, Set<string>>();
+      const wanted = new Map<Component, Map<string, CriterionHit[]>>();
       for (const [component, t] of targets) {
-        const keys = new Set<string>();
+        const hits = new Map<string, CriterionHit[]>();
         const version = versionKey(t.version);
         for (const c of criteria.get(`${t.vendor}\0${t.product}`) ?? []) {
           // the version keys settle most criteria with two string comparisons
           if (version !== undefined && !keysAdmit(c.keys, version)) continue;
-          if (criterionMatch(c, t)) keys.add(recordKey(c.source, c.recordId, c.recordStamp));
+          const kind = criterionMatch(c, t);
+          if (!kind) continue;
+          const key = recordKey(c.source, c.recordId, c.recordStamp);
+          const hit = { configIndex: c.configIndex, criterionIndex: c.criterionIndex, view: c, kind };
+          const list = hits.get(key);
+          if (list) list.push(hit);
+          else hits.set(key, [hit]);
         }
-        wanted.set(component, keys);
+        wanted.set(component, hits);
       }
-      const records = await recordsByKeys.call(this.source, [...new Set([...wanted.values()].flatMap((k) => [...k]))]);
-      for (const [component, keys] of wanted) {
-        this.selected.set(component, [...keys].map((k) => records.get(k)).filter((r): r is VulnerabilityRecord => r !== undefined));
+      const records = await recordsByKeys.call(this.source, [...new Set([...wanted.values()].flatMap((h) => [...h.keys()]))]);
+      for (const [component, hits] of wanted) {
+        const selected: Array<{ record: VulnerabilityRecord; hits: CriterionHit[] }> = [];
+        for (const [key, list] of hits) {
+          const record = records.get(key);
+          // changed since its criteria were read (or gone): this component is matched against its records instead
+          if (!record) break;
+          // in the record's order, as matchCpe reports them
+          selected.push({ record, hits: list.sort((a, b) => a.configIndex - b.configIndex || a.criterionIndex - b.criterionIndex) });
+        }
+        if (selected.length === hits.size) this.selected.set(component, selected);
       }
       return true;
     } catch (error) {
@@ -128,11 +143,18 @@ export class VulnerabilityMatcher {
   /** The findings for one component (one per vulnerability). */
   async matchComponent(component: Component): Promise<EngineFinding[]> {
     const target = matchTarget(component);
+    const selected = this.selected.get(component);
     const lookups = this.candidates(component, target);
     const records = lookups.length === 1 ? await lookups[0]! : (await Promise.all(lookups)).flat();
-    // a record found by product and by package is tried once (stores may hand out two copies of it)
-    const seen = lookups.length > 1 ? new Set<string>() : undefined;
     const matches: RecordMatch[] = [];
+    // a record found by criteria, by product or by package is tried once (stores may hand out two copies of it)
+    const seen = lookups.length + (selected ? 1 : 0) > 1 ? new Set<string>() : undefined;
+    for (const { record, hits } of selected ?? []) {
+      seen?.add(keyOfRecord(record));
+      const details: RecordMatch['details'] = matchCpeHits(component, record, target!, hits);
+      if (record.packages) details.push(...matchOsv(component, record));
+      if (details.length > 0) matches.push({ record, details });
+    }
     for (const record of records) {
       if (seen) {
         const key = keyOfRecord(record);

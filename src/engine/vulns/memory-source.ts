@@ -40,6 +40,9 @@ export function shouldReplace(incoming: string | undefined, stored: string | nul
 
 export class MemoryVulnerabilitySource implements VulnerabilitySource {
   private readonly records = new Map<string, VulnerabilityRecord>();
+  /** The version of each stored record (a count of puts), given to its criteria as their recordStamp. */
+  private readonly stamps = new Map<string, string>();
+  private puts = 0;
   private readonly products = new Map<string, Set<string>>();
   private readonly packages = new Map<string, Set<string>>();
   /** CPE criteria by `${vendor}\0${product}`, then by record key; `flat` is their list, rebuilt after a change. */
@@ -55,10 +58,13 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
       this.unindex(key, existing);
     }
     this.records.set(key, record);
+    const stamp = String(++this.puts);
+    this.stamps.set(key, stamp);
     const { products, packages } = recordKeys(record);
     for (const [v, p] of products) this.add(this.products, `${v}\0${p}`, key);
     for (const [e, n] of packages) this.add(this.packages, `${e}\0${n}`, key);
     for (const c of indexCriteria(record)) {
+      c.recordStamp = stamp;
       const pair = `${c.vendor}\0${c.product}`;
       let entry = this.criteria.get(pair);
       if (!entry) this.criteria.set(pair, (entry = { byRecord: new Map() }));
@@ -107,13 +113,10 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
   async recordsByKeys(keys: string[]): Promise<Map<string, VulnerabilityRecord>> {
     const out = new Map<string, VulnerabilityRecord>();
     for (const key of keys) {
-      // this source's criteria carry no stamp, so their keys are its own record keys
-      let record = this.records.get(key);
-      if (!record) {
-        const { source, recordId } = parseRecordKey(key);
-        record = this.records.get(recordKey(source, recordId));
-      }
-      if (record) out.set(key, this.enrich(record));
+      const { source, recordId, stamp } = parseRecordKey(key);
+      const own = recordKey(source, recordId);
+      const record = this.records.get(own);
+      if (record && (stamp === undefined || stamp === this.stamps.get(own))) out.set(key, this.enrich(record));
     }
     return out;
   }

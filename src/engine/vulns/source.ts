@@ -71,7 +71,11 @@ export interface VulnerabilitySource {
    * then loads, with recordsByKeys, only the records with a matching criterion. Both methods or neither.
    */
   criteriaFor?(queries: Array<{ vendor: string; product: string; version: string }>): Promise<Map<string, IndexedCriterion[]>>;
-  /** Records by the keys the criteria give (criteria-index.ts recordKey), with KEV and EPSS; unknown keys are absent. */
+  /**
+   * Records by the keys the criteria give (criteria-index.ts recordKey), with KEV and EPSS; unknown keys are
+   * absent. A key with a stamp names one version of its record: when the record has changed since its criteria
+   * were read, the key is absent too (the matcher relies on the criteria lining up with the record).
+   */
   recordsByKeys?(keys: string[]): Promise<Map<string, VulnerabilityRecord>>;
   /** Records affecting an OSV package (ecosystem prefix such as 'Debian', 'Alpine', 'npm'; name as given). */
   byPackage?(ecosystem: string, name: string): Promise<VulnerabilityRecord[]>;
