@@ -218,3 +218,33 @@ describe('feed files', () => {
     expect(items.filter((i) => i.kind === 'epss')).toHaveLength(1);
   });
 });
+
+describe.runIf(haveShared('vulndata', 'nvd-api2.0-single-entry.json'))('NVD API 2.0 importer on a single-entry response', () => {
+  it('reads the one record exactly: id, dates, CVSS v3.1 and v2, CWE, references once each, criteria', async () => {
+    const file = vulndata('nvd-api2.0-single-entry.json');
+    const items = await collect(file);
+    expect(errors(items)).toEqual([]);
+    expect(items.filter((i) => i.kind === 'feed')).toEqual([{ kind: 'feed', feed: 'nvd', date: '2023-01-03T21:56:15.797' }]);
+    const [r, ...more] = records(items);
+    expect(more).toEqual([]);
+    expect(r).toStrictEqual({
+      id: 'CVE-2022-1576',
+      aliases: [],
+      source: 'nvd',
+      description: 'The WP Maintenance Mode & Coming Soon WordPress plugin before 2.4.5 is lacking CSRF when emptying the subscribed users list, '
+        + 'which could allow attackers to make a logged in admin perform such action via a CSRF attack',
+      published: '2022-07-11T13:15:08.503Z',
+      modified: '2024-11-21T06:41:00.133Z',
+      cwes: ['CWE-352'],
+      cvss: {
+        v3: { baseScore: 6.5, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:U/C:N/I:H/A:N', version: '3.1' },
+        v2: { baseScore: 4.3, vector: 'AV:N/AC:M/Au:N/C:N/I:P/A:N' },
+      },
+      // the same URL from two sources is one reference
+      references: [{ url: 'https://wpscan.com/vulnerability/68deab46-1c16-46ae-a912-a104958ca4cf', description: 'Exploit, Third Party Advisory' }],
+      // the CPE keeps NVD's escaping of '&' (a backslash in the parsed string)
+      criteria: [[{ criteria: 'cpe:2.3:a:themeisle:wp_maintenance_mode_\\&_coming_soon:*:*:*:*:*:wordpress:*:*', vulnerable: true, versionEndExcluding: '2.4.5' }]],
+    });
+    expect(severityOf(r!.cvss)).toBe('medium');
+  });
+});
