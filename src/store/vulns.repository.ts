@@ -4,7 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { EpssEntry } from '../engine/vulns/epss.importer.js';
 import type { FeedItem, FeedName } from '../engine/vulns/feed-reader.js';
-import type { KevEntry } from '../engine/vulns/kev.importer.js';
+import { kevReplaces, type KevEntry } from '../engine/vulns/kev.importer.js';
 import type { PutResult } from '../engine/vulns/memory-source.js';
 import { parseRecordKey, type IndexedCriterion } from '../engine/vulns/criteria-index.js';
 import type { VulnerabilityRecord, VulnerabilitySource } from '../engine/vulns/source.js';
@@ -224,20 +224,27 @@ export class VulnerabilityRepository implements VulnerabilitySource {
     return (await writeRecords(this.db, [record], now))[0]!;
   }
 
-  /** Upserts KEV entries; returns the CVE ids that were new or changed. */
+  /**
+   * Upserts KEV entries; returns the CVE ids whose entry was new or changed. An entry from an older catalog never
+   * replaces one from a newer catalog (kevReplaces); a newer catalog that says the same only moves the row's
+   * catalog date on, which is no change to re-match.
+   */
   async putKev(entries: KevEntry[]): Promise<string[]> {
     const changed: string[] = [];
     for (const part of chunks(entries, BATCH)) {
       await this.db.transaction().execute(async (trx) => {
         const existing = new Map((await trx.selectFrom('vuln_kev').selectAll().where('cve_id', 'in', part.map((e) => e.cveId)).execute()).map((r) => [r.cve_id, r]));
         for (const e of part) {
-          const row = { date_added: e.dateAdded, due_date: e.dueDate ?? null, known_ransomware_campaign_use: e.knownRansomwareCampaignUse ?? null, required_action: e.requiredAction ?? null };
+          const fields = { date_added: e.dateAdded, due_date: e.dueDate ?? null, known_ransomware_campaign_use: e.knownRansomwareCampaignUse ?? null, required_action: e.requiredAction ?? null };
+          const row = { ...fields, catalog_date: e.catalogDate ?? null };
           const old = existing.get(e.cveId);
+          if (old && !kevReplaces(row.catalog_date, old.catalog_date)) continue;
+          const fieldsChanged = !old || Object.entries(fields).some(([k, v]) => old[k as keyof typeof fields] !== v);
           if (!old) await trx.insertInto('vuln_kev').values({ cve_id: e.cveId, ...row }).execute();
-          else if (Object.entries(row).some(([k, v]) => old[k as keyof typeof row] !== v)) await trx.updateTable('vuln_kev').set(row).where('cve_id', '=', e.cveId).execute();
+          else if (fieldsChanged || old.catalog_date !== row.catalog_date) await trx.updateTable('vuln_kev').set(row).where('cve_id', '=', e.cveId).execute();
           else continue;
           existing.set(e.cveId, { cve_id: e.cveId, ...row });
-          changed.push(e.cveId);
+          if (fieldsChanged) changed.push(e.cveId);
         }
       });
     }

@@ -81,6 +81,11 @@ export interface VulnKevTable {
   due_date: string | null;
   known_ransomware_campaign_use: string | null;
   required_action: string | null;
+  /**
+   * The date of the catalog the row came from (ISO 8601 UTC, kev.importer.ts kevEntryDate), added by migration
+   * 0102-kev-catalog-date; null when unknown. An entry from an older catalog never replaces the row.
+   */
+  catalog_date: string | null;
 }
 
 /** FIRST EPSS scores (latest per CVE). */

@@ -100,6 +100,46 @@ describeEachDatabase('vulnerability repository', (get) => {
     expect((await repo.byProduct('batch', 'thing')).map((r) => r.modified).sort()).toEqual(['2024-02-01T00:00:00.000Z', '2024-03-01T00:00:00.000Z']);
   });
 
+  it.runIf(hasData)('an entry from an older KEV catalog never replaces one from a newer catalog; re-importing is a no-op', async () => {
+    const { db } = get();
+    const repo = new VulnerabilityRepository(db);
+    const ransomware = async () => (await db.selectFrom('vuln_kev').select(['known_ransomware_campaign_use', 'catalog_date']).where('cve_id', '=', 'CVE-2024-57727').executeTakeFirstOrThrow());
+    // the full catalog (2025-08-25) says Known; the sample catalog (2025-02-19) still said Unknown
+    await repo.importItems(readFeeds([vulndata('cisa-kev-known_exploited_vulnerabilities.json')]));
+    expect(await ransomware()).toEqual({ known_ransomware_campaign_use: 'Known', catalog_date: '2025-08-25T17:04:19.979Z' });
+    const older = await repo.importItems(readFeeds([vulndata('cisa-kev-sample-catalog.json')]));
+    expect(older.changed.size).toBe(0);
+    expect((await ransomware()).known_ransomware_campaign_use).toBe('Known');
+    // the folder holds both catalogs, the older one read last: importing it again and again changes nothing
+    for (let run = 0; run < 2; run++) {
+      const again = await repo.importItems(readFeeds([vulndata('cisa-kev-known_exploited_vulnerabilities.json'), vulndata('cisa-kev-sample-catalog.json')]));
+      expect(again.changed.size).toBe(0);
+      expect((await ransomware()).known_ransomware_campaign_use).toBe('Known');
+    }
+  });
+
+  it('KEV catalog dates: equal or newer replaces, older is ignored, unknown dates let the later import win', async () => {
+    const { db } = get();
+    const repo = new VulnerabilityRepository(db);
+    const entry = (action: string, catalogDate?: string) => ({ cveId: 'CVE-2098-0001', dateAdded: '2024-01-01', requiredAction: action, ...(catalogDate ? { catalogDate } : {}) });
+    const action = async () => (await db.selectFrom('vuln_kev').select(['required_action', 'catalog_date']).where('cve_id', '=', 'CVE-2098-0001').executeTakeFirstOrThrow());
+    expect(await repo.putKev([entry('first')])).toEqual(['CVE-2098-0001']);
+    expect(await action()).toEqual({ required_action: 'first', catalog_date: null });
+    expect(await repo.putKev([entry('dated', '2025-03-01T00:00:00.000Z')])).toEqual(['CVE-2098-0001']);
+    expect(await repo.putKev([entry('older', '2025-02-01T00:00:00.000Z')])).toEqual([]);
+    expect(await action()).toEqual({ required_action: 'dated', catalog_date: '2025-03-01T00:00:00.000Z' });
+    expect(await repo.putKev([entry('same day', '2025-03-01T00:00:00.000Z')])).toEqual(['CVE-2098-0001']);
+    // a newer catalog saying the same thing moves the date on but changes nothing to re-match
+    expect(await repo.putKev([entry('same day', '2025-04-01T00:00:00.000Z')])).toEqual([]);
+    expect(await repo.putKev([entry('between', '2025-03-15T00:00:00.000Z')])).toEqual([]);
+    expect(await action()).toEqual({ required_action: 'same day', catalog_date: '2025-04-01T00:00:00.000Z' });
+    expect(await repo.putKev([entry('undated')])).toEqual(['CVE-2098-0001']);
+    expect(await action()).toEqual({ required_action: 'undated', catalog_date: null });
+    // in one batch too
+    expect(await repo.putKev([entry('b1', '2025-06-01T00:00:00.000Z'), entry('b0', '2025-05-01T00:00:00.000Z')])).toEqual(['CVE-2098-0001']);
+    expect((await action()).required_action).toBe('b1');
+  });
+
   it.runIf(hasData)('a truncated feed imports what precedes the damage and reports the file', async () => {
     const repo = new VulnerabilityRepository(get().db);
     const text = readFileSync(vulndata('cisa-kev-sample-catalog.json'), 'utf8');

@@ -8,7 +8,7 @@ import { cve5ToRecord, isCve5 } from './cve5.importer.js';
 import { readEpssCsv, type EpssEntry } from './epss.importer.js';
 import { isObj, type Obj } from './feed-values.js';
 import { openMaybeGzip, streamJson } from './json-stream.js';
-import { isKevCatalog, kevCatalogDate, kevEntry, type KevEntry } from './kev.importer.js';
+import { isKevCatalog, kevCatalogDate, kevEntry, kevEntryDate, type KevEntry } from './kev.importer.js';
 import { nvdCveToRecord } from './nvd-api2.importer.js';
 import { isOsv, osvToRecord } from './osv.importer.js';
 import type { VulnerabilityRecord } from './source.js';
@@ -72,7 +72,7 @@ async function* readJsonFeed(file: string): AsyncGenerator<FeedItem> {
           if (!isObj(ev.value)) throw new Error('entry is not an object');
           if ('cveID' in ev.value) {
             sawKev = true;
-            yield { kind: 'kev', entry: kevEntry(ev.value) };
+            yield { kind: 'kev', entry: kevEntry(ev.value, kevEntryDate(ev.header)) };
             continue;
           }
           const { record } = recordOf(ev.value);

@@ -8,7 +8,8 @@ import { JSONParser } from '@streamparser/json';
 import { FormatError } from '../unpack/handler.js';
 
 export type JsonEvent =
-  | { kind: 'item'; index: number; value: unknown }
+  /** `header`: the root's properties that precede the array, read so far (a KEV catalog's date comes first). */
+  | { kind: 'item'; index: number; value: unknown; header: Record<string, unknown> }
   | { kind: 'header'; value: Record<string, unknown> };
 
 /** A file stream, decompressed when it starts with the gzip magic. */
@@ -33,6 +34,8 @@ export async function* streamJson(chunks: AsyncIterable<Buffer | string>): Async
   const parser = new JSONParser({ paths: ['$.vulnerabilities.*', '$.*'], keepStack: false });
   const queue: JsonEvent[] = [];
   const header: Record<string, unknown> = {};
+  // what the items see: a copy of the header as it stood when they were read (renewed when a property arrives)
+  let headerSoFar: Record<string, unknown> = {};
   let rootIsArray: boolean | undefined;
   let bytes = 0;
   let items = 0;
@@ -40,12 +43,15 @@ export async function* streamJson(chunks: AsyncIterable<Buffer | string>): Async
     const inVulnerabilities = stack.length === 2 && stack[1]?.key === 'vulnerabilities' && Array.isArray(parent);
     if (stack.length === 1) rootIsArray ??= Array.isArray(parent);
     if (inVulnerabilities || (stack.length === 1 && Array.isArray(parent))) {
-      queue.push({ kind: 'item', index: Number(key), value });
+      queue.push({ kind: 'item', index: Number(key), value, header: headerSoFar });
       items++;
       // drop the emitted element so a long array never accumulates in memory
       (parent as unknown[]).pop();
     } else if (stack.length === 1 && typeof key === 'string') {
-      if (!(key === 'vulnerabilities' && Array.isArray(value))) header[key] = value;
+      if (!(key === 'vulnerabilities' && Array.isArray(value))) {
+        header[key] = value;
+        headerSoFar = { ...header };
+      }
     }
   };
   try {

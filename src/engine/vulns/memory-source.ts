@@ -5,7 +5,7 @@ import { unescapeCpe, parseCpe } from './cpe.js';
 import { indexCriteria, keyOfRecord, parseRecordKey, recordKey, type IndexedCriterion } from './criteria-index.js';
 import type { EpssEntry } from './epss.importer.js';
 import type { FeedItem } from './feed-reader.js';
-import type { KevEntry } from './kev.importer.js';
+import { kevReplaces, type KevEntry } from './kev.importer.js';
 import type { VulnerabilityRecord, VulnerabilitySource } from './source.js';
 
 export type PutResult = 'inserted' | 'updated' | 'unchanged';
@@ -76,8 +76,10 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
     return existing ? 'updated' : 'inserted';
   }
 
+  /** As the store: an entry from an older catalog never replaces one from a newer catalog. */
   putKev(entry: KevEntry): void {
-    this.kev.set(entry.cveId, entry);
+    const old = this.kev.get(entry.cveId);
+    if (!old || kevReplaces(entry.catalogDate, old.catalogDate)) this.kev.set(entry.cveId, entry);
   }
 
   putEpss(entry: EpssEntry): void {
@@ -138,7 +140,7 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
     if (!kev && !epss) return record;
     const out = { ...record };
     if (kev) {
-      const { cveId: _, ...rest } = kev;
+      const { cveId: _, catalogDate: __, ...rest } = kev;
       out.kev = rest;
     }
     if (epss) out.epss = { probability: epss.probability, percentile: epss.percentile, ...(epss.date ? { date: epss.date } : {}) };

@@ -4,9 +4,11 @@ import type { Migration } from 'kysely';
 import * as core from './0001-core.js';
 import * as vulnerabilities from './0100-vulnerabilities.js';
 import * as vulnerabilityCriteria from './0101-vulnerability-criteria.js';
+import * as kevCatalogDate from './0102-kev-catalog-date.js';
 
 export const migrations: Array<[name: string, migration: Migration]> = [
   ['0001-core', core],
   ['0100-vulnerabilities', vulnerabilities],
   ['0101-vulnerability-criteria', vulnerabilityCriteria],
+  ['0102-kev-catalog-date', kevCatalogDate],
 ];

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readFeeds, type FeedItem } from '../../../src/engine/vulns/feed-reader.js';
+import { MemoryVulnerabilitySource } from '../../../src/engine/vulns/memory-source.js';
 import { cvss2BaseScore, cvss3BaseScore, severityOf } from '../../../src/engine/vulns/cvss.js';
 import { haveShared, sharedPath } from '../../support/shared.js';
 
@@ -97,6 +98,34 @@ describe.runIf(hasData)('KEV importer', () => {
     expect(items).toContainEqual({ kind: 'feed', feed: 'kev', date: catalog.dateReleased });
     const first = catalog.vulnerabilities[0];
     expect(kev[0]).toMatchObject({ cveId: first.cveID, dateAdded: first.dateAdded, dueDate: first.dueDate });
+  });
+
+  it('stamps every entry with the date of the catalog it came from', async () => {
+    const items = await collect(vulndata('cisa-kev-sample-catalog.json'), vulndata('cisa-kev-known_exploited_vulnerabilities.json'));
+    const kev = items.flatMap((i) => (i.kind === 'kev' ? [i.entry] : []));
+    const dates = kev.filter((e) => e.cveId === 'CVE-2024-57727').map((e) => [e.catalogDate, e.knownRansomwareCampaignUse]);
+    expect(dates).toEqual([['2025-02-19T14:08:44.502Z', 'Unknown'], ['2025-08-25T17:04:19.979Z', 'Known']]);
+    expect(kev.every((e) => e.catalogDate)).toBe(true);
+  });
+
+  it('the in-memory source keeps the entry of the newer catalog, whatever the order, and does not expose the catalog date', async () => {
+    const source = new MemoryVulnerabilitySource();
+    source.putRecord({
+      id: 'CVE-2024-57727', aliases: [], source: 'nvd', cwes: [], cvss: {}, references: [],
+      criteria: [[{ criteria: 'cpe:2.3:a:simple-help:simplehelp:*:*:*:*:*:*:*:*', vulnerable: true }]],
+    });
+    for (const item of await collect(vulndata('cisa-kev-known_exploited_vulnerabilities.json'), vulndata('cisa-kev-sample-catalog.json'))) source.apply(item);
+    const [record] = await source.byProduct('simple-help', 'simplehelp');
+    expect(record!.kev).toEqual({ dateAdded: '2025-02-13', dueDate: '2025-03-06', knownRansomwareCampaignUse: 'Known', requiredAction: expect.any(String) });
+  });
+
+  it('takes the catalog date from catalogVersion when there is no dateReleased, and none when the date follows the entries', async () => {
+    const dir = tmp();
+    const entry = { cveID: 'CVE-2024-0001', dateAdded: '2024-01-02' };
+    writeFileSync(join(dir, 'a.json'), JSON.stringify({ title: 'CISA Catalog of Known Exploited Vulnerabilities', catalogVersion: '2025.03.04', vulnerabilities: [entry] }));
+    writeFileSync(join(dir, 'b.json'), JSON.stringify({ vulnerabilities: [entry], catalogVersion: '2025.03.04' }));
+    const kev = (await collect(join(dir, 'a.json'), join(dir, 'b.json'))).flatMap((i) => (i.kind === 'kev' ? [i.entry] : []));
+    expect(kev.map((e) => e.catalogDate)).toEqual(['2025-03-04T00:00:00.000Z', undefined]);
   });
 });
 
