@@ -1,5 +1,7 @@
 // CVSS base scores from vectors (OSV gives vectors only) and severity from the latest CVSS version a record has.
-// Formulas from the CVSS v3.1 and v2 specifications (FIRST). v4 scores are taken from the feeds, never computed.
+// v3.x and v2: the formulas of the FIRST specifications. v4 has no formula: its score comes from the MacroVector
+// lookup table of the FIRST calculator, which ae-cvss-calculator (Apache-2.0, no dependencies) implements.
+import cvssCalculator from 'ae-cvss-calculator';
 import type { Severity } from '../types.js';
 import type { VulnerabilityRecord } from './source.js';
 
@@ -49,6 +51,24 @@ export function cvss2BaseScore(vector: string): number | undefined {
   const exploitability = 20 * av * ac * au;
   const f = impact === 0 ? 0 : 1.176;
   return Math.round((0.6 * impact + 0.4 * exploitability - 1.5) * f * 10) / 10;
+}
+
+const CVSS4_BASE_METRICS = ['AV', 'AC', 'AT', 'PR', 'UI', 'VC', 'VI', 'VA', 'SC', 'SI', 'SA'];
+
+/**
+ * Score of a CVSS v4.0 vector ('CVSS:4.0/AV:N/...') as the FIRST calculator gives it for the vector as written
+ * (CVSS-B for a base vector; threat or environmental metrics, when present, count as they do there and in NVD's
+ * baseScore). Undefined when a base metric is missing or any metric or value is unknown.
+ */
+export function cvss4BaseScore(vector: string): number | undefined {
+  if (!vector.startsWith('CVSS:4.0/')) return undefined;
+  const m = metrics(vector);
+  if (CVSS4_BASE_METRICS.some((k) => !m.has(k))) return undefined;
+  try {
+    return new cvssCalculator.Cvss4P0(vector).calculateScores().base;
+  } catch {
+    return undefined; // an unknown metric or value
+  }
 }
 
 /** The base score of the newest CVSS version the record carries (v4, then v3.x, then v2). */

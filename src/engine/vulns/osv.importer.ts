@@ -1,7 +1,7 @@
 // OSV record (ossf/osv-schema) → VulnerabilityRecord. A record that names exactly one CVE (as its id, an alias or
 // Ubuntu's `upstream`) is filed under that CVE, so it merges with the NVD record of the same vulnerability; its
 // own id becomes an alias. `related` ids are different vulnerabilities and are not aliases.
-import { cvss2BaseScore, cvss3BaseScore } from './cvss.js';
+import { cvss2BaseScore, cvss3BaseScore, cvss4BaseScore } from './cvss.js';
 import { arr, CVE_ID, isObj, isoTime, obj, optStr, str, uniqueBy, type Obj } from './feed-values.js';
 import type { AffectedPackage, VulnerabilityRecord } from './source.js';
 
@@ -10,6 +10,7 @@ export function isOsv(value: Obj): boolean {
     && (value.schema_version !== undefined || Array.isArray(value.affected) || typeof value.details === 'string' || typeof value.summary === 'string');
 }
 
+/** OSV gives CVSS vectors without scores: each is scored here (v4 by the FIRST lookup, v3.x and v2 by formula). */
 function cvssOf(doc: Obj): VulnerabilityRecord['cvss'] {
   const cvss: VulnerabilityRecord['cvss'] = {};
   for (const s of arr(doc.severity).filter(isObj)) {
@@ -22,8 +23,10 @@ function cvssOf(doc: Obj): VulnerabilityRecord['cvss'] {
     } else if (s.type === 'CVSS_V2' && !cvss.v2) {
       const score = cvss2BaseScore(vector);
       if (score !== undefined) cvss.v2 = { baseScore: score, vector };
+    } else if (s.type === 'CVSS_V4' && !cvss.v4) {
+      const score = cvss4BaseScore(vector);
+      if (score !== undefined) cvss.v4 = { baseScore: score, vector };
     }
-    // CVSS_V4 vectors come without a score; computing v4 scores is not done here
   }
   return cvss;
 }

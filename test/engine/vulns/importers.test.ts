@@ -277,3 +277,31 @@ describe.runIf(haveShared('vulndata', 'nvd-api2.0-single-entry.json'))('NVD API 
     expect(severityOf(r!.cvss)).toBe('medium');
   });
 });
+
+describe('OSV importer: CVSS vectors without scores', () => {
+  it('scores CVSS_V4, CVSS_V3 and CVSS_V2 vectors, so a record with only a v4 vector is rated by it', async () => {
+    const file = join(tmp(), 'GHSA-osv.json');
+    const v4 = 'CVSS:4.0/AV:N/AC:L/AT:N/PR:L/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N';
+    writeFileSync(file, JSON.stringify([
+      { id: 'GHSA-0001-aaaa-bbbb', modified: '2024-06-01T00:00:00Z', summary: 'v4 only', severity: [{ type: 'CVSS_V4', score: v4 }], affected: [] },
+      {
+        id: 'GHSA-0002-aaaa-bbbb', modified: '2024-06-01T00:00:00Z', summary: 'all three', affected: [],
+        severity: [{ type: 'CVSS_V2', score: 'AV:N/AC:L/Au:N/C:P/I:P/A:P' }, { type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:H/I:H/A:H' }, { type: 'CVSS_V4', score: v4 }],
+      },
+      { id: 'GHSA-0003-aaaa-bbbb', modified: '2024-06-01T00:00:00Z', summary: 'bad v4', severity: [{ type: 'CVSS_V4', score: 'CVSS:4.0/AV:N/AC:L' }], affected: [] },
+    ]));
+    const items = await collect(file);
+    expect(errors(items)).toEqual([]);
+    const [only4, all, bad] = records(items);
+    expect(only4!.cvss).toEqual({ v4: { baseScore: 8.7, vector: v4 } });
+    expect(severityOf(only4!.cvss)).toBe('high');
+    expect(all!.cvss).toEqual({
+      v2: { baseScore: 7.5, vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P' },
+      v3: { baseScore: 7.2, vector: 'CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:H/I:H/A:H', version: '3.1' },
+      v4: { baseScore: 8.7, vector: v4 },
+    });
+    // an incomplete vector is no score: nothing to rate by
+    expect(bad!.cvss).toEqual({});
+    expect(severityOf(bad!.cvss)).toBe('informational');
+  });
+});
