@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { readFeeds, type FeedItem } from '../engine/vulns/feed-reader.js';
-import { FeedSync, type SyncOptions } from '../engine/vulns/sync.js';
+import { describeNvdCursor, FeedSync, type SyncOptions } from '../engine/vulns/sync.js';
 import { openDatabase } from '../store/database.js';
 import { rematchLatestImages, type RematchSummary } from '../store/vulns-rematch.js';
 import { VulnerabilityRepository, type ImportSummary, type VulnDbStatus } from '../store/vulns.repository.js';
@@ -54,32 +54,62 @@ export function formatStatus(s: VulnDbStatus): string {
     `EPSS scores: ${s.epss}`,
     `newest record: ${s.newest ? `${s.newest.id} (${s.newest.source}, modified ${s.newest.modified})` : 'none'}`,
     'feeds:',
-    ...(s.feeds.length === 0 ? ['  none imported yet'] : s.feeds.map((f) => `  ${f.feed}: feed date ${f.feedDate ?? 'unknown'}, updated ${f.updatedAt}${f.cursor ? `, sync cursor ${f.cursor}` : ''}`)),
+    ...(s.feeds.length === 0 ? ['  none imported yet'] : s.feeds.map((f) => `  ${f.feed}: feed date ${f.feedDate ?? 'unknown'}, updated ${f.updatedAt}${f.cursor ? `, sync cursor ${describeNvdCursor(f.cursor)}` : ''}`)),
   ];
   return lines.join('\n') + '\n';
 }
 
-/** Syncs the chosen feeds; NVD resumes from the stored cursor and saves it after every completed window. */
-export async function syncFeeds(repo: VulnerabilityRepository, feeds: Array<'nvd' | 'kev' | 'epss'>, options: SyncOptions, since?: string): Promise<ImportSummary[]> {
+export type SyncFeedName = 'nvd' | 'kev' | 'epss';
+
+/** What one feed of a sync did: what it committed, and why it stopped when it failed. */
+export interface FeedSyncResult {
+  feed: SyncFeedName;
+  summary: ImportSummary;
+  error?: string;
+}
+
+const emptySummary = (): ImportSummary => ({ inserted: 0, updated: 0, unchanged: 0, kev: 0, epss: 0, errors: [], changed: new Set() });
+
+function addSummary(total: ImportSummary, part: ImportSummary): void {
+  total.inserted += part.inserted;
+  total.updated += part.updated;
+  total.unchanged += part.unchanged;
+  total.kev += part.kev;
+  total.epss += part.epss;
+  total.errors.push(...part.errors);
+  for (const id of part.changed) total.changed.add(id);
+}
+
+async function* itemsOf(items: FeedItem[]): AsyncGenerator<FeedItem> {
+  yield* items;
+}
+
+/**
+ * Syncs the chosen feeds, one after another. A feed that fails is reported with what it committed before failing,
+ * and the next feeds still run. NVD resumes from the stored cursor; each page is imported (and so committed) before
+ * the cursor it carries is stored, so a stopped sync never skips a record.
+ */
+export async function syncFeeds(repo: VulnerabilityRepository, feeds: SyncFeedName[], options: SyncOptions, since?: string): Promise<FeedSyncResult[]> {
   const sync = new FeedSync(options);
-  const summaries: ImportSummary[] = [];
+  const results: FeedSyncResult[] = [];
   for (const feed of feeds) {
-    if (feed !== 'nvd') {
-      summaries.push(await repo.importItems(sync.simpleFeed(feed)));
-      continue;
-    }
-    const cursor = since ?? (await repo.feed('nvd'))?.cursor ?? undefined;
-    // importItems pulls one item at a time and stores it before pulling the next, so when a window's cursor
-    // arrives every record of that window is stored: a stopped sync resumes after the last completed window
-    async function* records(): AsyncGenerator<FeedItem> {
-      for await (const item of sync.nvd(cursor)) {
-        if (item.kind === 'cursor') await repo.setFeed('nvd', null, item.cursor);
-        else yield item;
+    const summary = emptySummary();
+    try {
+      if (feed !== 'nvd') {
+        addSummary(summary, await repo.importItems(sync.simpleFeed(feed)));
+      } else {
+        const cursor = since ?? (await repo.feed('nvd'))?.cursor ?? undefined;
+        for await (const page of sync.nvd(cursor)) {
+          addSummary(summary, await repo.importItems(itemsOf(page.items)));
+          if (page.cursor !== undefined) await repo.setFeed('nvd', null, page.cursor);
+        }
       }
+      results.push({ feed, summary });
+    } catch (e) {
+      results.push({ feed, summary, error: e instanceof Error ? e.message : String(e) });
     }
-    summaries.push(await repo.importItems(records()));
   }
-  return summaries;
+  return results;
 }
 
 export function register(program: Command): void {
@@ -133,9 +163,14 @@ export function register(program: Command): void {
         log: (line) => process.stderr.write(`${line}\n`),
       };
       await withRepository(async (repo, db) => {
-        const summaries = await syncFeeds(repo, feeds as Array<'nvd' | 'kev' | 'epss'>, options, opts.since);
-        summaries.forEach((s, i) => process.stdout.write(formatSummary(`sync ${feeds[i]}`, s)));
-        if (opts.rematch) process.stdout.write(formatRematch(await rematch(repo, db, summaries, opts.epssThreshold)));
+        const results = await syncFeeds(repo, feeds as SyncFeedName[], options, opts.since);
+        for (const r of results) {
+          process.stdout.write(formatSummary(`sync ${r.feed}`, r.summary));
+          if (r.error) process.stdout.write(`sync ${r.feed} failed: ${r.error}\n`);
+        }
+        // what the failed feeds committed before failing is re-matched too
+        if (opts.rematch) process.stdout.write(formatRematch(await rematch(repo, db, results.map((r) => r.summary), opts.epssThreshold)));
+        if (results.some((r) => r.error)) process.exitCode = 1;
       });
     });
 }

@@ -1,5 +1,6 @@
 // Fetches the public feeds: NVD CVE API 2.0 (paged by lastModified window, optional API key, within NVD's
-// published rate limits, resumable from a lastModStartDate cursor), the CISA KEV catalog and the FIRST EPSS CSV.
+// published rate limits, resumable from a lastModStartDate cursor; the first full download resumable from its
+// last committed page), the CISA KEV catalog and the FIRST EPSS CSV.
 // Responses are streamed to a temporary file and read by the same streaming importers as `vulndb import`.
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -114,56 +115,134 @@ export class FeedSync {
   }
 
   /**
-   * NVD records modified since `cursor` (everything when absent), window by window. After each completed window
-   * it yields a `cursor` item: the lastModStartDate to resume from if the sync stops later.
+   * NVD records page by page, from where the stored cursor (parseNvdCursor) says the last sync stopped, to now.
+   * Each page says what to store as the cursor once its records are committed (nothing for a page in the middle
+   * of a lastModified window: records modified again leave the window and shift the offsets of the rest, so a
+   * window is only ever resumed from its start).
    */
-  async *nvd(cursor: string | undefined): AsyncGenerator<FeedItem | { kind: 'cursor'; cursor: string }> {
+  async *nvd(cursor: string | undefined): AsyncGenerator<NvdPage> {
+    const now = (this.options.now ?? (() => new Date()))().toISOString();
+    const saved = cursor === undefined ? undefined : parseNvdCursor(cursor);
+    let first: NvdPosition | undefined;
+    let windowsFrom: string;
+    if (saved === undefined) {
+      first = { from: null, to: now, startIndex: 0 }; // the first full download, ending at this sync's start
+      windowsFrom = now;
+    } else if (typeof saved === 'string') {
+      windowsFrom = saved;
+    } else {
+      first = saved; // the interrupted first download, resumed after its last committed page
+      windowsFrom = saved.to;
+    }
+    if (first) yield* this.nvdQuery(first);
+    for (const window of nvdWindows(windowsFrom, now)) yield* this.nvdQuery(window);
+  }
+
+  /** The pages of one NVD query, from its position. */
+  private async *nvdQuery(position: NvdPosition): AsyncGenerator<NvdPage> {
     const base = this.options.nvdUrl ?? FEED_URLS.nvd;
     const perPage = this.options.resultsPerPage ?? 2000;
     const headers: Record<string, string> = this.options.apiKey ? { apiKey: this.options.apiKey } : {};
-    const end = (this.options.now ?? (() => new Date()))();
-    const windows: Array<[Date, Date] | undefined> = [];
-    if (!cursor) windows.push(undefined);
-    else {
-      for (let from = new Date(cursor); from < end; from = new Date(from.getTime() + NVD_MAX_WINDOW_DAYS * DAY)) {
-        windows.push([from, new Date(Math.min(end.getTime(), from.getTime() + NVD_MAX_WINDOW_DAYS * DAY))]);
+    let startIndex = position.startIndex;
+    for (;;) {
+      const url = new URL(base);
+      url.searchParams.set('resultsPerPage', String(perPage));
+      url.searchParams.set('startIndex', String(startIndex));
+      if (position.from !== null) {
+        url.searchParams.set('lastModStartDate', nvdTime(new Date(position.from)));
+        url.searchParams.set('lastModEndDate', nvdTime(new Date(position.to)));
       }
-    }
-    for (const window of windows) {
-      let startIndex = 0;
+      const items: FeedItem[] = [];
       let total = Infinity;
-      while (startIndex < total) {
-        const url = new URL(base);
-        url.searchParams.set('resultsPerPage', String(perPage));
-        url.searchParams.set('startIndex', String(startIndex));
-        if (window) {
-          url.searchParams.set('lastModStartDate', nvdTime(window[0]));
-          url.searchParams.set('lastModEndDate', nvdTime(window[1]));
-        }
-        const items: Array<FeedItem> = [];
-        let count = 0;
-        await this.withTemp(async (dir) => {
-          const file = await this.download(url.toString(), dir, 'page.json', headers);
-          for await (const ev of streamJson(await openMaybeGzip(file))) {
-            if (ev.kind === 'header') {
-              total = Number(ev.value.totalResults ?? 0);
-              continue;
-            }
-            count++;
-            try {
-              if (!isObj(ev.value)) throw new Error('entry is not an object');
-              items.push({ kind: 'record', record: nvdCveToRecord(ev.value.cve) });
-            } catch (e) {
-              items.push({ kind: 'error', file: url.toString(), record: `#${startIndex + ev.index}`, message: e instanceof Error ? e.message : String(e) });
-            }
+      let count = 0;
+      await this.withTemp(async (dir) => {
+        const file = await this.download(url.toString(), dir, 'page.json', headers);
+        for await (const ev of streamJson(await openMaybeGzip(file))) {
+          if (ev.kind === 'header') {
+            total = Number(ev.value.totalResults ?? 0);
+            continue;
           }
-        });
-        yield* items;
-        this.options.log?.(`NVD ${startIndex + count}/${total}`);
-        if (count === 0) break;
-        startIndex += count;
+          count++;
+          try {
+            if (!isObj(ev.value)) throw new Error('entry is not an object');
+            items.push({ kind: 'record', record: nvdCveToRecord(ev.value.cve) });
+          } catch (e) {
+            items.push({ kind: 'error', file: url.toString(), record: `#${startIndex + ev.index}`, message: e instanceof Error ? e.message : String(e) });
+          }
+        }
+      });
+      startIndex += count;
+      this.options.log?.(`NVD ${startIndex}/${total}`);
+      const done = count === 0 || startIndex >= total;
+      if (done) {
+        yield { items, cursor: position.to };
+        return;
       }
-      yield { kind: 'cursor', cursor: (window ? window[1] : end).toISOString() };
+      yield { items, ...(position.from === null ? { cursor: JSON.stringify({ ...position, startIndex }) } : {}) };
     }
   }
+}
+
+/** One page of NVD records and, when set, the cursor to store once they are all committed. */
+export interface NvdPage {
+  items: FeedItem[];
+  cursor?: string;
+}
+
+/**
+ * A position inside one NVD query. While the first full download is unfinished it is stored as JSON in the feed
+ * cursor; once a query finishes, the cursor is its `to` time: the lastModStartDate of the next sync.
+ */
+export interface NvdPosition {
+  /** lastModStartDate of the query; null for the first full download (no date filter). */
+  from: string | null;
+  /** lastModEndDate of the query; for the full download, the time it began. */
+  to: string;
+  /** Records of the query already committed: the next page starts here. */
+  startIndex: number;
+}
+
+// Only the full download is stored as a position. Its offsets stay valid as long as NVD keeps the order of an
+// unfiltered listing and adds new records at its end (records are never deleted, only rejected); anything
+// modified meanwhile is fetched again by the windows after `to`.
+
+const isTime = (v: unknown): v is string => typeof v === 'string' && !Number.isNaN(Date.parse(v));
+
+/** A stored NVD cursor: the time the last finished query ended, or the position inside an unfinished one. */
+export function parseNvdCursor(cursor: string): string | NvdPosition {
+  if (!cursor.startsWith('{')) {
+    if (!isTime(cursor)) throw new Error(`NVD sync cursor ${cursor}: expected an ISO 8601 time`);
+    return cursor;
+  }
+  let p: unknown;
+  try {
+    p = JSON.parse(cursor);
+  } catch {
+    p = undefined;
+  }
+  if (!isObj(p) || p.from !== null || !isTime(p.to) || !Number.isInteger(p.startIndex) || (p.startIndex as number) < 0) {
+    throw new Error(`NVD sync cursor ${cursor}: expected {"from":null,"to":TIME,"startIndex":N}`);
+  }
+  return { from: null, to: p.to, startIndex: p.startIndex as number };
+}
+
+/** The cursor as `vulndb status` prints it. */
+export function describeNvdCursor(cursor: string): string {
+  try {
+    const c = parseNvdCursor(cursor);
+    if (typeof c === 'string') return c;
+    return `first download interrupted after ${c.startIndex} records (resumes there, then from ${c.to})`;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/** lastModified windows of at most NVD_MAX_WINDOW_DAYS covering [from, end). */
+function nvdWindows(from: string, end: string): NvdPosition[] {
+  const windows: NvdPosition[] = [];
+  const stop = new Date(end).getTime();
+  for (let t = new Date(from).getTime(); t < stop; t += NVD_MAX_WINDOW_DAYS * DAY) {
+    windows.push({ from: new Date(t).toISOString(), to: new Date(Math.min(stop, t + NVD_MAX_WINDOW_DAYS * DAY)).toISOString(), startIndex: 0 });
+  }
+  return windows;
 }
