@@ -1,6 +1,7 @@
 // Configuration is parsed and validated once at start; every bad variable is listed in one error.
 // Nothing else reads process.env.
 import { resolve } from 'node:path';
+import type { Limits } from './engine/unpack/limits.js';
 
 export interface Config {
   port: number;
@@ -36,6 +37,32 @@ export interface Config {
   /** Organisation that users of the external issuer belong to. */
   externalOrg: string;
   logLevel: string;
+  /** Unpacking limits of every scan; an absent field keeps the engine's default (see engine/unpack/limits.ts). */
+  unpackLimits: Partial<Limits>;
+}
+
+/**
+ * Accepted ranges of the unpacking limits, shared by the environment variables here and the CLI flags of
+ * `firmscope unpack` and `firmscope scan`.
+ */
+export const UNPACK_LIMIT_RANGES = {
+  maxDepth: { min: 1, max: 64 },
+  maxTotalBytes: { min: 1, max: Number.MAX_SAFE_INTEGER },
+  maxFiles: { min: 1, max: 100_000_000 },
+  timeoutSeconds: { min: 1, max: 7 * 86_400 },
+} as const;
+
+const SIZE_UNITS: Record<string, number> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
+
+/**
+ * A byte count: digits with an optional binary unit K, M, G or T (also KB/KiB..., any case), e.g. 4096, 512M,
+ * 4G, 1.5G. Undefined for anything else, or for a value that is not a safe whole number of bytes of at least 1.
+ */
+export function parseByteSize(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?$/i.exec(text.trim());
+  if (!match) return undefined;
+  const bytes = Math.floor(Number(match[1]) * SIZE_UNITS[match[2]!.toUpperCase()]!);
+  return Number.isSafeInteger(bytes) && bytes >= 1 ? bytes : undefined;
 }
 
 export class ConfigError extends Error {
@@ -53,14 +80,22 @@ export function loadConfig(env: Env = process.env): Config {
     const value = env[name]?.trim();
     return value ? value : undefined;
   };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
+  /** An integer in [min, max]; undefined when absent, or when invalid (then listed in the problems). */
+  const optionalInt = (name: string, min: number, max: number): number | undefined => {
     const raw = str(name);
-    if (raw === undefined) return fallback;
+    if (raw === undefined) return undefined;
     const value = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
-      problems.push(`${name}=${raw}: expected an integer from ${min} to ${max}`);
-      return fallback;
-    }
+    if (/^\d+$/.test(raw) && Number.isSafeInteger(value) && value >= min && value <= max) return value;
+    problems.push(`${name}=${raw}: expected an integer from ${min} to ${max}`);
+    return undefined;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => optionalInt(name, min, max) ?? fallback;
+  /** A byte count (see parseByteSize); undefined when absent or invalid. */
+  const size = (name: string): number | undefined => {
+    const raw = str(name);
+    if (raw === undefined) return undefined;
+    const value = parseByteSize(raw);
+    if (value === undefined) problems.push(`${name}=${raw}: expected a size in bytes, optionally with K, M, G or T (e.g. 512M, 4G)`);
     return value;
   };
   const url = (name: string): string | undefined => {
@@ -98,6 +133,17 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const uploadSecret = str('FIRMSCOPE_UPLOAD_SECRET');
   if (uploadSecret && uploadSecret.length < 16) problems.push('FIRMSCOPE_UPLOAD_SECRET: expected at least 16 characters');
+  // Unpacking limits: each variable that is set replaces the engine's default for every scan.
+  const ranges = UNPACK_LIMIT_RANGES;
+  const unpackLimits: Partial<Limits> = {};
+  const maxDepth = optionalInt('FIRMSCOPE_UNPACK_MAX_DEPTH', ranges.maxDepth.min, ranges.maxDepth.max);
+  if (maxDepth !== undefined) unpackLimits.maxDepth = maxDepth;
+  const maxTotalBytes = size('FIRMSCOPE_UNPACK_MAX_BYTES');
+  if (maxTotalBytes !== undefined) unpackLimits.maxTotalBytes = maxTotalBytes;
+  const maxFiles = optionalInt('FIRMSCOPE_UNPACK_MAX_FILES', ranges.maxFiles.min, ranges.maxFiles.max);
+  if (maxFiles !== undefined) unpackLimits.maxFiles = maxFiles;
+  const timeoutSeconds = optionalInt('FIRMSCOPE_UNPACK_TIMEOUT_SECONDS', ranges.timeoutSeconds.min, ranges.timeoutSeconds.max);
+  if (timeoutSeconds !== undefined) unpackLimits.timeoutMs = timeoutSeconds * 1000;
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   const logLevel = str('LOG_LEVEL') ?? 'info';
   if (!levels.includes(logLevel)) problems.push(`LOG_LEVEL=${logLevel}: expected one of ${levels.join(', ')}`);
@@ -125,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
     externalAudience: str('FIRMSCOPE_EXTERNAL_CLIENT'),
     externalOrg: name('FIRMSCOPE_EXTERNAL_ORG', 'default'),
     logLevel,
+    unpackLimits,
   };
   if (config.externalJwksUrl && !config.externalIssuer) {
     problems.push('FIRMSCOPE_EXTERNAL_JWKS_URL: set FIRMSCOPE_EXTERNAL_ISSUER too');

@@ -39,6 +39,7 @@ export function createWorker(config: Config, runtime: Runtime, concurrency: numb
     handlers: {
       [SCAN_JOB]: scanJobHandler({
         repos, blobs, dataDir: config.dataDir,
+        limits: config.unpackLimits,
         analyse: (input, signal, onProgress) => runEngineInThread({ ...input, database }, { signal, onProgress }),
       }),
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, parseByteSize } from '../src/config.js';
 
 describe('loadConfig', () => {
   it('has working defaults', () => {
@@ -35,4 +35,52 @@ describe('loadConfig', () => {
   it('accepts a PostgreSQL URL', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/d' }).databaseUrl).toBe('postgres://u@h:5432/d');
   });
+
+  it('leaves the unpacking limits to the engine unless set', () => {
+    expect(loadConfig({}).unpackLimits).toEqual({});
+  });
+
+  it('reads the unpacking limits of scans, sizes with a unit, timeout in seconds', () => {
+    const config = loadConfig({
+      FIRMSCOPE_UNPACK_MAX_DEPTH: '8',
+      FIRMSCOPE_UNPACK_MAX_BYTES: '512M',
+      FIRMSCOPE_UNPACK_MAX_FILES: '5000',
+      FIRMSCOPE_UNPACK_TIMEOUT_SECONDS: '90',
+    });
+    expect(config.unpackLimits).toEqual({ maxDepth: 8, maxTotalBytes: 512 * 1024 ** 2, maxFiles: 5000, timeoutMs: 90_000 });
+    expect(loadConfig({ FIRMSCOPE_UNPACK_MAX_BYTES: '1073741824' }).unpackLimits).toEqual({ maxTotalBytes: 1024 ** 3 });
+  });
+
+  it('lists every bad unpacking limit in one error, with what was expected', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        FIRMSCOPE_UNPACK_MAX_DEPTH: '0',
+        FIRMSCOPE_UNPACK_MAX_BYTES: '12X',
+        FIRMSCOPE_UNPACK_MAX_FILES: '-3',
+        FIRMSCOPE_UNPACK_TIMEOUT_SECONDS: '1.5',
+        PORT: 'eighty',
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'PORT=eighty: expected an integer from 0 to 65535',
+      'FIRMSCOPE_UNPACK_MAX_DEPTH=0: expected an integer from 1 to 64',
+      'FIRMSCOPE_UNPACK_MAX_BYTES=12X: expected a size in bytes, optionally with K, M, G or T (e.g. 512M, 4G)',
+      'FIRMSCOPE_UNPACK_MAX_FILES=-3: expected an integer from 1 to 100000000',
+      'FIRMSCOPE_UNPACK_TIMEOUT_SECONDS=1.5: expected an integer from 1 to 604800',
+    ]);
+  });
+
+  it('parses byte sizes with binary units', () => {
+    expect(parseByteSize('4096')).toBe(4096);
+    expect(parseByteSize('512M')).toBe(512 * 1024 ** 2);
+    expect(parseByteSize('4g')).toBe(4 * 1024 ** 3);
+    expect(parseByteSize('1.5GiB')).toBe(1.5 * 1024 ** 3);
+    expect(parseByteSize('64 KB')).toBe(64 * 1024);
+    for (const bad of ['', '0', '-1', '1e9', '12X', 'M', '0.1']) expect(parseByteSize(bad), bad).toBeUndefined();
+  });
 });
+
