@@ -7,60 +7,59 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { VulnerabilitySource } from '../engine/vulns/source.js';
+import { addLimitOptions, limitsFromFlags, type LimitFlags } from './unpack.js';
 
-interface ScanCliOptions {
+interface ScanCliOptions extends LimitFlags {
   format: string;
   output?: string;
   workDir?: string;
-  timeout?: number;
   quiet?: boolean;
   vulndb: boolean;
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('scan')
     .description('Analyse a firmware image offline and print the result or a report')
     .argument('<file>', 'firmware image')
     .option('-f, --format <format>', 'json, or the id or alias of a registered report (cyclonedx, spdx, cbom, ...)', 'json')
     .option('-o, --output <file>', 'write here instead of standard output')
     .option('--work-dir <dir>', 'unpack into this folder and keep it (default: a temporary folder, removed)')
-    .option('--timeout <seconds>', 'unpacking time limit', (v) => Number.parseFloat(v))
     .option('-q, --quiet', 'no progress on standard error')
-    .option('--no-vulndb', 'do not match components against the local vulnerability database')
-    .action(async (file: string, opts: ScanCliOptions) => {
-      const { findReport, reports } = await import('../reports/index.js');
-      const format = opts.format.toLowerCase();
-      const generator = format === 'json' ? undefined : findReport(format);
-      if (format !== 'json' && !generator) {
-        throw new Error(`no report generator for format '${opts.format}' (available: json${reports.map((r) => `, ${r.id}`).join('')})`);
-      }
-      // The engine (handlers, analyzers) is loaded on use, so other commands start fast.
-      const { scan } = await import('../engine/scan.js');
-      const workDir = opts.workDir ?? (await mkdtemp(join(tmpdir(), 'firmscope-scan-')));
-      const vulndb = opts.vulndb ? await openLocalVulnDb() : undefined;
-      if (opts.vulndb && !vulndb && !opts.quiet) {
-        process.stderr.write('firmscope: no local vulnerability database (see `firmscope vulndb import`); dependency vulnerabilities are not matched\n');
-      }
-      let lastPhase = '';
-      try {
-        const result = await scan(file, {
-          workDir,
-          vulnerabilities: vulndb?.source,
-          limits: opts.timeout !== undefined ? { timeoutMs: opts.timeout * 1000 } : undefined,
-          onProgress: ({ phase }) => {
-            if (!opts.quiet && phase !== lastPhase) process.stderr.write(`firmscope: ${phase}\n`);
-            lastPhase = phase;
-          },
-        });
-        const output = generator ? await generator.generate({ result }) : JSON.stringify(result, null, 2) + '\n';
-        if (opts.output) await writeFile(opts.output, output);
-        else process.stdout.write(output);
-      } finally {
-        await vulndb?.close();
-        if (!opts.workDir) await rm(workDir, { recursive: true, force: true });
-      }
-    });
+    .option('--no-vulndb', 'do not match components against the local vulnerability database');
+  addLimitOptions(command).action(async (file: string, opts: ScanCliOptions) => {
+    const { findReport, reports } = await import('../reports/index.js');
+    const format = opts.format.toLowerCase();
+    const generator = format === 'json' ? undefined : findReport(format);
+    if (format !== 'json' && !generator) {
+      throw new Error(`no report generator for format '${opts.format}' (available: json${reports.map((r) => `, ${r.id}`).join('')})`);
+    }
+    // The engine (handlers, analyzers) is loaded on use, so other commands start fast.
+    const { scan } = await import('../engine/scan.js');
+    const workDir = opts.workDir ?? (await mkdtemp(join(tmpdir(), 'firmscope-scan-')));
+    const vulndb = opts.vulndb ? await openLocalVulnDb() : undefined;
+    if (opts.vulndb && !vulndb && !opts.quiet) {
+      process.stderr.write('firmscope: no local vulnerability database (see `firmscope vulndb import`); dependency vulnerabilities are not matched\n');
+    }
+    let lastPhase = '';
+    try {
+      const result = await scan(file, {
+        workDir,
+        vulnerabilities: vulndb?.source,
+        limits: limitsFromFlags(opts),
+        onProgress: ({ phase }) => {
+          if (!opts.quiet && phase !== lastPhase) process.stderr.write(`firmscope: ${phase}\n`);
+          lastPhase = phase;
+        },
+      });
+      const output = generator ? await generator.generate({ result }) : JSON.stringify(result, null, 2) + '\n';
+      if (opts.output) await writeFile(opts.output, output);
+      else process.stdout.write(output);
+    } finally {
+      await vulndb?.close();
+      if (!opts.workDir) await rm(workDir, { recursive: true, force: true });
+    }
+  });
 }
 
 /**

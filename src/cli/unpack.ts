@@ -1,6 +1,58 @@
 // `firmscope unpack FILE -o DIR`: recursive extraction only, with a summary of what came out.
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import { parseByteSize, UNPACK_LIMIT_RANGES } from '../config.js';
 import type { UnpackResult } from '../engine/unpack/driver.js';
+import type { Limits } from '../engine/unpack/limits.js';
+
+/** The limit flags shared by `unpack` and `scan`, as commander parses them. */
+export interface LimitFlags {
+  maxDepth?: number;
+  maxBytes?: number;
+  maxFiles?: number;
+  timeout?: number;
+}
+
+function integerIn(min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
+    }
+    return n;
+  };
+}
+
+function byteSize(value: string): number {
+  const n = parseByteSize(value);
+  if (n === undefined) throw new InvalidArgumentError('expected a size in bytes, optionally with K, M, G or T (e.g. 512M, 4G)');
+  return n;
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  const { max } = UNPACK_LIMIT_RANGES.timeoutSeconds;
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || n <= 0 || n > max) throw new InvalidArgumentError(`expected a number of seconds above 0, at most ${max}`);
+  return n;
+}
+
+/** Adds --max-depth, --max-bytes, --max-files and --timeout; each one validated, absent ones keep the engine's defaults. */
+export function addLimitOptions(command: Command): Command {
+  const r = UNPACK_LIMIT_RANGES;
+  return command
+    .option('--max-depth <n>', `maximum nesting depth (${r.maxDepth.min}-${r.maxDepth.max}, default 16)`, integerIn(r.maxDepth.min, r.maxDepth.max))
+    .option('--max-bytes <size>', 'maximum total bytes extracted, e.g. 512M or 4G (default 20x the image size, at most 16G)', byteSize)
+    .option('--max-files <n>', 'maximum extracted entries (default 200000)', integerIn(r.maxFiles.min, r.maxFiles.max))
+    .option('--timeout <seconds>', 'unpacking time limit for the whole image (default 600)', seconds);
+}
+
+export function limitsFromFlags(flags: LimitFlags): Partial<Limits> {
+  const limits: Partial<Limits> = {};
+  if (flags.maxDepth !== undefined) limits.maxDepth = flags.maxDepth;
+  if (flags.maxBytes !== undefined) limits.maxTotalBytes = flags.maxBytes;
+  if (flags.maxFiles !== undefined) limits.maxFiles = flags.maxFiles;
+  if (flags.timeout !== undefined) limits.timeoutMs = Math.round(flags.timeout * 1000);
+  return limits;
+}
 
 export function summarize(result: UnpackResult, outDir: string): string {
   const kinds = new Map<string, number>();
@@ -24,21 +76,15 @@ export function summarize(result: UnpackResult, outDir: string): string {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('unpack')
     .description('Recursively extract a firmware image and print a summary')
     .argument('<file>', 'firmware image')
-    .requiredOption('-o, --output <dir>', 'output folder (created when missing)')
-    .option('--max-depth <n>', 'maximum nesting depth', (v) => Number.parseInt(v, 10))
-    .option('--timeout <seconds>', 'time limit for the whole image', (v) => Number.parseFloat(v))
-    .action(async (file: string, opts: { output: string; maxDepth?: number; timeout?: number }) => {
-      const limits = {
-        ...(opts.maxDepth !== undefined ? { maxDepth: opts.maxDepth } : {}),
-        ...(opts.timeout !== undefined ? { timeoutMs: opts.timeout * 1000 } : {}),
-      };
-      // Loaded on use: the CLI starts every command, and the handlers are only needed here.
-      const { unpack } = await import('../engine/unpack/driver.js');
-      const result = await unpack(file, opts.output, { limits });
-      process.stdout.write(summarize(result, opts.output));
-    });
+    .requiredOption('-o, --output <dir>', 'output folder (created when missing)');
+  addLimitOptions(command).action(async (file: string, opts: LimitFlags & { output: string }) => {
+    // Loaded on use: the CLI starts every command, and the handlers are only needed here.
+    const { unpack } = await import('../engine/unpack/driver.js');
+    const result = await unpack(file, opts.output, { limits: limitsFromFlags(opts) });
+    process.stdout.write(summarize(result, opts.output));
+  });
 }
