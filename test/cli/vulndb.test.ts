@@ -1,0 +1,100 @@
+// `firmscope vulndb import`, `status` and `sync` as a user runs them, on the real samples in ../shared/vulndata,
+// into a temporary data folder (the SQLite database of FIRMSCOPE_DATA_DIR).
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { register } from '../../src/cli/vulndb.js';
+import { haveShared, sharedPath } from '../support/shared.js';
+
+const hasData = haveShared('vulndata', 'nvd-api2.0-full-page.json');
+const files = ['nvd-api2.0-full-page.json', 'nvd-cve2.0-CVE-2012-0920.json', 'nvd-cve2.0-CVE-2021-42386.json', 'cisa-kev-sample-catalog.json', 'osv-RLSA-2021_3891.json'];
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'fs-vulndb-'));
+  vi.stubEnv('FIRMSCOPE_DATA_DIR', join(dir, 'data'));
+  vi.stubEnv('DATABASE_URL', '');
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+  process.exitCode = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Runs `firmscope ARGS…`; returns what it printed on stdout and the exit code it set. */
+async function cli(args: string[]): Promise<{ out: string; exitCode: number }> {
+  const program = new Command('firmscope').exitOverride();
+  register(program);
+  let out = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    out += String(chunk);
+    return true;
+  });
+  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  process.exitCode = undefined;
+  try {
+    await program.parseAsync(['node', 'firmscope', ...args]);
+  } finally {
+    vi.restoreAllMocks();
+  }
+  const exitCode = Number(process.exitCode ?? 0);
+  process.exitCode = undefined;
+  return { out, exitCode };
+}
+
+describe('firmscope vulndb', () => {
+  it.runIf(hasData)('import prints its summary and re-matches; a second import changes nothing; status counts what is stored', async () => {
+    const paths = files.map((f) => sharedPath('vulndata', f));
+    const first = await cli(['vulndb', 'import', ...paths]);
+    expect(first.exitCode).toBe(0);
+    expect(first.out).toContain('import: 41 new, 0 updated, 0 unchanged records; 3 KEV and 0 EPSS rows; 0 errors\n');
+    expect(first.out).toMatch(/^re-match: 0 latest images, 0 new findings/m);
+
+    const again = await cli(['vulndb', 'import', ...paths]);
+    expect(again.exitCode).toBe(0);
+    expect(again.out).toBe('import: 0 new, 0 updated, 41 unchanged records; 3 KEV and 0 EPSS rows; 0 errors\nre-match: nothing changed, skipped\n');
+
+    const status = await cli(['vulndb', 'status']);
+    expect(status.out).toContain('records: 41 (nvd 40, osv 1)\n');
+    expect(status.out).toContain('KEV entries: 3\n');
+    expect(status.out).toContain('EPSS scores: 0\n');
+    expect(status.out).toMatch(/^ {2}kev: feed date \S+, updated /m);
+    expect(status.out).toMatch(/^ {2}nvd: feed date \S+, updated /m);
+    const json = JSON.parse((await cli(['vulndb', 'status', '--json'])).out);
+    expect(json).toMatchObject({ records: [{ source: 'nvd', count: 40 }, { source: 'osv', count: 1 }], kev: 3, epss: 0 });
+  });
+
+  describe('sync', () => {
+    let server: Server;
+    let base = '';
+    beforeAll(async () => {
+      if (!hasData) return;
+      const kev = readFileSync(sharedPath('vulndata', 'cisa-kev-sample-catalog.json'));
+      server = createServer((req, res) => {
+        if (req.url === '/kev.json') res.writeHead(200).end(kev);
+        else res.writeHead(404).end(); // NVD is down
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      await new Promise((r) => server?.close(r));
+    });
+
+    it.runIf(hasData)('a failing feed is reported with exit code 1, and the feeds that imported are summarised and re-matched', async () => {
+      const run = await cli(['vulndb', 'sync', '--feeds', 'nvd,kev', '--nvd-url', `${base}/nvd`, '--kev-url', `${base}/kev.json`]);
+      expect(run.exitCode).toBe(1);
+      expect(run.out).toContain('sync nvd: 0 new, 0 updated, 0 unchanged records; 0 KEV and 0 EPSS rows; 0 errors\n');
+      expect(run.out).toMatch(/^sync nvd failed: GET http:\/\/127\.0\.0\.1:\d+\/nvd\?\S+ failed: HTTP 404/m);
+      expect(run.out).toContain('sync kev: 0 new, 0 updated, 0 unchanged records; 3 KEV and 0 EPSS rows; 0 errors\n');
+      expect(run.out).toMatch(/^re-match: 0 latest images, 0 new findings/m);
+      expect((await cli(['vulndb', 'status'])).out).toContain('KEV entries: 3\n');
+    });
+  });
+});
