@@ -6,7 +6,8 @@
 //   number sorts after a shorter one and equal lengths compare digit by digit;
 // - a key that is a prefix of another is smaller, as '1.2' < '1.2.1' (the longer one's extra parts end non-zero).
 // The key holds only the digits 0-9, so every collation orders it like byte order. Anything else ('1.0.2k',
-// 'r13499', a part of 10 or more digits, a key longer than MAX_KEY) has no key, and the matcher alone decides.
+// 'r13499', '2.4.2b3', '0.15-20200726', a part of 10 or more digits, a key longer than MAX_KEY) has no key, and the
+// matcher alone decides: the generic scheme's rules for letters, revisions and date tags never reach a key.
 
 const PLAIN = /^\d+(?:\.\d+)*$/;
 const MAX_KEY = 60;

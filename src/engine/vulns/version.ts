@@ -1,6 +1,7 @@
 // Version comparison, one comparator per version scheme (grype's rule). The `generic` scheme is the one NVD
 // ranges need for firmware: upstream versions such as 1.0.2k, 2019.78, 0.9.8g, 1.1.1t, 2.6.31, r13499,
-// 4.8-1521-gdeadbee, 5.16-rc1 and 7.4p1. Distribution schemes (dpkg, rpm) live in their own files.
+// 4.8-1521-gdeadbee, 5.16-rc1, 2.4.2b3, 0.15-20200726 and 7.4p1. Distribution schemes (dpkg, rpm) live in their
+// own files. For two plain dotted numeric versions it must agree with version-key.ts (see there).
 
 export interface VersionScheme {
   id: string;
@@ -28,7 +29,13 @@ export function tokenize(version: string): Token[] | undefined {
   return tokens;
 }
 
-/** Separators (. - _ + ~) only delimit. A git-describe hash suffix is dropped. */
+/** Short pre-release letters, when digits follow them right after a number: 2.4.2b3 is a beta of 2.4.2. */
+const SHORT_PRE_RELEASE: Record<string, string> = { a: 'alpha', b: 'beta' };
+
+/**
+ * Separators (. - _ + ~) only delimit. A git-describe hash suffix is dropped. An a or b followed by digits after
+ * a number (2.4.2b3, 2.4.2-a1) is alpha or beta; a lone letter (1.0.2k, 1.0.2b) stays a patch letter (newer).
+ */
 function tokenizeUncached(version: string): Token[] | undefined {
   let v = version.trim().toLowerCase();
   // git describe: 4.8-1521-g1a2b3c4 → 4.8-1521 (the count orders it; the hash does not)
@@ -38,8 +45,14 @@ function tokenizeUncached(version: string): Token[] | undefined {
   if (!/\d/.test(v)) return undefined;
   const tokens: Token[] = [];
   for (const m of v.matchAll(/(\d+)|([a-z]+)/g)) {
-    if (m[1] !== undefined) tokens.push({ num: BigInt(m[1]) });
-    else tokens.push({ word: m[2]! });
+    if (m[1] !== undefined) {
+      tokens.push({ num: BigInt(m[1]) });
+      continue;
+    }
+    const word = m[2]!;
+    const afterNumber = tokens.length > 0 && 'num' in tokens[tokens.length - 1]!;
+    const beforeDigit = /\d/.test(v[m.index! + word.length] ?? '');
+    tokens.push({ word: afterNumber && beforeDigit ? SHORT_PRE_RELEASE[word] ?? word : word });
   }
   return tokens;
 }
@@ -66,12 +79,24 @@ function tail(rest: Token[]): number {
   return 1;
 }
 
+/** A trailing -YYYYMMDD release date tag, as json-c tags its releases (0.15-20200726). */
+const DATE_TAG = /-(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$/;
+
 export const genericScheme: VersionScheme = {
   id: 'generic',
   compare(a, b) {
+    // A date tag on one side only names the same release as the version without it (NVD writes json-c's fix of
+    // CVE-2020-12762 as 0.15-20200726; the library says 0.15): it is left out. Two tags compare as dates.
+    const taggedA = DATE_TAG.test(a);
+    if (taggedA !== DATE_TAG.test(b)) {
+      if (taggedA) a = a.replace(DATE_TAG, '');
+      else b = b.replace(DATE_TAG, '');
+    }
     const ta = tokenize(a);
     const tb = tokenize(b);
     if (!ta || !tb) return undefined;
+    // a version that starts with a word (r13499, an SVN revision) is no point of a dotted-version range
+    if (('num' in ta[0]!) !== ('num' in tb[0]!)) return undefined;
     const n = Math.min(ta.length, tb.length);
     for (let i = 0; i < n; i++) {
       const c = compareTokens(ta[i]!, tb[i]!);
