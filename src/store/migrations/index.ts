@@ -5,10 +5,12 @@ import * as core from './0001-core.js';
 import * as vulnerabilities from './0100-vulnerabilities.js';
 import * as vulnerabilityCriteria from './0101-vulnerability-criteria.js';
 import * as kevCatalogDate from './0102-kev-catalog-date.js';
+import * as criteriaCoveringIndex from './0103-criteria-covering-index.js';
 
 export const migrations: Array<[name: string, migration: Migration]> = [
   ['0001-core', core],
   ['0100-vulnerabilities', vulnerabilities],
   ['0101-vulnerability-criteria', vulnerabilityCriteria],
   ['0102-kev-catalog-date', kevCatalogDate],
+  ['0103-criteria-covering-index', criteriaCoveringIndex],
 ];
