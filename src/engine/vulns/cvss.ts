@@ -71,7 +71,10 @@ export function cvss4BaseScore(vector: string): number | undefined {
   }
 }
 
-/** The base score of the newest CVSS version the record carries (v4, then v3.x, then v2). */
+/**
+ * The base score of the newest CVSS version the record carries (v4, then v3.x, then v2), whoever scored it: the
+ * importers choose one entry per version (NVD's Primary over a CNA's Secondary), never across versions.
+ */
 export function latestBaseScore(cvss: VulnerabilityRecord['cvss']): { version: 2 | 3 | 4; score: number } | undefined {
   if (cvss.v4) return { version: 4, score: cvss.v4.baseScore };
   if (cvss.v3) return { version: 3, score: cvss.v3.baseScore };
