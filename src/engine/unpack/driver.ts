@@ -1,8 +1,10 @@
 // The recursive unpacking driver (unblob's processing loop): for every file it finds the chunks of known formats
 // (chunks.ts), records the gaps as unknown chunks, extracts each chunk through a DirectorySink into
 // `<path>_extract/` (a chunk that is the whole file) or `<path>_extract/<start>-<end>.<handler-id>/` (a carved
-// chunk), and recurses into every extracted file. Limits are one Budget for the whole image: hitting one is
-// recorded as a 'limit' problem and stops that branch; everything extracted so far is kept.
+// chunk), and recurses into every extracted file. Limits are one Budget for the whole image, and hitting one is
+// recorded as a 'limit' problem: the depth and byte limits stop only their branch (the sink drops a file that does
+// not fit in the bytes left, and the rest goes on while budget remains); the file count and the deadline stop
+// the whole extraction. Everything extracted so far is kept.
 import { copyFile, link, mkdir, realpath, stat, writeFile } from 'node:fs/promises';
 import { basename, join, posix } from 'node:path';
 import { detectType } from '../file-type.js';
@@ -34,6 +36,7 @@ export interface UnpackStats {
   durationMs: number;
   /** Extracted nodes (the image itself not counted). */
   filesExtracted: number;
+  /** Bytes of the extracted files kept on disk (a dropped or deleted file is not counted). */
   bytesExtracted: number;
   /** Accepted chunks per handler id. */
   formats: Record<string, number>;
@@ -59,7 +62,7 @@ interface State {
   unknownChunks: UnknownChunk[];
   problems: Problem[];
   formats: Record<string, number>;
-  /** Set once a global limit (bytes, files, time) is hit: nothing more is extracted. */
+  /** Set once a global limit (files, time) is hit: nothing more is extracted. */
   stopped?: LimitError;
   progress?: (p: UnpackProgress) => void;
   /** Whole contents of small extracted files (the sink's head), scanned without reopening them. */
@@ -133,7 +136,7 @@ async function processFile(state: State, node: FileNode, ancestry: Set<string>):
   try {
     const selection = preselected ?? (await selectChunks(reader, state.scanner, state.budget, node.path));
     state.problems.push(...selection.problems);
-    if (selection.limit) return stop(state, selection.limit, node.path);
+    if (selection.limit) return recordLimit(state, selection.limit, node.path);
     for (const gap of selection.gaps) state.unknownChunks.push({ path: node.path, ...gap });
     if (selection.chunks.length === 0) return;
     if (node.depth + 1 > state.budget.limits.maxDepth) {
@@ -213,14 +216,11 @@ async function extractChunk(
 function recordExtractError(state: State, error: unknown, handler: Handler, node: FileNode, offset: number): void {
   const source = handler.id;
   if (error instanceof LimitError) {
-    if (error.limit === 'depth' || error.limit === 'ratio') {
-      state.problems.push({ source, path: node.path, offset, kind: 'limit', message: error.message });
-    } else stop(state, error, node.path);
-    return;
+    return recordLimit(state, error, node.path, source, offset);
   }
   if (state.budget.signal.aborted) {
     const reason: unknown = state.budget.signal.reason;
-    if (reason instanceof LimitError) return stop(state, reason, node.path);
+    if (reason instanceof LimitError) return recordLimit(state, reason, node.path);
     throw reason;
   }
   if (error instanceof FormatError) {
@@ -231,7 +231,20 @@ function recordExtractError(state: State, error: unknown, handler: Handler, node
   }
 }
 
-function stop(state: State, limit: LimitError, path: string): void {
+/**
+ * The file count and the deadline hold for the whole image; the other limits stop only the branch that hit them
+ * (a handler that lets a byte LimitError through loses the rest of its own chunk, nothing else).
+ */
+function isGlobal(limit: LimitError): boolean {
+  return limit.limit === 'files' || limit.limit === 'time';
+}
+
+/** A global limit stops everything (recorded once); any other is recorded for its branch. */
+function recordLimit(state: State, limit: LimitError, path: string, source = 'unpack', offset?: number): void {
+  if (!isGlobal(limit)) {
+    state.problems.push({ source, path, offset, kind: 'limit', message: limit.message });
+    return;
+  }
   if (state.stopped) return;
   state.stopped = limit;
   state.problems.push({ source: 'unpack', path, kind: 'limit', message: limit.message });

@@ -1,11 +1,12 @@
 // The extraction limits are one value; a Budget charges every extracted file and byte against it and fails
-// with a LimitError (recorded, visible in the result) when one is reached.
+// with a LimitError (recorded, visible in the result) when one is reached. What is not kept (a file the sink
+// dropped or deleted) is released again, so the budget counts only what is on disk.
 import { LimitError } from './handler.js';
 
 export interface Limits {
   /** Maximum nesting depth of extraction (the image is depth 0). */
   maxDepth: number;
-  /** Maximum total bytes written for one image. */
+  /** Maximum total bytes kept on disk for one image. */
   maxTotalBytes: number;
   /** Maximum number of extracted entries (files, directories, links) for one image. */
   maxFiles: number;
@@ -71,11 +72,25 @@ export class Budget {
     this.files++;
   }
 
+  /** Gives back a file that was charged but is not kept. */
+  releaseFile(): void {
+    this.files--;
+  }
+
+  get remainingBytes(): number {
+    return Math.max(0, this.limits.maxTotalBytes - this.bytes);
+  }
+
   chargeBytes(n: number): void {
     if (this.bytes + n > this.limits.maxTotalBytes) {
       throw new LimitError('bytes', `extracted size limit of ${this.limits.maxTotalBytes} bytes reached`);
     }
     this.bytes += n;
+  }
+
+  /** Gives back bytes that were charged but are not kept (a file deleted or dropped half-written). */
+  releaseBytes(n: number): void {
+    this.bytes -= n;
   }
 
   dispose(): void {

@@ -1,18 +1,22 @@
-// The only way handlers write: confines paths to the sink's folder, streams data to disk while hashing it,
-// charges files and bytes to the image's Budget, and records links and special files without creating them.
+// The only way handlers write: confines paths to the sink's folder, gives every entry a unique path, streams data
+// to disk while hashing it, charges files and bytes to the image's Budget, and records links and special files
+// without creating them. A problem with one entry (a name clash, a file too big for the byte budget, a filesystem
+// error) is recorded and the handler goes on with the next entry.
 import { createHash } from 'node:crypto';
 import { mkdir, open, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Problem } from '../types.js';
 import type { ChunkSelection } from './chunks.js';
-import type { EntryMeta, FileData, Reader, Sink } from './handler.js';
+import { LimitError, type EntryMeta, type FileData, type Reader, type Sink } from './handler.js';
 import type { Budget } from './limits.js';
+
+type EntryKind = 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'socket';
 
 /** What a sink wrote or recorded, relative to its root; the driver turns these into FileNodes. */
 export interface SinkEntry {
   path: string;
-  kind: 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'socket';
+  kind: EntryKind;
   size: number;
   sha256?: string;
   /** First bytes of a regular file, for type detection without reopening it. */
@@ -36,9 +40,10 @@ const WRITE_BATCH = 1024 * 1024;
 
 /**
  * Normalises a path from an archive or filesystem to a safe relative path, or returns an error message.
- * Absolute paths are made relative (as tar and unsquashfs do); '..' segments and NUL bytes are refused.
+ * Absolute paths are made relative (as tar and unsquashfs do) and flagged, so the sink can report them;
+ * '..' segments and NUL bytes are refused.
  */
-export function confinePath(raw: string): { path: string } | { error: string } {
+export function confinePath(raw: string): { path: string; absolute?: true } | { error: string } {
   if (raw.includes('\0')) return { error: `path contains a NUL byte: ${JSON.stringify(raw)}` };
   const parts: string[] = [];
   for (const part of raw.split('/')) {
@@ -47,13 +52,82 @@ export function confinePath(raw: string): { path: string } | { error: string } {
     parts.push(part);
   }
   if (parts.length === 0) return { error: `empty path: ${JSON.stringify(raw)}` };
-  return { path: parts.join('/') };
+  return raw.startsWith('/') ? { path: parts.join('/'), absolute: true } : { path: parts.join('/') };
+}
+
+/** What holds a path of the sink's tree: an entry of that kind, or 'parent', a directory made for entries below it. */
+type Slot = EntryKind | 'parent';
+
+/**
+ * The names a sink has used, so that every entry keeps a unique path and nothing already written is overwritten.
+ * The rule: the first entry keeps its name. A later entry whose name is taken is kept as `name~N` (the first free
+ * N), and so is a directory that must go where a non-directory is; the entries below such a directory follow it
+ * there. Each rename is reported as a warning naming both paths. A directory entry repeated is the same directory.
+ */
+class PathTable {
+  private readonly slots = new Map<string, Slot>();
+  /** Directories kept under another name: the path asked for (under its placed parent) → the path used. */
+  private readonly moved = new Map<string, string>();
+
+  constructor(private readonly warn: (message: string) => void) {}
+
+  /** The path the entry goes to; undefined for a directory that already has its entry. */
+  place(path: string, kind: EntryKind): string | undefined {
+    const parts = path.split('/');
+    const name = parts.pop()!;
+    let parent = '';
+    for (const part of parts) parent = this.placeDir(joinPath(parent, part), path);
+    const wanted = joinPath(parent, name);
+    if (kind === 'directory') {
+      const placed = this.placeDir(wanted, path);
+      if (this.slots.get(placed) === 'directory') return undefined;
+      this.slots.set(placed, 'directory');
+      return placed;
+    }
+    const existing = this.slots.get(wanted);
+    if (existing === undefined) {
+      this.slots.set(wanted, kind);
+      return wanted;
+    }
+    const free = this.free(wanted);
+    this.slots.set(free, kind);
+    this.warn(`name clash: ${kind} ${JSON.stringify(path)} kept as ${JSON.stringify(free)}, as ${JSON.stringify(wanted)} is already a ${describe(existing)}`);
+    return free;
+  }
+
+  /** Frees the name of an entry that was not kept, so a later entry can take it. */
+  release(path: string): void {
+    const slot = this.slots.get(path);
+    if (slot !== undefined && slot !== 'parent' && slot !== 'directory') this.slots.delete(path);
+  }
+
+  /** Where a directory asked for as `wanted` is (or will be) made; reserves it as a parent when new. */
+  private placeDir(wanted: string, path: string): string {
+    const placed = this.moved.get(wanted) ?? wanted;
+    const existing = this.slots.get(placed);
+    if (existing === undefined) this.slots.set(placed, 'parent');
+    if (existing === undefined || existing === 'parent' || existing === 'directory') return placed;
+    const free = this.free(placed);
+    this.slots.set(free, 'parent');
+    this.moved.set(wanted, free);
+    this.warn(
+      `name clash: directory ${JSON.stringify(placed)} (for ${JSON.stringify(path)}) made as ${JSON.stringify(free)}, as ${JSON.stringify(placed)} is already a ${describe(existing)}`,
+    );
+    return free;
+  }
+
+  private free(path: string): string {
+    for (let n = 1; ; n++) if (!this.slots.has(`${path}~${n}`)) return `${path}~${n}`;
+  }
 }
 
 export class DirectorySink implements Sink {
   readonly entries: SinkEntry[] = [];
   readonly problems: Problem[] = [];
   private readonly madeDirs = new Set<string>();
+  private readonly paths = new PathTable((message) => this.problem('warning', message));
+  /** One warning for all absolute paths of this sink, updated as more come (see confine). */
+  private absolute?: { problem: Problem; first: string; count: number };
 
   constructor(
     /** Absolute folder this sink writes into (created on first write). */
@@ -73,33 +147,98 @@ export class DirectorySink implements Sink {
   }
 
   async dir(raw: string, meta: EntryMeta = {}): Promise<void> {
-    const path = this.confine(raw);
+    const path = this.place(raw, 'directory');
     if (path === undefined) return;
     this.budget.chargeFile();
-    await this.ensureDir(path);
+    try {
+      await this.ensureDir(path);
+    } catch (error) {
+      if (!isFsError(error)) throw error;
+      this.budget.releaseFile();
+      return this.problem('error', `${path}: not extracted: ${error.message}`);
+    }
     this.entries.push({ path, kind: 'directory', size: 0, meta });
   }
 
   async file(raw: string, data: FileData, meta: EntryMeta = {}): Promise<void> {
-    const path = this.confine(raw);
-    if (path === undefined) {
-      if (data instanceof Readable) data.destroy();
-      return;
+    let opened = false;
+    const open = () => {
+      opened = true;
+      return data;
+    };
+    try {
+      await this.put(raw, meta, Buffer.isBuffer(data) ? data.length : undefined, open);
+    } finally {
+      if (!opened && data instanceof Readable) data.destroy();
     }
-    this.budget.chargeFile();
-    const slash = path.lastIndexOf('/');
-    await this.ensureDir(slash > 0 ? path.slice(0, slash) : '');
+  }
+
+  async copy(raw: string, reader: Reader, start: number, end: number, meta: EntryMeta = {}): Promise<void> {
+    // The size is known: a range too big for the budget is dropped without being read.
+    await this.put(raw, meta, end - start, () => reader.stream(start, end));
+  }
+
+  symlink(raw: string, target: string, meta: EntryMeta = {}): void {
+    this.record(raw, 'symlink', meta, target);
+  }
+
+  hardlink(raw: string, target: string, meta: EntryMeta = {}): void {
+    this.record(raw, 'hardlink', meta, target);
+  }
+
+  special(raw: string, kind: 'device' | 'fifo' | 'socket', meta: EntryMeta = {}): void {
+    this.record(raw, kind, meta);
+  }
+
+  /**
+   * Writes one regular file. A file that does not fit in what is left of the byte budget is dropped (never kept
+   * truncated: a partial file would be analysed as if it were real) and recorded as a 'limit' problem; so is one
+   * the filesystem refuses, as an 'error'. Either way the handler goes on with its next entry. Other errors
+   * (time, file count, a corrupt stream) are the handler's to deal with.
+   */
+  private async put(raw: string, meta: EntryMeta, size: number | undefined, open: () => FileData): Promise<void> {
+    const path = this.place(raw, 'file');
+    if (path === undefined) return;
+    const left = this.budget.remainingBytes;
+    let counted = false;
+    try {
+      this.budget.chargeFile();
+      counted = true;
+      if (size !== undefined && size > left) throw new LimitError('bytes', 'file larger than the bytes left');
+      const slash = path.lastIndexOf('/');
+      await this.ensureDir(slash > 0 ? path.slice(0, slash) : '');
+      const data = open();
+      const entry = Buffer.isBuffer(data) ? await this.writeBuffer(path, data) : await this.writeStreamed(path, data);
+      this.entries.push({ ...entry, meta });
+    } catch (error) {
+      this.paths.release(path);
+      if (counted) this.budget.releaseFile();
+      if (error instanceof LimitError && error.limit === 'bytes') return this.problem('limit', this.dropped(path, size, left));
+      if (isFsError(error)) return this.problem('error', `${path}: not extracted: ${error.message}`);
+      throw error;
+    }
+  }
+
+  private dropped(path: string, size: number | undefined, left: number): string {
+    const limit = `the extracted size limit of ${this.budget.limits.maxTotalBytes} bytes`;
+    if (size === undefined) return `${path}: not extracted: it grew past the ${left} bytes left of ${limit}`;
+    return `${path}: not extracted: its ${size} bytes are more than the ${left} bytes left of ${limit}`;
+  }
+
+  /** Fast path: one write, no stream machinery (most filesystem handlers hand over decoded buffers). */
+  private async writeBuffer(path: string, data: Buffer): Promise<Omit<SinkEntry, 'meta'>> {
+    this.budget.checkTime();
+    this.budget.chargeBytes(data.length);
     const target = join(this.root, path);
-    if (Buffer.isBuffer(data)) {
-      // Fast path: one write, no stream machinery (most filesystem handlers hand over decoded buffers).
-      this.budget.checkTime();
-      this.budget.chargeBytes(data.length);
-      const sha256 = createHash('sha256').update(data).digest('hex');
+    try {
       const selection = await this.writeAndSelect(target, path, data);
-      this.entries.push({ path, kind: 'file', size: data.length, sha256, head: Buffer.from(data.subarray(0, HEAD_BYTES)), meta, selection });
-      return;
+      const sha256 = createHash('sha256').update(data).digest('hex');
+      return { path, kind: 'file', size: data.length, sha256, head: Buffer.from(data.subarray(0, HEAD_BYTES)), selection };
+    } catch (error) {
+      this.budget.releaseBytes(data.length);
+      await rm(target, { force: true });
+      throw error;
     }
-    await this.writeStreamed(target, path, data, meta);
   }
 
   /** Writes a whole file and, meanwhile, selects its chunks from the same bytes. */
@@ -117,7 +256,8 @@ export class DirectorySink implements Sink {
    * case: most files of a filesystem are a few blocks); larger ones go out through one file handle in batches.
    * A WriteStream per file costs far more than the write itself when thousands of files are extracted.
    */
-  private async writeStreamed(target: string, path: string, data: Readable | AsyncIterable<Buffer>, meta: EntryMeta): Promise<void> {
+  private async writeStreamed(path: string, data: Readable | AsyncIterable<Buffer>): Promise<Omit<SinkEntry, 'meta'>> {
+    const target = join(this.root, path);
     const hash = createHash('sha256');
     let head: Buffer | undefined;
     let size = 0;
@@ -147,45 +287,44 @@ export class DirectorySink implements Sink {
     } catch (error) {
       if (data instanceof Readable) data.destroy();
       await handle?.close().catch(() => undefined);
-      // Keep nothing half-written: a partial file would be analysed as if it were real.
+      // Keep nothing half-written: a partial file would be analysed as if it were real. Its bytes are given back.
       await rm(target, { force: true });
+      this.budget.releaseBytes(size);
       throw error;
     }
-    this.entries.push({ path, kind: 'file', size, sha256: hash.digest('hex'), head: head ?? Buffer.alloc(0), meta, selection });
+    return { path, kind: 'file', size, sha256: hash.digest('hex'), head: head ?? Buffer.alloc(0), selection };
   }
 
-  async copy(raw: string, reader: Reader, start: number, end: number, meta: EntryMeta = {}): Promise<void> {
-    await this.file(raw, reader.stream(start, end), meta);
-  }
-
-  symlink(raw: string, target: string, meta: EntryMeta = {}): void {
-    const path = this.confine(raw);
+  /** Records a link or special file (never created on disk). */
+  private record(raw: string, kind: 'symlink' | 'hardlink' | 'device' | 'fifo' | 'socket', meta: EntryMeta, linkTarget?: string): void {
+    const path = this.place(raw, kind);
     if (path === undefined) return;
     this.budget.chargeFile();
-    this.entries.push({ path, kind: 'symlink', size: 0, linkTarget: target, meta });
+    const entry: SinkEntry = { path, kind, size: 0, meta };
+    if (linkTarget !== undefined) entry.linkTarget = linkTarget;
+    this.entries.push(entry);
   }
 
-  hardlink(raw: string, target: string, meta: EntryMeta = {}): void {
-    const path = this.confine(raw);
-    if (path === undefined) return;
-    this.budget.chargeFile();
-    this.entries.push({ path, kind: 'hardlink', size: 0, linkTarget: target, meta });
-  }
-
-  special(raw: string, kind: 'device' | 'fifo' | 'socket', meta: EntryMeta = {}): void {
-    const path = this.confine(raw);
-    if (path === undefined) return;
-    this.budget.chargeFile();
-    this.entries.push({ path, kind, size: 0, meta });
-  }
-
-  private confine(raw: string): string | undefined {
+  /** Confines `raw` and gives it its unique place in the tree; undefined when refused (recorded) or a repeated directory. */
+  private place(raw: string, kind: EntryKind): string | undefined {
     const result = confinePath(raw);
     if ('error' in result) {
       this.problem('error', `refused entry: ${result.error}`);
       return undefined;
     }
-    return result.path;
+    if (result.absolute) this.noteAbsolute(raw);
+    return this.paths.place(result.path, kind);
+  }
+
+  /** Absolute paths are kept relative (as GNU tar does), with one warning per sink saying how many and the first. */
+  private noteAbsolute(raw: string): void {
+    if (!this.absolute) {
+      this.problem('warning', '');
+      this.absolute = { problem: this.problems.at(-1)!, first: raw, count: 0 };
+    }
+    const note = this.absolute;
+    note.count++;
+    note.problem.message = `${note.count} absolute path(s) stored relative to the output folder, the first ${JSON.stringify(note.first)}`;
   }
 
   private async ensureDir(path: string): Promise<void> {
@@ -193,6 +332,19 @@ export class DirectorySink implements Sink {
     await mkdir(join(this.root, path), { recursive: true });
     this.madeDirs.add(path);
   }
+}
+
+function joinPath(parent: string, name: string): string {
+  return parent ? `${parent}/${name}` : name;
+}
+
+function describe(slot: Slot): string {
+  return slot === 'parent' ? 'directory' : slot;
+}
+
+/** An error from a filesystem call (EEXIST, ENOTDIR, ENAMETOOLONG, ...), as opposed to one from the data. */
+function isFsError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
 
 /** Writes every buffer of `parts` at the handle's current position (writev may write less than asked). */

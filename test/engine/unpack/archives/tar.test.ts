@@ -42,16 +42,20 @@ describe('tar handler', () => {
     }
   });
 
-  it('refuses entries that escape and keeps the rest', async () => {
+  it('refuses entries that escape, stores absolute ones relative with one warning, and keeps the rest', async () => {
     const archive = await packRaw([
       { name: '../../evil', body: 'x' },
       { name: '/abs/ok', body: 'abs' },
+      { name: '/abs/too', body: 'abs' },
       { name: 'link', type: 'symlink', linkname: '/etc/shadow' },
     ]);
     const run = await extractFiles(tarHandler, archive);
-    expect(Object.keys(run.files)).toEqual(['abs/ok']);
+    expect(Object.keys(run.files)).toEqual(['abs/ok', 'abs/too']);
     expect(run.entries.find((e) => e.path === 'link')?.linkTarget).toBe('/etc/shadow');
-    expect(run.problems.map((p) => p.message).join()).toMatch(/escapes the output folder/);
+    expect(run.problems).toEqual([
+      expect.objectContaining({ kind: 'error', message: expect.stringMatching(/escapes the output folder/) }),
+      expect.objectContaining({ kind: 'warning', message: '2 absolute path(s) stored relative to the output folder, the first "/abs/ok"' }),
+    ]);
   });
 
   it('reports a truncated archive and ignores a broken checksum', async () => {
