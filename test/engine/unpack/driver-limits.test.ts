@@ -11,6 +11,7 @@ import tarStream from 'tar-stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FileNode } from '../../../src/engine/types.js';
 import { unpack, type UnpackResult } from '../../../src/engine/unpack/driver.js';
+import { DEFAULT_LIMITS, resolveLimits } from '../../../src/engine/unpack/limits.js';
 import { box, boxHandler } from './driver-helpers.js';
 import { haveTool } from './filesystems/fs-image-harness.js';
 
@@ -143,3 +144,10 @@ describe('name clashes in an archive keep every entry', () => {
   });
 });
 
+describe('default byte limit', () => {
+  it('is 20x the input with no floor, and at most the ceiling', () => {
+    expect(resolveLimits(1000).maxTotalBytes).toBe(20_000);
+    expect(resolveLimits(10 * 1024 ** 3).maxTotalBytes).toBe(DEFAULT_LIMITS.maxTotalBytesCeiling);
+    expect(resolveLimits(1000, { maxTotalBytes: 5 }).maxTotalBytes).toBe(5);
+  });
+});
