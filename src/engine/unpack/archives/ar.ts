@@ -1,7 +1,7 @@
 // Unix ar archives ('!<arch>\n', used by .deb packages and static libraries .a): 60-byte member headers with
 // decimal sizes, data padded to even length. GNU long names ('//' table, '/N' references) and BSD long names
 // ('#1/N', name stored before the data) are resolved; the symbol tables ('/', '/SYM64/', '__.SYMDEF') are kept
-// as files. The archive ends at the last valid member.
+// as files. The archive ends at the last valid member; a damaged or truncated member ends it with a warning.
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 
 const MAGIC = Buffer.from('!<arch>\n', 'latin1');
@@ -31,22 +31,42 @@ function parseHeader(b: Buffer, at: number): Member | null {
   return { rawName: text(0, 16), mtime: num(16, 12, 10), uid: num(28, 6, 10), gid: num(34, 6, 10), mode: num(40, 8, 8), size, dataStart: at + HEADER };
 }
 
-async function walk(reader: Reader, start: number, onMember?: (m: Member) => Promise<void>, signal?: AbortSignal): Promise<number> {
+/**
+ * Walks the members from `start`. The archive ends where no member header follows; a header with its closing
+ * "`\n" but fields that do not parse, or a member running past the end of the file, breaks the archive off
+ * there with a reason (a corrupt chunk when it is the first member), so the members before it are kept.
+ */
+async function walk(
+  reader: Reader,
+  start: number,
+  onMember?: (m: Member) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<{ end: number; reason?: string }> {
   let at = start + MAGIC.length;
-  for (;;) {
+  for (let index = 0; ; index++) {
     signal?.throwIfAborted();
-    if (at >= reader.size) return reader.size;
-    const member = parseHeader(await reader.read(at, HEADER), at);
-    if (!member) return at;
-    if (member.dataStart + member.size > reader.size) throw new FormatError(`ar: member ${member.rawName} runs past the end of the file`);
-    await onMember?.(member);
-    at = member.dataStart + member.size + (member.size % 2);
+    if (at >= reader.size) return { end: reader.size };
+    const raw = await reader.read(at, HEADER);
+    const member = parseHeader(raw, at);
+    let reason: string | undefined;
+    if (!member) {
+      if (raw.length < HEADER || raw[58] !== 0x60 || raw[59] !== 0x0a) return { end: at };
+      reason = `invalid member header at ${at}`;
+    } else if (member.dataStart + member.size > reader.size) {
+      reason = `member ${member.rawName} runs past the end of the file`;
+    }
+    if (reason !== undefined) {
+      if (index === 0) throw new FormatError(`ar: ${reason}`);
+      return { end: at, reason };
+    }
+    await onMember?.(member!);
+    at = member!.dataStart + member!.size + (member!.size % 2);
   }
 }
 
 async function extractMembers(reader: Reader, start: number, sink: Sink): Promise<void> {
   let longNames: Buffer = Buffer.alloc(0);
-  await walk(
+  const { reason } = await walk(
     reader,
     start,
     async (m) => {
@@ -63,7 +83,10 @@ async function extractMembers(reader: Reader, start: number, sink: Sink): Promis
         name = longNames.subarray(offset, end === -1 ? longNames.length : end).toString('utf8');
       } else if (/^#1\/\d+$/.test(name)) {
         const length = Number(name.slice(3));
-        if (length > size) throw new FormatError(`ar: BSD name longer than its member`);
+        if (length > size) {
+          sink.problem('error', `ar: BSD name of member at ${m.dataStart - HEADER} is longer than its member; member skipped`, m.dataStart - HEADER);
+          return;
+        }
         name = (await reader.readExact(dataStart, length)).toString('utf8').replace(/\0+$/, '');
         dataStart += length;
         size -= length;
@@ -77,6 +100,7 @@ async function extractMembers(reader: Reader, start: number, sink: Sink): Promis
     },
     sink.signal,
   );
+  if (reason) sink.problem('warning', `ar: archive breaks off (${reason}); the members before it were extracted`, start);
 }
 
 export const arHandler: Handler = {
@@ -89,7 +113,8 @@ export const arHandler: Handler = {
     const head = await reader.read(start, MAGIC.length + HEADER);
     if (!head.subarray(0, MAGIC.length).equals(MAGIC)) return null;
     if (head.length > MAGIC.length && !parseHeader(head.subarray(MAGIC.length), start + MAGIC.length)) return null;
-    return { start, end: await walk(reader, start) };
+    const { end, reason } = await walk(reader, start);
+    return { start, end, meta: reason ? { broken: reason } : undefined };
   },
   async extract(reader, chunk, sink) {
     await extractMembers(reader, chunk.start, sink);
