@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { gzipHandler } from '../../../../src/engine/unpack/compression/gzip.js';
+import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { armZimageHandler } from '../../../../src/engine/unpack/firmware/arm-zimage.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
-import { expectTruncationsRefused, runHandler } from '../extract-harness.js';
+import { expectTruncationsRefused, extractFiles, runHandler } from '../extract-harness.js';
 
 const vmlinux = Buffer.concat([Buffer.from('ARM Linux kernel '), Buffer.alloc(4000, 0x2a)]);
 
@@ -51,5 +53,36 @@ describe('arm-zimage', () => {
     const silly = Buffer.from(image);
     silly.writeUInt32LE(0x10, 0x2c);
     expect(await armZimageHandler.chunk(new BufferReader(silly), 0)).toBeNull();
+  });
+
+  it('hands a truncated or corrupted payload on byte for byte, for the gzip handler to reject with a reason', async () => {
+    const packed = zlib.gzipSync(Buffer.concat([vmlinux, Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i * 7919) >> 3))]));
+    const corrupted = Buffer.from(packed);
+    corrupted.fill(0x5a, 200, 260);
+    for (const payload of [packed.subarray(0, packed.length >> 1), corrupted]) {
+      const image = buildZimage(payload);
+      const out = await runHandler(armZimageHandler, new BufferReader(image));
+      expect(out.chunk).toMatchObject({ end: image.length, meta: { payload: { offset: 0x840, ext: 'gz' } } });
+      const written = await out.read('vmlinux.gz');
+      expect(written.subarray(0, payload.length)).toEqual(payload);
+      const decoded = await extractFiles(gzipHandler, written, 0, { maxTotalBytes: 1 << 26 }).catch((e: unknown) => e);
+      expect(decoded).toBeInstanceOf(FormatError);
+      await out.cleanup();
+    }
+  });
+
+  it('rejects an image cut inside its payload, and reports a payload whose magic is corrupt', async () => {
+    const packed = zlib.gzipSync(vmlinux);
+    const image = buildZimage(packed);
+    await expect(armZimageHandler.chunk(new BufferReader(image.subarray(0, 0x840 + (packed.length >> 1))), 0)).rejects.toThrow(
+      new RegExp(`truncated, image of ${image.length} bytes runs past the file`),
+    );
+    const badMagic = Buffer.from(image);
+    badMagic[0x841] = 0x00; // 1f 8b -> 1f 00
+    const out = await runHandler(armZimageHandler, new BufferReader(badMagic));
+    expect(out.chunk).toMatchObject({ end: image.length, meta: { payload: undefined } });
+    expect(out.entries).toEqual([]);
+    expect(out.problems.map((p) => p.message)).toEqual(['ARM zImage: no compressed kernel found after the decompressor']);
+    await out.cleanup();
   });
 });
