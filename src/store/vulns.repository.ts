@@ -38,13 +38,19 @@ const RECORD_BATCH = 200;
 // bounded: a parsed record holds a few KB, so this stays well under 100 MB
 const PARSED_CACHE = 20_000;
 
-/** Keys per record or score query (a VALUES list of one or two parameters each), well under both databases' limits. */
-const KEYS_PER_QUERY = 2000;
+/**
+ * Keys per record or score query (a VALUES list of one or two parameters each on PostgreSQL, under its 65,535
+ * parameters): an inventory's records usually come in one query.
+ */
+const KEYS_PER_QUERY = 10_000;
 
 type KevColumns = Omit<Database['vuln_kev'], 'cve_id'>;
 type EpssColumns = Omit<Database['vuln_epss'], 'cve_id'>;
+/** A CVE's KEV and EPSS columns side by side (null where it has none). */
+type ScoreRow = { id: string } & Nullable<Omit<KevColumns, 'catalog_date'>> & Nullable<EpssColumns>;
+type Nullable<T> = { [K in keyof T]: T[K] | null };
 
-function kevOf(k: KevColumns): NonNullable<VulnerabilityRecord['kev']> {
+function kevOf(k: Omit<KevColumns, 'catalog_date'>): NonNullable<VulnerabilityRecord['kev']> {
   return {
     dateAdded: k.date_added,
     ...(k.due_date ? { dueDate: k.due_date } : {}),
@@ -204,11 +210,17 @@ export class VulnerabilityRepository implements VulnerabilitySource {
     const kev = new Map<string, VulnerabilityRecord['kev']>();
     const epss = new Map<string, VulnerabilityRecord['epss']>();
     for (const part of chunks(cves, KEYS_PER_QUERY)) {
-      const ids = () => listCte(this.db, 'c', ['id'], part.map((id) => [id]));
-      const kevRows = await sql<Database['vuln_kev']>`WITH ${ids()} SELECT k.* FROM c JOIN vuln_kev k ON k.cve_id = c.id`.execute(this.db);
-      for (const k of kevRows.rows) kev.set(k.cve_id, kevOf(k));
-      const epssRows = await sql<Database['vuln_epss']>`WITH ${ids()} SELECT e.* FROM c JOIN vuln_epss e ON e.cve_id = c.id`.execute(this.db);
-      for (const e of epssRows.rows) epss.set(e.cve_id, epssOf(e));
+      // one query for both scores: a round trip costs more than the join
+      const { rows } = await sql<ScoreRow>`
+        WITH ${listCte(this.db, 'c', ['id'], part.map((id) => [id]))}
+        SELECT c.id, k.date_added, k.due_date, k.known_ransomware_campaign_use, k.required_action, e.probability, e.percentile, e.score_date
+        FROM c LEFT JOIN vuln_kev k ON k.cve_id = c.id LEFT JOIN vuln_epss e ON e.cve_id = c.id
+        WHERE k.cve_id IS NOT NULL OR e.cve_id IS NOT NULL
+      `.execute(this.db);
+      for (const row of rows) {
+        if (row.date_added !== null) kev.set(row.id, kevOf(row as Omit<KevColumns, 'catalog_date'>));
+        if (row.probability !== null) epss.set(row.id, epssOf(row as EpssColumns));
+      }
     }
     return records.map((r) => {
       const cve = cveOf(r);
