@@ -28,7 +28,9 @@ const sha = (data: Buffer | string) => createHash('sha256').update(data).digest(
 async function tar(entries: Array<{ name: string; body?: Buffer | string; type?: 'file' | 'directory' }>): Promise<Buffer> {
   const pack = tarStream.pack();
   const parts: Buffer[] = [];
-  pack.on('data', (c: Buffer) => parts.push(c));
+  pack.on('data', (c: unknown) => {
+    parts.push(c as Buffer);
+  });
   const done = new Promise<void>((r) => pack.on('end', () => r()));
   for (const e of entries) pack.entry({ name: e.name, type: e.type ?? 'file' }, e.body ?? '');
   pack.finalize();
