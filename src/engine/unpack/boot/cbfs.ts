@@ -1,7 +1,8 @@
 // coreboot CBFS: a chain of 64-byte aligned files, each 'LARCHIVE' + big-endian length, type, attributes
 // offset and data offset, a NUL-terminated name (paths such as 'fallback/romstage') and optional attributes
-// (compression, hash, position, ...). Stages and payloads are decoded: a legacy stage becomes its loadable
-// program, a SELF payload one file per segment, other files are decompressed when an attribute says so.
+// (compression, stage header, hash, position, ...). Stages and payloads are decoded: a legacy stage becomes its
+// loadable program, a SELF payload one file per segment, other files (stages of type 0x11 among them, whose load
+// address is an attribute) are decompressed when an attribute says so.
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { struct } from '../struct.js';
 import { COMPRESSION, decompress, MAX_SEGMENTS, Segment, SEGMENT_TYPES, StageHeader } from './cbfs-decode.js';
@@ -11,6 +12,7 @@ const MAGIC = Buffer.from('LARCHIVE');
 const ALIGN = 64;
 const MAX_HEADER = 1024; // header + name + attributes
 const TAG_COMPRESSION = 0x42435a4c;
+const TAG_STAGE_HEADER = 0x53746748; // 'StgH': load address, entry offset and size in memory of a stage (type 0x11)
 const EMPTY = [0xffffffff, 0];
 const TYPES: Record<number, string> = {
   0x01: 'bootblock', 0x02: 'cbfs-header', 0x10: 'legacy-stage', 0x11: 'stage', 0x20: 'payload', 0x21: 'fit',
@@ -27,6 +29,7 @@ interface CbfsFile {
   dataStart: number;
   dataEnd: number;
   compression?: { algorithm: number; size: number };
+  stage?: { load: number; entry: number; memlen: number };
 }
 
 /** The file at `at`, or undefined when there is none (a chain ends quietly). */
@@ -55,6 +58,9 @@ async function readFile(reader: Reader, at: number): Promise<CbfsFile | undefine
     if (length < 8 || a + length > h.offset) break;
     if (tag === TAG_COMPRESSION && length >= 16) {
       file.compression = { algorithm: header.readUInt32BE(a + 8), size: header.readUInt32BE(a + 12) };
+    } else if (tag === TAG_STAGE_HEADER && length >= 24) {
+      const load = Number(header.readBigUInt64BE(a + 8));
+      file.stage = { load, entry: load + header.readUInt32BE(a + 16), memlen: header.readUInt32BE(a + 20) };
     }
     a += length;
   }
@@ -112,6 +118,13 @@ async function writePayload(reader: Reader, file: CbfsFile, sink: Sink): Promise
   }
 }
 
+/** What the result keeps about a file: its type, its compression, and for a stage where and how big it loads. */
+function fileMeta(file: CbfsFile, cbfsType: string): Record<string, unknown> {
+  const compression = COMPRESSION[file.compression?.algorithm ?? 0];
+  if (file.stage) return { cbfsType, compression, ...file.stage };
+  return file.compression ? { cbfsType, compression } : { cbfsType };
+}
+
 async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
   for await (const file of files(reader, info.start, info.end)) {
     if (sink.signal.aborted) throw sink.signal.reason;
@@ -123,14 +136,14 @@ async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<voi
       else if (file.compression && file.compression.algorithm !== 0) {
         const data = await reader.readExact(file.dataStart, file.dataEnd - file.dataStart);
         const body = await decompress(file.compression.algorithm, data, file.compression.size, MAX_OUTPUT);
-        await sink.file(file.name, body, { meta: { cbfsType: type, compression: COMPRESSION[file.compression.algorithm] } });
+        await sink.file(file.name, body, { meta: fileMeta(file, type) });
       } else {
-        await sink.copy(file.name, reader, file.dataStart, file.dataEnd, { meta: { cbfsType: type } });
+        await sink.copy(file.name, reader, file.dataStart, file.dataEnd, { meta: fileMeta(file, type) });
       }
     } catch (error) {
       if (!(error instanceof FormatError)) throw error;
       sink.problem('error', `${error.message}; kept raw`, file.offset);
-      await sink.copy(`${file.name}.raw`, reader, file.dataStart, file.dataEnd, { meta: { cbfsType: type } });
+      await sink.copy(`${file.name}.raw`, reader, file.dataStart, file.dataEnd, { meta: fileMeta(file, type) });
     }
   }
 }

@@ -7,9 +7,11 @@ import { cbfsHandler } from '../../../../src/engine/unpack/boot/cbfs.js';
 import { BufferReader, FileReader } from '../../../../src/engine/unpack/reader.js';
 import { corpus, haveShared } from '../../../support/shared.js';
 import { expectTruncationsRefused, runHandler } from '../extract-harness.js';
+import { haveTool } from '../filesystems/fs-image-harness.js';
 
 const work = mkdtempSync(join(tmpdir(), 'cbfs-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+const haveCbfstool = haveTool('cbfstool');
 const content = Buffer.from(Array.from({ length: 120 }, (_, i) => `line ${i}: coreboot test content ${i % 7}\n`).join(''));
 
 /** A CBFS image built by coreboot's own cbfstool. */
@@ -26,8 +28,49 @@ function buildRom(): Buffer {
   return readFileSync(rom);
 }
 
+const LOAD = 0x100000;
+const BSS = 0x10000;
+
+/**
+ * A CBFS with the stage and the SELF payload cbfstool makes from one small ELF (assembled and linked here with
+ * binutils: `content` as its code at LOAD, then a BSS that gives LZ4 room to decompress in place), each stored,
+ * LZMA and LZ4.
+ */
+function buildStageRom(): Buffer {
+  const source = join(work, 'stage.s');
+  writeFileSync(join(work, 'stage-code.bin'), content);
+  writeFileSync(source, `.text\n.globl _start\n_start:\n.incbin "stage-code.bin"\n.bss\n.space ${BSS}\n`);
+  const run = (cmd: string, ...args: string[]) => execFileSync(cmd, args, { cwd: work, stdio: 'pipe' });
+  run('as', '--64', '-o', 'stage.o', source);
+  run('ld', '-N', '-static', '-nostdlib', '--build-id=none', `-Ttext=0x${LOAD.toString(16)}`, '-o', 'stage.elf', 'stage.o');
+  run('cbfstool', 'stages.rom', 'create', '-m', 'x86', '-s', '256K');
+  for (const c of ['none', 'lzma', 'lz4']) {
+    run('cbfstool', 'stages.rom', 'add-stage', '-f', 'stage.elf', '-n', `fallback/stage-${c}`, '-c', c);
+    run('cbfstool', 'stages.rom', 'add-payload', '-f', 'stage.elf', '-n', `payload-${c}`, '-c', c);
+  }
+  return readFileSync(join(work, 'stages.rom'));
+}
+
 describe('cbfs', () => {
-  it('extracts files by path, decompressing LZMA and LZ4, and payload segments', async () => {
+  it.runIf(haveCbfstool)('extracts stages and SELF payloads cbfstool made from an ELF: stored, LZMA and LZ4', async () => {
+    const out = await runHandler(cbfsHandler, new BufferReader(buildStageRom()));
+    const codecs = ['none', 'lzma', 'lz4'];
+    expect(out.chunk.meta?.files).toEqual(codecs.flatMap((c) => [`fallback/stage-${c}`, `payload-${c}`]));
+    expect(out.problems).toEqual([]);
+    for (const c of codecs) {
+      expect(await out.read(`fallback/stage-${c}`)).toEqual(content);
+      const stage = out.entry(`fallback/stage-${c}`).meta.meta as Record<string, number>;
+      // cbfstool stores data that does not shrink without saying so; the compression checks it did not here.
+      expect(stage).toMatchObject({ cbfsType: 'stage', compression: c, entry: LOAD, load: LOAD });
+      expect(stage.memlen).toBeGreaterThanOrEqual(content.length + BSS);
+      expect(out.entry(`payload-${c}`).meta.meta).toMatchObject({ cbfsType: 'payload', entry: LOAD });
+      expect(await out.read(`payload-${c}/segment-0-code.bin`)).toEqual(content);
+      expect(out.entry(`payload-${c}/segment-0-code.bin`).meta.meta).toMatchObject({ load: LOAD, compression: c });
+    }
+    await out.cleanup();
+  });
+
+  it.runIf(haveCbfstool)('extracts files by path, decompressing LZMA and LZ4, and payload segments', async () => {
     const rom = buildRom();
     const out = await runHandler(cbfsHandler, new BufferReader(rom));
     expect(out.chunk.start).toBe(0);
@@ -40,7 +83,7 @@ describe('cbfs', () => {
     await out.cleanup();
   });
 
-  it('keeps a file whose data does not decode, and rejects truncation with a reason', async () => {
+  it.runIf(haveCbfstool)('keeps a file whose data does not decode, and rejects truncation with a reason', async () => {
     const rom = buildRom();
     const corrupt = Buffer.from(rom);
     corrupt.fill(0x41, 0x50 + 13, 0x50 + 60); // inside the LZMA stream of the first file
