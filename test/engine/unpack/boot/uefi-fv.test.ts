@@ -1,7 +1,8 @@
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { uefiFvHandler } from '../../../../src/engine/unpack/boot/uefi-fv.js';
-import { GUIDS, guidString } from '../../../../src/engine/unpack/boot/uefi-guid.js';
+import { GUIDS, guidBytes, guidString } from '../../../../src/engine/unpack/boot/uefi-guid.js';
+import { SECTION_TYPES } from '../../../../src/engine/unpack/boot/uefi-sections.js';
 import { lzma } from '../../../../src/engine/unpack/codecs.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import { BufferReader, FileReader } from '../../../../src/engine/unpack/reader.js';
@@ -110,6 +111,68 @@ describe('uefi-fv', () => {
     expect(out.entry(`${G.a}_PlainDxe`).meta.meta).toMatchObject({ guid: G.a, uiName: 'PlainDxe', fileType: 'DRIVER', version: '2.5' });
     expect(out.entry(`${G.b}_LzmaDxe/LzmaDxe.efi`).meta.meta).toMatchObject({ guid: G.b, uiName: 'LzmaDxe', fileType: 'DRIVER', sectionType: 'PE32' });
     expect(out.problems.map((p) => p.message)).toEqual([expect.stringMatching(/GUID-defined section 11111111-.*unknown encoding/)]);
+  });
+
+  it('extracts or records every leaf section type, and opens DISPOSABLE sections', async () => {
+    const inner = volume([ffsFile(G.b, 0x07, stream(pe32(image('inner'))))]);
+    const bodies = {
+      pic: image('pic'),
+      te: image('te'),
+      csm16: Buffer.from('real-mode CSM16 code '.repeat(8)),
+      freeform: Buffer.from('freeform subtype data'),
+      // Dependency expressions: TRUE END, FALSE END, TRUE FALSE OR END.
+      peiDepex: Buffer.from([0x06, 0x08]),
+      dxeDepex: Buffer.from([0x07, 0x08]),
+      mmDepex: Buffer.from([0x06, 0x07, 0x04, 0x08]),
+      raw: Buffer.from('raw section bytes'),
+      disposableRaw: Buffer.from('raw bytes inside a disposable section'),
+      oem: Buffer.from('an OEM-defined section type'),
+    };
+    const sections = stream(
+      pe32(image('pe')),
+      section(0x11, bodies.pic),
+      section(0x12, bodies.te),
+      section(0x16, bodies.csm16),
+      section(0x17, inner),
+      section(0x18, Buffer.concat([guidBytes(G.c), bodies.freeform])),
+      section(0x1b, bodies.peiDepex),
+      section(0x13, bodies.dxeDepex),
+      section(0x1c, bodies.mmDepex),
+      version('7.1'),
+      ui('AllTypes'),
+      section(0x19, bodies.raw),
+      section(0x03, stream(section(0x19, bodies.disposableRaw), pe32(image('disposable')))),
+      section(0xe0, bodies.oem),
+    );
+    const out = await run(uefiFvHandler, new BufferReader(volume([ffsFile(G.a, 0x07, sections)])));
+    const dir = `${G.a}_AllTypes`;
+    const expected: Array<[string, string, Buffer]> = [
+      ['AllTypes.efi', 'PE32', image('pe')],
+      ['AllTypes.pic', 'PIC', bodies.pic],
+      ['AllTypes.te', 'TE', bodies.te],
+      ['csm16.bin', 'COMPATIBILITY16', bodies.csm16],
+      ['volume.fv', 'FIRMWARE_VOLUME_IMAGE', inner],
+      [`${G.c}.bin`, 'FREEFORM_SUBTYPE_GUID', bodies.freeform],
+      ['pei.depex', 'PEI_DEPEX', bodies.peiDepex],
+      ['dxe.depex', 'DXE_DEPEX', bodies.dxeDepex],
+      ['mm.depex', 'MM_DEPEX', bodies.mmDepex],
+      ['raw.bin', 'RAW', bodies.raw],
+      ['raw-1.bin', 'RAW', bodies.disposableRaw],
+      ['AllTypes-1.efi', 'PE32', image('disposable')],
+      ['section-0xe0.bin', '0xe0', bodies.oem],
+    ];
+    expect(out.entries.filter((e) => e.kind === 'file').map((e) => e.path)).toEqual(expected.map(([name]) => `${dir}/${name}`));
+    for (const [name, sectionType, body] of expected) {
+      expect(await out.read(`${dir}/${name}`)).toEqual(body);
+      expect(out.entry(`${dir}/${name}`).meta.meta).toMatchObject({ guid: G.a, uiName: 'AllTypes', sectionType });
+    }
+    expect(out.entry(`${dir}/${G.c}.bin`).meta.meta).toMatchObject({ subtypeGuid: G.c });
+    // VERSION and USER_INTERFACE are recorded on the file's folder, not written.
+    expect(out.entry(dir).meta.meta).toMatchObject({ guid: G.a, uiName: 'AllTypes', version: '7.1', fileType: 'DRIVER' });
+    expect(out.problems).toEqual([]);
+    // Every type the parser names is covered here or by the encapsulation test above.
+    const covered = [...expected.map(([, type]) => type), 'COMPRESSION', 'GUID_DEFINED', 'DISPOSABLE', 'VERSION', 'USER_INTERFACE'];
+    expect(Object.values(SECTION_TYPES).filter((type) => !covered.includes(type))).toEqual([]);
   });
 
   it('reads FFS3 large files and extended section headers', async () => {
