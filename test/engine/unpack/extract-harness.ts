@@ -35,13 +35,19 @@ export interface Extraction {
 }
 
 /**
- * Runs chunk() at `start` and, when it found a chunk, extract() into a fresh folder (time limit 20 s unless `limits`
- * says otherwise). The source is a path (opened and closed here) or bytes. Never throws: the error is returned.
+ * Limits of a handler test unless it sets its own: 20 s, and a fixed byte budget, since the default of 20× the
+ * input is for whole images, not for the tiny, highly compressible samples handler tests build.
+ */
+const HANDLER_TEST_LIMITS: Partial<Limits> = { timeoutMs: 20_000, maxTotalBytes: 256 * 1024 ** 2 };
+
+/**
+ * Runs chunk() at `start` and, when it found a chunk, extract() into a fresh folder (HANDLER_TEST_LIMITS unless
+ * `limits` says otherwise). The source is a path (opened and closed here) or bytes. Never throws: the error is returned.
  */
 export async function extractWith(handler: Handler, source: string | Buffer, start = 0, limits: Partial<Limits> = {}): Promise<Extraction> {
   const reader = typeof source === 'string' ? await FileReader.open(source) : new BufferReader(source);
   try {
-    return await extractFrom(handler, reader, start, { timeoutMs: 20_000, ...limits }, 'image');
+    return await extractFrom(handler, reader, start, { ...HANDLER_TEST_LIMITS, ...limits }, 'image');
   } finally {
     if (reader instanceof FileReader) await reader.close();
   }
@@ -105,11 +111,11 @@ export interface Extracted {
 }
 
 /**
- * Runs the handler on an open reader (left open) with the default limits unless `limits` says otherwise; throws what
+ * Runs the handler on an open reader (left open) with HANDLER_TEST_LIMITS unless `limits` says otherwise; throws what
  * the handler threw, or when there is no chunk at `start`.
  */
 export async function runHandler(handler: Handler, reader: Reader, start = 0, limits: Partial<Limits> = {}): Promise<Extracted> {
-  const ex = await extractFrom(handler, reader, start, limits, reader.path);
+  const ex = await extractFrom(handler, reader, start, { ...HANDLER_TEST_LIMITS, ...limits }, reader.path);
   if (ex.error !== undefined) throw ex.error;
   if (!ex.chunk) throw new Error(`${handler.id}: no chunk at ${start}`);
   const { root, sink } = ex;
