@@ -25,6 +25,9 @@ export interface InodeCommon {
   mtime: number;
 }
 
+/** A metadata block decodes to at most 8 KiB and takes at least 3 bytes on disk (2-byte header, 1 byte of data). */
+const MAX_METADATA_EXPANSION = 8192 / 3;
+
 /**
  * A regular-file inode (SquashFS 3 and 4 alike) from its decoded fields; `take` reads the block size list that
  * follows the inode in the inode table (one 32-bit word per full block, plus the tail unless it is in a fragment).
@@ -38,7 +41,9 @@ export function fileInode(
 ): SquashInode {
   const fragment = r.fragment === 0xffffffff ? -1 : r.fragment;
   const count = fragment === -1 ? Math.ceil(r.fileSize / fs.blockSize) : Math.floor(r.fileSize / fs.blockSize);
-  if (count * 4 > fs.bytesUsed) throw new FormatError(`inode ${ref.block}:${ref.offset}: file size ${r.fileSize} is impossible`);
+  // The list is in compressed metadata, so it may be larger than the image (a sparse file's list is all zeros),
+  // but not larger than what the image's metadata blocks can decode to.
+  if (count * 4 > fs.bytesUsed * MAX_METADATA_EXPANSION) throw new FormatError(`inode ${ref.block}:${ref.offset}: file size ${r.fileSize} is impossible`);
   const list = take(count * 4);
   const blockSizes = Array.from({ length: count }, (_, i) => (fs.endian === 'le' ? list.readUInt32LE(i * 4) : list.readUInt32BE(i * 4)));
   return { kind: 'file', blocksStart: r.startBlock, fileSize: r.fileSize, fragment, fragmentOffset: r.offset, blockSizes, ...common };

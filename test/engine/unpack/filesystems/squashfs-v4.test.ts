@@ -17,6 +17,7 @@ import {
   sampleTree,
   writeTree,
 } from './fs-image-harness.js';
+import { expectBombStopped } from '../bomb-harness.js';
 import { swapSquashfsV4 } from './squashfs-v4-swap.js';
 
 const { enabled, work, src } = imageWorkspace('squashfs-v4', 'mksquashfs');
@@ -129,6 +130,15 @@ describe.runIf(enabled)('squashfs-v4 handler', () => {
   it('survives random corruption of tables and blocks: FormatErrors and problems, no crash, no hang', async () => {
     const image = readFileSync(mksquashfs('fuzz.sqfs', ['-comp', 'xz', '-b', '4096', '-nopad'], join(work, 'small')));
     await expectCorruptionsRefused(squashfsV4Handler, image, 60, (seed) => 1 + (seed % 4), 96);
+  }, 60_000);
+
+  it('stops bombs at a 1 MiB budget in bounded memory: 256 MiB of zeros (sparse blocks), 48 MiB of text (gzip blocks)', async () => {
+    run('sh', ['-c', "mkdir -p zeros text && truncate -s 256M zeros/zeros && yes 'firmscope bomb line' | head -c 48M > text/text"], { cwd: work });
+    for (const kind of ['zeros', 'text']) {
+      const image = mksquashfs(`bomb-${kind}.sqfs`, ['-comp', 'gzip'], join(work, kind));
+      expect(statSync(image).size).toBeLessThan(1024 * 1024);
+      await expectBombStopped(squashfsV4Handler, image, 1024 * 1024);
+    }
   }, 60_000);
 
   it('reports a directory loop and an inode that points to itself, and extracts the rest', async () => {
