@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { cpioHandler } from '../../../../src/engine/unpack/archives/cpio.js';
 import { pseudoRandom } from '../../../support/bytes.js';
-import { extractFiles } from '../extract-harness.js';
+import { expectBombStopped } from '../bomb-harness.js';
+import { extractFiles, tempDir } from '../extract-harness.js';
 import { tool } from '../handler-harness.js';
 import { makeTree, TREE } from './archive-fixture.js';
 
@@ -51,5 +52,11 @@ describe('cpio handler', () => {
     const run = await extractFiles(cpioHandler, archive);
     expect(run.problems.map((p) => p.message).join()).toMatch(/escapes/);
     expect(run.files['root/usr/bin/tool']).toEqual(TREE['usr/bin/tool']);
+  });
+
+  it('stops a member far larger than the budget (a 64 MiB file of zeros) at a 1 MiB budget, in bounded memory', async () => {
+    const dir = tempDir();
+    tool('sh', ['-c', 'truncate -s 64M zeros && echo zeros | cpio -o -H newc > zeros.cpio 2>/dev/null'], { cwd: dir });
+    await expectBombStopped(cpioHandler, `${dir}/zeros.cpio`, 1024 * 1024);
   });
 });
