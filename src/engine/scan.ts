@@ -25,6 +25,8 @@ export interface ScanOptions {
   /** Defaults to the registries; tests pass their own. */
   analyzers?: readonly Analyzer[];
   handlers?: readonly Handler[];
+  /** The image's own file name (default: the file name of imagePath); the service passes the uploaded name. */
+  imageName?: string;
 }
 
 export async function scan(imagePath: string, options: ScanOptions): Promise<ScanResult> {
@@ -34,13 +36,14 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
   progress({ phase: 'hash', percent: 0 });
   const { size } = await stat(imagePath);
   const hashes = await hashFile(imagePath);
-  const image = { fileName: basename(imagePath), size, hashes, type: detectType(await readHead(imagePath)) };
+  const image = { fileName: options.imageName ?? basename(imagePath), size, hashes, type: detectType(await readHead(imagePath)) };
 
   const unpacked = await unpack(imagePath, options.workDir, {
     limits: options.limits,
     signal,
     onProgress: progress,
     handlers: options.handlers,
+    imageName: options.imageName,
   });
 
   const ctx: AnalysisContext = {

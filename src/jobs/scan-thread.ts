@@ -8,6 +8,8 @@ import { VulnerabilityRepository } from '../store/vulns.repository.js';
 
 export interface ScanThreadInput {
   imagePath: string;
+  /** The uploaded file name, which names the image in the result (the stored file is named by its blob key). */
+  imageName?: string;
   workDir: string;
   limits?: Partial<Limits>;
   /** The service database, for the vulnerability source. */
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
     let last = 0;
     const result = await scan(input.imagePath, {
       workDir: input.workDir,
+      imageName: input.imageName,
       limits: input.limits,
       signal: controller.signal,
       vulnerabilities: new VulnerabilityRepository(database.db),

@@ -14,7 +14,7 @@ export interface RunScanDeps {
   blobs: BlobStore;
   dataDir: string;
   /** Runs the engine (in a thread in production); rejects on failure or abort. */
-  analyse(input: { imagePath: string; workDir: string; limits?: Partial<Limits> }, signal: AbortSignal, onProgress: (p: { phase: string; percent: number }) => void): Promise<ScanResult>;
+  analyse(input: { imagePath: string; imageName: string; workDir: string; limits?: Partial<Limits> }, signal: AbortSignal, onProgress: (p: { phase: string; percent: number }) => void): Promise<ScanResult>;
   limits?: Partial<Limits>;
 }
 
@@ -39,7 +39,7 @@ export async function runScan(deps: RunScanDeps, scanId: string, signal: AbortSi
   try {
     const imagePath = await blobs.localPath(image.blobKey, workDir);
     let lastWrite = 0;
-    const result = await deps.analyse({ imagePath, workDir: join(workDir, 'extract'), limits: deps.limits }, signal, (p) => {
+    const result = await deps.analyse({ imagePath, imageName: image.fileName, workDir: join(workDir, 'extract'), limits: deps.limits }, signal, (p) => {
       const now = Date.now();
       if (now - lastWrite < 1000) return;
       lastWrite = now;

@@ -70,9 +70,11 @@ export async function finalizeUpload(
     if (temp.status === 'used' || !(await repos.images.markUsed(temp.id))) {
       throw new ConflictError(`temp file ${input.tempFileId} was already finalized into an image; request a new upload URL`, [{ reason: 'alreadyUsed', field: 'tempFileId' }]);
     }
-    if (input.file) await blobs.delete(input.file.blob.key); // the seed's required-but-ignored `file` part
+    // the seed's required-but-ignored `file` part: its name counts only when it held the file (not `@/dev/null`)
+    const named = input.file && input.file.blob.size > 0 && input.file.filename !== 'blob' ? input.file.filename : undefined;
+    if (input.file) await blobs.delete(input.file.blob.key);
     blob = temp.blob;
-    fileName = input.filename?.trim() || (input.file?.filename && input.file.filename !== 'blob' ? input.file.filename : imageName);
+    fileName = input.filename?.trim() || named || imageName;
   } else if (input.file) {
     blob = input.file.blob;
     if (blob.size === 0) {

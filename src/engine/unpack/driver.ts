@@ -30,6 +30,8 @@ export interface UnpackOptions {
   onProgress?: (p: UnpackProgress) => void;
   /** The handlers to use; defaults to the registry. Tests pass their own. */
   handlers?: readonly Handler[];
+  /** The image's own file name, for the root node (default: the file name of imagePath, e.g. a stored blob's key). */
+  imageName?: string;
 }
 
 export interface UnpackStats {
@@ -91,7 +93,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
   };
   try {
     await mkdir(outDir, { recursive: true });
-    const name = imageName(imagePath);
+    const name = rootName(options.imageName ?? basename(imagePath));
     await placeImage(await realpath(imagePath), join(outDir, name));
     const { sha256 } = await hashFile(imagePath, ['sha256']);
     const reader = await FileReader.open(imagePath);
@@ -293,8 +295,8 @@ async function uniqueDir(outDir: string, base: string): Promise<string> {
   }
 }
 
-function imageName(imagePath: string): string {
-  const name = basename(imagePath).replace(/[\0/]/g, '_');
+function rootName(fileName: string): string {
+  const name = basename(fileName).replace(/[\0/]/g, '_');
   return name === '' || name === '.' || name === '..' || name === FILES_JSON ? 'image' : name;
 }
 
