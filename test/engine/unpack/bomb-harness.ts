@@ -1,11 +1,24 @@
 // Bomb checks for container handlers: a small input whose members expand far beyond a small byte budget must stop
 // at the budget with the limit recorded, keep no more than the budget on disk, and never hold the expansion in
 // memory. Compression handlers have theirs in compression/compression-cases.ts.
-import { readdirSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { LimitError, type Handler } from '../../../src/engine/unpack/handler.js';
 import { extractWith } from './extract-harness.js';
+
+/**
+ * Makes `dir` with the bomb's contents for a filesystem or archive tool to pack: `zeros`, a sparse file of
+ * `zerosMiB` MiB (holes or sparse blocks where the format has them), and `text`, `textMiB` MiB of one repeated line
+ * (compressed blocks). Returns `dir`.
+ */
+export function bombTree(dir: string, { zerosMiB = 64, textMiB = 16 }: { zerosMiB?: number; textMiB?: number } = {}): string {
+  mkdirSync(dir, { recursive: true });
+  execFileSync('truncate', ['-s', `${zerosMiB}M`, join(dir, 'zeros')]);
+  if (textMiB > 0) execFileSync('sh', ['-c', `yes 'firmscope bomb line' | head -c ${textMiB}M > text`], { cwd: dir });
+  return dir;
+}
 
 /** Bytes of the regular files under `dir`. */
 function bytesOnDisk(dir: string): number {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cpioHandler } from '../../../../src/engine/unpack/archives/cpio.js';
 import { pseudoRandom } from '../../../support/bytes.js';
-import { expectBombStopped } from '../bomb-harness.js';
+import { bombTree, expectBombStopped } from '../bomb-harness.js';
 import { extractFiles, tempDir } from '../extract-harness.js';
 import { tool } from '../handler-harness.js';
 import { makeTree, TREE } from './archive-fixture.js';
@@ -55,8 +55,8 @@ describe('cpio handler', () => {
   });
 
   it('stops a member far larger than the budget (a 64 MiB file of zeros) at a 1 MiB budget, in bounded memory', async () => {
-    const dir = tempDir();
-    tool('sh', ['-c', 'truncate -s 64M zeros && echo zeros | cpio -o -H newc > zeros.cpio 2>/dev/null'], { cwd: dir });
+    const dir = bombTree(tempDir(), { textMiB: 0 });
+    tool('sh', ['-c', 'echo zeros | cpio -o -H newc > zeros.cpio 2>/dev/null'], { cwd: dir });
     await expectBombStopped(cpioHandler, `${dir}/zeros.cpio`, 1024 * 1024);
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cramfsHandler } from '../../../../src/engine/unpack/filesystems/cramfs.js';
+import { bombTree, expectBombStopped } from '../bomb-harness.js';
 import { lzma } from '../../../../src/engine/unpack/codecs.js';
 import { FormatError } from '../../../../src/engine/unpack/handler.js';
 import {
@@ -68,6 +69,13 @@ function handBuilt(size: number, block: Buffer): Buffer {
 }
 
 describe.runIf(enabled)('cramfs handler', () => {
+  it('stops a bomb (16 MiB of zeros stored as holes, 16 MiB of text, in 256 KiB) at a 1 MiB budget, in bounded memory', async () => {
+    const image = join(work, 'bomb.cramfs');
+    // cramfs files are at most 16 MiB - 1 byte.
+    run('mkfs.cramfs', ['-z', bombTree(join(work, 'bomb'), { zerosMiB: 16, textMiB: 16 }), image]);
+    await expectBombStopped(cramfsHandler, image, 1024 * 1024);
+  });
+
   for (const endian of ['little', 'big']) {
     it(`extracts a ${endian}-endian image: contents, modes, symlinks, devices, and the exact end`, async () => {
       const image = mkcramfs(`${endian}.cramfs`, ['-N', endian, '-n', 'volname']);

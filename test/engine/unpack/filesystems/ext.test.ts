@@ -1,6 +1,7 @@
 import { linkSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { bombTree, expectBombStopped } from '../bomb-harness.js';
 import { extHandler } from '../../../../src/engine/unpack/filesystems/ext.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import {
@@ -46,6 +47,12 @@ beforeAll(() => {
 });
 
 describe.runIf(enabled)('ext handler', () => {
+  it('stops a bomb (a 64 MiB sparse file, 16 MiB of text) at a 1 MiB budget, in bounded memory', async () => {
+    const image = join(work, 'bomb.ext4');
+    run('mke2fs', ['-q', '-t', 'ext4', '-d', bombTree(join(work, 'bomb')), image, '32M']);
+    await expectBombStopped(extHandler, image, 1024 * 1024);
+  });
+
   it('extracts ext2 with 1 KiB blocks (block maps, double indirect, holes) and finds the exact chunk end', async () => {
     const image = mkfs('ext2.img', 'ext2', 1024, 1200);
     run('debugfs', ['-w', '-f', '-', image], { input: Buffer.from('cd dev\nmknod console c 5 1\nmknod mtdblock3 b 31 3\n') });

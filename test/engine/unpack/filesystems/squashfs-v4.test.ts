@@ -17,7 +17,7 @@ import {
   sampleTree,
   writeTree,
 } from './fs-image-harness.js';
-import { expectBombStopped } from '../bomb-harness.js';
+import { bombTree, expectBombStopped } from '../bomb-harness.js';
 import { swapSquashfsV4 } from './squashfs-v4-swap.js';
 
 const { enabled, work, src } = imageWorkspace('squashfs-v4', 'mksquashfs');
@@ -133,9 +133,9 @@ describe.runIf(enabled)('squashfs-v4 handler', () => {
   }, 60_000);
 
   it('stops bombs at a 1 MiB budget in bounded memory: 256 MiB of zeros (sparse blocks), 48 MiB of text (gzip blocks)', async () => {
-    run('sh', ['-c', "mkdir -p zeros text && truncate -s 256M zeros/zeros && yes 'firmscope bomb line' | head -c 48M > text/text"], { cwd: work });
-    for (const kind of ['zeros', 'text']) {
-      const image = mksquashfs(`bomb-${kind}.sqfs`, ['-comp', 'gzip'], join(work, kind));
+    const trees = { zeros: bombTree(join(work, 'zeros'), { zerosMiB: 256, textMiB: 0 }), text: bombTree(join(work, 'text'), { zerosMiB: 0, textMiB: 48 }) };
+    for (const [kind, tree] of Object.entries(trees)) {
+      const image = mksquashfs(`bomb-${kind}.sqfs`, ['-comp', 'gzip'], tree);
       expect(statSync(image).size).toBeLessThan(1024 * 1024);
       await expectBombStopped(squashfsV4Handler, image, 1024 * 1024);
     }
