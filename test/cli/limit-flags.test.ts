@@ -1,49 +1,25 @@
 // The limit flags of `firmscope unpack` and `firmscope scan`: parsed and validated by commander (a bad value
 // stops the command with what was expected), passed to the engine, and a limit that is hit shows in the output.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
-import { Command, CommanderError } from 'commander';
+import { CommanderError } from 'commander';
 import tar from 'tar-stream';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { register as registerScan } from '../../src/cli/scan.js';
 import { limitsFromFlags, register as registerUnpack } from '../../src/cli/unpack.js';
 import type { ScanResult } from '../../src/engine/types.js';
+import { runCli, useCliFolder } from '../support/cli.js';
 
+// `scan` consults the local vulnerability database of the data folder: useCliFolder keeps it inside the test's folder.
+const folder = useCliFolder('fs-cli-limits-');
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'fs-cli-limits-'));
-  // `scan` consults the local vulnerability database of the data folder: keep it inside the test's folder.
-  vi.stubEnv('FIRMSCOPE_DATA_DIR', join(dir, 'data'));
-  vi.stubEnv('DATABASE_URL', '');
-});
-afterEach(async () => {
-  vi.restoreAllMocks();
-  vi.unstubAllEnvs();
-  await rm(dir, { recursive: true, force: true });
+beforeEach(() => {
+  dir = folder();
 });
 
-/** Runs one command; resolves to standard output, or rejects with commander's error (its text in `stderr`). */
-async function cli(register: (p: Command) => void, args: string[]): Promise<{ stdout: string; stderr: string }> {
-  const program = new Command('firmscope').exitOverride();
-  register(program);
-  const out = { stdout: '', stderr: '' };
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out.stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out.stderr += String(chunk);
-    return true;
-  });
-  try {
-    await program.parseAsync(['node', 'firmscope', ...args]);
-  } finally {
-    vi.restoreAllMocks();
-  }
-  return out;
-}
+/** Runs one command; resolves to what it printed, or rejects with commander's error (its text in `stderr`). */
+const cli = runCli;
 
 /** A gzip-compressed tar of `count` small text files. */
 async function tarGz(count: number): Promise<Buffer> {

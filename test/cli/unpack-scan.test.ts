@@ -1,44 +1,26 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { Command } from 'commander';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { register as registerScan } from '../../src/cli/scan.js';
 import { register as registerUnpack } from '../../src/cli/unpack.js';
 import type { ScanResult } from '../../src/engine/types.js';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
 import { openDatabase } from '../../src/store/database.js';
 import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { runCli, useCliFolder } from '../support/cli.js';
 import { corpus, haveShared, sharedPath } from '../support/shared.js';
 
+// `scan` consults the local vulnerability database of the data folder: useCliFolder keeps it inside the test's folder.
+const folder = useCliFolder('fs-cli-');
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'fs-cli-'));
-  // `scan` consults the local vulnerability database of the data folder: keep it inside the test's folder.
-  vi.stubEnv('FIRMSCOPE_DATA_DIR', join(dir, 'data'));
-  vi.stubEnv('DATABASE_URL', '');
-});
-afterEach(async () => {
-  vi.restoreAllMocks();
-  vi.unstubAllEnvs();
-  await rm(dir, { recursive: true, force: true });
+beforeEach(() => {
+  dir = folder();
 });
 
-async function cli(register: (p: Command) => void, args: string[]): Promise<string> {
-  const program = new Command('firmscope').exitOverride();
-  register(program);
-  let out = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  await program.parseAsync(['node', 'firmscope', ...args]);
-  vi.restoreAllMocks();
-  return out;
-}
+const cli = async (register: (p: Command) => void, args: string[]): Promise<string> => (await runCli(register, args)).stdout;
 
 describe('firmscope unpack and scan', () => {
   it('unpack prints files, formats, unknown chunks and problems', async () => {

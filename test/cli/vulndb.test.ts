@@ -1,51 +1,23 @@
 // `firmscope vulndb import`, `status` and `sync` as a user runs them, on the real samples in ../shared/vulndata,
 // into a temporary data folder (the SQLite database of FIRMSCOPE_DATA_DIR).
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Command } from 'commander';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { register } from '../../src/cli/vulndb.js';
+import { runCli, useCliFolder } from '../support/cli.js';
 import { haveShared, sharedPath } from '../support/shared.js';
 
 const hasData = haveShared('vulndata', 'nvd-api2.0-full-page.json');
 const files = ['nvd-api2.0-full-page.json', 'nvd-cve2.0-CVE-2012-0920.json', 'nvd-cve2.0-CVE-2021-42386.json', 'cisa-kev-sample-catalog.json', 'osv-RLSA-2021_3891.json'];
 
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'fs-vulndb-'));
-  vi.stubEnv('FIRMSCOPE_DATA_DIR', join(dir, 'data'));
-  vi.stubEnv('DATABASE_URL', '');
-});
-afterEach(async () => {
-  vi.restoreAllMocks();
-  vi.unstubAllEnvs();
-  process.exitCode = undefined;
-  await rm(dir, { recursive: true, force: true });
-});
+// each test imports into a data folder of its own
+useCliFolder('fs-vulndb-');
 
 /** Runs `firmscope ARGS…`; returns what it printed on stdout and the exit code it set. */
 async function cli(args: string[]): Promise<{ out: string; exitCode: number }> {
-  const program = new Command('firmscope').exitOverride();
-  register(program);
-  let out = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  process.exitCode = undefined;
-  try {
-    await program.parseAsync(['node', 'firmscope', ...args]);
-  } finally {
-    vi.restoreAllMocks();
-  }
-  const exitCode = Number(process.exitCode ?? 0);
-  process.exitCode = undefined;
-  return { out, exitCode };
+  const { stdout, exitCode } = await runCli(register, args);
+  return { out: stdout, exitCode };
 }
 
 describe('firmscope vulndb', () => {
