@@ -7,7 +7,7 @@ import { buildApp } from './app.js';
 import { loadSigningKey } from './auth/signing-keys.js';
 import { TokenService } from './auth/token-service.js';
 import type { Config } from './config.js';
-import { runEngineInThread } from './jobs/engine-runner.js';
+import { closeScanThreads, runEngineInThread } from './jobs/engine-runner.js';
 import { failAbandonedScan, scanJobHandler } from './jobs/scan-job.js';
 import { JobWorker } from './jobs/worker.js';
 import { bootstrap } from './services/bootstrap.js';
@@ -29,9 +29,14 @@ export async function openRuntime(config: Config, logger: Logger = pino({ level:
   return { database, repos: createRepositories(database.db, database.dialect), blobs: new FilesystemBlobStore(join(config.dataDir, 'blobs')), logger };
 }
 
+/** The database the scan threads open (the vulnerability source): the service's own. */
+function scanDatabase(config: Config): { url?: string; dataDir: string } {
+  return { url: config.databaseUrl, dataDir: config.dataDir };
+}
+
 export function createWorker(config: Config, runtime: Runtime, concurrency: number): JobWorker {
   const { repos, blobs, logger } = runtime;
-  const database = { url: config.databaseUrl, dataDir: config.dataDir };
+  const database = scanDatabase(config);
   return new JobWorker({
     jobs: repos.jobs,
     concurrency,
@@ -88,6 +93,7 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
     app, url: address, runtime, worker,
     async close() {
       await worker?.stop();
+      await closeScanThreads(scanDatabase(config));
       await app.close();
       await runtime.database.close();
     },

@@ -1,59 +1,132 @@
-// Starts scan-thread in a worker thread and turns it into a promise: progress callbacks, abort by signal
-// (a polite abort first, then terminate), and a clear error when the thread dies.
+// Runs scans in scan-thread worker threads and turns each into a promise: progress callbacks, abort by signal (a
+// polite abort first, then terminate), and a clear error when the thread dies. A thread whose scan succeeded is
+// kept for the next scan on the same database (warm code, connection and parsed vulnerability records); one
+// whose scan failed or was cancelled is ended, so no scan inherits the state of a broken one. Idle threads do
+// not keep the process alive and end after IDLE_MS.
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ScanResult } from '../engine/types.js';
-import type { ScanThreadInput, ScanThreadMessage } from './scan-thread.js';
+import type { ScanThreadConfig, ScanThreadInput, ScanThreadMessage, ScanThreadRequest } from './scan-thread.js';
 
 /** Grace period for the engine to stop by its own abort signal before the thread is terminated. */
 const ABORT_GRACE_MS = 5000;
+/** How long an idle thread waits for another scan. */
+const IDLE_MS = 5 * 60_000;
+/** Scans a thread runs before it is replaced (bounds what a long-lived thread can accumulate). */
+const SCANS_PER_THREAD = 100;
 
 export class ScanAbortedError extends Error {}
 
+interface ScanThread {
+  worker: Worker;
+  key: string;
+  scans: number;
+  idleTimer?: NodeJS.Timeout;
+}
+
+/** Idle threads by database (the key is its configuration). */
+const idle = new Map<string, ScanThread[]>();
+let started = 0;
+
+/** Threads started so far and threads idle now (for tests and diagnostics). */
+export function scanThreadStats(): { started: number; idle: number } {
+  return { started, idle: [...idle.values()].reduce((n, list) => n + list.length, 0) };
+}
+
 export function runEngineInThread(
-  input: ScanThreadInput, options: { signal: AbortSignal; onProgress?: (p: { phase: string; percent: number }) => void },
+  input: ScanThreadInput & ScanThreadConfig, options: { signal: AbortSignal; onProgress?: (p: { phase: string; percent: number }) => void },
 ): Promise<ScanResult> {
-  // Compiled code runs scan-thread.js; tests run the TypeScript source through tsx.
-  const source = import.meta.url.endsWith('.ts');
-  const url = new URL(`./scan-thread.${source ? 'ts' : 'js'}`, import.meta.url);
-  const worker = source
-    ? new Worker(tsxBootstrap(url), { eval: true, workerData: input })
-    : new Worker(url, { workerData: input });
+  const { database, ...scan } = input;
+  const thread = takeThread(database);
+  const { worker } = thread;
+  worker.ref();
+  thread.scans++;
   return new Promise<ScanResult>((resolve, reject) => {
     let settled = false;
     let killTimer: NodeJS.Timeout | undefined;
-    const settle = (fn: () => void) => {
+    const settle = (keep: boolean, fn: () => void) => {
       if (settled) return;
       settled = true;
       clearTimeout(killTimer);
       options.signal.removeEventListener('abort', onAbort);
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      if (keep && !options.signal.aborted) releaseThread(thread);
+      else void worker.terminate();
       fn();
     };
     const onAbort = () => {
-      worker.postMessage({ type: 'abort' });
-      killTimer = setTimeout(() => {
-        void worker.terminate();
-      }, ABORT_GRACE_MS);
+      worker.postMessage({ type: 'abort' } satisfies ScanThreadRequest);
+      killTimer = setTimeout(() => void worker.terminate(), ABORT_GRACE_MS);
     };
+    const onMessage = (message: ScanThreadMessage) => {
+      if (message.type === 'progress') options.onProgress?.({ phase: message.phase, percent: message.percent });
+      else if (message.type === 'result') settle(true, () => resolve(message.result as ScanResult));
+      else settle(false, () => reject(options.signal.aborted ? new ScanAbortedError(message.message) : new Error(message.message)));
+    };
+    const onError = (error: Error) => settle(false, () => reject(options.signal.aborted ? new ScanAbortedError(error.message) : error));
+    const onExit = (code: number) =>
+      settle(false, () =>
+        reject(options.signal.aborted ? new ScanAbortedError('the scan was stopped') : new Error(`the analysis thread stopped unexpectedly (exit code ${code})`)),
+      );
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     if (options.signal.aborted) onAbort();
     else options.signal.addEventListener('abort', onAbort, { once: true });
-
-    worker.on('message', (message: ScanThreadMessage) => {
-      if (message.type === 'progress') options.onProgress?.({ phase: message.phase, percent: message.percent });
-      else if (message.type === 'result') settle(() => resolve(message.result as ScanResult));
-      else if (message.type === 'error') {
-        settle(() => reject(options.signal.aborted ? new ScanAbortedError(message.message) : new Error(message.message)));
-      }
-      if (message.type !== 'progress') void worker.terminate();
-    });
-    worker.on('error', (error) => settle(() => reject(options.signal.aborted ? new ScanAbortedError(error.message) : error)));
-    worker.on('exit', (code) =>
-      settle(() =>
-        reject(options.signal.aborted ? new ScanAbortedError('the scan was stopped') : new Error(`the analysis thread stopped unexpectedly (exit code ${code})`)),
-      ),
-    );
+    worker.postMessage({ type: 'scan', input: scan } satisfies ScanThreadRequest);
   });
+}
+
+/** Ends the idle threads of a database, or all (their databases closed); busy ones end with their scans. */
+export async function closeScanThreads(database?: ScanThreadConfig['database']): Promise<void> {
+  const keys = database ? [JSON.stringify(database)] : [...idle.keys()];
+  const threads = keys.flatMap((key) => idle.get(key) ?? []);
+  for (const key of keys) idle.delete(key);
+  await Promise.all(threads.map((thread) => endThread(thread)));
+}
+
+function takeThread(database: ScanThreadConfig['database']): ScanThread {
+  const key = JSON.stringify(database);
+  const thread = idle.get(key)?.pop();
+  if (thread) {
+    clearTimeout(thread.idleTimer);
+    return thread;
+  }
+  started++;
+  return { worker: startWorker({ database }), key, scans: 0 };
+}
+
+function releaseThread(thread: ScanThread): void {
+  if (thread.scans >= SCANS_PER_THREAD) {
+    void endThread(thread);
+    return;
+  }
+  thread.worker.unref();
+  const list = idle.get(thread.key) ?? [];
+  idle.set(thread.key, [...list, thread]);
+  const forget = () => idle.set(thread.key, (idle.get(thread.key) ?? []).filter((t) => t !== thread));
+  thread.idleTimer = setTimeout(() => {
+    forget();
+    void endThread(thread);
+  }, IDLE_MS).unref();
+  // a thread that dies while idle (out of memory, say) is simply not reused
+  thread.worker.once('exit', forget);
+}
+
+/** Asks the thread to close its database and exit; terminates it if it has not within the grace period. */
+async function endThread(thread: ScanThread): Promise<void> {
+  clearTimeout(thread.idleTimer);
+  const exited = new Promise<void>((resolve) => thread.worker.once('exit', () => resolve()));
+  thread.worker.postMessage({ type: 'close' } satisfies ScanThreadRequest);
+  const timer = setTimeout(() => void thread.worker.terminate(), ABORT_GRACE_MS).unref();
+  await exited;
+  clearTimeout(timer);
+}
+
+function startWorker(config: ScanThreadConfig): Worker {
+  // Compiled code runs scan-thread.js; tests run the TypeScript source through tsx.
+  const source = import.meta.url.endsWith('.ts');
+  const url = new URL(`./scan-thread.${source ? 'ts' : 'js'}`, import.meta.url);
+  return source ? new Worker(tsxBootstrap(url), { eval: true, workerData: config }) : new Worker(url, { workerData: config });
 }
 
 /** Worker code that registers tsx's loader, then imports the TypeScript thread module (tests only). */

@@ -1,57 +1,77 @@
-// Runs the engine on one image inside a worker thread, so a long analysis never blocks the server's event
-// loop and a cancelled one can be stopped hard. Talks to its parent by messages (see engine-runner.ts).
+// Runs the engine inside a worker thread, one scan at a time, for as many scans as the thread lives (see
+// engine-runner.ts): a long analysis never blocks the server's event loop, a cancelled one can be stopped hard,
+// and a thread kept between scans keeps its database connection, its compiled code and the vulnerability records
+// it has parsed (each checked against its stored import time before use), so the next scan starts warm.
 import { parentPort, workerData } from 'node:worker_threads';
 import { scan } from '../engine/scan.js';
 import type { Limits } from '../engine/unpack/limits.js';
 import { openDatabase } from '../store/database.js';
 import { VulnerabilityRepository } from '../store/vulns.repository.js';
 
+/** The thread's configuration, fixed for its life: the service database, for the vulnerability source. */
+export interface ScanThreadConfig {
+  database: { url?: string; dataDir: string };
+}
+
+/** One scan. */
 export interface ScanThreadInput {
   imagePath: string;
   /** The uploaded file name, which names the image in the result (the stored file is named by its blob key). */
   imageName?: string;
   workDir: string;
   limits?: Partial<Limits>;
-  /** The service database, for the vulnerability source. */
-  database: { url?: string; dataDir: string };
 }
+
+/** A scan, the abort of the running one, or the end of the thread (its database is closed, then it exits). */
+export type ScanThreadRequest = { type: 'scan'; input: ScanThreadInput } | { type: 'abort' } | { type: 'close' };
 
 export type ScanThreadMessage =
   | { type: 'progress'; phase: string; percent: number }
   | { type: 'result'; result: unknown }
   | { type: 'error'; message: string; name: string };
 
-async function main(): Promise<void> {
-  const input = workerData as ScanThreadInput;
+function main(): void {
+  const config = workerData as ScanThreadConfig;
   const port = parentPort!;
-  const controller = new AbortController();
-  port.on('message', (message: { type: string }) => {
-    if (message.type === 'abort') controller.abort(new Error('the scan was cancelled'));
-  });
-  const database = await openDatabase(input.database);
-  try {
-    let last = 0;
-    const result = await scan(input.imagePath, {
-      workDir: input.workDir,
-      imageName: input.imageName,
-      limits: input.limits,
-      signal: controller.signal,
-      vulnerabilities: new VulnerabilityRepository(database.db),
-      onProgress: (p) => {
-        // At most a few progress messages per second.
-        const now = Date.now();
-        if (now - last < 250 && p.percent !== 0 && p.percent !== 100) return;
-        last = now;
-        port.postMessage({ type: 'progress', phase: p.phase, percent: p.percent } satisfies ScanThreadMessage);
-      },
-    });
-    port.postMessage({ type: 'result', result } satisfies ScanThreadMessage);
-  } catch (error) {
-    const e = error instanceof Error ? error : new Error(String(error));
-    port.postMessage({ type: 'error', message: e.message, name: e.name } satisfies ScanThreadMessage);
-  } finally {
-    await database.close();
+  // opened once for the thread's life; a failure fails each scan with its reason
+  const opened = openDatabase(config.database);
+  opened.catch(() => undefined);
+  const source = opened.then((database) => new VulnerabilityRepository(database.db));
+  source.catch(() => undefined);
+  let controller: AbortController | undefined;
+
+  async function run(input: ScanThreadInput): Promise<void> {
+    const current = (controller = new AbortController());
+    try {
+      let last = 0;
+      const result = await scan(input.imagePath, {
+        workDir: input.workDir,
+        imageName: input.imageName,
+        limits: input.limits,
+        signal: current.signal,
+        vulnerabilities: await source,
+        onProgress: (p) => {
+          // At most a few progress messages per second.
+          const now = Date.now();
+          if (now - last < 250 && p.percent !== 0 && p.percent !== 100) return;
+          last = now;
+          port.postMessage({ type: 'progress', phase: p.phase, percent: p.percent } satisfies ScanThreadMessage);
+        },
+      });
+      port.postMessage({ type: 'result', result } satisfies ScanThreadMessage);
+    } catch (error) {
+      const e = error instanceof Error ? error : new Error(String(error));
+      port.postMessage({ type: 'error', message: e.message, name: e.name } satisfies ScanThreadMessage);
+    } finally {
+      controller = undefined;
+    }
   }
+
+  port.on('message', (message: ScanThreadRequest) => {
+    if (message.type === 'abort') controller?.abort(new Error('the scan was cancelled'));
+    else if (message.type === 'scan') void run(message.input);
+    else void opened.then((database) => database.close()).catch(() => undefined).finally(() => port.close());
+  });
 }
 
-if (parentPort) void main();
+if (parentPort) main();
