@@ -3,7 +3,8 @@
 // without creating them. A problem with one entry (a name clash, a file too big for the byte budget, a filesystem
 // error) is recorded and the handler goes on with the next entry.
 import { createHash } from 'node:crypto';
-import { mkdir, open, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { open, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Problem } from '../types.js';
@@ -37,6 +38,14 @@ export type Preselect = (data: Buffer, path: string) => Promise<ChunkSelection>;
 const HEAD_BYTES = 512;
 /** Streamed files are written in batches of about this many bytes (and in one call when they are smaller). */
 const WRITE_BATCH = 1024 * 1024;
+/**
+ * Files up to this size are written synchronously. An asynchronous write costs three round trips through libuv's
+ * thread pool (open, write, close), which the image reads share; with thousands of small files the thread waits
+ * on those hops far longer than the writes take. Blocking the thread for one small write is acceptable here: the
+ * unpacker runs in the CLI or in a worker thread of the server, never on a thread that serves requests. Larger
+ * files stay asynchronous, so one write never holds the thread for long.
+ */
+const SYNC_WRITE_MAX = WRITE_BATCH;
 
 /**
  * Normalises a path from an archive or filesystem to a safe relative path, or returns an error message.
@@ -151,7 +160,7 @@ export class DirectorySink implements Sink {
     if (path === undefined) return;
     this.budget.chargeFile();
     try {
-      await this.ensureDir(path);
+      this.ensureDir(path);
     } catch (error) {
       if (!isFsError(error)) throw error;
       this.budget.releaseFile();
@@ -206,7 +215,7 @@ export class DirectorySink implements Sink {
       counted = true;
       if (size !== undefined && size > left) throw new LimitError('bytes', 'file larger than the bytes left');
       const slash = path.lastIndexOf('/');
-      await this.ensureDir(slash > 0 ? path.slice(0, slash) : '');
+      this.ensureDir(slash > 0 ? path.slice(0, slash) : '');
       const data = open();
       const entry = Buffer.isBuffer(data) ? await this.writeBuffer(path, data) : await this.writeStreamed(path, data);
       this.entries.push({ ...entry, meta });
@@ -241,8 +250,15 @@ export class DirectorySink implements Sink {
     }
   }
 
-  /** Writes a whole file and, meanwhile, selects its chunks from the same bytes. */
+  /**
+   * Writes a whole file and selects its chunks from the same bytes. A small file is written synchronously, before
+   * the selection (which may itself wait on reads or decodes); a large one is written while the selection runs.
+   */
   private async writeAndSelect(target: string, path: string, data: Buffer): Promise<ChunkSelection | undefined> {
+    if (data.length <= SYNC_WRITE_MAX) {
+      writeFileSync(target, data);
+      return this.preselect?.(data, path);
+    }
     const write = writeFile(target, data);
     try {
       return await this.preselect?.(data, path);
@@ -327,10 +343,17 @@ export class DirectorySink implements Sink {
     note.problem.message = `${note.count} absolute path(s) stored relative to the output folder, the first ${JSON.stringify(note.first)}`;
   }
 
-  private async ensureDir(path: string): Promise<void> {
+  /**
+   * Makes a folder and its parents, synchronously (one or two system calls, as for small files above), and
+   * remembers every folder made so that none is asked for twice.
+   */
+  private ensureDir(path: string): void {
     if (this.madeDirs.has(path)) return;
-    await mkdir(join(this.root, path), { recursive: true });
-    this.madeDirs.add(path);
+    mkdirSync(join(this.root, path), { recursive: true });
+    for (let dir = path; !this.madeDirs.has(dir); dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/')))) {
+      this.madeDirs.add(dir);
+      if (dir === '') break;
+    }
   }
 }
 
