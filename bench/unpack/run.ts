@@ -13,6 +13,19 @@ const work = process.env.BENCH_DIR ?? '/tmp/firmscope-bench';
 const firmscope = join(project, 'bin', 'firmscope.js');
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
 
+/** Output folders of this run, removed at the end. */
+const outputs = join(work, `out-${process.pid}`);
+let outputCount = 0;
+
+/**
+ * A new, empty output folder for each timed run. Nothing is deleted between runs: ext4 makes creating files slow
+ * for about 30 s after many were deleted nearby (its allocator skips recently deleted inodes), which would charge
+ * one run for the clean-up of the previous one.
+ */
+function freshOutput(name: string): string {
+  return join(outputs, `${outputCount++}-${name}`);
+}
+
 /** Runs `once` `runs` times and keeps the result with the median wall time. */
 function median<T extends { ms: number }>(once: () => T): T {
   const results = Array.from({ length: runs }, once).sort((a, b) => a.ms - b.ms);
@@ -62,12 +75,12 @@ function timed(cmd: string, args: string[], cwd?: string): Timing {
   return { ms: wall! * 1000, cpuMs: (user! + sys!) * 1000, ok: run.status === 0, stderr: run.stderr ?? '', stdout: run.stdout ?? '' };
 }
 
-function firmscopeRun(image: string, out: string): Timing & { files: number; engineMs: number } {
-  return median(() => firmscopeOnce(image, out));
+function firmscopeRun(image: string, name: string): Timing & { files: number; engineMs: number } {
+  return median(() => firmscopeOnce(image, name));
 }
 
-function firmscopeOnce(image: string, out: string): Timing & { files: number; engineMs: number } {
-  rmSync(out, { recursive: true, force: true });
+function firmscopeOnce(image: string, name: string): Timing & { files: number; engineMs: number } {
+  const out = freshOutput(name);
   const r = timed('node', [firmscope, 'unpack', image, '-o', out]);
   if (!r.ok) throw new Error(`firmscope failed on ${image}: ${r.stderr}`);
   // Regular files on disk, minus the node tree and the image's own link.
@@ -76,18 +89,18 @@ function firmscopeOnce(image: string, out: string): Timing & { files: number; en
   return { ...r, files: countFiles(out) - 2, engineMs };
 }
 
-function binwalkRun(image: string, out: string): Timing & { files: number; carved: number } {
+function binwalkRun(image: string, name: string): Timing & { files: number; carved: number } {
   return median(() => {
-    rmSync(out, { recursive: true, force: true });
+    const out = freshOutput(name);
     mkdirSync(out, { recursive: true });
     const r = timed('binwalk', ['-Me', '-q', '--run-as=root', '-C', out, image]);
     return { ...r, files: countFiles(out), carved: countFiles(out, isCarvedCopy) };
   });
 }
 
-function unsquashfsRun(image: string, out: string, args: string[]): Timing & { files: number } {
+function unsquashfsRun(image: string, name: string, args: string[]): Timing & { files: number } {
   return median(() => {
-    rmSync(out, { recursive: true, force: true });
+    const out = freshOutput(name);
     const r = timed('unsquashfs', ['-q', '-n', ...args, '-d', out, image]);
     return { ...r, files: countFiles(out) };
   });
@@ -103,8 +116,8 @@ function corpusTable(): string[] {
   const totals = { fs: 0, bw: 0, fsCpu: 0, bwCpu: 0, fsFiles: 0, bwFiles: 0, bwCarved: 0, engine: 0 };
   for (const name of readdirSync(corpusDir).filter((n) => n !== 'README.md').sort()) {
     const image = join(corpusDir, name);
-    const fs = firmscopeRun(image, join(work, 'fs', name));
-    const bw = binwalkRun(image, join(work, 'bw', name));
+    const fs = firmscopeRun(image, `fs-${name}`);
+    const bw = binwalkRun(image, `bw-${name}`);
     rows.push(`| ${name} | ${statSync(image).size.toLocaleString('en')} | ${fs.files} | ${fmt(fs)} | ${(fs.engineMs / 1000).toFixed(2)} s | ${bw.files} (${bw.carved}) | ${fmt(bw)} |`);
     totals.engine += fs.engineMs;
     console.error(rows.at(-1));
@@ -150,9 +163,9 @@ function buildSquashfs(): string {
 
 function squashfsTable(): string[] {
   const image = buildSquashfs();
-  const fs = firmscopeRun(image, join(work, 'fs-squashfs'));
-  const one = unsquashfsRun(image, join(work, 'unsquashfs'), ['-p', '1']);
-  const all = unsquashfsRun(image, join(work, 'unsquashfs'), []);
+  const fs = firmscopeRun(image, 'fs-squashfs');
+  const one = unsquashfsRun(image, 'unsquashfs-p1', ['-p', '1']);
+  const all = unsquashfsRun(image, 'unsquashfs', []);
   const ratio = (us: Timing) => `${(fs.ms / us.ms).toFixed(2)}× wall, ${(fs.cpuMs / us.cpuMs).toFixed(2)}× cpu`;
   return [
     `| tool on ${(statSync(image).size / 1e6).toFixed(1)} MB xz SquashFS | files | time |`,
@@ -167,6 +180,10 @@ function squashfsTable(): string[] {
 
 mkdirSync(work, { recursive: true });
 if (!existsSync(join(project, 'dist', 'cli', 'main.js'))) throw new Error('build first: npm run build');
-const lines = [...corpusTable(), ''];
-if (!process.env.BENCH_SKIP_SQUASHFS) lines.push(...squashfsTable());
-console.log(lines.join('\n'));
+try {
+  const lines = [...corpusTable(), ''];
+  if (!process.env.BENCH_SKIP_SQUASHFS) lines.push(...squashfsTable());
+  console.log(lines.join('\n'));
+} finally {
+  rmSync(outputs, { recursive: true, force: true });
+}
