@@ -148,3 +148,21 @@ describe('findings from OSV records scored by vector', () => {
     }
   });
 });
+
+describe('CVSS v3.x and v2 scores of known vectors', () => {
+  it.each([
+    ['CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:H/I:H/A:H', 7.2],
+    ['CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H', 10],
+    ['CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:L/I:L/A:H', 6.6],
+    ['CVSS:3.0/AV:N/AC:L/PR:N/UI:R/S:U/C:N/I:H/A:N', 6.5],
+    ['CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:N', 0],
+  ])('v3 %s = %d', (vector, score) => expect(cvss3BaseScore(vector)).toBe(score));
+
+  it.each([
+    ['AV:N/AC:H/Au:S/C:C/I:C/A:C', 7.1],
+    ['AV:N/AC:M/Au:N/C:N/I:P/A:N', 4.3],
+    ['AV:N/AC:L/Au:N/C:P/I:P/A:P', 7.5],
+  ])('v2 %s = %d', (vector, score) => expect(cvss2BaseScore(vector)).toBe(score));
+
+  it('is undefined for an incomplete v3 vector', () => expect(cvss3BaseScore('CVSS:3.1/AV:N')).toBeUndefined());
+});

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readFeeds, type FeedItem } from '../../../src/engine/vulns/feed-reader.js';
 import { MemoryVulnerabilitySource } from '../../../src/engine/vulns/memory-source.js';
-import { cvss2BaseScore, cvss3BaseScore, severityOf } from '../../../src/engine/vulns/cvss.js';
+import { severityOf } from '../../../src/engine/vulns/cvss.js';
 import { haveShared, sharedPath } from '../../support/shared.js';
 
 const vulndata = (...p: string[]) => sharedPath('vulndata', ...p);
@@ -210,30 +210,6 @@ describe('EPSS importer', () => {
     const file = join(tmp(), 'bad.csv');
     writeFileSync(file, 'a,b\n1,2\n');
     expect(errors(await collect(file))).toMatchObject([{ file, message: expect.stringMatching(/header/) }]);
-  });
-});
-
-describe('CVSS', () => {
-  it.each([
-    ['CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:H/I:H/A:H', 7.2],
-    ['CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H', 10],
-    ['CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:L/I:L/A:H', 6.6],
-    ['CVSS:3.0/AV:N/AC:L/PR:N/UI:R/S:U/C:N/I:H/A:N', 6.5],
-    ['CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:N', 0],
-  ])('v3 %s = %d', (vector, score) => expect(cvss3BaseScore(vector)).toBe(score));
-
-  it.each([
-    ['AV:N/AC:H/Au:S/C:C/I:C/A:C', 7.1],
-    ['AV:N/AC:M/Au:N/C:N/I:P/A:N', 4.3],
-    ['AV:N/AC:L/Au:N/C:P/I:P/A:P', 7.5],
-  ])('v2 %s = %d', (vector, score) => expect(cvss2BaseScore(vector)).toBe(score));
-
-  it('takes severity from the latest version and is informational without scores', () => {
-    expect(severityOf({ v2: { baseScore: 7.1, vector: '' } })).toBe('high');
-    expect(severityOf({ v2: { baseScore: 9.3, vector: '' }, v3: { baseScore: 5, vector: '', version: '3.1' } })).toBe('medium');
-    expect(severityOf({ v3: { baseScore: 9.8, vector: '', version: '3.1' } })).toBe('critical');
-    expect(severityOf({})).toBe('informational');
-    expect(cvss3BaseScore('CVSS:3.1/AV:N')).toBeUndefined();
   });
 });
 
