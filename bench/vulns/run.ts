@@ -1,9 +1,10 @@
 // Vulnerability database benchmark: `npx tsx bench/vulns/run.ts [--records 300000] [--components 500]`.
 // 1. import time per 10,000 NVD records (API 2.0 pages through the real streaming importer and repository);
 // 2. match time for an inventory of 500 components against a database of 300,000 generated NVD-shaped records,
-//    in memory and in SQLite (and PostgreSQL when FIRMSCOPE_TEST_DATABASE_URL is set). Target: < 200 ms of CPU
-//    per inventory (CPU of this process: on a shared machine wall time mostly measures the other processes; for
-//    PostgreSQL the server's own work is in the wall time only).
+//    in memory and in SQLite (and PostgreSQL when FIRMSCOPE_TEST_DATABASE_URL is set). Target: < 200 ms per
+//    inventory, judged on both wall time (what a scan waits; on a shared machine it also measures the other
+//    processes) and CPU of this process (which also counts V8's garbage collection threads; for PostgreSQL the
+//    server's own work is in the wall time only).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,8 +84,9 @@ async function timeMatch(label: string, matcher: () => VulnerabilityMatcher, com
   }
   const first = runs[0]!;
   const median = (key: 'wall' | 'cpu') => runs.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(RUNS / 2)]!;
-  const verdict = median('cpu') < 200 ? 'met' : 'NOT met';
-  console.log(`match ${components.length} components, ${label}: ${findings} findings; median of ${RUNS} ${median('wall').toFixed(0)} ms wall / ${median('cpu').toFixed(0)} ms CPU; first run ${first.wall.toFixed(0)} ms wall / ${first.cpu.toFixed(0)} ms CPU (target < 200 ms CPU: ${verdict}; load average ${loadavg()[0]!.toFixed(1)})`);
+  // both readings: wall time is what a scan waits; CPU also counts V8's garbage collection threads
+  const verdict = (key: 'wall' | 'cpu') => (median(key) < 200 ? 'met' : 'NOT met');
+  console.log(`match ${components.length} components, ${label}: ${findings} findings; median of ${RUNS} ${median('wall').toFixed(0)} ms wall / ${median('cpu').toFixed(0)} ms CPU; first run ${first.wall.toFixed(0)} ms wall / ${first.cpu.toFixed(0)} ms CPU (target < 200 ms: wall ${verdict('wall')}, CPU ${verdict('cpu')}; load average ${loadavg()[0]!.toFixed(1)})`);
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'firmscope-bench-'));
