@@ -1,5 +1,5 @@
 // Benchmark: `firmscope unpack` against `binwalk -Me` on every corpus image (time, files extracted), and against
-// `unsquashfs` (the native floor) on a 64 MiB xz SquashFS built from system files. Prints a Markdown table.
+// `unsquashfs` (the native floor) on a 64 MB xz SquashFS built from system files. Prints a Markdown table.
 //   npm run build && npx tsx bench/unpack/run.ts            (BENCH_SKIP_SQUASHFS=1 to skip the big image)
 // Every command runs BENCH_RUNS times (default 3) and the run with the median wall time is reported: on a shared
 // machine single runs vary by a factor of two.
@@ -137,7 +137,7 @@ function corpusTable(): string[] {
 }
 
 /** Size the SquashFS must have: the issue's 64 MB image, give or take 6%. */
-const SQUASHFS_BYTES = 64 * 1024 * 1024;
+const SQUASHFS_BYTES = 64_000_000;
 const SQUASHFS_SLACK = 0.06;
 
 /** Regular files below the system folders the image is made of, in a fixed order, with their sizes. */
