@@ -2,7 +2,7 @@
 // counts, the PQC compliance report (JSON and PDF), the CBOM and the knownVulnerability findings it raises.
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, call, passwordToken, startTestServer, waitFor, type TestServer } from '../support/server.js';
+import { ADMIN, call, passwordToken, startTestServer, uploadAndScan, type TestServer } from '../support/server.js';
 import { corpus, haveShared } from '../support/shared.js';
 
 const IMAGE = 'OVMF_VARS.secboot.fd';
@@ -19,19 +19,8 @@ describe.runIf(haveShared('corpus', IMAGE))('crypto reports of a real image over
     token = await passwordToken(t.base, ADMIN.email, ADMIN.password);
     const product = await call(t.base, token, 'POST', '/api/v4/products', { name: 'OVMF' });
     productId = product.body.id.split('/')[1];
-    const form = new FormData();
-    form.set('imageName', 'ovmf-vars');
-    form.set('file', new Blob([await readFile(corpus(IMAGE))]), IMAGE);
-    const upload = await call(t.base, token, 'POST', `/api/v4/products/${productId}/images:upload`, form);
-    expect(upload.status).toBe(201);
-    imageId = upload.body.id;
+    imageId = await uploadAndScan(t.base, token, productId, 'ovmf-vars', IMAGE, await readFile(corpus(IMAGE)));
     base = `/api/v4/products/${productId}/images/${imageId}`;
-    await waitFor(async () => {
-      const r = await call(t.base, token, 'GET', `${base}/scans?status=true`);
-      const type = r.body.scans?.[0]?.latestScanState?.type;
-      if (type === 'failed') throw new Error(`scan failed: ${JSON.stringify(r.body.scans[0].latestScanState)}`);
-      return type === 'completed' ? true : undefined;
-    }, 120_000);
   }, 150_000);
   afterAll(async () => t?.close());
 

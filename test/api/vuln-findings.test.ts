@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
 import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
 import { testDialects } from '../support/databases.js';
-import { ADMIN, call, passwordToken, startTestServer, waitFor, type TestServer } from '../support/server.js';
+import { ADMIN, call, passwordToken, startTestServer, uploadAndScan, type TestServer } from '../support/server.js';
 import { corpus, haveShared, sharedPath } from '../support/shared.js';
 
 const IMAGE = 'busybox-mipsel'; // 'BusyBox v1.31.0' (strings)
@@ -67,18 +67,7 @@ for (const dialect of testDialects()) {
       expect(summary).toMatchObject({ inserted: 2, kev: 1, epss: 1, errors: [] });
 
       productId = (await call(t.base, token, 'POST', '/api/v4/products', { name: 'router' })).body.id.split('/')[1];
-      const form = new FormData();
-      form.set('imageName', 'busybox');
-      form.set('file', new Blob([await readFile(corpus(IMAGE))]), IMAGE);
-      const upload = await call(t.base, token, 'POST', `/api/v4/products/${productId}/images:upload`, form);
-      expect(upload.status).toBe(201);
-      imageId = upload.body.id;
-      await waitFor(async () => {
-        const r = await call(t.base, token, 'GET', `/api/v4/products/${productId}/images/${imageId}/scans?status=true`);
-        const type = r.body.scans?.[0]?.latestScanState?.type;
-        if (type === 'failed') throw new Error(`scan failed: ${JSON.stringify(r.body.scans[0].latestScanState)}`);
-        return type === 'completed' ? true : undefined;
-      }, 120_000);
+      imageId = await uploadAndScan(t.base, token, productId, 'busybox', IMAGE, await readFile(corpus(IMAGE)));
     }, 150_000);
     afterAll(async () => {
       await t?.close();

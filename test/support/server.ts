@@ -88,3 +88,23 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs 
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/**
+ * Uploads `bytes` as image `imageName` (file name `fileName`) of the product in one request and waits until its
+ * scan completed; a failed scan fails with its state. Returns the image id.
+ */
+export async function uploadAndScan(base: string, token: string, productId: string, imageName: string, fileName: string, bytes: Buffer): Promise<string> {
+  const form = new FormData();
+  form.set('imageName', imageName);
+  form.set('file', new Blob([bytes]), fileName);
+  const upload = await call(base, token, 'POST', `/api/v4/products/${productId}/images:upload`, form);
+  if (upload.status !== 201) throw new Error(`upload failed: ${upload.status} ${JSON.stringify(upload.body)}`);
+  const imageId: string = upload.body.id;
+  await waitFor(async () => {
+    const r = await call(base, token, 'GET', `/api/v4/products/${productId}/images/${imageId}/scans?status=true`);
+    const type = r.body.scans?.[0]?.latestScanState?.type;
+    if (type === 'failed') throw new Error(`scan failed: ${JSON.stringify(r.body.scans[0].latestScanState)}`);
+    return type === 'completed' ? true : undefined;
+  }, 120_000);
+  return imageId;
+}
