@@ -1,6 +1,6 @@
 // One finding in full, and its workflow: CreateFindingState and PATCH set the issue status of the finding's
 // fingerprint in the product (carried forward to later images), with history.
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
 import { requireProduct } from '../services/access.js';
@@ -14,6 +14,26 @@ const Params = Type.Object({ productId: Ulid('Product id'), findingId: Ulid('Fin
 const Status = Type.Union([...ISSUE_STATUSES.map((s) => Type.Literal(s)), Type.Literal('in progress')]);
 const Comment = Type.Optional(Type.String({ maxLength: 4000 }));
 const StateChange = Type.Object({ id: Type.String(), author: Type.Optional(Type.Ref('Author')), findingId: Type.String(), status: Type.String(), createTime: Type.String(), comment: Type.Optional(Type.String()) });
+/** Why a dependencyVulnerability finding applies: one entry per matching CPE criterion or OSV package range. */
+const VulnerabilityMatch = Type.Object({
+  matcher: Type.String({ description: "'cpe' (an NVD or CVE 5 criterion) or 'osv-package'" }),
+  record: Type.String({ description: 'The vulnerability record that matched, by its id in its feed' }),
+  source: Type.Optional(Type.String({ description: 'Its feed: nvd, cve5 or osv' })),
+  scheme: Type.String({ description: 'The version comparison used (generic, dpkg, rpm, semver)' }),
+  version: Type.String({ description: "The component's version as compared" }),
+  kind: Type.String({ description: 'range, exact or all-versions' }),
+  criterion: Type.Optional(Type.String({ description: 'The CPE match string of the criterion' })),
+  componentCpe: Type.Optional(Type.String()),
+  range: Type.Optional(Type.Object({
+    startIncluding: Type.Optional(Type.String()), startExcluding: Type.Optional(Type.String()),
+    endIncluding: Type.Optional(Type.String()), endExcluding: Type.Optional(Type.String()),
+  })),
+  platform: Type.Optional(Type.Array(Type.String(), { description: 'Platform criteria of the configuration ("running on"), recorded, not required' })),
+  purl: Type.Optional(Type.String()), ecosystem: Type.Optional(Type.String()), package: Type.Optional(Type.String()),
+  events: Type.Optional(Type.Array(Type.Record(Type.String(), Type.String()), { description: 'The OSV range events that matched' })),
+  fixedIn: Type.Optional(Type.String({ description: 'The first version outside the range, when the record gives it' })),
+});
+
 const FullFinding = Type.Object({
   id: Type.String(), pname: Type.String(), name: Type.String(), findingType: Type.String(), severity: Type.String(), issueStatus: Type.String(),
   title: Type.Optional(Type.String()), description: Type.Optional(Type.String()), fingerprint: Type.String(),
@@ -24,6 +44,7 @@ const FullFinding = Type.Object({
   predicates: Type.Array(Type.Object({ kev: Type.Boolean() })),
   references: Type.Array(Type.Object({ url: Type.String(), description: Type.Optional(Type.String()) })),
   recommendedAction: Type.Optional(Type.String()), knownFixedVersion: Type.Optional(Type.String()),
+  matches: Type.Optional(Type.Array(VulnerabilityMatch, { description: 'How a dependencyVulnerability finding was matched' })),
   component: Type.Optional(Type.Object({ name: Type.String(), version: Type.Optional(Type.String()), cpe: Type.Optional(Type.String()), purl: Type.Optional(Type.String()) })),
   occurrences: Type.Array(Type.Object({ imageId: Type.String(), scanId: Type.String(), path: Type.String(), offset: Type.Optional(Type.Integer()), evidence: Type.Optional(Type.String()) })),
   history: Type.Array(Type.Object({ status: Type.String(), author: Type.Optional(Type.Ref('Author')), createTime: Type.String(), comment: Type.Optional(Type.String()) })),
@@ -50,6 +71,7 @@ export const findingRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { r
       ...(f.epss ? { epss: { probability: f.epss.probability, percentile: f.epss.percentile } } : {}),
       predicates: [{ kev: Boolean(f.isKev) }], references: f.references ?? [],
       ...(f.recommendedAction ? { recommendedAction: f.recommendedAction } : {}), ...(f.knownFixedVersion ? { knownFixedVersion: f.knownFixedVersion } : {}),
+      ...(Array.isArray(f.match?.matches) ? { matches: f.match.matches as Static<typeof VulnerabilityMatch>[] } : {}),
       ...(f.component ? { component: { name: f.component.name, version: f.component.version, cpe: f.component.cpe, purl: f.component.purl } } : {}),
       occurrences: f.occurrences.map((o) => ({ imageId: f.imageId, scanId: f.scanId, path: o.path, offset: o.offset, evidence: o.evidence })),
       history: history.map((h) => ({ status: h.status, author: h.author, createTime: h.createTime, ...(h.comment ? { comment: h.comment } : {}) })),

@@ -123,6 +123,12 @@ for (const dialect of testDialects()) {
       // NVD says "up to and including 1.33.1": no fixed version is known, so the action is KEV's
       expect(f.knownFixedVersion).toBeUndefined();
       expect(f.recommendedAction).toBe(REQUIRED_ACTION);
+      // why it applies: the NVD criterion and range the version fell in
+      expect(f.matches).toEqual([{
+        matcher: 'cpe', record: CVE, source: 'nvd', scheme: 'generic', version: '1.31.0', kind: 'range',
+        criterion: expect.stringMatching(/^cpe:2\.3:a:busybox:busybox:\*:/), componentCpe: 'cpe:2.3:a:busybox:busybox:1.31.0:*:*:*:*:*:*:*',
+        range: expect.objectContaining({ endIncluding: '1.33.1' }),
+      }]);
       expect(f.references.map((r: { url: string }) => r.url)).toContain('https://jfrog.com/blog/unboxing-busybox-14-new-vulnerabilities-uncovered-by-claroty-and-jfrog/');
     });
 
