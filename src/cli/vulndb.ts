@@ -5,6 +5,7 @@ import { loadConfig } from '../config.js';
 import { readFeeds, type FeedItem } from '../engine/vulns/feed-reader.js';
 import { describeNvdCursor, FeedSync, type SyncOptions } from '../engine/vulns/sync.js';
 import { openDatabase } from '../store/database.js';
+import { clearRematch, rematchRequestedAt } from '../store/vuln-rematch-request.js';
 import { rematchLatestImages, type RematchSummary } from '../store/vulns-rematch.js';
 import { VulnerabilityRepository, type ImportSummary, type VulnDbStatus } from '../store/vulns.repository.js';
 
@@ -20,10 +21,17 @@ async function withRepository<T>(run: (repo: VulnerabilityRepository, db: Db) =>
   }
 }
 
-/** After the database changed: re-match the latest image of every product and report what escalated. */
-async function rematch(repo: VulnerabilityRepository, db: Db, summaries: ImportSummary[], epssThreshold: number): Promise<RematchSummary | undefined> {
-  if (summaries.every((s) => s.changed.size === 0)) return undefined;
-  return rematchLatestImages(db, repo, { epssThreshold });
+/**
+ * After the database changed: re-match the latest image of every product and report what escalated. A change an
+ * earlier run committed without re-matching it (it stopped, or ran with --no-rematch) is pending and counts too;
+ * the request is cleared once a re-match finishes without errors.
+ */
+async function rematch(repo: VulnerabilityRepository, db: Db, epssThreshold: number): Promise<RematchSummary | undefined> {
+  const requested = await rematchRequestedAt(db);
+  if (requested === undefined) return undefined;
+  const summary = await rematchLatestImages(db, repo, { epssThreshold });
+  if (!summary.problems.some((p) => p.kind === 'error')) await clearRematch(db, requested);
+  return summary;
 }
 
 export function formatRematch(r: RematchSummary | undefined): string {
@@ -125,7 +133,7 @@ export function register(program: Command): void {
       await withRepository(async (repo, db) => {
         const summary = await repo.importItems(readFeeds(paths));
         process.stdout.write(formatSummary('import', summary));
-        if (opts.rematch) process.stdout.write(formatRematch(await rematch(repo, db, [summary], opts.epssThreshold)));
+        if (opts.rematch) process.stdout.write(formatRematch(await rematch(repo, db, opts.epssThreshold)));
         if (summary.errors.length > 0) process.exitCode = 2;
       });
     });
@@ -169,7 +177,7 @@ export function register(program: Command): void {
           if (r.error) process.stdout.write(`sync ${r.feed} failed: ${r.error}\n`);
         }
         // what the failed feeds committed before failing is re-matched too
-        if (opts.rematch) process.stdout.write(formatRematch(await rematch(repo, db, results.map((r) => r.summary), opts.epssThreshold)));
+        if (opts.rematch) process.stdout.write(formatRematch(await rematch(repo, db, opts.epssThreshold)));
         if (results.some((r) => r.error)) process.exitCode = 1;
       });
     });

@@ -7,6 +7,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { recordKeys, shouldReplace, type PutResult } from '../engine/vulns/memory-source.js';
 import type { VulnerabilityRecord } from '../engine/vulns/source.js';
 import type { Database } from './schema.js';
+import { requestRematch } from './vuln-rematch-request.js';
 import { criteriaRows } from './vulns-criteria.js';
 import { listCte } from './vulns-lists.js';
 
@@ -83,6 +84,7 @@ export async function writeRecords(db: Kysely<Database>, records: VulnerabilityR
     await insertRows(trx, 'vuln_criteria', all.flatMap((p) => criteriaRows({ ...p.record, source: p.source, sourceId: p.recordId }, now)));
     await insertRows(trx, 'vuln_packages', keysOf.flatMap(({ p, keys }) => keys.packages.map(([ecosystem, name]) => ({ ecosystem, name, source: p.source, record_id: p.recordId }))));
     await insertRows(trx, 'vuln_aliases', all.flatMap((p) => [...new Set([p.record.id, p.recordId, ...p.record.aliases])].map((alias) => ({ alias, source: p.source, record_id: p.recordId }))));
+    if (all.length > 0) await requestRematch(trx, now);
     return results;
   });
 }

@@ -8,7 +8,9 @@ import { kevReplaces, type KevEntry } from '../engine/vulns/kev.importer.js';
 import type { PutResult } from '../engine/vulns/memory-source.js';
 import { parseRecordKey, type IndexedCriterion } from '../engine/vulns/criteria-index.js';
 import type { VulnerabilityRecord, VulnerabilitySource } from '../engine/vulns/source.js';
+import { nowIso } from './ids.js';
 import type { Database } from './schema.js';
+import { requestRematch } from './vuln-rematch-request.js';
 import { criteriaFor } from './vulns-criteria.js';
 import { listCte } from './vulns-lists.js';
 import { writeRecords } from './vulns-record-writer.js';
@@ -245,6 +247,7 @@ export class VulnerabilityRepository implements VulnerabilitySource {
     const changed: string[] = [];
     for (const part of chunks(entries, BATCH)) {
       await this.db.transaction().execute(async (trx) => {
+        const before = changed.length;
         const existing = new Map((await trx.selectFrom('vuln_kev').selectAll().where('cve_id', 'in', part.map((e) => e.cveId)).execute()).map((r) => [r.cve_id, r]));
         for (const e of part) {
           const fields = { date_added: e.dateAdded, due_date: e.dueDate ?? null, known_ransomware_campaign_use: e.knownRansomwareCampaignUse ?? null, required_action: e.requiredAction ?? null };
@@ -258,6 +261,7 @@ export class VulnerabilityRepository implements VulnerabilitySource {
           existing.set(e.cveId, { cve_id: e.cveId, ...row });
           if (fieldsChanged) changed.push(e.cveId);
         }
+        if (changed.length > before) await requestRematch(trx, nowIso());
       });
     }
     return changed;
@@ -268,6 +272,7 @@ export class VulnerabilityRepository implements VulnerabilitySource {
     const changed: string[] = [];
     for (const part of chunks(entries, BATCH)) {
       await this.db.transaction().execute(async (trx) => {
+        const before = changed.length;
         const existing = new Map((await trx.selectFrom('vuln_epss').selectAll().where('cve_id', 'in', part.map((e) => e.cveId)).execute()).map((r) => [r.cve_id, r]));
         const inserts: Database['vuln_epss'][] = [];
         for (const e of part) {
@@ -283,6 +288,7 @@ export class VulnerabilityRepository implements VulnerabilitySource {
         }
         const unique = [...new Map(inserts.map((i) => [i.cve_id, i])).values()];
         if (unique.length > 0) await trx.insertInto('vuln_epss').values(unique).execute();
+        if (changed.length > before) await requestRematch(trx, nowIso());
       });
     }
     return changed;

@@ -96,6 +96,13 @@ export interface VulnEpssTable {
   score_date: string | null;
 }
 
+/** A pending request to re-match the latest images (vuln-rematch-request.ts): one row at most. */
+export interface VulnRematchTable {
+  id: string;
+  /** When the vulnerability data last changed without a re-match since (ISO 8601). */
+  requested_at: string;
+}
+
 /** Per-feed bookkeeping for `vulndb status` and resumable `vulndb sync`. */
 export interface VulnFeedsTable {
   /** 'nvd' | 'cve5' | 'osv' | 'kev' | 'epss' */
@@ -117,4 +124,5 @@ export interface VulnTables {
   vuln_kev: VulnKevTable;
   vuln_epss: VulnEpssTable;
   vuln_feeds: VulnFeedsTable;
+  vuln_rematch: VulnRematchTable;
 }

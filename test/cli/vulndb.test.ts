@@ -42,6 +42,17 @@ describe('firmscope vulndb', () => {
     expect(json).toMatchObject({ records: [{ source: 'nvd', count: 40 }, { source: 'osv', count: 1 }], kev: 3, epss: 0 });
   });
 
+  it.runIf(hasData)('a change imported without its re-match (--no-rematch, or a run that stopped) is re-matched by the next run', async () => {
+    const paths = files.map((f) => sharedPath('vulndata', f));
+    const first = await cli(['vulndb', 'import', '--no-rematch', ...paths]);
+    expect(first.out).not.toMatch(/re-match/);
+    // nothing new this time, but the first import's data was never re-matched
+    const again = await cli(['vulndb', 'import', ...paths]);
+    expect(again.out).toContain('41 unchanged records');
+    expect(again.out).toMatch(/^re-match: 0 latest images, 0 new findings/m);
+    expect((await cli(['vulndb', 'import', ...paths])).out).toContain('re-match: nothing changed, skipped\n');
+  });
+
   describe('sync', () => {
     let server: Server;
     let base = '';

@@ -5,6 +5,7 @@ import { expect, it } from 'vitest';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
 import { VulnerabilityMatcher } from '../../src/engine/vulns/matcher.js';
 import type { VulnerabilityRecord } from '../../src/engine/vulns/source.js';
+import { clearRematch, rematchRequestedAt } from '../../src/store/vuln-rematch-request.js';
 import { writeRecords } from '../../src/store/vulns-record-writer.js';
 import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
 import { describeEachDatabase } from '../support/databases.js';
@@ -116,6 +117,34 @@ describeEachDatabase('vulnerability repository', (get) => {
       expect(again.changed.size).toBe(0);
       expect((await ransomware()).known_ransomware_campaign_use).toBe('Known');
     }
+  });
+
+  it('a change to records, KEV or EPSS requests a re-match in its own transaction; only the re-match it asked for clears it', async () => {
+    const { db } = get();
+    const repo = new VulnerabilityRepository(db);
+    const record: VulnerabilityRecord = { id: 'CVE-2096-0001', aliases: [], source: 'nvd', cwes: [], cvss: {}, references: [], criteria: [], modified: '2024-01-01T00:00:00.000Z' };
+    // the earlier tests of this database left their request
+    const earlier = await rematchRequestedAt(db);
+    if (earlier) await clearRematch(db, earlier);
+    expect(await rematchRequestedAt(db)).toBeUndefined();
+    await writeRecords(db, [record], '2026-01-01T00:00:00.000Z');
+    expect(await rematchRequestedAt(db)).toBe('2026-01-01T00:00:00.000Z');
+    // a re-match that served an older request leaves the newer one pending
+    await clearRematch(db, '2025-12-31T00:00:00.000Z');
+    expect(await rematchRequestedAt(db)).toBe('2026-01-01T00:00:00.000Z');
+    await clearRematch(db, '2026-01-01T00:00:00.000Z');
+    expect(await rematchRequestedAt(db)).toBeUndefined();
+    // writing the same record again changes nothing and requests nothing
+    await writeRecords(db, [record], '2026-01-02T00:00:00.000Z');
+    expect(await rematchRequestedAt(db)).toBeUndefined();
+    expect(await repo.putKev([{ cveId: 'CVE-2096-0001', dateAdded: '2026-01-01' }])).toEqual(['CVE-2096-0001']);
+    const afterKev = await rematchRequestedAt(db);
+    expect(afterKev).toBeDefined();
+    await clearRematch(db, afterKev!);
+    expect(await repo.putKev([{ cveId: 'CVE-2096-0001', dateAdded: '2026-01-01' }])).toEqual([]);
+    expect(await rematchRequestedAt(db)).toBeUndefined();
+    expect(await repo.putEpss([{ cveId: 'CVE-2096-0001', probability: 0.5, percentile: 0.9 }])).toEqual(['CVE-2096-0001']);
+    expect(await rematchRequestedAt(db)).toBeDefined();
   });
 
   it('KEV catalog dates: equal or newer replaces, older is ignored, unknown dates let the later import win', async () => {

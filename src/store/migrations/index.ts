@@ -6,6 +6,7 @@ import * as vulnerabilities from './0100-vulnerabilities.js';
 import * as vulnerabilityCriteria from './0101-vulnerability-criteria.js';
 import * as kevCatalogDate from './0102-kev-catalog-date.js';
 import * as criteriaCoveringIndex from './0103-criteria-covering-index.js';
+import * as rematchRequest from './0104-rematch-request.js';
 
 export const migrations: Array<[name: string, migration: Migration]> = [
   ['0001-core', core],
@@ -13,4 +14,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0101-vulnerability-criteria', vulnerabilityCriteria],
   ['0102-kev-catalog-date', kevCatalogDate],
   ['0103-criteria-covering-index', criteriaCoveringIndex],
+  ['0104-rematch-request', rematchRequest],
 ];
