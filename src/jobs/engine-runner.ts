@@ -92,7 +92,16 @@ function takeThread(database: ScanThreadConfig['database']): ScanThread {
     return thread;
   }
   started++;
-  return { worker: startWorker({ database }), key, scans: 0 };
+  const created: ScanThread = { worker: startWorker({ database }), key, scans: 0 };
+  // a thread that dies while idle (out of memory, say) is simply not reused
+  created.worker.once('exit', () => forgetIdle(created));
+  return created;
+}
+
+function forgetIdle(thread: ScanThread): void {
+  const list = idle.get(thread.key)?.filter((t) => t !== thread) ?? [];
+  if (list.length > 0) idle.set(thread.key, list);
+  else idle.delete(thread.key);
 }
 
 function releaseThread(thread: ScanThread): void {
@@ -101,15 +110,11 @@ function releaseThread(thread: ScanThread): void {
     return;
   }
   thread.worker.unref();
-  const list = idle.get(thread.key) ?? [];
-  idle.set(thread.key, [...list, thread]);
-  const forget = () => idle.set(thread.key, (idle.get(thread.key) ?? []).filter((t) => t !== thread));
+  idle.set(thread.key, [...(idle.get(thread.key) ?? []), thread]);
   thread.idleTimer = setTimeout(() => {
-    forget();
+    forgetIdle(thread);
     void endThread(thread);
   }, IDLE_MS).unref();
-  // a thread that dies while idle (out of memory, say) is simply not reused
-  thread.worker.once('exit', forget);
 }
 
 /** Asks the thread to close its database and exit; terminates it if it has not within the grace period. */
