@@ -52,6 +52,22 @@ export const UNPACK_LIMIT_RANGES = {
   timeoutSeconds: { min: 1, max: 7 * 86_400 },
 } as const;
 
+/** The whole number `raw` writes, when it is one from `min` to `max` (digits only); undefined otherwise. */
+export function parseIntegerIn(raw: string, min: number, max: number): number | undefined {
+  const value = Number(raw);
+  return /^\d+$/.test(raw.trim()) && Number.isSafeInteger(value) && value >= min && value <= max ? value : undefined;
+}
+
+/** Unpacking limits from the values a user gave (absent ones keep the engine's defaults); time in seconds. */
+export function unpackLimits(values: { maxDepth?: number; maxTotalBytes?: number; maxFiles?: number; timeoutSeconds?: number }): Partial<Limits> {
+  const limits: Partial<Limits> = {};
+  if (values.maxDepth !== undefined) limits.maxDepth = values.maxDepth;
+  if (values.maxTotalBytes !== undefined) limits.maxTotalBytes = values.maxTotalBytes;
+  if (values.maxFiles !== undefined) limits.maxFiles = values.maxFiles;
+  if (values.timeoutSeconds !== undefined) limits.timeoutMs = Math.round(values.timeoutSeconds * 1000);
+  return limits;
+}
+
 const SIZE_UNITS: Record<string, number> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
 
 /**
@@ -84,8 +100,8 @@ export function loadConfig(env: Env = process.env): Config {
   const optionalInt = (name: string, min: number, max: number): number | undefined => {
     const raw = str(name);
     if (raw === undefined) return undefined;
-    const value = Number(raw);
-    if (/^\d+$/.test(raw) && Number.isSafeInteger(value) && value >= min && value <= max) return value;
+    const value = parseIntegerIn(raw, min, max);
+    if (value !== undefined) return value;
     problems.push(`${name}=${raw}: expected an integer from ${min} to ${max}`);
     return undefined;
   };
@@ -135,15 +151,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (uploadSecret && uploadSecret.length < 16) problems.push('FIRMSCOPE_UPLOAD_SECRET: expected at least 16 characters');
   // Unpacking limits: each variable that is set replaces the engine's default for every scan.
   const ranges = UNPACK_LIMIT_RANGES;
-  const unpackLimits: Partial<Limits> = {};
-  const maxDepth = optionalInt('FIRMSCOPE_UNPACK_MAX_DEPTH', ranges.maxDepth.min, ranges.maxDepth.max);
-  if (maxDepth !== undefined) unpackLimits.maxDepth = maxDepth;
-  const maxTotalBytes = size('FIRMSCOPE_UNPACK_MAX_BYTES');
-  if (maxTotalBytes !== undefined) unpackLimits.maxTotalBytes = maxTotalBytes;
-  const maxFiles = optionalInt('FIRMSCOPE_UNPACK_MAX_FILES', ranges.maxFiles.min, ranges.maxFiles.max);
-  if (maxFiles !== undefined) unpackLimits.maxFiles = maxFiles;
-  const timeoutSeconds = optionalInt('FIRMSCOPE_UNPACK_TIMEOUT_SECONDS', ranges.timeoutSeconds.min, ranges.timeoutSeconds.max);
-  if (timeoutSeconds !== undefined) unpackLimits.timeoutMs = timeoutSeconds * 1000;
+  const limits = unpackLimits({
+    maxDepth: optionalInt('FIRMSCOPE_UNPACK_MAX_DEPTH', ranges.maxDepth.min, ranges.maxDepth.max),
+    maxTotalBytes: size('FIRMSCOPE_UNPACK_MAX_BYTES'),
+    maxFiles: optionalInt('FIRMSCOPE_UNPACK_MAX_FILES', ranges.maxFiles.min, ranges.maxFiles.max),
+    timeoutSeconds: optionalInt('FIRMSCOPE_UNPACK_TIMEOUT_SECONDS', ranges.timeoutSeconds.min, ranges.timeoutSeconds.max),
+  });
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   const logLevel = str('LOG_LEVEL') ?? 'info';
   if (!levels.includes(logLevel)) problems.push(`LOG_LEVEL=${logLevel}: expected one of ${levels.join(', ')}`);
@@ -171,7 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     externalAudience: str('FIRMSCOPE_EXTERNAL_CLIENT'),
     externalOrg: name('FIRMSCOPE_EXTERNAL_ORG', 'default'),
     logLevel,
-    unpackLimits,
+    unpackLimits: limits,
   };
   if (config.externalJwksUrl && !config.externalIssuer) {
     problems.push('FIRMSCOPE_EXTERNAL_JWKS_URL: set FIRMSCOPE_EXTERNAL_ISSUER too');

@@ -1,8 +1,8 @@
 // `firmscope unpack FILE -o DIR`: recursive extraction only, with a summary of what came out.
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseByteSize, UNPACK_LIMIT_RANGES } from '../config.js';
+import { parseByteSize, parseIntegerIn, UNPACK_LIMIT_RANGES, unpackLimits } from '../config.js';
 import type { UnpackResult } from '../engine/unpack/driver.js';
-import type { Limits } from '../engine/unpack/limits.js';
+import { DEFAULT_LIMITS, type Limits } from '../engine/unpack/limits.js';
 
 /** The limit flags shared by `unpack` and `scan`, as commander parses them. */
 export interface LimitFlags {
@@ -14,10 +14,8 @@ export interface LimitFlags {
 
 function integerIn(min: number, max: number) {
   return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
-      throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
-    }
+    const n = parseIntegerIn(value, min, max);
+    if (n === undefined) throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
     return n;
   };
 }
@@ -38,20 +36,17 @@ function seconds(value: string): number {
 /** Adds --max-depth, --max-bytes, --max-files and --timeout; each one validated, absent ones keep the engine's defaults. */
 export function addLimitOptions(command: Command): Command {
   const r = UNPACK_LIMIT_RANGES;
+  const d = DEFAULT_LIMITS;
+  const ceiling = `${d.maxTotalBytesCeiling / 1024 ** 3}G`;
   return command
-    .option('--max-depth <n>', `maximum nesting depth (${r.maxDepth.min}-${r.maxDepth.max}, default 16)`, integerIn(r.maxDepth.min, r.maxDepth.max))
-    .option('--max-bytes <size>', 'maximum total bytes extracted, e.g. 512M or 4G (default 20x the image size, at most 16G)', byteSize)
-    .option('--max-files <n>', 'maximum extracted entries (default 200000)', integerIn(r.maxFiles.min, r.maxFiles.max))
-    .option('--timeout <seconds>', 'unpacking time limit for the whole image (default 600)', seconds);
+    .option('--max-depth <n>', `maximum nesting depth (${r.maxDepth.min}-${r.maxDepth.max}, default ${d.maxDepth})`, integerIn(r.maxDepth.min, r.maxDepth.max))
+    .option('--max-bytes <size>', `maximum total bytes extracted, e.g. 512M or 4G (default ${d.expansionRatio}x the image size, at most ${ceiling})`, byteSize)
+    .option('--max-files <n>', `maximum extracted entries (default ${d.maxFiles})`, integerIn(r.maxFiles.min, r.maxFiles.max))
+    .option('--timeout <seconds>', `unpacking time limit for the whole image (default ${d.timeoutMs / 1000})`, seconds);
 }
 
 export function limitsFromFlags(flags: LimitFlags): Partial<Limits> {
-  const limits: Partial<Limits> = {};
-  if (flags.maxDepth !== undefined) limits.maxDepth = flags.maxDepth;
-  if (flags.maxBytes !== undefined) limits.maxTotalBytes = flags.maxBytes;
-  if (flags.maxFiles !== undefined) limits.maxFiles = flags.maxFiles;
-  if (flags.timeout !== undefined) limits.timeoutMs = Math.round(flags.timeout * 1000);
-  return limits;
+  return unpackLimits({ maxDepth: flags.maxDepth, maxTotalBytes: flags.maxBytes, maxFiles: flags.maxFiles, timeoutSeconds: flags.timeout });
 }
 
 export function summarize(result: UnpackResult, outDir: string): string {
