@@ -22,7 +22,7 @@ export interface ImportSummary {
   kev: number;
   epss: number;
   errors: Array<{ file: string; record?: string; message: string }>;
-  /** Ids of vulnerabilities whose data changed (new or replaced records, KEV or EPSS changes), for re-matching. */
+  /** Ids of vulnerabilities whose data changed (new or replaced records, KEV or EPSS changes); each change also requests a re-match in the database (vuln-rematch-request.ts). */
   changed: Set<string>;
 }
 
