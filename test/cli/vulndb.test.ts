@@ -67,7 +67,7 @@ describe('firmscope vulndb', () => {
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
     afterAll(async () => {
-      await new Promise((r) => server?.close(r));
+      if (server) await new Promise((r) => server.close(r));
     });
 
     it.runIf(hasData)('a failing feed is reported with exit code 1, and the feeds that imported are summarised and re-matched', async () => {

@@ -62,7 +62,8 @@ describeEachDatabase('vulndb sync', (get) => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
-    await new Promise((r) => server?.close(r));
+    // no server when ../shared is absent: closing nothing must not wait forever
+    if (server) await new Promise((r) => server.close(r));
   });
   beforeEach(() => {
     requests.length = 0;
