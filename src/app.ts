@@ -98,7 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     api.removeContentTypeParser('text/plain');
     await api.register(multipart, { limits: { fileSize: deps.uploads.maxBytes, files: 2, fields: 20, parts: 30, fieldSize: 64 * 1024 } });
     protectScope(api, tokens);
-    await api.register(userRoutes, deps);
+    await api.register(userRoutes, { ...deps, publicClientId });
     await api.register(productRoutes, deps);
     await api.register(imageRoutes, deps);
     await api.register(fileRoutes, deps);

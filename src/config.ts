@@ -32,7 +32,10 @@ export interface Config {
   /** External OIDC issuer (Keycloak realm URL) whose tokens the API also accepts, verified by its JWKS. */
   externalIssuer?: string;
   externalJwksUrl?: string;
-  /** Keycloak client whose client roles map to ours; realm roles always map. */
+  /**
+   * This service's client at the external issuer (required with it): external tokens must name it in `aud` or
+   * `azp`, and its client roles map to ours (realm roles always map).
+   */
   externalAudience?: string;
   /** Organisation that users of the external issuer belong to. */
   externalOrg: string;
@@ -188,6 +191,11 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (config.externalJwksUrl && !config.externalIssuer) {
     problems.push('FIRMSCOPE_EXTERNAL_JWKS_URL: set FIRMSCOPE_EXTERNAL_ISSUER too');
+  }
+  if (str('FIRMSCOPE_EXTERNAL_ISSUER') && !config.externalAudience) {
+    problems.push(
+      "FIRMSCOPE_EXTERNAL_CLIENT: required with FIRMSCOPE_EXTERNAL_ISSUER; set it to this service's client id at the issuer (external tokens must name it in aud or azp)",
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

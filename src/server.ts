@@ -5,6 +5,7 @@ import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { loadSigningKey } from './auth/signing-keys.js';
+import { externalIssuerSettings } from './auth/external-issuer.js';
 import { TokenService } from './auth/token-service.js';
 import type { Config } from './config.js';
 import { closeScanThreads, runEngineInThread } from './jobs/engine-runner.js';
@@ -74,12 +75,9 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
   }
   const key = await loadSigningKey(repos.identities);
   const issuer = `${config.baseUrl}/realms/${config.realm}`;
-  const defaultOrg = (await repos.identities.findOrgByName(config.externalOrg)) ?? (await repos.identities.findOrgByName('default'));
   const tokens = new TokenService(key, {
     issuer, publicClientId: config.publicClientId, accessTokenSeconds: config.accessTokenSeconds, refreshTokenSeconds: config.refreshTokenSeconds,
-    ...(config.externalIssuer && defaultOrg
-      ? { external: { issuer: config.externalIssuer, jwksUrl: config.externalJwksUrl, clientId: config.externalAudience, orgId: defaultOrg.id } }
-      : {}),
+    external: await externalIssuerSettings(config, repos.identities),
   }, repos.identities);
   const app = await buildApp({
     repos, blobs, tokens, baseUrl: config.baseUrl, realm: config.realm, publicClientId: config.publicClientId,

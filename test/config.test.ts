@@ -74,6 +74,14 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('requires the client of an external issuer, which its tokens must name', () => {
+    const issuer = 'https://sso.example.com/realms/corp';
+    expect(() => loadConfig({ FIRMSCOPE_EXTERNAL_ISSUER: issuer })).toThrow(/FIRMSCOPE_EXTERNAL_CLIENT: required with FIRMSCOPE_EXTERNAL_ISSUER/);
+    expect(loadConfig({ FIRMSCOPE_EXTERNAL_ISSUER: issuer, FIRMSCOPE_EXTERNAL_CLIENT: 'firmscope' })).toMatchObject({
+      externalIssuer: issuer, externalAudience: 'firmscope', externalOrg: 'default',
+    });
+  });
+
   it('parses byte sizes with binary units', () => {
     expect(parseByteSize('4096')).toBe(4096);
     expect(parseByteSize('512M')).toBe(512 * 1024 ** 2);

@@ -1,9 +1,9 @@
 // Users, roles and machine clients of the caller's organisation.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
-import { hashSecret, randomSecret } from '../auth/passwords.js';
 import { ROLE_DESCRIPTIONS, ROLE_PERMISSIONS, ROLES } from '../auth/permissions.js';
 import { NotFoundError } from '../services/errors.js';
+import { createClient, createUser } from '../services/identity-admin.js';
 import type { User } from '../store/identity.repository.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses } from './schemas.js';
@@ -14,7 +14,12 @@ const UserSchema = Type.Object({
 });
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
 
-export const userRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos }) => {
+export interface UserRoutesOptions extends ApiDeps {
+  /** The public client of the password grant, which no machine client may take as its id or name. */
+  publicClientId: string;
+}
+
+export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (app, { repos, publicClientId }) => {
   const userOut = async (user: User, withPermissions = false) => {
     const org = await repos.identities.findOrg(user.orgId);
     if (!org) throw new NotFoundError('organisation not found');
@@ -49,8 +54,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
       response: { 201: UserSchema, ...errorResponses(409, 415) },
     },
   }, async (request, reply) => {
-    const { email, password, role } = request.body;
-    const user = await repos.identities.createUser({ orgId: principalOf(request).orgId, email, role, passwordHash: await hashSecret(password) });
+    const user = await createUser(repos.identities, { orgId: principalOf(request).orgId, ...request.body });
     return reply.status(201).send(await userOut(user));
   });
 
@@ -70,11 +74,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
       response: { 201: Type.Object({ clientId: Type.String(), clientSecret: Type.String(), name: Type.String(), role: Type.String(), createTime: Type.String() }), ...errorResponses(409, 415) },
     },
   }, async (request, reply) => {
-    const secret = randomSecret(32);
-    const client = await repos.identities.createClient({
-      orgId: principalOf(request).orgId, name: request.body.name, role: request.body.role,
-      clientId: request.body.clientId ?? `client-${randomSecret(9).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`, secretHash: await hashSecret(secret),
-    });
-    return reply.status(201).send({ clientId: client.clientId, clientSecret: secret, name: client.name, role: client.role, createTime: client.createTime });
+    const { client, clientSecret } = await createClient(repos.identities, { orgId: principalOf(request).orgId, ...request.body, publicClientId });
+    return reply.status(201).send({ clientId: client.clientId, clientSecret, name: client.name, role: client.role, createTime: client.createTime });
   });
 };

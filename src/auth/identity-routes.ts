@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { UnauthenticatedError } from '../services/errors.js';
 import type { IdentityRepository } from '../store/identity.repository.js';
 import { verifySecret } from './passwords.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 import type { TokenService } from './token-service.js';
 
 export interface IdentityRoutesOptions {
@@ -14,6 +15,9 @@ export interface IdentityRoutesOptions {
   tokens: TokenService;
   identities: IdentityRepository;
 }
+
+/** Longest account name the password grant looks up (an e-mail address has at most 254 characters). */
+const MAX_USERNAME = 254;
 
 class OAuthError extends Error {
   constructor(
@@ -38,6 +42,7 @@ const TokenBody = Type.Object({
 
 export const identityRoutes: FastifyPluginAsyncTypebox<IdentityRoutesOptions> = async (app, options) => {
   const { tokens, identities, realm, issuer, publicClientId } = options;
+  const throttle = new SignInThrottle(identities);
   const base = `/realms/${realm}`;
 
   const basicCredentials = (header: string | undefined): { id?: string; secret?: string } => {
@@ -73,9 +78,17 @@ export const identityRoutes: FastifyPluginAsyncTypebox<IdentityRoutesOptions> = 
             if (!clientId) throw new OAuthError('invalid_request', 'client_id is required');
             if (clientId !== publicClientId) throw new OAuthError('invalid_client', `unknown client '${clientId}'`, 401);
             if (!form.username || !form.password) throw new OAuthError('invalid_request', 'username and password are required');
-            const user = await identities.findUserByEmail(form.username);
-            const ok = await verifySecret(user?.kind === 'user' ? user.passwordHash : null, form.password);
-            if (!user || !ok || user.status !== 'active') throw new OAuthError('invalid_grant', 'Invalid user credentials');
+            // One answer for a wrong password, an unknown or disabled account, and an attempt refused while the
+            // account waits or is locked (see sign-in-throttle.ts): no oracle of which accounts exist.
+            const refused = new OAuthError('invalid_grant', 'Invalid user credentials');
+            const { username, password } = form;
+            if (username.length > MAX_USERNAME) throw refused;
+            const user = await throttle.attempt(username, async () => {
+              const found = await identities.findUserByEmail(username);
+              const ok = await verifySecret(found?.kind === 'user' ? found.passwordHash : null, password);
+              return found && ok && found.status === 'active' ? found : undefined;
+            });
+            if (!user) throw refused;
             return await tokens.issue(user, clientId, scope);
           }
           case 'client_credentials': {

@@ -1,11 +1,11 @@
-// Issues and verifies the identity provider's RS256 tokens, and verifies an external issuer's tokens by its
-// JWKS (mapping realm roles to ours). Access and refresh tokens are JWTs told apart by their `typ` claim.
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+// Issues and verifies the identity provider's RS256 tokens, and hands an external issuer's tokens to
+// ExternalIssuer (external-issuer.ts). Access and refresh tokens are JWTs told apart by their `typ` claim.
+import { createLocalJWKSet, jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { UnauthenticatedError } from '../services/errors.js';
 import type { IdentityRepository, User } from '../store/identity.repository.js';
 import { newId } from '../store/ids.js';
-import type { Role } from '../store/schema.js';
-import { isRole } from './permissions.js';
+import { ExternalIssuer, type ExternalIssuerSettings } from './external-issuer.js';
+import { describeJoseError } from './jose-errors.js';
 import type { Principal } from './principal.js';
 import type { SigningKey } from './signing-keys.js';
 
@@ -14,7 +14,7 @@ export interface TokenSettings {
   publicClientId: string;
   accessTokenSeconds: number;
   refreshTokenSeconds: number;
-  external?: { issuer: string; jwksUrl?: string; clientId?: string; orgId: string };
+  external?: ExternalIssuerSettings;
 }
 
 export interface IssuedTokens {
@@ -39,7 +39,7 @@ interface FirmscopeClaims extends JWTPayload {
 
 export class TokenService {
   private readonly localKeys: JWTVerifyGetKey;
-  private readonly externalKeys?: JWTVerifyGetKey;
+  private readonly external?: ExternalIssuer;
 
   constructor(
     private readonly key: SigningKey,
@@ -47,10 +47,7 @@ export class TokenService {
     private readonly identities: IdentityRepository,
   ) {
     this.localKeys = createLocalJWKSet({ keys: key.publicJwks });
-    if (settings.external) {
-      const jwks = settings.external.jwksUrl ?? `${settings.external.issuer}/protocol/openid-connect/certs`;
-      this.externalKeys = createRemoteJWKSet(new URL(jwks));
-    }
+    if (settings.external) this.external = new ExternalIssuer(settings.external, identities);
   }
 
   get jwks() {
@@ -97,7 +94,7 @@ export class TokenService {
   /** Verifies a bearer access token (ours, or the external issuer's) and returns the caller. */
   async authenticate(token: string): Promise<Principal> {
     const issuer = peekIssuer(token);
-    if (this.settings.external && this.externalKeys && issuer === this.settings.external.issuer) return this.authenticateExternal(token);
+    if (this.external && issuer === this.external.settings.issuer) return this.external.authenticate(token);
     const claims = await this.verifyLocal(token, 'account');
     if (claims.typ !== 'Bearer') throw new UnauthenticatedError('the token is not an access token');
     const user = await this.activeUser(claims.sub);
@@ -106,7 +103,9 @@ export class TokenService {
 
   private async verifyLocal(token: string, audience: string): Promise<FirmscopeClaims> {
     try {
-      const { payload } = await jwtVerify<FirmscopeClaims>(token, this.localKeys, { issuer: this.settings.issuer, audience, algorithms: ['RS256'] });
+      const { payload } = await jwtVerify<FirmscopeClaims>(token, this.localKeys, {
+        issuer: this.settings.issuer, audience, algorithms: ['RS256'], requiredClaims: ['exp', 'sub'],
+      });
       return payload;
     } catch (error) {
       throw new UnauthenticatedError(describeJoseError(error));
@@ -118,25 +117,6 @@ export class TokenService {
     if (!user || user.status !== 'active') throw new UnauthenticatedError('the account of this token no longer exists or is disabled');
     return user;
   }
-
-  private async authenticateExternal(token: string): Promise<Principal> {
-    const external = this.settings.external!;
-    let claims: FirmscopeClaims;
-    try {
-      ({ payload: claims } = await jwtVerify<FirmscopeClaims>(token, this.externalKeys!, { issuer: external.issuer, algorithms: ['RS256', 'ES256', 'PS256'] }));
-    } catch (error) {
-      throw new UnauthenticatedError(describeJoseError(error));
-    }
-    const roles = [...(claims.realm_access?.roles ?? []), ...(external.clientId ? claims.resource_access?.[external.clientId]?.roles ?? [] : [])];
-    const role = (['admin', 'editor', 'viewer'] as Role[]).find((r) => roles.some((x) => x === r || x === `firmscope-${r}`));
-    if (!role) throw new UnauthenticatedError('the external token carries none of the roles admin, editor, viewer');
-    const email = String(claims.email ?? claims['preferred_username'] ?? `${claims.sub}@external.invalid`).toLowerCase();
-    // External users get a local row (without password) so they can author resources.
-    let user = await this.identities.findUserByEmail(email);
-    user ??= await this.identities.createUser({ orgId: external.orgId, email, role, passwordHash: null });
-    if (user.status !== 'active') throw new UnauthenticatedError('this account is disabled');
-    return { userId: user.id, orgId: user.orgId, email: user.email, role: isRole(role) ? role : 'viewer', kind: 'user' };
-  }
 }
 
 function peekIssuer(token: string): string | undefined {
@@ -146,12 +126,4 @@ function peekIssuer(token: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function describeJoseError(error: unknown): string {
-  if (error instanceof errors.JWTExpired) return 'the token has expired; request a new one';
-  if (error instanceof errors.JWSSignatureVerificationFailed) return 'the token signature is invalid';
-  if (error instanceof errors.JWTClaimValidationFailed) return `the token is not valid here (${error.claim} claim)`;
-  if (error instanceof errors.JOSEError) return 'the token is malformed or not signed by this service';
-  return 'the token could not be verified';
 }

@@ -13,7 +13,9 @@ export function register(program: Command): void {
     .option('--client-id <id>', 'client id (generated from the name when absent)')
     .option('--org <name>', 'organisation', 'default')
     .action(async (options: { name: string; role: string; clientId?: string; org: string }) => {
-      const { client, clientSecret } = await withRepositories((repos) => addClient(repos.identities, options));
+      const { client, clientSecret } = await withRepositories((repos, config) =>
+        addClient(repos.identities, { ...options, publicClientId: config.publicClientId }),
+      );
       process.stdout.write(`client_id:     ${client.clientId}\nclient_secret: ${clientSecret}\nrole:          ${client.role} in ${options.org}\n`);
     });
 }

@@ -1,6 +1,6 @@
-// `firmscope users add|list`: people who sign in with the password grant.
+// `firmscope users add|list|unlock`: people who sign in with the password grant.
 import type { Command } from 'commander';
-import { addUser } from '../services/identity-admin.js';
+import { addUser, unlockUser } from '../services/identity-admin.js';
 import { withRepositories } from './store-session.js';
 
 export function register(program: Command): void {
@@ -27,5 +27,14 @@ export function register(program: Command): void {
         if (!org) throw new Error(`organisation '${options.org}' does not exist`);
         for (const user of await repos.identities.listUsers(org.id)) process.stdout.write(`${user.id}  ${user.role.padEnd(6)}  ${user.status.padEnd(8)}  ${user.email}\n`);
       });
+    });
+  users
+    .command('unlock')
+    .description('End the sign-in delay or lock that failed password attempts put on an e-mail')
+    .requiredOption('--email <email>', 'e-mail address (the username)')
+    .option('--org <name>', 'organisation the user must belong to')
+    .action(async (options: { email: string; org?: string }) => {
+      const cleared = await withRepositories((repos) => unlockUser(repos.identities, options));
+      process.stdout.write(cleared ? `unlocked ${options.email}: its failed sign-ins are cleared\n` : `${options.email} had no failed sign-ins\n`);
     });
 }

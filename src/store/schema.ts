@@ -43,6 +43,23 @@ export interface SigningKeysTable {
   create_time: string;
 }
 
+/** An external issuer's subject bound to the local user it signs in as (never matched by e-mail). */
+export interface ExternalIdentitiesTable {
+  issuer: string;
+  subject: string;
+  user_id: string;
+  create_time: string;
+}
+
+/** Failed password sign-ins of one account name (lower-cased e-mail, known or not): delays and locks. */
+export interface SignInFailuresTable {
+  account: string;
+  failures: number;
+  last_failure_time: string;
+  /** No password is checked for this account before this time (ISO 8601). */
+  blocked_until: string;
+}
+
 export interface ProductsTable {
   id: string;
   org_id: string;
@@ -242,6 +259,8 @@ export interface CoreTables {
   users: UsersTable;
   clients: ClientsTable;
   signing_keys: SigningKeysTable;
+  external_identities: ExternalIdentitiesTable;
+  sign_in_failures: SignInFailuresTable;
   products: ProductsTable;
   images: ImagesTable;
   temp_files: TempFilesTable;

@@ -19,7 +19,7 @@ describeEachDatabase('repositories', (get) => {
 
   it('identities: e-mails are unique and case-insensitive; organisations unique by name', async () => {
     expect((await repos.identities.findUserByEmail('someone@a.test'))?.id).toBe(userId);
-    await expect(repos.identities.createUser({ orgId: orgB, email: 'SOMEONE@a.test', role: 'viewer', passwordHash: null })).rejects.toThrow(/already exists/);
+    await expect(repos.identities.createUser({ orgId: orgB, email: 'SOMEONE@a.test', role: 'viewer', passwordHash: null })).rejects.toThrow(/cannot be used/);
     await expect(repos.identities.createOrg('a')).rejects.toThrow(/already exists/);
     const client = await repos.identities.createClient({ orgId: orgA, name: 'ci', clientId: 'ci-1', secretHash: 's', role: 'viewer' });
     expect((await repos.identities.findUser(client.userId))?.kind).toBe('client');
