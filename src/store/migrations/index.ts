@@ -2,6 +2,7 @@
 // adds 01xx lines. Each entry is one line.
 import type { Migration } from 'kysely';
 import * as core from './0001-core.js';
+import * as scanSummary from './0002-scan-summary.js';
 import * as vulnerabilities from './0100-vulnerabilities.js';
 import * as vulnerabilityCriteria from './0101-vulnerability-criteria.js';
 import * as kevCatalogDate from './0102-kev-catalog-date.js';
@@ -15,4 +16,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0102-kev-catalog-date', kevCatalogDate],
   ['0103-criteria-covering-index', criteriaCoveringIndex],
   ['0104-rematch-request', rematchRequest],
+  ['0002-scan-summary', scanSummary],
 ];
