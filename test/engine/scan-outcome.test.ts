@@ -1,6 +1,7 @@
 // Results people can trust: problem levels, the scan summary and the outcome rules of the engine. A broken
 // container makes the result incomplete, an unrecognised file is refused, a carving candidate that is not its
 // format is only 'info', and a full disk fails the extraction.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -44,6 +45,13 @@ describe('scan outcome', () => {
     expect(result.summary!.incompleteReasons).toEqual([expect.stringMatching(/^broken\.gz at 0: gzip: truncated stream/)]);
     expect(result.summary!.problems).toEqual({ info: 0, warning: 0, error: 1 });
     expect(result.problems.every((p) => p.level !== undefined)).toBe(true);
+  });
+
+  it('a truncated xz ends complete=false, and the reason says truncated (liblzma: "No progress is possible")', async () => {
+    const packed = execFileSync('xz', ['-c'], { input: randomBytes(300_000) });
+    const result = await scanBytes('broken.xz', packed.subarray(0, 150_000));
+    expect(result.summary!.complete).toBe(false);
+    expect(result.summary!.incompleteReasons).toEqual([expect.stringMatching(/^broken\.xz at 0: xz: truncated stream/)]);
   });
 
   it('a complete gzip is complete, with formats, extracted files, coverage and phase times', async () => {
