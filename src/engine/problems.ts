@@ -55,19 +55,12 @@ export function summarise(input: SummaryInput): ScanSummary {
   };
 }
 
-/** One line per distinct error: where, who and what ("tr.gz at 0: gzip: truncated stream (...)"). */
+/** One line per distinct error: where, who and what ("tr.gz at 0: gzip: truncated stream (...)"), at most MAX_REASONS. */
 function incompleteReasons(problems: Problem[]): string[] {
-  const lines = new Set<string>();
-  let errors = 0;
-  for (const problem of problems) {
-    if (levelOf(problem) !== 'error') continue;
-    errors++;
-    if (lines.size < MAX_REASONS) lines.add(describeProblem(problem));
-  }
-  const reasons = [...lines];
-  const listed = problems.filter((p) => levelOf(p) === 'error' && lines.has(describeProblem(p))).length;
-  if (errors > listed) reasons.push(`and ${errors - listed} more error(s); see the scan's problems`);
-  return reasons;
+  const errors = problems.filter((p) => levelOf(p) === 'error').map(describeProblem);
+  const listed = new Set([...new Set(errors)].slice(0, MAX_REASONS));
+  const rest = errors.filter((line) => !listed.has(line)).length;
+  return rest > 0 ? [...listed, `and ${rest} more error(s); see the scan's problems`] : [...listed];
 }
 
 export function describeProblem(problem: Problem): string {

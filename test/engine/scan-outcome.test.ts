@@ -122,3 +122,21 @@ describe('scan outcome', () => {
     });
   }
 });
+
+describe('summarise', () => {
+  it('lists each distinct error once, at most ten, and counts the rest', async () => {
+    const { summarise } = await import('../../src/engine/problems.js');
+    const problems = [
+      ...Array.from({ length: 12 }, (_, i) => ({ source: 'sink', path: `f${i}`, kind: 'limit' as const, message: 'not extracted' })),
+      { source: 'sink', path: 'f0', kind: 'limit' as const, message: 'not extracted' },
+      { source: 'lzma', kind: 'warning' as const, message: 'may be truncated' },
+      { source: 'zstd', path: 'x', offset: 9, kind: 'error' as const, level: 'info' as const, message: 'zstd: reserved block type' },
+    ];
+    const summary = summarise({ problems, filesExtracted: 0, bytesExtracted: 0, formats: {}, imageSize: 0, coveredBytes: 0, phases: {}, durationMs: 0 });
+    expect(summary.problems).toEqual({ info: 1, warning: 1, error: 13 });
+    expect(summary.incompleteReasons).toHaveLength(11);
+    expect(summary.incompleteReasons[0]).toBe('f0: sink: not extracted');
+    expect(summary.incompleteReasons[10]).toBe("and 2 more error(s); see the scan's problems");
+    expect(summary.coverage).toBe(0);
+  });
+});
