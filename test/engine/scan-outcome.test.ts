@@ -115,7 +115,8 @@ describe('scan outcome', () => {
     expect(result.summary!.incompleteReasons[0]).toMatch(/^rootfs\.squashfs at 0: squashfs-v4: truncated: SquashFS says 3647665 bytes, only 1500000 available/);
   });
 
-  for (const name of ['busybox-mipsel', 'ssl.key']) {
+  // an ELF, a PE, a PEM key and a PKCS#12 file (typed 'data': its certificate and key make it analysable)
+  for (const name of ['busybox-mipsel', 'nmap.exe', 'ssl.key', 'pkcs12.p12']) {
     it.runIf(haveShared('corpus', name))(`corpus ${name} alone is analysable: done and complete`, async () => {
       const result = await scan(corpus(name), { workDir: join(dir, 'work') });
       expect(result.summary).toMatchObject({ complete: true, incompleteReasons: [], problems: { error: 0 } });
