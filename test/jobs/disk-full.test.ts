@@ -8,18 +8,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-const fault = vi.hoisted(() => ({ armed: false }));
-
-vi.mock('node:fs', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs')>();
-  const writeFileSync: typeof fs.writeFileSync = (file, data, options) => {
-    if (fault.armed && String(file).includes('_extract')) {
-      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write', errno: -28 });
-    }
-    return fs.writeFileSync(file, data, options);
-  };
-  return { ...fs, default: { ...fs, writeFileSync }, writeFileSync };
-});
+const fault = vi.hoisted(() => ({ code: undefined as string | undefined }));
+vi.mock('node:fs', async (original) => (await import('../support/full-disk.js')).fsWithFaults(await original(), fault));
 
 const { scan } = await import('../../src/engine/scan.js');
 const { createRepositories } = await import('../../src/services/repositories.js');
@@ -49,7 +39,7 @@ describe('disk full during a scan', () => {
       const blob = await blobs.write(`images/${armed}`, gzipSync(randomBytes(4000).toString('hex')));
       const image = await repos.images.create({ productId: product.id, orgId: org.id, name: 'i', fileName: 'fw.gz', blob, authorId: user.id });
       const created = await createScan(repos, image, user.id);
-      fault.armed = armed;
+      fault.code = armed ? 'ENOSPC' : undefined;
       try {
         const outcome = await runScan({
           repos, blobs, dataDir,
@@ -64,7 +54,7 @@ describe('disk full during a scan', () => {
           expect(stored.summary?.complete).toBe(true);
         }
       } finally {
-        fault.armed = false;
+        fault.code = undefined;
       }
     });
   }

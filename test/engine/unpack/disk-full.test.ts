@@ -10,18 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const fault = vi.hoisted(() => ({ code: undefined as string | undefined }));
 
-function failure(code: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`${code}: no space left on device, write`), { code, syscall: 'write', errno: -28 });
-}
-
-vi.mock('node:fs', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs')>();
-  const writeFileSync: typeof fs.writeFileSync = (file, data, options) => {
-    if (fault.code && String(file).includes('_extract')) throw failure(fault.code);
-    return fs.writeFileSync(file, data, options);
-  };
-  return { ...fs, default: { ...fs, writeFileSync }, writeFileSync };
-});
+vi.mock('node:fs', async (original) => (await import('../../support/full-disk.js')).fsWithFaults(await original(), fault));
 
 const { DiskFullError } = await import('../../../src/engine/errors.js');
 const { scan } = await import('../../../src/engine/scan.js');
