@@ -44,7 +44,15 @@ export function scanOut(scan: Scan, reported: boolean) {
       ...(scan.state === 'failed' ? { error: { message: scan.error ?? 'scan failed' } } : {}),
       ...(scan.state === 'running' && scan.progress ? { progress: scan.progress } : {}),
     },
+    ...(scan.summary ? { summary: scan.summary } : {}),
   };
+}
+
+/** Whether the latest scan's result can be trusted (outcome-schemas.ts); undefined while it is not finished. */
+export function analysisOut(latest: Scan | undefined) {
+  if (latest?.state === 'failed') return { scanId: latest.id, state: latest.state, complete: false, reasons: [latest.error ?? 'scan failed'] };
+  if (latest?.state !== 'done' || !latest.summary) return undefined;
+  return { scanId: latest.id, state: latest.state, complete: latest.summary.complete, reasons: latest.summary.incompleteReasons };
 }
 
 export function fileOut(file: ImageFile, baseUrl: string) {
@@ -72,6 +80,7 @@ export async function imageOut(repos: Repositories, image: Image, options: Image
   const scans = await repos.scans.listByImage(image.id);
   const files = await repos.images.listFiles(image.id);
   const latestDone = scans.find((s) => s.state === 'done');
+  const analysis = analysisOut(scans[0]);
   return {
     id: image.id,
     name: image.name,
@@ -88,5 +97,6 @@ export async function imageOut(repos: Repositories, image: Image, options: Image
     scans: scans.map((s) => scanOut(s, options.reported)),
     ...(scans[0] ? { latestScan: scanOut(scans[0], options.reported) } : {}),
     ...(options.withCounts ? { counts: await repos.results.counts(image.id, latestDone?.id) } : {}),
+    ...(analysis ? { analysis } : {}),
   };
 }

@@ -1,12 +1,15 @@
 // Scans of an image: list, get, create, create state (enforced transitions; cancel really stops the work),
-// and the components a finished scan found.
+// the components a finished scan found and its problems (paged, filtered by level). A scan carries its summary
+// once done (outcome-schemas.ts: the outcome rules).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import { requireImage, requireScan } from '../services/access.js';
 import { NotReadyError } from '../services/errors.js';
+import { listScanProblems } from '../services/scan-problems.js';
 import { createScan, setScanState } from '../services/scans.js';
 import type { ApiDeps } from './deps.js';
 import { parseBool } from './images.js';
+import { LEVEL_RULES, OUTCOME_RULES, ProblemSchema } from './outcome-schemas.js';
 import { scanOut } from './presenters.js';
 import { errorResponses, Ulid } from './schemas.js';
 
@@ -27,7 +30,7 @@ export const scanRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
   app.get('/api/v4/products/:productId/images/:imageId/scans', {
     config: { permission: 'scans.view' },
     schema: {
-      tags: ['scans'], summary: 'List scans of an image', params: ImageParams, querystring: StatusQuery,
+      tags: ['scans'], summary: 'List scans of an image', description: OUTCOME_RULES, params: ImageParams, querystring: StatusQuery,
       response: { 200: Type.Object({ scans: Type.Array(Type.Ref('Scan')), status: Type.Optional(Type.String()) }), ...errorResponses() },
     },
   }, async (request) => {
@@ -40,7 +43,10 @@ export const scanRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
 
   app.get('/api/v4/products/:productId/images/:imageId/scans/:scanId', {
     config: { permission: 'scans.view' },
-    schema: { tags: ['scans'], summary: 'Get a scan', params: ScanParams, querystring: StatusQuery, response: { 200: Type.Ref('Scan'), ...errorResponses() } },
+    schema: {
+      tags: ['scans'], summary: 'Get a scan (with its summary once done)', description: OUTCOME_RULES, params: ScanParams, querystring: StatusQuery,
+      response: { 200: Type.Ref('Scan'), ...errorResponses() },
+    },
   }, async (request) => {
     const { scan } = await requireScan(repos, principalOf(request), request.params.productId, request.params.imageId, request.params.scanId);
     return scanOut(scan, parseBool(request.query.status, 'status', false));
@@ -78,5 +84,23 @@ export const scanRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
     const { scan } = await requireScan(repos, principalOf(request), request.params.productId, request.params.imageId, request.params.scanId);
     if (scan.state !== 'done') throw new NotReadyError(`scan ${scan.id} is '${scan.state}'; components are available once it is done`);
     return { components: await repos.results.components(scan.id) };
+  });
+
+  app.get('/api/v4/products/:productId/images/:imageId/scans/:scanId/problems', {
+    config: { permission: 'scans.view' },
+    schema: {
+      tags: ['scans'], summary: 'Problems the scan recorded, a page at a time, optionally of some levels only',
+      description: `${LEVEL_RULES} ${OUTCOME_RULES} Problems are listed in the order they were recorded; a scan that is not done answers 422.`,
+      params: ScanParams,
+      querystring: Type.Object({
+        level: Type.Optional(Type.String({ description: 'info, warning or error; several comma-separated (default: all)' })),
+        page: Type.Optional(Type.Integer({ minimum: 0, description: 'Page number, 1-based (0 means 1), as page.num of the grid routes' })),
+        size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Rows per page, default 10, at most 100, as page.size of the grid routes' })),
+      }),
+      response: { 200: Type.Object({ total: Type.Integer({ description: 'Problems matching the level filter' }), rows: Type.Array(ProblemSchema) }), ...errorResponses(422) },
+    },
+  }, async (request) => {
+    const { scan } = await requireScan(repos, principalOf(request), request.params.productId, request.params.imageId, request.params.scanId);
+    return listScanProblems(repos, scan, request.query);
   });
 };

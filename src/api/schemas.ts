@@ -2,6 +2,7 @@
 // Responses are serialized through these, so a field missing here (hashes, keys) can never leak.
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { ULID_PATTERN } from '../store/ids.js';
+import { ImageAnalysisSchema, ScanSummarySchema } from './outcome-schemas.js';
 
 export const Ulid = (description: string) => Type.String({ pattern: ULID_PATTERN, minLength: 26, maxLength: 26, description });
 
@@ -70,6 +71,7 @@ export const ScanSchema = Type.Object(
     author: Type.Optional(AuthorRef),
     parent: Type.String(),
     latestScanState: Type.Ref('ScanState'),
+    summary: Type.Optional(ScanSummarySchema),
   },
   { $id: 'Scan' },
 );
@@ -107,6 +109,7 @@ export const ImageSchema = Type.Object(
     latestScan: Type.Optional(Type.Ref('Scan')),
     counts: Type.Optional(Type.Ref('ImageCounts')),
     findings: Type.Optional(Type.Array(Type.Unknown())),
+    analysis: Type.Optional(ImageAnalysisSchema),
   },
   { $id: 'Image' },
 );

@@ -1,11 +1,15 @@
 // `firmscope scan FILE --format json|cyclonedx|spdx|cbom|... [-o OUT]`: the whole offline analysis. The image
 // is unpacked into a temporary work folder (removed afterwards unless --work-dir is given), and the ScanResult
 // is written as JSON (its `files` array holds the extracted nodes) or through a registered report generator.
+// A one-screen summary goes to standard error; exit codes: 1 when the image cannot be analysed at all (nothing
+// recognised, the disk full: the engine's reason is printed), 3 with --fail-on-incomplete when part of the image
+// could not be analysed.
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import type { ScanResult, Severity } from '../engine/types.js';
 import type { VulnerabilitySource } from '../engine/vulns/source.js';
 import { addLimitOptions, limitsFromFlags, type LimitFlags } from './unpack.js';
 
@@ -15,7 +19,11 @@ interface ScanCliOptions extends LimitFlags {
   workDir?: string;
   quiet?: boolean;
   vulndb: boolean;
+  failOnIncomplete?: boolean;
 }
+
+/** Exit code of a scan whose analysis is incomplete, with --fail-on-incomplete. */
+export const EXIT_INCOMPLETE = 3;
 
 export function register(program: Command): void {
   const command = program
@@ -25,7 +33,8 @@ export function register(program: Command): void {
     .option('-f, --format <format>', 'json, or the id or alias of a registered report (cyclonedx, spdx, cbom, ...)', 'json')
     .option('-o, --output <file>', 'write here instead of standard output')
     .option('--work-dir <dir>', 'unpack into this folder and keep it (default: a temporary folder, removed)')
-    .option('-q, --quiet', 'no progress on standard error')
+    .option('-q, --quiet', 'no progress and no summary on standard error (an incomplete analysis is still reported)')
+    .option('--fail-on-incomplete', `exit with code ${EXIT_INCOMPLETE} when part of the image could not be analysed`)
     .option('--no-vulndb', 'do not match components against the local vulnerability database');
   addLimitOptions(command).action(async (file: string, opts: ScanCliOptions) => {
     const { findReport, reports } = await import('../reports/index.js');
@@ -36,6 +45,7 @@ export function register(program: Command): void {
     }
     // The engine (handlers, analyzers) is loaded on use, so other commands start fast.
     const { scan } = await import('../engine/scan.js');
+    const { isEngineError } = await import('../engine/errors.js');
     const workDir = opts.workDir ?? (await mkdtemp(join(tmpdir(), 'firmscope-scan-')));
     const vulndb = opts.vulndb ? await openLocalVulnDb() : undefined;
     if (opts.vulndb && !vulndb && !opts.quiet) {
@@ -55,11 +65,50 @@ export function register(program: Command): void {
       const output = generator ? await generator.generate({ result }) : JSON.stringify(result, null, 2) + '\n';
       if (opts.output) await writeFile(opts.output, output);
       else process.stdout.write(output);
+      const incomplete = incompleteLines(result);
+      process.stderr.write(!opts.quiet ? summaryLines(result) : incomplete ? `firmscope: ${incomplete.trimStart()}` : '');
+      if (opts.failOnIncomplete && result.summary?.complete === false) process.exitCode = EXIT_INCOMPLETE;
+    } catch (error) {
+      // The engine's own refusals (nothing recognised, the disk full) are answers, not crashes: said plainly.
+      if (!isEngineError(error)) throw error;
+      process.stderr.write(`firmscope: ${error.message}\n`);
+      process.exitCode = 1;
     } finally {
       await vulndb?.close();
       if (!opts.workDir) await rm(workDir, { recursive: true, force: true });
     }
   });
+}
+
+const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low', 'informational'];
+
+/** The summary printed on standard error: what was found, what went wrong, and whether the analysis is complete. */
+export function summaryLines(result: ScanResult): string {
+  const { summary, image } = result;
+  const lines = [`firmscope: ${image.fileName} (${image.type}, ${image.size} bytes)`];
+  if (summary) {
+    const formats = Object.entries(summary.formats).sort(([a], [b]) => a.localeCompare(b)).map(([id, n]) => `${id} ×${n}`);
+    lines.push(`  files: ${summary.filesExtracted} extracted (${summary.bytesExtracted} bytes)`);
+    lines.push(`  formats: ${formats.length ? formats.join(', ') : 'none'} (${(summary.coverage * 100).toFixed(1)}% of the image)`);
+  }
+  lines.push(`  components: ${result.components.length}`);
+  const bySeverity = SEVERITIES.map((s) => `${s} ${result.findings.filter((f) => f.severity === s).length}`);
+  lines.push(`  findings: ${result.findings.length} (${bySeverity.join(', ')})`);
+  lines.push(`  crypto assets: ${result.cryptoAssets.length}`);
+  if (summary) {
+    const { error, warning, info } = summary.problems;
+    lines.push(`  problems: ${error} error, ${warning} warning, ${info} info`);
+    lines.push(summary.complete ? '  analysis complete' : incompleteLines(result).trimEnd());
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** "analysis incomplete: …" with one reason a line; empty when complete. */
+function incompleteLines(result: ScanResult): string {
+  const summary = result.summary;
+  if (!summary || summary.complete) return '';
+  const [first, ...more] = summary.incompleteReasons;
+  return [`  analysis incomplete: ${first ?? 'see the problems'}`, ...more.map((r) => `    ${r}`)].join('\n') + '\n';
 }
 
 /**

@@ -1,13 +1,17 @@
 // The whole offline analysis of one image, as one function: hash and type the image, unpack it into the work
 // folder, index what came out, and run every analyzer in order. The service's workers and `firmscope scan` both
-// call exactly this. A crashing analyzer is contained as a Problem; the others still run.
+// call exactly this. A crashing analyzer is contained as a Problem; the others still run. The result carries a
+// summary that says whether it can be trusted (problems.ts); an image with nothing recognised and nothing to
+// analyse is refused with an UnrecognisedImageError rather than returned as a clean, empty result.
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { analyzers as registeredAnalyzers } from './analyzers.js';
+import { UnrecognisedImageError } from './errors.js';
 import type { AnalysisContext, Analyzer } from './analyzer.js';
 import { FileIndex } from './file-index.js';
 import { detectType } from './file-type.js';
 import { hashFile } from './hash.js';
+import { levelOf, summarise, unrecognisedReason, withLevels } from './problems.js';
 import type { ScanResult } from './types.js';
 import type { Limits } from './unpack/limits.js';
 import { unpack } from './unpack/driver.js';
@@ -33,10 +37,19 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
   const started = Date.now();
   const signal = options.signal ?? new AbortController().signal;
   const progress = options.onProgress ?? (() => {});
+  const phases: Record<string, number> = {};
+  let phaseStart = started;
+  const endPhase = (phase: string) => {
+    const now = Date.now();
+    phases[phase] = (phases[phase] ?? 0) + (now - phaseStart);
+    phaseStart = now;
+  };
   progress({ phase: 'hash', percent: 0 });
   const { size } = await stat(imagePath);
   const hashes = await hashFile(imagePath);
-  const image = { fileName: options.imageName ?? basename(imagePath), size, hashes, type: detectType(await readHead(imagePath)) };
+  const head = await readHead(imagePath);
+  const image = { fileName: options.imageName ?? basename(imagePath), size, hashes, type: detectType(head) };
+  endPhase('hash');
 
   const unpacked = await unpack(imagePath, options.workDir, {
     limits: options.limits,
@@ -45,6 +58,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     handlers: options.handlers,
     imageName: options.imageName,
   });
+  endPhase('unpack');
 
   const ctx: AnalysisContext = {
     image,
@@ -66,11 +80,22 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       const message = error instanceof Error ? error.message : String(error);
-      ctx.problems.push({ source: analyzer.id, kind: 'error', message: `analyzer failed: ${message}` });
+      ctx.problems.push({ source: analyzer.id, kind: 'error', level: 'error', message: `analyzer failed: ${message}` });
     }
     progress({ phase: analyzer.phase, percent: 100 });
+    endPhase(analyzer.phase);
   }
 
+  const problems = withLevels(ctx.problems);
+  const reason = unrecognisedReason({
+    type: image.type,
+    head,
+    formats: unpacked.stats.formats,
+    errors: problems.filter((p) => levelOf(p) === 'error').length,
+    found: ctx.components.length + ctx.cryptoAssets.length + ctx.findings.length,
+  });
+  if (reason) throw new UnrecognisedImageError(reason);
+  const durationMs = Date.now() - started;
   return {
     engineVersion: ENGINE_VERSION,
     image,
@@ -79,13 +104,23 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     components: ctx.components,
     findings: ctx.findings,
     cryptoAssets: ctx.cryptoAssets,
-    problems: ctx.problems,
+    problems,
     stats: {
-      durationMs: Date.now() - started,
+      durationMs,
       filesExtracted: unpacked.stats.filesExtracted,
       bytesExtracted: unpacked.stats.bytesExtracted,
       formats: unpacked.stats.formats,
     },
+    summary: summarise({
+      problems,
+      filesExtracted: unpacked.stats.filesExtracted,
+      bytesExtracted: unpacked.stats.bytesExtracted,
+      formats: unpacked.stats.formats,
+      imageSize: size,
+      coveredBytes: unpacked.stats.coveredBytes,
+      phases,
+      durationMs,
+    }),
   };
 }
 

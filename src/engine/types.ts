@@ -44,6 +44,13 @@ export interface UnknownChunk {
   size: number;
 }
 
+/**
+ * How much a problem matters for trusting the result: 'info' (a carving candidate that turned out not to be the
+ * format, a loop skipped), 'warning' (something partly read), 'error' (a container that could not be decoded, a
+ * limit hit, a disk error: the analysis is incomplete). See engine/problems.ts for the rules.
+ */
+export type ProblemLevel = 'info' | 'warning' | 'error';
+
 /** Something that went wrong but did not stop the scan: a corrupt chunk, a limit, a parser error. */
 export interface Problem {
   /** Where: a node path, optionally with an offset. */
@@ -51,7 +58,10 @@ export interface Problem {
   offset?: number;
   /** Who: handler, identifier, detector id. */
   source: string;
+  /** What happened. */
   kind: 'error' | 'limit' | 'warning' | 'skipped';
+  /** Set by a producer that knows better than the rule on `kind`; every problem of a ScanResult has one. */
+  level?: ProblemLevel;
   message: string;
 }
 
@@ -158,6 +168,24 @@ export interface ScanStats {
   formats: Record<string, number>;
 }
 
+/** What a person needs to know before trusting a scan's result (engine/problems.ts computes it). */
+export interface ScanSummary {
+  filesExtracted: number;
+  bytesExtracted: number;
+  /** Accepted chunks per handler id, at every depth. */
+  formats: Record<string, number>;
+  /** Share of the image's own bytes (0..1) inside chunks of a recognised format. */
+  coverage: number;
+  problems: Record<ProblemLevel, number>;
+  /** Wall time per phase in milliseconds: 'hash', 'unpack', then each analyzer's phase. */
+  phases: Record<string, number>;
+  durationMs: number;
+  /** False when any problem is an error: part of the image was not analysed. */
+  complete: boolean;
+  /** Why it is incomplete, one line per cause (empty when complete). */
+  incompleteReasons: string[];
+}
+
 export interface ScanResult {
   engineVersion: string;
   image: ImageInfo;
@@ -166,6 +194,9 @@ export interface ScanResult {
   components: Component[];
   findings: EngineFinding[];
   cryptoAssets: CryptoAsset[];
+  /** Every problem of a result the engine returns has its level (results stored by older versions may not). */
   problems: Problem[];
   stats: ScanStats;
+  /** Always set by the engine; absent only in results stored by versions before it existed. */
+  summary?: ScanSummary;
 }

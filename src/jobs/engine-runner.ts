@@ -62,7 +62,7 @@ export function runEngineInThread(
     const onMessage = (message: ScanThreadMessage) => {
       if (message.type === 'progress') options.onProgress?.({ phase: message.phase, percent: message.percent });
       else if (message.type === 'result') settle(true, () => resolve(message.result as ScanResult));
-      else settle(false, () => reject(options.signal.aborted ? new ScanAbortedError(message.message) : new Error(message.message)));
+      else settle(false, () => reject(options.signal.aborted ? new ScanAbortedError(message.message) : threadError(message)));
     };
     const onError = (error: Error) => settle(false, () => reject(options.signal.aborted ? new ScanAbortedError(error.message) : error));
     const onExit = (code: number) =>
@@ -74,6 +74,13 @@ export function runEngineInThread(
     else options.signal.addEventListener('abort', onAbort, { once: true });
     worker.postMessage({ type: 'scan', input: scan } satisfies ScanThreadRequest);
   });
+}
+
+/** The thread's error with its name kept (callers tell the engine's trusted errors by name, see engine/errors.ts). */
+function threadError(message: { message: string; name: string }): Error {
+  const error = new Error(message.message);
+  error.name = message.name;
+  return error;
 }
 
 /** Ends the idle threads of a database, or all (their databases closed); busy ones end with their scans. */

@@ -1,5 +1,6 @@
 // The findings report's content, shared by its JSON, CSV and PDF forms: the subject, a summary and every
 // finding with its issue status, most severe first.
+import { analysisStatus, type AnalysisStatus } from './analysis-status.js';
 import { imageName, imageVersion } from './sbom-common.js';
 import type { ReportFinding, ReportInput } from './report.js';
 
@@ -12,6 +13,8 @@ export interface FindingsModel {
   product?: { id: string; name: string };
   image: { id?: string; name: string; version?: string; fileName: string; sha256: string; type: string };
   scan?: { id: string; createTime: string; engineVersion: string };
+  /** Whether the whole image was analysed, and why not (absent for results stored before it was known). */
+  analysis?: AnalysisStatus;
   summary: {
     total: number;
     bySeverity: Record<string, number>;
@@ -29,6 +32,7 @@ export function findingsModel(input: ReportInput): FindingsModel {
   const count = <K extends string>(keys: readonly K[], pick: (f: ReportFinding) => string) =>
     Object.fromEntries(keys.map((k) => [k, findings.filter((f) => pick(f) === k).length])) as Record<K, number>;
   const { result, subject } = input;
+  const analysis = analysisStatus(result);
   return {
     reportType: 'findings',
     generatedAt: (input.now ?? new Date()).toISOString(),
@@ -38,6 +42,7 @@ export function findingsModel(input: ReportInput): FindingsModel {
       fileName: result.image.fileName, sha256: result.image.hashes.sha256, type: result.image.type,
     },
     ...(subject ? { scan: { id: subject.scan.id, createTime: subject.scan.createTime, engineVersion: result.engineVersion } } : {}),
+    ...(analysis ? { analysis } : {}),
     summary: {
       total: findings.length,
       bySeverity: count(SEVERITIES, (f) => f.severity),

@@ -1,6 +1,7 @@
 // Findings report, PDF (API: GET images/{i}?contentType=pdf, findingsReport:pdf): a summary page, then each
 // finding with its status, scores, component, locations, description and recommended action.
 import PDFDocument from 'pdfkit';
+import type { AnalysisStatus } from './analysis-status.js';
 import { findingsModel, type FindingsModel } from './findings-model.js';
 import { heading, table } from './pqc-pdf-parts.js';
 import type { ReportFinding, ReportGenerator } from './report.js';
@@ -16,6 +17,7 @@ function summary(doc: Doc, model: FindingsModel): void {
   doc.text(`SHA-256: ${model.image.sha256}`);
   if (model.scan) doc.text(`Scan: ${model.scan.id} of ${model.scan.createTime}, engine ${model.scan.engineVersion}`);
   doc.text(`Generated: ${model.generatedAt}`);
+  if (model.analysis) analysisBanner(doc, model.analysis);
   heading(doc, 'Summary');
   const s = model.summary;
   table(doc, [{ header: 'Measure', width: 0.6 }, { header: 'Count', width: 0.4 }], [
@@ -35,6 +37,26 @@ function summary(doc: Doc, model: FindingsModel): void {
       f.issueStatus, f.knownFixedVersion ?? '-',
     ]));
   }
+}
+
+/** A complete analysis is one line; an incomplete one is a red box with every reason, before any count. */
+function analysisBanner(doc: Doc, analysis: AnalysisStatus): void {
+  doc.moveDown(0.5);
+  if (analysis.complete) {
+    doc.font('Helvetica').fontSize(10).fillColor('#2e6b2e').text('Analysis complete: every part of the image was read.');
+    return;
+  }
+  const x = doc.page.margins.left;
+  const width = doc.page.width - x - doc.page.margins.right;
+  const top = doc.y;
+  const body = `Part of the image could not be analysed; findings and components from that part are missing, so the counts below are a lower bound. Reasons: ${analysis.incompleteReasons.join('; ')}`;
+  doc.font('Helvetica').fontSize(9);
+  const height = doc.heightOfString(body, { width: width - 16 }) + 30;
+  doc.rect(x, top, width, height).fillAndStroke('#fbeaea', '#b52a2a');
+  doc.font('Helvetica-Bold').fontSize(12).fillColor('#b52a2a').text('ANALYSIS INCOMPLETE', x + 8, top + 6, { width: width - 16 });
+  doc.font('Helvetica').fontSize(9).fillColor('#1a1a1a').text(body, x + 8, doc.y + 2, { width: width - 16 });
+  doc.x = x;
+  doc.y = top + height + 4;
 }
 
 function detail(doc: Doc, f: ReportFinding): void {
@@ -74,7 +96,8 @@ export const findingsPdfReport: ReportGenerator = {
       heading(doc, 'Findings in detail');
       for (const f of model.findings) detail(doc, f);
     } else {
-      doc.moveDown().font('Helvetica').fontSize(10).fillColor('#1a1a1a').text('The scan reported no findings.');
+      const scope = model.analysis && !model.analysis.complete ? ' in the parts of the image it could read' : '';
+      doc.moveDown().font('Helvetica').fontSize(10).fillColor('#1a1a1a').text(`The scan reported no findings${scope}.`);
     }
     doc.end();
     await done;

@@ -6,6 +6,7 @@
 import { Enums, Models, Serialize, Spec } from '@cyclonedx/cyclonedx-library';
 import type { Component, Hashes } from '../engine/types.js';
 import { ENGINE_VERSION } from '../engine/version.js';
+import { analysisStatus } from './analysis-status.js';
 import type { ReportGenerator, ReportInput } from './report.js';
 import { documentUuid, imageName, imageVersion, TECHNIQUES } from './sbom-common.js';
 
@@ -69,6 +70,12 @@ export function buildCycloneDx(input: ReportInput): Record<string, unknown> {
   image.properties.add(new Models.Property('firmscope:size', String(result.image.size)));
   if (input.subject) image.properties.add(new Models.Property('firmscope:product', input.subject.product.name));
   bom.metadata.component = image;
+  // Whether the whole image was analysed: an SBOM of an incomplete analysis says so, and why.
+  const analysis = analysisStatus(result);
+  if (analysis) {
+    bom.metadata.properties.add(new Models.Property('firmscope:analysisComplete', String(analysis.complete)));
+    for (const reason of analysis.incompleteReasons) bom.metadata.properties.add(new Models.Property('firmscope:analysisIncompleteReason', reason));
+  }
   const models = new Map<string, Models.Component>();
   for (const c of result.components) {
     const model = toModel(c);

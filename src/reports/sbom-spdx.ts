@@ -3,6 +3,7 @@
 // relationships: DOCUMENT DESCRIBES image, image CONTAINS each package, package DEPENDS_ON package.
 import type { Component, Hashes } from '../engine/types.js';
 import { ENGINE_VERSION } from '../engine/version.js';
+import { analysisStatus, incompleteLine } from './analysis-status.js';
 import type { ReportGenerator, ReportInput } from './report.js';
 import { documentUuid, imageName, imageVersion } from './sbom-common.js';
 
@@ -46,6 +47,20 @@ function evidenceComment(c: Component): string {
   return `Identified by ${c.foundBy.join(', ')} (confidence ${c.confidence})${c.architecture ? `, architecture ${c.architecture}` : ''}. Evidence: ${lines.join(' | ')}`;
 }
 
+/** An annotation on the image package saying whether the whole image was analysed, and why not. */
+function imageAnnotations(input: ReportInput, now: Date): { annotations?: Array<Record<string, string>> } {
+  const analysis = analysisStatus(input.result);
+  if (!analysis) return {};
+  return {
+    annotations: [{
+      annotationDate: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      annotationType: 'REVIEW',
+      annotator: `Tool: firmscope-${ENGINE_VERSION}`,
+      comment: analysis.complete ? 'analysis complete' : incompleteLine(analysis),
+    }],
+  };
+}
+
 export function buildSpdx(input: ReportInput): Record<string, unknown> {
   const now = input.now ?? new Date();
   const { result } = input;
@@ -66,6 +81,7 @@ export function buildSpdx(input: ReportInput): Record<string, unknown> {
       copyrightText: 'NOASSERTION',
       primaryPackagePurpose: 'FIRMWARE',
       comment: `Firmware image (${result.image.type}, ${result.image.size} bytes)${input.subject ? ` of product ${input.subject.product.name}` : ''}`,
+      ...imageAnnotations(input, now),
     },
   ];
   for (const c of result.components) {

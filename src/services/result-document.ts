@@ -1,5 +1,7 @@
-// The parts of a ScanResult that are not rows (the files tree, unknown chunks, problems, stats, image info)
-// as one gzipped JSON blob per scan: a tree can hold 100k nodes, which the API never queries row by row.
+// The parts of a ScanResult that are not rows (the files tree, unknown chunks, problems, stats, summary, image
+// info) as one gzipped JSON blob per scan: a tree can hold 100k nodes, which the API never queries row by row.
+// Reports are generated from it, so it keeps the summary (complete or not, and why). The problems are also
+// stored as rows (ScanRepository.setOutcome) for the API to page and filter.
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { createGzip, gunzipSync } from 'node:zlib';
@@ -11,7 +13,7 @@ export type ResultDocument = Omit<ScanResult, 'components' | 'findings' | 'crypt
 export async function writeResultDocument(blobs: BlobStore, scanId: string, result: ScanResult): Promise<string> {
   const document: ResultDocument = {
     engineVersion: result.engineVersion, image: result.image, files: result.files, unknownChunks: result.unknownChunks,
-    problems: result.problems, stats: result.stats,
+    problems: result.problems, stats: result.stats, ...(result.summary ? { summary: result.summary } : {}),
   };
   const key = `results/${scanId}.json.gz`;
   await blobs.write(key, Readable.from([JSON.stringify(document)]).pipe(createGzip()));

@@ -1,8 +1,12 @@
 // The scan use case, as the story: load the image → mark running → analyse in a thread → store the result
 // → done. A failing analysis fails the scan with its reason; a cancelled one stops; a retried one (its
-// previous worker died) starts over in a clean work folder.
+// previous worker died) starts over in a clean work folder. An image the engine refuses for a reason a person can
+// act on (nothing recognised, the disk full) fails with that reason as it is; any other error is "analysis failed".
+// A done scan keeps its summary (complete or not, and why) and its problems by level.
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isEngineError } from '../engine/errors.js';
+import { levelOf } from '../engine/problems.js';
 import type { ScanResult } from '../engine/types.js';
 import type { Limits } from '../engine/unpack/limits.js';
 import type { BlobStore } from '../store/blob-store.js';
@@ -49,9 +53,11 @@ export async function runScan(deps: RunScanDeps, scanId: string, signal: AbortSi
     const key = await writeResultDocument(blobs, scan.id, result);
     await repos.results.store({ scanId: scan.id, imageId: image.id, productId: image.productId }, result);
     await repos.scans.setResult(scan.id, key, result.engineVersion);
+    await repos.scans.setOutcome(scan.id, result.summary, result.problems.map((p) => ({ ...p, level: levelOf(p) })));
     if (result.image.type) await repos.images.update(image.productId, image.id, { detectedType: result.image.type });
+    const incomplete = result.summary && !result.summary.complete ? `; analysis incomplete: ${result.summary.incompleteReasons.join('; ')}` : '';
     const moved = await repos.scans.transition(scan.id, ['running'], 'done', {
-      message: `analysis finished: ${result.components.length} components, ${result.findings.length} findings, ${result.problems.length} problems`,
+      message: `analysis finished: ${result.components.length} components, ${result.findings.length} findings, ${result.problems.length} problems${incomplete}`,
     });
     return moved ? 'done' : 'cancelled';
   } catch (error) {
@@ -60,7 +66,7 @@ export async function runScan(deps: RunScanDeps, scanId: string, signal: AbortSi
       return 'cancelled';
     }
     const reason = error instanceof Error ? error.message : String(error);
-    await repos.scans.transition(scan.id, ['running'], 'failed', { error: `analysis failed: ${reason}` });
+    await repos.scans.transition(scan.id, ['running'], 'failed', { error: isEngineError(error) ? reason : `analysis failed: ${reason}` });
     return 'failed';
   } finally {
     await rm(workDir, { recursive: true, force: true }).catch(() => {});

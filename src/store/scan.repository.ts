@@ -1,6 +1,8 @@
 // Scans of an image and the history of their states. State moves are conditional updates, so a move
 // that raced with another one (a worker finishing while a user cancels) is refused instead of overwritten.
+// A finished scan also keeps its summary and its problems (one row each, paged and filtered by level).
 import type { Kysely } from 'kysely';
+import type { Problem, ProblemLevel, ScanSummary } from '../engine/types.js';
 import { authorSelection, toAuthor, type Author } from './author.js';
 import { newId, nowIso } from './ids.js';
 import type { Database, ScanStateType } from './schema.js';
@@ -19,7 +21,21 @@ export interface Scan {
   resultBlobKey: string | null;
   createTime: string;
   author?: Author;
+  /** Set once the scan's result is stored (absent for scans finished before summaries existed). */
+  summary?: ScanSummary;
 }
+
+export interface StoredProblem {
+  level: ProblemLevel;
+  kind: Problem['kind'];
+  source: string;
+  path?: string;
+  offset?: number;
+  message: string;
+}
+
+/** Problems are written this many rows per statement. */
+const PROBLEM_BATCH = 500;
 
 export interface ScanStateRecord {
   id: string;
@@ -36,6 +52,7 @@ const toScan = (r: Row): Scan => ({
   stateTime: r.state_time, error: r.error,
   progress: r.progress_phase !== null && r.progress_percent !== null ? { phase: r.progress_phase, percent: Number(r.progress_percent) } : undefined,
   engineVersion: r.engine_version, resultBlobKey: r.result_blob_key, createTime: r.create_time, author: toAuthor(r),
+  ...(r.summary !== null ? { summary: JSON.parse(r.summary) as ScanSummary } : {}),
 });
 
 export class ScanRepository {
@@ -54,7 +71,7 @@ export class ScanRepository {
       .values({
         id, image_id: input.imageId, product_id: input.productId, org_id: input.orgId, author_id: input.authorId, state: 'new',
         state_id: stateId, state_time: now, error: null, progress_phase: null, progress_percent: null, engine_version: null,
-        result_blob_key: null, create_time: now,
+        result_blob_key: null, create_time: now, summary: null,
       })
       .execute();
     await this.db.insertInto('scan_states').values({ id: stateId, scan_id: id, type: 'new', author_id: input.authorId, message: null, create_time: now }).execute();
@@ -116,6 +133,35 @@ export class ScanRepository {
 
   async setResult(id: string, resultBlobKey: string, engineVersion: string): Promise<void> {
     await this.db.updateTable('scans').set({ result_blob_key: resultBlobKey, engine_version: engineVersion }).where('id', '=', id).execute();
+  }
+
+  /** Stores the scan's summary and replaces its problems (idempotent, so a retried scan stores once). */
+  async setOutcome(id: string, summary: ScanSummary | undefined, problems: Array<Problem & { level: ProblemLevel }>): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('scans').set({ summary: summary ? JSON.stringify(summary) : null }).where('id', '=', id).execute();
+      await trx.deleteFrom('scan_problems').where('scan_id', '=', id).execute();
+      const rows = problems.map((p, seq) => ({
+        id: newId(), scan_id: id, seq, level: p.level, kind: p.kind, source: p.source, path: p.path ?? null,
+        byte_offset: p.offset ?? null, message: p.message,
+      }));
+      for (let i = 0; i < rows.length; i += PROBLEM_BATCH) await trx.insertInto('scan_problems').values(rows.slice(i, i + PROBLEM_BATCH)).execute();
+    });
+  }
+
+  /** One page of the scan's problems in the engine's order, optionally of some levels only, and how many match. */
+  async listProblems(scanId: string, options: { levels?: ProblemLevel[]; offset: number; limit: number }): Promise<{ total: number; rows: StoredProblem[] }> {
+    let query = this.db.selectFrom('scan_problems').where('scan_id', '=', scanId);
+    if (options.levels && options.levels.length > 0) query = query.where('level', 'in', options.levels);
+    const { total } = await query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+    const rows = await query.selectAll().orderBy('seq').offset(options.offset).limit(options.limit).execute();
+    return {
+      total: Number(total),
+      rows: rows.map((r) => ({
+        level: r.level, kind: r.kind as Problem['kind'], source: r.source, message: r.message,
+        ...(r.path !== null ? { path: r.path } : {}),
+        ...(r.byte_offset !== null ? { offset: Number(r.byte_offset) } : {}),
+      })),
+    };
   }
 
   async states(id: string): Promise<ScanStateRecord[]> {

@@ -139,6 +139,21 @@ export interface ScansTable {
   /** Blob holding the gzipped JSON of the files tree, unknown chunks, problems and stats. */
   result_blob_key: string | null;
   create_time: string;
+  /** The engine's ScanSummary JSON once the scan is done (migration 0002). */
+  summary: string | null;
+}
+
+/** A scan's problems, one row each, paged and filtered by level (migration 0002). */
+export interface ScanProblemsTable {
+  id: string;
+  scan_id: string;
+  seq: number;
+  level: 'info' | 'warning' | 'error';
+  kind: string;
+  source: string;
+  path: string | null;
+  byte_offset: number | null;
+  message: string;
 }
 
 export interface ScanStatesTable {
@@ -267,6 +282,7 @@ export interface CoreTables {
   image_files: ImageFilesTable;
   scans: ScansTable;
   scan_states: ScanStatesTable;
+  scan_problems: ScanProblemsTable;
   jobs: JobsTable;
   components: ComponentsTable;
   findings: FindingsTable;

@@ -60,6 +60,7 @@ describe('auth and permissions', () => {
       { method: 'POST', path: `${img}/scans`, permission: 'scans.create', tenant: true },
       { method: 'POST', path: `${img}/scans/${scanId}/states`, permission: 'scans.update', body: { type: 'cancelled' }, tenant: true },
       { method: 'GET', path: `${img}/scans/${scanId}/components`, permission: 'scans.view', tenant: true },
+      { method: 'GET', path: `${img}/scans/${scanId}/problems`, permission: 'scans.view', tenant: true },
       { method: 'POST', path: '/api/v4/grids/findings:gridList', permission: 'findings.view', body: { filters: [{ field: 'productId', value: productId }] }, tenant: false },
       { method: 'GET', path: `/api/v4/products/${productId}/findings/${findingId}`, permission: 'findings.view', tenant: true },
       { method: 'PATCH', path: `/api/v4/products/${productId}/findings/${findingId}`, permission: 'findings.update', body: { issueStatus: 'rejected' }, tenant: true },

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DiskFullError, UnrecognisedImageError } from '../../src/engine/errors.js';
 import type { ScanResult } from '../../src/engine/types.js';
 import { readResultDocument } from '../../src/services/result-document.js';
 import { createRepositories, type Repositories } from '../../src/services/repositories.js';
@@ -65,6 +66,38 @@ describe('runScan', () => {
     expect(stored.state).toBe('failed');
     expect(stored.error).toContain('superblock truncated');
   });
+
+  it('stores the summary and the problems with their levels', async () => {
+    const scan = await createScan(repos, image, image.author!.id);
+    const summary = {
+      filesExtracted: 0, bytesExtracted: 0, formats: {}, coverage: 0, problems: { info: 1, warning: 0, error: 1 }, phases: { hash: 1 },
+      durationMs: 1, complete: false, incompleteReasons: ['i.bin at 0: gzip: truncated stream'],
+    };
+    const problems: ScanResult['problems'] = [
+      { source: 'zstd', path: 'i.bin', offset: 9, kind: 'error', level: 'info', message: 'zstd: reserved block type' },
+      { source: 'gzip', path: 'i.bin', offset: 0, kind: 'error', message: 'gzip: truncated stream' },
+    ];
+    expect(await runScan(deps(async (input) => ({ ...result(input.imagePath), problems, summary })), scan.id, new AbortController().signal, 1)).toBe('done');
+    const stored = (await repos.scans.getById(scan.id))!;
+    expect(stored.summary).toEqual(summary);
+    expect((await repos.scans.states(scan.id)).at(-1)?.message).toContain('analysis incomplete: i.bin at 0: gzip: truncated stream');
+    const listed = await repos.scans.listProblems(scan.id, { offset: 0, limit: 10 });
+    expect(listed.rows.map((p) => [p.source, p.level])).toEqual([['zstd', 'info'], ['gzip', 'error']]);
+    expect((await readResultDocument(blobs, stored.resultBlobKey!)).summary).toEqual(summary);
+  });
+
+  for (const error of [
+    new UnrecognisedImageError('no known firmware format; the file looks like ASCII text'),
+    new DiskFullError('out of disk space while extracting (ENOSPC)'),
+    // as it arrives from the scan thread: a plain Error with the name kept
+    Object.assign(new Error('no known firmware format; the file is empty'), { name: 'UnrecognisedImageError' }),
+  ]) {
+    it(`fails the scan with the engine's own reason as it is: ${error.message}`, async () => {
+      const scan = await createScan(repos, image, image.author!.id);
+      expect(await runScan(deps(async () => { throw error; }), scan.id, new AbortController().signal, 1)).toBe('failed');
+      expect((await repos.scans.getById(scan.id))!.error).toBe(error.message);
+    });
+  }
 
   it('stops when aborted and stores nothing', async () => {
     const scan = await createScan(repos, image, image.author!.id);

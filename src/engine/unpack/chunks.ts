@@ -48,11 +48,18 @@ export async function selectChunks(
           continue;
         }
         if (budget.signal.aborted) throw budget.signal.reason;
+        // A file that starts with the format's magic and cannot be decoded is a broken container (an error: the
+        // analysis misses what it holds). A candidate found by carving inside other data (a zlib or zstd magic
+        // in an executable) that is not the format is normal: only 'info'; a handler bug there is a warning.
+        const carved = start > 0;
         if (error instanceof FormatError) {
-          problems.push({ source: handler.id, path, offset: start, kind: 'error', message: error.message });
+          problems.push({ source: handler.id, path, offset: start, kind: 'error', level: carved ? 'info' : 'error', message: error.message });
         } else {
           const message = error instanceof Error ? error.message : String(error);
-          problems.push({ source: handler.id, path, offset: start, kind: 'error', message: `handler bug: ${handler.id} at offset ${start}: ${message}` });
+          problems.push({
+            source: handler.id, path, offset: start, kind: 'error', level: carved ? 'warning' : 'error',
+            message: `handler bug: ${handler.id} at offset ${start}: ${message}`,
+          });
         }
         continue;
       }

@@ -4,9 +4,11 @@
 // chunk), and recurses into every extracted file. Limits are one Budget for the whole image, and hitting one is
 // recorded as a 'limit' problem: the depth and byte limits stop only their branch (the sink drops a file that does
 // not fit in the bytes left, and the rest goes on while budget remains); the file count and the deadline stop
-// the whole extraction. Everything extracted so far is kept.
+// the whole extraction. Everything extracted so far is kept. A full disk (ENOSPC, EDQUOT) is not a limit: it
+// fails the whole unpacking with a DiskFullError, as what is on disk would no longer be the image's content.
 import { copyFile, link, mkdir, realpath, stat, writeFile } from 'node:fs/promises';
 import { basename, join, posix } from 'node:path';
+import { DiskFullError, diskFullError } from '../errors.js';
 import { detectType } from '../file-type.js';
 import { hashFile } from '../hash.js';
 import type { FileNode, Problem, UnknownChunk } from '../types.js';
@@ -42,6 +44,8 @@ export interface UnpackStats {
   bytesExtracted: number;
   /** Accepted chunks per handler id. */
   formats: Record<string, number>;
+  /** Bytes of the image itself inside accepted chunks (the rest is unknown data). */
+  coveredBytes: number;
 }
 
 export interface UnpackResult {
@@ -64,6 +68,8 @@ interface State {
   unknownChunks: UnknownChunk[];
   problems: Problem[];
   formats: Record<string, number>;
+  /** Bytes of the image (depth 0) inside its accepted chunks. */
+  coveredBytes: number;
   /** Set once a global limit (files, time) is hit: nothing more is extracted. */
   stopped?: LimitError;
   progress?: (p: UnpackProgress) => void;
@@ -87,6 +93,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     unknownChunks: [],
     problems: [],
     formats: {},
+    coveredBytes: 0,
     progress: options.onProgress,
     small: new WeakMap(),
     selections: new WeakMap(),
@@ -102,13 +109,17 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     state.files.push(root);
     await processFile(state, root, new Set([sha256]));
     if (options.signal?.aborted) throw options.signal.reason;
+    // A handler may have swallowed the sink's DiskFullError; the budget still says why it stopped.
+    if (budget.signal.reason instanceof DiskFullError) throw budget.signal.reason;
+    if (state.stopped) {
+      state.problems.push({ source: 'unpack', path: state.files[0]?.path, kind: 'limit', message: `extraction stopped: ${state.stopped.message}` });
+    }
+    await writeFile(join(outDir, FILES_JSON), JSON.stringify(state.files));
+  } catch (error) {
+    throw diskFullError(error) ?? error;
   } finally {
     budget.dispose();
   }
-  if (state.stopped) {
-    state.problems.push({ source: 'unpack', path: state.files[0]?.path, kind: 'limit', message: `extraction stopped: ${state.stopped.message}` });
-  }
-  await writeFile(join(outDir, FILES_JSON), JSON.stringify(state.files));
   options.onProgress?.({ phase: 'unpack', percent: 100 });
   return {
     files: state.files,
@@ -119,6 +130,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
       filesExtracted: state.files.length - 1,
       bytesExtracted: budget.bytes,
       formats: state.formats,
+      coveredBytes: state.coveredBytes,
     },
     limits,
   };
@@ -140,6 +152,7 @@ async function processFile(state: State, node: FileNode, ancestry: Set<string>):
     state.problems.push(...selection.problems);
     if (selection.limit) return recordLimit(state, selection.limit, node.path);
     for (const gap of selection.gaps) state.unknownChunks.push({ path: node.path, ...gap });
+    if (node.depth === 0) state.coveredBytes = selection.chunks.reduce((sum, { info }) => sum + (info.end - info.start), 0);
     if (selection.chunks.length === 0) return;
     if (node.depth + 1 > state.budget.limits.maxDepth) {
       state.problems.push({

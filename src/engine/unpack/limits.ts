@@ -95,6 +95,11 @@ export class Budget {
     this.bytes -= n;
   }
 
+  /** Stops the whole extraction for a reason that is not a limit (the disk is full): every sink and search sees it. */
+  fail(reason: Error): void {
+    this.controller.abort(reason);
+  }
+
   dispose(): void {
     clearTimeout(this.timer);
   }

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { open, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { diskFullError } from '../errors.js';
 import type { Problem } from '../types.js';
 import type { ChunkSelection } from './chunks.js';
 import { LimitError, type EntryMeta, type FileData, type Reader, type Sink } from './handler.js';
@@ -164,6 +165,7 @@ export class DirectorySink implements Sink {
     } catch (error) {
       if (!isFsError(error)) throw error;
       this.budget.releaseFile();
+      this.stopIfDiskFull(error);
       return this.problem('error', `${path}: not extracted: ${error.message}`);
     }
     this.entries.push({ path, kind: 'directory', size: 0, meta });
@@ -202,8 +204,8 @@ export class DirectorySink implements Sink {
   /**
    * Writes one regular file. A file that does not fit in what is left of the byte budget is dropped (never kept
    * truncated: a partial file would be analysed as if it were real) and recorded as a 'limit' problem; so is one
-   * the filesystem refuses, as an 'error'. Either way the handler goes on with its next entry. Other errors
-   * (time, file count, a corrupt stream) are the handler's to deal with.
+   * the filesystem refuses, as an 'error'. Either way the handler goes on with its next entry. A full disk stops
+   * the extraction (DiskFullError). Other errors (time, file count, a corrupt stream) are the handler's to deal with.
    */
   private async put(raw: string, meta: EntryMeta, size: number | undefined, open: () => FileData): Promise<void> {
     const path = this.place(raw, 'file');
@@ -223,9 +225,23 @@ export class DirectorySink implements Sink {
       this.paths.release(path);
       if (counted) this.budget.releaseFile();
       if (error instanceof LimitError && error.limit === 'bytes') return this.problem('limit', this.dropped(path, size, left));
-      if (isFsError(error)) return this.problem('error', `${path}: not extracted: ${error.message}`);
+      if (isFsError(error)) {
+        this.stopIfDiskFull(error);
+        return this.problem('error', `${path}: not extracted: ${error.message}`);
+      }
       throw error;
     }
+  }
+
+  /**
+   * A full disk is not a problem of one entry: every later write would fail too, and a scan that goes on would end
+   * `done` with files silently missing. It stops the whole extraction (the driver rethrows the DiskFullError).
+   */
+  private stopIfDiskFull(error: unknown): void {
+    const full = diskFullError(error);
+    if (!full) return;
+    this.budget.fail(full);
+    throw full;
   }
 
   private dropped(path: string, size: number | undefined, left: number): string {

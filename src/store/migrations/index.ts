@@ -2,6 +2,7 @@
 // adds 01xx lines. Each entry is one line.
 import type { Migration } from 'kysely';
 import * as core from './0001-core.js';
+import * as scanSummary from './0002-scan-summary.js';
 import * as identityHardening from './0004-identity-hardening.js';
 import * as vulnerabilities from './0100-vulnerabilities.js';
 import * as vulnerabilityCriteria from './0101-vulnerability-criteria.js';
@@ -11,6 +12,7 @@ import * as rematchRequest from './0104-rematch-request.js';
 
 export const migrations: Array<[name: string, migration: Migration]> = [
   ['0001-core', core],
+  ['0002-scan-summary', scanSummary],
   ['0004-identity-hardening', identityHardening],
   ['0100-vulnerabilities', vulnerabilities],
   ['0101-vulnerability-criteria', vulnerabilityCriteria],

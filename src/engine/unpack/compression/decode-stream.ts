@@ -56,7 +56,8 @@ export async function* decodeRange(
   } catch (error) {
     if (error instanceof FormatError || error instanceof LimitError || signal?.aborted) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    throw new FormatError(`${codec}: ${/end of (file|input)|truncated/i.test(message) ? 'truncated stream' : message} (${message})`);
+    // liblzma says "No progress is possible" (LZMA_BUF_ERROR) when its input ends inside the stream.
+    throw new FormatError(`${codec}: ${/end of (file|input)|truncated|no progress is possible/i.test(message) ? 'truncated stream' : message} (${message})`);
   } finally {
     stream.destroy();
   }
