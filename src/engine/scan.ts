@@ -7,6 +7,7 @@ import { analyzers as registeredAnalyzers } from './analyzers.js';
 import type { AnalysisContext, Analyzer } from './analyzer.js';
 import { FileIndex } from './file-index.js';
 import { detectType } from './file-type.js';
+import { mergeFindingsByFingerprint } from './finding-merge.js';
 import { hashFile } from './hash.js';
 import type { ScanResult } from './types.js';
 import type { Limits } from './unpack/limits.js';
@@ -70,6 +71,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     }
     progress({ phase: analyzer.phase, percent: 100 });
   }
+  ctx.findings = mergeFindingsByFingerprint(ctx.findings); // one finding per fingerprint, whichever analyzers made them
 
   return {
     engineVersion: ENGINE_VERSION,

@@ -59,7 +59,9 @@ function sshd(text: string): ProtocolHit {
     if (!m || line.trim().startsWith('#')) continue;
     const [key, value] = [m[1]!, m[2]!];
     if (/^(Ciphers|MACs|KexAlgorithms|HostKeyAlgorithms|PubkeyAcceptedAlgorithms|PubkeyAcceptedKeyTypes)$/i.test(key)) {
-      for (const name of value.replace(/^[-+^]/, '').split(',')) {
+      // '-list' removes names from the defaults: they are not enabled ('+' appends, '^' puts first).
+      if (value.startsWith('-')) continue;
+      for (const name of value.replace(/^[+^]/, '').split(',')) {
         out.names.push(name);
         out.algorithms.push(...(SSH_NAMES.get(name) ?? []));
       }
@@ -135,7 +137,8 @@ function tlsConfig(text: string): ProtocolHit[] {
   }
   for (const m of text.matchAll(/^\s*(?:ssl_ciphers|SSLCipherSuite|CipherString|ssl\.cipher-list|ciphers)\s*[= ]\s*(.+)$/gim)) {
     for (const suite of unquote(m[1]!).split(/[:\s,]+/)) {
-      if (!/^[A-Z0-9_-]+$/.test(suite) || !/(AES|DES|RC4|CHACHA|CAMELLIA)/.test(suite) || suite.startsWith('!')) continue;
+      // OpenSSL cipher strings: '!X' and '-X' remove X, so they enable nothing.
+      if (!/^[A-Z0-9_-]+$/.test(suite) || !/(AES|DES|RC4|CHACHA|CAMELLIA)/.test(suite) || suite.startsWith('-')) continue;
       out.cipherSuites.push(suite);
       out.algorithms.push(...suiteAlgorithms(suite));
     }
