@@ -29,11 +29,7 @@ export function mergeFinding(a: EngineFinding, b: EngineFinding): EngineFinding 
   const references = unionBy((r) => r.url, lead.references, other.references);
   if (references.length) merged.references = references;
   if (lead.isKev || other.isKev) merged.isKev = true;
-  // Score fields always travel with the severity they justify; the other finding's fill only what the lead lacks.
-  if (!lead.cvss && !lead.cvssLatestBaseScore && severityRank(lead.severity) === severityRank(other.severity)) {
-    if (other.cvss) merged.cvss = other.cvss;
-    if (other.cvssLatestBaseScore !== undefined) merged.cvssLatestBaseScore = other.cvssLatestBaseScore;
-  }
+  // cvss and cvssLatestBaseScore stay the lead's: a score always travels with the severity it justifies.
   if (!merged.epss && other.epss) merged.epss = other.epss;
   return merged;
 }
