@@ -18,8 +18,8 @@ const status = (row: PqcRow): string => transitionText(row.transitions);
 export const PQC_PDF_COLUMNS = {
   summary: [{ header: 'Measure', width: 0.6 }, { header: 'Value', width: 0.4 }],
   algorithms: [
-    { header: 'Algorithm', width: 0.12 }, { header: 'Primitive', width: 0.09 }, { header: 'Quantum class', width: 0.12 }, { header: 'Bits', width: 0.05 },
-    { header: 'Level', width: 0.05 }, { header: 'NIST IR 8547 status', width: 0.18 }, { header: 'Compliant', width: 0.09 }, { header: 'Recommended migration', width: 0.19 }, { header: 'Where', width: 0.11 },
+    { header: 'Algorithm', width: 0.11 }, { header: 'Primitive', width: 0.09 }, { header: 'Quantum class', width: 0.14 }, { header: 'Bits', width: 0.05 },
+    { header: 'Level', width: 0.05 }, { header: 'NIST IR 8547 status', width: 0.18 }, { header: 'Compliant', width: 0.09 }, { header: 'Recommended migration', width: 0.19 }, { header: 'Where', width: 0.1 },
   ],
   certificates: [{ header: 'Certificate (CN)', width: 0.24 }, { header: 'Issuer (CN)', width: 0.18 }, { header: 'Key', width: 0.09 }, { header: 'Signature', width: 0.19 }, { header: 'Not after', width: 0.09 }, { header: 'Status', width: 0.09 }, { header: 'Where', width: 0.12 }],
   keys: [{ header: 'Key', width: 0.34 }, { header: 'Type', width: 0.12 }, { header: 'Protection', width: 0.2 }, { header: 'Files', width: 0.34 }],

@@ -76,7 +76,7 @@ export const PQC_RULES: readonly PqcRule[] = [
   {
     id: 'sha-1', match: { names: ['SHA-1'] }, quantumClass: 'broken',
     transitions: [{ status: 'DEPRECATED', year: 2013 }, { status: 'LEGACY_USE', year: 2013 }, { status: 'DISALLOWED', year: 2030 }], migrate: true,
-    reason: 'SHA-1 collisions are practical (SHAttered, 2017): new signatures are disallowed since 2013, verifying old ones is legacy use, and every use is disallowed after 2030',
+    reason: 'SHA-1 collisions are practical (SHAttered, 2017): deprecated after 2013 (generating signatures with it is disallowed, verifying old ones is legacy use), and every use is disallowed after 2030',
     sources: ['131A-r2 section 9', '131A-r3', 'NIST, "NIST Retires SHA-1" (Dec 2022)'],
   },
   {
@@ -86,8 +86,8 @@ export const PQC_RULES: readonly PqcRule[] = [
   },
   {
     id: 'public-key-under-80', match: { shor: true, belowStrength: 80 }, quantumClass: 'broken', transitions: [{ status: 'DISALLOWED', year: 2013 }], migrate: true,
-    reason: '{name} at this size gives under 80-bit security, within reach of classical computation (RSA-768 was factored in 2009); disallowed after 2013',
-    sources: ['131A-r2 section 1.2 (under 112 bits disallowed after 2013)', '57 Table 2'],
+    reason: '{name} at this size gives under 80-bit security, within reach of classical computation (768-bit RSA and DH were broken publicly in 2009 and 2016); disallowed after 2013',
+    sources: ['131A-r2 section 1.2 (under 112 bits disallowed after 2013)', '57 Table 2', 'Kleinjung et al., RSA-768 (2009); Kleinjung et al., 768-bit DLP (2016)'],
   },
   {
     id: 'public-key-under-112', match: { shor: true, nistApproved: true, belowStrength: 112 }, quantumClass: 'quantum-vulnerable', transitions: [{ status: 'DISALLOWED', year: 2013 }], migrate: true,
