@@ -59,7 +59,7 @@ function algorithm(asset: CryptoAsset): Json {
       prop('quantumClass', pqc?.quantumClass ?? d.quantumClass),
       prop('nistApproved', pqc?.nistApproved ?? d.nistApproved),
       prop('nistIr8547Compliant', pqc?.compliant ?? false),
-      prop('nistIr8547Transition', transitionText(pqc?.transitions ?? [])),
+      ...(pqc ? [prop('nistIr8547Transition', transitionText(pqc.transitions))] : []),
       ...(pqc?.recommendations ?? []).map((r) => prop('recommendedMigration', `${r.parameter} (${r.security})`)),
     ],
   };

@@ -4,6 +4,7 @@
 // used for trust (CWE-324). Fingerprints hash the rule and the key, certificate or file, never offsets, so the
 // same problem in the next image is the same finding.
 import { findingFingerprint } from '../fingerprint.js';
+import { assess } from './pqc.js';
 import type { CryptoAsset, EngineFinding, Evidence, Severity } from '../types.js';
 
 const TRUST_PATH = /(\/etc\/ssl\/|\/certs?\/|ca-?bundle|ca-certificates|cacert|trust)/i;
@@ -103,11 +104,8 @@ function certificateFindings(asset: CryptoAsset, now: Date): EngineFinding[] {
   return out;
 }
 
-const BROKEN: Record<string, { cwe: string; why: string }> = {
-  DES: { cwe: 'CWE-327', why: 'DES has a 56-bit key that is brute-forced in hours' },
-  RC4: { cwe: 'CWE-327', why: 'RC4 keystream biases let attackers recover plaintext (RFC 7465 prohibits it in TLS)' },
-  '3DES': { cwe: 'CWE-327', why: 'Triple DES has a 64-bit block (Sweet32) and NIST disallows it for encryption after 2023' },
-};
+/** Ciphers broken in practice; why, and since when, comes from the PQC table, so the finding and the PQC report agree. */
+const BROKEN_CIPHERS = new Set(['DES', '3DES', 'RC4']);
 
 /**
  * Evidence that a broken algorithm protects something, not merely that code for it exists: a protocol or cipher
@@ -125,7 +123,7 @@ function algorithmFindings(assets: CryptoAsset[]): EngineFinding[] {
   const byRuleAndPath = new Map<string, { algorithm: string; path: string; evidence: Evidence[] }>();
   for (const asset of assets) {
     const { algorithm } = asset.details as { algorithm: string };
-    if (!BROKEN[algorithm]) continue;
+    if (!BROKEN_CIPHERS.has(algorithm)) continue;
     for (const e of asset.evidence) {
       if (!PROTECTION_METHODS.has(e.method)) continue;
       const key = `${algorithm}\0${e.path}`;
@@ -135,14 +133,14 @@ function algorithmFindings(assets: CryptoAsset[]): EngineFinding[] {
     }
   }
   return [...byRuleAndPath.values()].map(({ algorithm, path, evidence }) => {
-    const broken = BROKEN[algorithm]!;
     const how = evidence.some((e) => e.method === 'config') ? 'enabled by the configuration' : 'used by a key';
+    const pqc = assess(algorithm)!;
     return finding(`broken-algorithm-${algorithm.toLowerCase()}`, path, evidence, {
       name: `Broken algorithm ${algorithm} ${how === 'enabled by the configuration' ? 'enabled' : 'used by a key'} in ${path.split('/').pop()}`,
       severity: 'medium',
-      cwe: broken.cwe,
-      description: `${broken.why}. It is ${how} in ${path} (${[...new Set(evidence.map((e) => e.match).filter(Boolean))].join('; ')}).`,
-      recommendedAction: 'Remove the algorithm from the configuration (and the build where possible); use AES-256-GCM or ChaCha20-Poly1305.',
+      cwe: 'CWE-327',
+      description: `${pqc.reason}. It is ${how} in ${path} (${[...new Set(evidence.map((e) => e.match).filter(Boolean))].join('; ')}).`,
+      recommendedAction: `Remove the algorithm from the configuration (and the build where possible); use ${pqc.recommendations.map((r) => r.parameter).join(' or ')}.`,
     });
   });
 }

@@ -80,9 +80,14 @@ export const PQC_RULES: readonly PqcRule[] = [
     sources: ['131A-r2 section 9', '131A-r3', 'NIST, "NIST Retires SHA-1" (Dec 2022)'],
   },
   {
+    id: 'rc4', match: { names: ['RC4'] }, quantumClass: 'broken', transitions: [{ status: 'DISALLOWED' }], migrate: true,
+    reason: 'RC4 keystream biases let attackers recover plaintext; RFC 7465 prohibits it in TLS and NIST never approved it',
+    sources: ['RFC 7465', 'AlFardan et al., "On the Security of RC4 in TLS" (2013)'],
+  },
+  {
     id: 'broken-not-approved', match: { broken: true, nistApproved: false }, quantumClass: 'broken', transitions: [{ status: 'DISALLOWED' }], migrate: true,
     reason: '{name} is broken classically and was never NIST-approved',
-    sources: ['RFC 7465 (RC4)', 'RFC 6151 (MD5)', 'RFC 6150 (MD4)', 'Sweet32 (64-bit blocks: Blowfish)', 'RFC 8018 (RC2 not recommended)'],
+    sources: ['RFC 6151 (MD5)', 'RFC 6150 (MD4)', 'Sweet32 (64-bit blocks: Blowfish)', 'RFC 8018 (RC2 not recommended)'],
   },
   {
     id: 'public-key-under-80', match: { shor: true, belowStrength: 80 }, quantumClass: 'broken', transitions: [{ status: 'DISALLOWED', year: 2013 }], migrate: true,

@@ -7,6 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cryptoFindings } from '../../../src/engine/crypto/findings.js';
+import { assess } from '../../../src/engine/crypto/pqc.js';
 import type { CryptoAsset } from '../../../src/engine/types.js';
 import { NOW, analyze, pseudoRandom, tempDir } from './support.js';
 
@@ -51,6 +52,9 @@ describe('broken-algorithm findings', () => {
     const rc4 = ctx.findings.find((f) => f.pname === 'broken-algorithm-rc4')!;
     expect(rc4).toMatchObject({ findingType: 'knownVulnerability', severity: 'medium', identifiers: [{ cwe: 'CWE-327', rule: 'broken-algorithm-rc4' }], name: 'Broken algorithm RC4 enabled in nginx.conf' });
     expect(rc4.description).toContain('enabled by the configuration in etc/nginx/nginx.conf');
+    // Why and what instead come from the PQC table, as in the PQC report.
+    expect(rc4.description.startsWith(assess('RC4')!.reason)).toBe(true);
+    expect(rc4.recommendedAction).toContain('AES-256-GCM');
   });
 
   it("an SSH server configuration: '+3des-cbc' enables Triple DES, '-3des-cbc' removes it", async () => {
