@@ -1,8 +1,14 @@
 // The scan's last step: findings sharing a fingerprint become one, keeping the strongest severity with its
 // scores and everything either finding knew.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Analyzer } from '../../src/engine/analyzer.js';
 import { mergeFindingsByFingerprint } from '../../src/engine/finding-merge.js';
+import { scan } from '../../src/engine/scan.js';
 import type { EngineFinding } from '../../src/engine/types.js';
+import { box, boxHandler } from './unpack/driver-helpers.js';
 
 const finding = (fingerprint: string, fields: Partial<EngineFinding> = {}): EngineFinding => ({
   fingerprint, findingType: 'knownVulnerability', pname: 'rule', name: `finding ${fingerprint}`, severity: 'low', identifiers: [], occurrences: [], ...fields,
@@ -50,5 +56,19 @@ describe('mergeFindingsByFingerprint', () => {
     expect(mergeFindingsByFingerprint([scored, unscoredHigh])[0]!.cvssLatestBaseScore).toBeUndefined();
     // Same severity: the one with the higher score leads.
     expect(mergeFindingsByFingerprint([finding('y', { severity: 'medium' }), finding('y', { severity: 'medium', cvssLatestBaseScore: 6.1 })])[0]!.cvssLatestBaseScore).toBe(6.1);
+  });
+
+  it('is the last step of scan(): two analyzers reporting one fingerprint give one finding', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fs-merge-'));
+    try {
+      await writeFile(join(dir, 'fw.bin'), box('x'));
+      const reporter = (id: string, severity: EngineFinding['severity'], path: string): Analyzer => ({
+        id, phase: id, run: async (ctx) => { ctx.findings.push(finding('same', { severity, occurrences: [{ path }] })); },
+      });
+      const result = await scan(join(dir, 'fw.bin'), { workDir: join(dir, 'work'), handlers: [boxHandler()], analyzers: [reporter('a', 'low', 'lib/a.so'), reporter('b', 'high', 'lib/b.so')] });
+      expect(result.findings).toEqual([expect.objectContaining({ fingerprint: 'same', severity: 'high', occurrences: [{ path: 'lib/b.so' }, { path: 'lib/a.so' }] })]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

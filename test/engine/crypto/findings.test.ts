@@ -53,7 +53,7 @@ describe('broken-algorithm findings', () => {
     expect(rc4).toMatchObject({ findingType: 'knownVulnerability', severity: 'medium', identifiers: [{ cwe: 'CWE-327', rule: 'broken-algorithm-rc4' }], name: 'Broken algorithm RC4 enabled in nginx.conf' });
     expect(rc4.description).toContain('enabled by the configuration in etc/nginx/nginx.conf');
     // Why and what instead come from the PQC table, as in the PQC report.
-    expect(rc4.description.startsWith(assess('RC4')!.reason)).toBe(true);
+    expect(rc4.description!.startsWith(assess('RC4')!.reason)).toBe(true);
     expect(rc4.recommendedAction).toContain('AES-256-GCM');
   });
 
