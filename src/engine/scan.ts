@@ -10,6 +10,7 @@ import { UnrecognisedImageError } from './errors.js';
 import type { AnalysisContext, Analyzer } from './analyzer.js';
 import { FileIndex } from './file-index.js';
 import { detectType } from './file-type.js';
+import { mergeFindingsByFingerprint } from './finding-merge.js';
 import { hashFile } from './hash.js';
 import { levelOf, summarise, unrecognisedReason, withLevels } from './problems.js';
 import type { ScanResult } from './types.js';
@@ -85,6 +86,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     progress({ phase: analyzer.phase, percent: 100 });
     endPhase(analyzer.phase);
   }
+  ctx.findings = mergeFindingsByFingerprint(ctx.findings); // one finding per fingerprint, whichever analyzers made them
 
   const problems = withLevels(ctx.problems);
   const reason = unrecognisedReason({

@@ -4,6 +4,7 @@
 // (path and offset) as evidence. API: cbomReport:cycloneDX; CLI: --format cbom.
 import { createHash } from 'node:crypto';
 import { assess } from '../engine/crypto/pqc.js';
+import { transitionText } from '../engine/crypto/pqc-table.js';
 import type { CryptoAsset, ScanResult } from '../engine/types.js';
 import type { ReportGenerator, ReportInput } from './report.js';
 
@@ -36,26 +37,29 @@ function occurrences(asset: CryptoAsset): Json {
 
 function algorithm(asset: CryptoAsset): Json {
   const d = asset.details as { algorithm: string; parameterSet?: string; mode?: string; primitive: string; classicalSecurityLevel: number; nistQuantumSecurityLevel: number; quantumClass: string; nistApproved: boolean; firmwareSigning?: boolean };
+  // Quantum facts come from the PQC table through assess(), as in the PQC report; the stored details only stand
+  // in for an algorithm the catalog no longer knows.
   const pqc = assess(d.algorithm, d.parameterSet, d.firmwareSigning === true);
+  const primitive = pqc?.primitive ?? d.primitive;
   const mode = d.mode?.toLowerCase();
   const properties: Json = {
-    primitive: d.primitive,
+    primitive,
     ...(d.parameterSet && !CURVE_ALGORITHMS.has(d.algorithm) ? { parameterSetIdentifier: d.parameterSet } : {}),
     ...(d.parameterSet && CURVE_ALGORITHMS.has(d.algorithm) ? { curve: d.parameterSet } : {}),
     ...(mode ? { mode: MODES.has(mode) ? mode : 'other' } : {}),
     executionEnvironment: 'software-plain-ram',
     implementationPlatform: 'unknown',
-    cryptoFunctions: FUNCTIONS[d.primitive] ?? ['unknown'],
-    classicalSecurityLevel: d.classicalSecurityLevel,
-    nistQuantumSecurityLevel: d.nistQuantumSecurityLevel,
+    cryptoFunctions: FUNCTIONS[primitive] ?? ['unknown'],
+    classicalSecurityLevel: pqc?.classicalSecurityLevel ?? d.classicalSecurityLevel,
+    nistQuantumSecurityLevel: pqc?.nistQuantumSecurityLevel ?? d.nistQuantumSecurityLevel,
   };
   return {
     cryptoProperties: { assetType: 'algorithm', algorithmProperties: properties },
     properties: [
-      prop('quantumClass', d.quantumClass),
-      prop('nistApproved', d.nistApproved),
+      prop('quantumClass', pqc?.quantumClass ?? d.quantumClass),
+      prop('nistApproved', pqc?.nistApproved ?? d.nistApproved),
       prop('nistIr8547Compliant', pqc?.compliant ?? false),
-      ...(pqc?.transitions ?? []).map((t) => prop('nistIr8547Transition', t.year ? `${t.status} after ${t.year}` : t.status)),
+      ...(pqc ? [prop('nistIr8547Transition', transitionText(pqc.transitions))] : []),
       ...(pqc?.recommendations ?? []).map((r) => prop('recommendedMigration', `${r.parameter} (${r.security})`)),
     ],
   };

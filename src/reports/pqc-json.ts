@@ -1,5 +1,6 @@
 // PQC compliance report, JSON (API: cryptographicMaterialsReport?mode=pqc-compliance&contentType=json).
 // Structure per API-NOTES: {id, parent, name, productName, summary, findings: [{..., compliance: [{nistIr8547}]}]}.
+import { STANDARD, TRANSITION_YEAR_MEANING } from '../engine/crypto/pqc-table.js';
 import { pqcModel, type PqcRow } from './pqc-model.js';
 import type { ReportGenerator, ReportInput } from './report.js';
 
@@ -39,8 +40,8 @@ export function pqcJson(input: ReportInput): Record<string, unknown> {
     summary: {
       ...model.summary,
       generatedAt: model.generatedAt,
-      standard: 'NIST IR 8547 (Transition to Post-Quantum Cryptography Standards)',
-      transitionYearMeaning: 'a transition status applies after the end of its year, as in NIST IR 8547 ("deprecated after 2030")',
+      standard: STANDARD,
+      transitionYearMeaning: TRANSITION_YEAR_MEANING,
     },
     findings: model.rows.map(finding),
     certificates: model.certificates.map((c) => ({ id: c.ref, name: c.name, paths: c.paths, ...c.details })),

@@ -32,6 +32,14 @@ describe('PQC compliance report (JSON)', () => {
     expect(byName['AES-256-GCM']!.component).toBe('openssl 1.1.1w');
     expect(byName['DH-2048']!.cryptoProtocolName).toBe('SSH');
     for (const f of findings) expect(f.evidence.length, f.name).toBeGreaterThan(0);
+    // Every row agrees with itself: compliant exactly when it has nothing to migrate and its last status is ACCEPTABLE.
+    for (const f of findings) {
+      const { nistIr8547 } = f.compliance[0]!;
+      const last = (nistIr8547.parameter.transitions as Array<{ status: string }>).at(-1)?.status;
+      expect([f.isNistIR8547Compliant, nistIr8547.compliant !== undefined, last === 'ACCEPTABLE'], f.name).toEqual([f.isNistIR8547Compliant, f.isNistIR8547Compliant, f.isNistIR8547Compliant]);
+      expect((nistIr8547.notCompliant?.recommendations.length ?? 0) > 0, f.name).toBe(!f.isNistIR8547Compliant);
+    }
+    expect(byName['SHA-256']).toMatchObject({ isNistIR8547Compliant: true, quantumSecurityClass: 'weakened' });
     // Most severe first.
     expect(findings[0]!.quantumSecurityClass).toBe('broken');
     expect(report.summary).toMatchObject({ algorithms: findings.length, certificates: 1, privateKeys: 1, earliestTransition: { status: 'DISALLOWED', year: 2030 } });

@@ -4,7 +4,8 @@
 
 export type Primitive = 'block-cipher' | 'stream-cipher' | 'hash' | 'mac' | 'signature' | 'key-agree' | 'kem' | 'pke' | 'kdf' | 'drbg' | 'ae' | 'xof' | 'other';
 
-/** quantum-vulnerable: broken by Shor; weakened: Grover halves the margin; broken: already broken classically. */
+/** quantum-vulnerable: broken by Shor; weakened: Grover halves the margin; broken: already broken classically.
+ * Which class each algorithm is in is decided by the one PQC table (pqc-table.ts). */
 export type QuantumClass = 'quantum-vulnerable' | 'weakened' | 'quantum-resistant' | 'broken';
 
 export type Usage = 'signature' | 'key-establishment' | 'symmetric' | 'hash' | 'mac' | 'other';
@@ -40,7 +41,8 @@ const LIST: AlgorithmInfo[] = [
   sym('AES', 'block-cipher', { '': 128, '128': 128, '192': 192, '256': 256 }, true, { category: aesCategory, oid: '2.16.840.1.101.3.4.1' }),
   sym('DES', 'block-cipher', { '': 56 }, false, { broken: true, oid: '1.3.14.3.2.7' }),
   sym('3DES', 'block-cipher', { '': 112 }, true, { broken: true, oid: '1.2.840.113549.3.7' }),
-  sym('Blowfish', 'block-cipher', { '': 128 }, false),
+  // A 64-bit block, like 3DES: birthday-bound plaintext recovery in long sessions (Sweet32, CVE-2016-6329).
+  sym('Blowfish', 'block-cipher', { '': 128 }, false, { broken: true }),
   sym('Twofish', 'block-cipher', { '': 128, '128': 128, '192': 192, '256': 256 }, false, { category: aesCategory }),
   sym('Camellia', 'block-cipher', { '': 128, '128': 128, '192': 192, '256': 256 }, false, { category: aesCategory }),
   sym('RC2', 'block-cipher', { '': 40 }, false, { broken: true }),
@@ -48,7 +50,7 @@ const LIST: AlgorithmInfo[] = [
   sym('ChaCha20', 'stream-cipher', { '': 256 }, false, { category: { '': 5 } }),
   sym('ChaCha20-Poly1305', 'ae', { '': 256 }, false, { category: { '': 5 } }),
   sym('Salsa20', 'stream-cipher', { '': 256 }, false, { category: { '': 5 } }),
-  sym('Poly1305', 'mac', { '': 128 }, false, { category: { '': 5 } }),
+  sym('Poly1305', 'mac', { '': 128 }, false, { category: { '': 1 } }),
   sym('MD4', 'hash', { '': 0 }, false, { broken: true }),
   sym('MD5', 'hash', { '': 18 }, false, { broken: true, oid: '1.2.840.113549.2.5' }),
   sym('SHA-1', 'hash', { '': 63 }, true, { broken: true, oid: '1.3.14.3.2.26' }),
@@ -63,10 +65,11 @@ const LIST: AlgorithmInfo[] = [
   sym('BLAKE2b', 'hash', { '': 256 }, false, { category: { '': 5 } }),
   sym('HMAC', 'mac', { '': 128 }, true, { category: { '': 2 } }),
   sym('CMAC', 'mac', { '': 128 }, true, { category: { '': 1 } }),
-  { name: 'PBKDF2', primitive: 'kdf', usage: 'other', nistApproved: true, strength: { '': 128 } },
-  { name: 'HKDF', primitive: 'kdf', usage: 'other', nistApproved: true, strength: { '': 128 } },
-  { name: 'Argon2', primitive: 'kdf', usage: 'other', nistApproved: false, strength: { '': 128 } },
-  { name: 'DRBG', primitive: 'drbg', usage: 'other', nistApproved: true, strength: { '': 128 } },
+  // KDFs and DRBGs are as strong as the hash or cipher beneath them: 128 bits, category 1, when it is unknown.
+  { name: 'PBKDF2', primitive: 'kdf', usage: 'other', nistApproved: true, strength: { '': 128 }, category: { '': 1 } },
+  { name: 'HKDF', primitive: 'kdf', usage: 'other', nistApproved: true, strength: { '': 128 }, category: { '': 1 } },
+  { name: 'Argon2', primitive: 'kdf', usage: 'other', nistApproved: false, strength: { '': 128 }, category: { '': 1 } },
+  { name: 'DRBG', primitive: 'drbg', usage: 'other', nistApproved: true, strength: { '': 128 }, category: { '': 1 } },
   rsaLike('RSA', 'signature', '1.2.840.113549.1.1.1'),
   rsaLike('DSA', 'signature', '1.2.840.10040.4.1'),
   rsaLike('DH', 'key-establishment', '1.2.840.113549.1.3.1'),
@@ -102,16 +105,6 @@ export function classicalStrength(info: AlgorithmInfo, parameter?: string): numb
     return below ? info.strength[String(below)]! : 0;
   }
   return info.strength[''] ?? 0;
-}
-
-export function quantumClass(info: AlgorithmInfo, parameter?: string): QuantumClass {
-  const strength = classicalStrength(info, parameter);
-  if (info.broken || strength < 80) return 'broken';
-  if (info.shor) return 'quantum-vulnerable';
-  const category = info.category?.[parameter ?? ''] ?? info.category?.[''];
-  // Grover: 128-bit keys and SHA-256-class hashes keep only half their margin.
-  if (info.primitive === 'kem' || (info.primitive === 'signature' && !info.shor)) return 'quantum-resistant';
-  return category !== undefined && category >= 3 ? 'quantum-resistant' : 'weakened';
 }
 
 /** NIST quantum security level (0 = broken by a quantum computer; 1..5 = PQC category). */

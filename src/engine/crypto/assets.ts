@@ -108,7 +108,7 @@ export class AssetBuilder {
       merge(details.names, protocol.names);
       merge(details.algorithms, protocol.algorithms.map((s) => [normalizeSpec(s).algorithm, normalizeSpec(s).parameter, s.mode].filter(Boolean).join('-')));
       Object.assign(details.settings, protocol.settings ?? {});
-      for (const spec of protocol.algorithms) this.addAlgorithm(path, { ...spec, method: protocol.method === 'config' ? 'config' : 'protocol-string', what: `${protocol.protocol} ${protocol.names[0] ?? protocol.cipherSuites[0] ?? 'algorithm'}`, offset: protocol.offset, kind: 'crypto', protocol: protocol.protocol });
+      for (const { via, ...spec } of protocol.algorithms) this.addAlgorithm(path, { ...spec, method: protocol.method === 'config' ? 'config' : 'protocol-string', what: `${protocol.protocol} ${via ?? protocol.names[0] ?? protocol.cipherSuites[0] ?? 'algorithm'}`, offset: protocol.offset, kind: 'crypto', protocol: protocol.protocol });
     }
     for (const material of detections.materials) this.addMaterial(path, material);
   }

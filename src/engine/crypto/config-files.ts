@@ -59,13 +59,15 @@ function sshd(text: string): ProtocolHit {
     if (!m || line.trim().startsWith('#')) continue;
     const [key, value] = [m[1]!, m[2]!];
     if (/^(Ciphers|MACs|KexAlgorithms|HostKeyAlgorithms|PubkeyAcceptedAlgorithms|PubkeyAcceptedKeyTypes)$/i.test(key)) {
-      for (const name of value.replace(/^[-+^]/, '').split(',')) {
+      // '-list' removes names from the defaults: they are not enabled ('+' appends, '^' puts first).
+      if (value.startsWith('-')) continue;
+      for (const name of value.replace(/^[+^]/, '').split(',')) {
         out.names.push(name);
-        out.algorithms.push(...(SSH_NAMES.get(name) ?? []));
+        out.algorithms.push(...(SSH_NAMES.get(name) ?? []).map((spec) => ({ ...spec, via: `${key} ${name}` })));
       }
     } else if (/^HostKey$/i.test(key)) {
       const type = /ssh_host_(rsa|dsa|ecdsa|ed25519)_key/.exec(value)?.[1];
-      if (type) out.algorithms.push(parseSpec({ rsa: 'RSA', dsa: 'DSA:1024', ecdsa: 'ECDSA', ed25519: 'Ed25519' }[type]!));
+      if (type) out.algorithms.push({ ...parseSpec({ rsa: 'RSA', dsa: 'DSA:1024', ecdsa: 'ECDSA', ed25519: 'Ed25519' }[type]!), via: `HostKey ${value}` });
       out.settings[`HostKey ${basename(value)}`] = value;
     } else if (/^(Protocol|PermitRootLogin|PasswordAuthentication)$/i.test(key)) out.settings[key] = value;
   }
@@ -99,18 +101,19 @@ export function parseConfig(path: string, text: string): ConfigDetections {
     const out = hit('IKE');
     for (const m of text.matchAll(/^\s*(ike|esp|ah|proposals|esp_proposals)\s*=\s*(.+)$/gm)) {
       out.names.push(`${m[1]}=${m[2]!.trim()}`);
-      out.algorithms.push(...ipsecAlgorithms(m[2]!));
+      out.algorithms.push(...ipsecAlgorithms(m[2]!).map((spec) => ({ ...spec, via: `${m[1]}=${m[2]!.trim()}` })));
     }
     return out.names.length ? { protocols: [out], materials: [] } : { protocols: [], materials: [] };
   }
   if (name === 'racoon.conf') {
     const out = hit('IKE');
     for (const m of text.matchAll(/^\s*(encryption_algorithm|hash_algorithm|dh_group)\s+([^;]+);/gm)) {
-      out.names.push(`${m[1]} ${m[2]!.trim()}`);
+      const via = `${m[1]} ${m[2]!.trim()}`;
+      out.names.push(via);
       if (m[1] === 'dh_group') {
         const group = DH_GROUPS[m[2]!.trim()] ?? { modp768: 'DH:768', modp1024: 'DH:1024', modp1536: 'DH:1536', modp2048: 'DH:2048' }[m[2]!.trim()];
-        if (group) out.algorithms.push(parseSpec(group));
-      } else out.algorithms.push(...ipsecAlgorithms(m[2]!.replace(/\s/g, '')));
+        if (group) out.algorithms.push({ ...parseSpec(group), via });
+      } else out.algorithms.push(...ipsecAlgorithms(m[2]!.replace(/\s/g, '')).map((spec) => ({ ...spec, via })));
     }
     return { protocols: out.names.length ? [out] : [], materials: [] };
   }
@@ -135,9 +138,10 @@ function tlsConfig(text: string): ProtocolHit[] {
   }
   for (const m of text.matchAll(/^\s*(?:ssl_ciphers|SSLCipherSuite|CipherString|ssl\.cipher-list|ciphers)\s*[= ]\s*(.+)$/gim)) {
     for (const suite of unquote(m[1]!).split(/[:\s,]+/)) {
-      if (!/^[A-Z0-9_-]+$/.test(suite) || !/(AES|DES|RC4|CHACHA|CAMELLIA)/.test(suite) || suite.startsWith('!')) continue;
+      // OpenSSL cipher strings: '!X' and '-X' remove X, so they enable nothing.
+      if (!/^[A-Z0-9_-]+$/.test(suite) || !/(AES|DES|RC4|CHACHA|CAMELLIA)/.test(suite) || suite.startsWith('-')) continue;
       out.cipherSuites.push(suite);
-      out.algorithms.push(...suiteAlgorithms(suite));
+      out.algorithms.push(...suiteAlgorithms(suite).map((spec) => ({ ...spec, via: suite })));
     }
   }
   return out.versions.length || out.cipherSuites.length ? [out] : [];

@@ -129,13 +129,13 @@ async function protocols(hits: Array<{ pattern: number; offset: number }>, read:
     else if (p.role === 'version' && !hit.versions.includes(p.value!)) hit.versions.push(p.value!);
     else if (p.role === 'algorithm' && !hit.names.includes(p.value!)) {
       hit.names.push(p.value!);
-      hit.algorithms.push(...p.algorithms!.map(parseSpec));
+      hit.algorithms.push(...p.algorithms!.map((spec) => ({ ...parseSpec(spec), via: p.value })));
     } else if (p.role === 'suite-anchor') {
       const from = Math.max(0, offset - 64);
       const suite = suiteAround((await read(from, 160)).toString('latin1'), offset - from);
       if (suite && !hit.cipherSuites.includes(suite)) {
         hit.cipherSuites.push(suite);
-        hit.algorithms.push(...suiteAlgorithms(suite));
+        hit.algorithms.push(...suiteAlgorithms(suite).map((spec) => ({ ...spec, via: suite })));
       }
     }
   }

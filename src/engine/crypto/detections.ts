@@ -28,6 +28,11 @@ export interface LibraryHit {
   offset: number;
 }
 
+/** An algorithm a protocol uses, with the protocol name or cipher suite that implies it (for evidence). */
+export interface ProtocolAlgorithm extends AlgorithmSpec {
+  via?: string;
+}
+
 export interface ProtocolHit {
   protocol: ProtocolName;
   method: 'protocol-string' | 'config';
@@ -35,7 +40,7 @@ export interface ProtocolHit {
   cipherSuites: string[];
   /** Algorithm names as the protocol spells them ('curve25519-sha256', 'aes128-sha256-modp2048', 'sha256,rsa2048'). */
   names: string[];
-  algorithms: AlgorithmSpec[];
+  algorithms: ProtocolAlgorithm[];
   /** Settings worth showing ('PermitRootLogin', 'Protocol', 'check_signature', ...). */
   settings?: Record<string, string>;
   offset?: number;

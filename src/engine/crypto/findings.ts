@@ -1,13 +1,15 @@
 // The serious cases among the crypto assets become knownVulnerability findings with a CWE: private keys in the
 // image (CWE-321), weak key sizes (CWE-326), certificates signed with MD5/SHA-1 (CWE-328), broken ciphers in
-// use (CWE-327), expired certificates used for trust (CWE-324). Fingerprints hash the rule and the key,
-// certificate or file, never offsets, so the same problem in the next image is the same finding.
+// use (CWE-327: enabled by a configuration or used by a key, never merely present in code), expired certificates
+// used for trust (CWE-324). Fingerprints hash the rule and the key, certificate or file, never offsets, so the
+// same problem in the next image is the same finding.
 import { findingFingerprint } from '../fingerprint.js';
-import type { CryptoAsset, EngineFinding, Severity } from '../types.js';
+import { assess } from './pqc.js';
+import type { CryptoAsset, EngineFinding, Evidence, Severity } from '../types.js';
 
 const TRUST_PATH = /(\/etc\/ssl\/|\/certs?\/|ca-?bundle|ca-certificates|cacert|trust)/i;
 
-function finding(rule: string, where: string, asset: CryptoAsset, fields: { name: string; severity: Severity; cwe: string; description: string; recommendedAction: string }): EngineFinding {
+function finding(rule: string, where: string, evidence: Evidence[], fields: { name: string; severity: Severity; cwe: string; description: string; recommendedAction: string }): EngineFinding {
   return {
     fingerprint: findingFingerprint('knownVulnerability', rule, where),
     findingType: 'knownVulnerability',
@@ -18,34 +20,52 @@ function finding(rule: string, where: string, asset: CryptoAsset, fields: { name
     severity: fields.severity,
     identifiers: [{ cwe: fields.cwe, rule }],
     recommendedAction: fields.recommendedAction,
-    occurrences: asset.evidence.map((e) => ({ path: e.path, offset: e.offset, evidence: [e.method, e.match].filter(Boolean).join(': ') })),
+    occurrences: evidence.map((e) => ({ path: e.path, offset: e.offset, evidence: [e.method, e.match].filter(Boolean).join(': ') })),
   };
 }
 
 const weakKey = (type: string | undefined, bits: number | undefined): boolean =>
   bits !== undefined && (((type === 'RSA' || type === 'DSA' || type === 'DH') && bits < 2048) || (type === 'EC' && bits < 224));
 
-function keyFindings(asset: CryptoAsset): EngineFinding[] {
-  const d = asset.details as { keyType?: string; bits?: number; keyId?: string; encrypted?: boolean; weakPassword?: string; format?: string; embeddedIn?: string };
-  const where = d.keyId ?? asset.paths.slice().sort()[0]!;
-  const out: EngineFinding[] = [];
-  if (asset.assetType === 'private-key') {
-    const protectedWell = d.encrypted && d.weakPassword === undefined;
-    out.push(finding('private-key-in-image', where, asset, {
-      name: `Private key in the image: ${asset.name}${d.embeddedIn ? ` compiled into an ${d.embeddedIn}` : ''}`,
-      // A key compiled into a program is often a test or sample key (e.g. `openssl speed`): still shipped, less often live.
-      severity: protectedWell || d.embeddedIn ? 'medium' : 'high',
-      cwe: 'CWE-321',
-      description: `A ${asset.name} is shipped in the firmware image${d.encrypted ? (d.weakPassword !== undefined ? `, protected only by ${d.weakPassword === '' ? 'an empty password' : `the common password "${d.weakPassword}"`}` : ', encrypted') : ', unencrypted'}. Every device running this image shares it: anyone who extracts the image can impersonate the device or decrypt its traffic.`,
-      recommendedAction: 'Remove the key from the image; generate a unique key per device at first boot or provisioning, and revoke the published one.',
-    }));
+type KeyDetails = { keyType?: string; bits?: number; keyId?: string; encrypted?: boolean; weakPassword?: string; format?: string; embeddedIn?: string };
+const keyWhere = (asset: CryptoAsset): string => (asset.details as KeyDetails).keyId ?? asset.paths.slice().sort()[0]!;
+
+function privateKeyFinding(asset: CryptoAsset): EngineFinding {
+  const d = asset.details as KeyDetails;
+  const protectedWell = d.encrypted && d.weakPassword === undefined;
+  return finding('private-key-in-image', keyWhere(asset), asset.evidence, {
+    name: `Private key in the image: ${asset.name}${d.embeddedIn ? ` compiled into an ${d.embeddedIn}` : ''}`,
+    // A key compiled into a program is often a test or sample key (e.g. `openssl speed`): still shipped, less often live.
+    severity: protectedWell || d.embeddedIn ? 'medium' : 'high',
+    cwe: 'CWE-321',
+    description: `A ${asset.name} is shipped in the firmware image${d.encrypted ? (d.weakPassword !== undefined ? `, protected only by ${d.weakPassword === '' ? 'an empty password' : `the common password "${d.weakPassword}"`}` : ', encrypted') : ', unencrypted'}. Every device running this image shares it: anyone who extracts the image can impersonate the device or decrypt its traffic.`,
+    recommendedAction: 'Remove the key from the image; generate a unique key per device at first boot or provisioning, and revoke the published one.',
+  });
+}
+
+/**
+ * A private key and its public key (ssh_host_rsa_key and .pub) share a key id: one weak key, so one finding
+ * with the evidence of both (the private key, listed first, names it).
+ */
+function keyFindings(keys: CryptoAsset[]): EngineFinding[] {
+  const out = keys.filter((k) => k.assetType === 'private-key').map(privateKeyFinding);
+  const weak = new Map<string, { asset: CryptoAsset; evidence: Evidence[] }>();
+  for (const asset of keys) {
+    const d = asset.details as KeyDetails;
+    if (!weakKey(d.keyType, d.bits)) continue;
+    const entry = weak.get(keyWhere(asset));
+    if (entry) entry.evidence.push(...asset.evidence);
+    else weak.set(keyWhere(asset), { asset, evidence: [...asset.evidence] });
   }
-  if (weakKey(d.keyType, d.bits)) out.push(weakKeyFinding(asset, where, d.keyType!, d.bits!));
+  for (const [where, { asset, evidence }] of weak) {
+    const d = asset.details as KeyDetails;
+    out.push(weakKeyFinding(asset, where, d.keyType!, d.bits!, evidence));
+  }
   return out;
 }
 
-function weakKeyFinding(asset: CryptoAsset, where: string, type: string, bits: number): EngineFinding {
-  return finding('weak-key-size', where, asset, {
+function weakKeyFinding(asset: CryptoAsset, where: string, type: string, bits: number, evidence = asset.evidence): EngineFinding {
+  return finding('weak-key-size', where, evidence, {
     name: `Weak ${type} key size (${bits} bits): ${asset.name}`,
     severity: bits < 1024 || (type === 'EC' && bits < 192) ? 'high' : 'medium',
     cwe: 'CWE-326',
@@ -63,7 +83,7 @@ function certificateFindings(asset: CryptoAsset, now: Date): EngineFinding[] {
   const trusted = efi.length > 0 || (!identity && (d.isCA || asset.paths.some((p) => TRUST_PATH.test(p))));
   if (d.expired && trusted) {
     const where = efi.length ? `UEFI ${[...new Set(efi)].join('/')}` : d.isCA ? 'a CA certificate' : 'a trust store';
-    out.push(finding('expired-certificate-used-for-trust', d.sha256, asset, {
+    out.push(finding('expired-certificate-used-for-trust', d.sha256, asset.evidence, {
       name: `Expired certificate used for trust: ${asset.name}`,
       severity: 'medium',
       cwe: 'CWE-324',
@@ -72,7 +92,7 @@ function certificateFindings(asset: CryptoAsset, now: Date): EngineFinding[] {
     }));
   }
   if (d.signatureHash === 'MD5' || d.signatureHash === 'SHA-1') {
-    out.push(finding('weak-signature-algorithm', d.sha256, asset, {
+    out.push(finding('weak-signature-algorithm', d.sha256, asset.evidence, {
       name: `Certificate signed with ${d.signatureAlgorithm}: ${asset.name}`,
       severity: d.signatureHash === 'MD5' ? 'high' : 'medium',
       cwe: 'CWE-328',
@@ -84,36 +104,51 @@ function certificateFindings(asset: CryptoAsset, now: Date): EngineFinding[] {
   return out;
 }
 
-const BROKEN: Record<string, { cwe: string; why: string }> = {
-  DES: { cwe: 'CWE-327', why: 'DES has a 56-bit key that is brute-forced in hours' },
-  RC4: { cwe: 'CWE-327', why: 'RC4 keystream biases let attackers recover plaintext (RFC 7465 prohibits it in TLS)' },
-  '3DES': { cwe: 'CWE-327', why: 'Triple DES has a 64-bit block (Sweet32) and NIST disallows it for encryption after 2023' },
-};
+/** Ciphers broken in practice; why, and since when, comes from the PQC table, so the finding and the PQC report agree. */
+const BROKEN_CIPHERS = new Set(['DES', '3DES', 'RC4']);
 
-function algorithmFindings(asset: CryptoAsset): EngineFinding[] {
-  const d = asset.details as { algorithm: string; methods: string[] };
-  const broken = BROKEN[d.algorithm];
-  if (!broken) return [];
-  // One finding per file that uses it: the file is where it has to be fixed.
-  return asset.paths.map((path) => {
-    const evidence = asset.evidence.filter((e) => e.path === path);
-    const strong = evidence.some((e) => e.method === 'constant-table' || e.method === 'config');
-    return finding(`broken-algorithm-${d.algorithm.toLowerCase()}`, path, { ...asset, evidence }, {
-      name: `Broken algorithm ${d.algorithm} in ${path.split('/').pop()}`,
-      severity: strong ? 'medium' : 'low',
-      cwe: broken.cwe,
-      description: `${broken.why}. Found in ${path} (${[...new Set(evidence.map((e) => e.method))].join(', ')}).`,
-      recommendedAction: 'Remove the algorithm from the build and configuration; use AES-256-GCM or ChaCha20-Poly1305.',
+/**
+ * Evidence that a broken algorithm protects something, not merely that code for it exists: a protocol or cipher
+ * configuration that enables it ('config': sshd_config Ciphers, IKE proposals, TLS cipher lists) or a key of
+ * that algorithm ('key', 'certificate-key'). Constant tables, library symbols and cipher-suite names compiled
+ * into a binary only show capability (every OpenSSL carries DES): they stay crypto assets, not findings.
+ */
+const PROTECTION_METHODS = new Set(['config', 'key', 'certificate-key']);
+
+/**
+ * One finding per broken algorithm and file that enables it. The algorithm's assets (DES, DES-CBC, DES-ECB, ...)
+ * are taken together: the fingerprint is (algorithm, file), so one finding per asset would repeat it.
+ */
+function algorithmFindings(assets: CryptoAsset[]): EngineFinding[] {
+  const byRuleAndPath = new Map<string, { algorithm: string; path: string; evidence: Evidence[] }>();
+  for (const asset of assets) {
+    const { algorithm } = asset.details as { algorithm: string };
+    if (!BROKEN_CIPHERS.has(algorithm)) continue;
+    for (const e of asset.evidence) {
+      if (!PROTECTION_METHODS.has(e.method)) continue;
+      const key = `${algorithm}\0${e.path}`;
+      const entry = byRuleAndPath.get(key) ?? { algorithm, path: e.path, evidence: [] };
+      entry.evidence.push(e);
+      byRuleAndPath.set(key, entry);
+    }
+  }
+  return [...byRuleAndPath.values()].map(({ algorithm, path, evidence }) => {
+    const how = evidence.some((e) => e.method === 'config') ? 'enabled by the configuration' : 'used by a key';
+    const pqc = assess(algorithm)!;
+    return finding(`broken-algorithm-${algorithm.toLowerCase()}`, path, evidence, {
+      name: `Broken algorithm ${algorithm} ${how === 'enabled by the configuration' ? 'enabled' : 'used by a key'} in ${path.split('/').pop()}`,
+      severity: 'medium',
+      cwe: 'CWE-327',
+      description: `${pqc.reason}. It is ${how} in ${path} (${[...new Set(evidence.map((e) => e.match).filter(Boolean))].join('; ')}).`,
+      recommendedAction: `Remove the algorithm from the configuration (and the build where possible); use ${pqc.recommendations.map((r) => r.parameter).join(' or ')}.`,
     });
   });
 }
 
 export function cryptoFindings(assets: CryptoAsset[], now: Date): EngineFinding[] {
-  const out: EngineFinding[] = [];
-  for (const asset of assets) {
-    if (asset.assetType === 'private-key' || asset.assetType === 'public-key') out.push(...keyFindings(asset));
-    else if (asset.assetType === 'certificate') out.push(...certificateFindings(asset, now));
-    else if (asset.assetType === 'algorithm') out.push(...algorithmFindings(asset));
-  }
-  return out;
+  return [
+    ...keyFindings(assets.filter((a) => a.assetType === 'private-key' || a.assetType === 'public-key')),
+    ...assets.filter((a) => a.assetType === 'certificate').flatMap((a) => certificateFindings(a, now)),
+    ...algorithmFindings(assets.filter((a) => a.assetType === 'algorithm')),
+  ];
 }

@@ -76,7 +76,9 @@ describe('protocol strings', () => {
     const found = await detectBuffer(strings('TLSv1.2', 'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256', 'ECDHE-RSA-AES256-GCM-SHA384', 'SSH-2.0-dropbear', 'diffie-hellman-group1-sha1', 'Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s', 'sha256,rsa2048'));
     const byName = Object.fromEntries(found.protocols.map((p) => [p.protocol, p]));
     expect(byName.TLS).toMatchObject({ versions: ['TLS 1.2'], cipherSuites: ['ECDHE-RSA-AES256-GCM-SHA384', 'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256'] });
-    expect(byName.SSH!.algorithms).toContainEqual({ algorithm: 'DH', parameter: '1024', mode: undefined });
+    // Each algorithm names the protocol string that implies it (evidence shows it, not the protocol's first name).
+    expect(byName.SSH!.algorithms).toContainEqual({ algorithm: 'DH', parameter: '1024', mode: undefined, via: 'diffie-hellman-group1-sha1' });
+    expect(byName.TLS!.algorithms).toContainEqual({ algorithm: 'AES', parameter: '256', mode: 'GCM', via: 'ECDHE-RSA-AES256-GCM-SHA384' });
     expect(byName.WireGuard!.algorithms.map((a) => a.algorithm)).toEqual(['X25519', 'ChaCha20-Poly1305', 'BLAKE2s']);
     expect(byName['signed-update']).toMatchObject({ names: ['U-Boot FIT sha256,rsa2048'] });
     // SSH algorithm names without a banner (a key file, a man page) are no SSH protocol.
@@ -97,7 +99,9 @@ describe('configuration files', () => {
       { algorithm: '3DES', mode: 'CBC' }, { algorithm: 'MD5' }, { algorithm: 'DH', parameter: '1024' },
     ]);
     const [ike] = parseConfig('/etc/racoon.conf', 'remote anonymous {\n proposal {\n  encryption_algorithm 3des;\n  hash_algorithm sha1;\n  dh_group 2;\n }\n}\n').protocols;
-    expect(ike!.algorithms).toEqual([{ algorithm: '3DES', mode: 'CBC' }, { algorithm: 'SHA-1' }, { algorithm: 'DH', parameter: '1024' }]);
+    expect(ike!.algorithms).toEqual([
+      { algorithm: '3DES', mode: 'CBC', via: 'encryption_algorithm 3des' }, { algorithm: 'SHA-1', via: 'hash_algorithm sha1' }, { algorithm: 'DH', parameter: '1024', mode: undefined, via: 'dh_group 2' },
+    ]);
   });
 
   it('WireGuard private keys are key material; TLS server settings; opkg signature checking', () => {
@@ -163,6 +167,12 @@ describe.skipIf(!haveShared('corpus', 'ncat-linux-x86_64'))('corpus binaries', (
       expect(result.cryptoAssets.find((a) => a.assetType === 'protocol' && a.name === 'signed-update')).toBeDefined();
       expect(result.cryptoAssets.find((a) => a.assetType === 'protocol' && a.name === 'SSH')!.paths.some((p) => p.endsWith('/usr/sbin/dropbear'))).toBe(true);
       expect(result.findings.filter((f) => f.pname === 'private-key-in-image')).toEqual([]);
+      // dropbear's SSH key exchanges: each DH size is shown with the group and the name that use it (group 1 is
+      // 1024-bit, from RFC 2409; group 14 is 2048-bit, from RFC 3526).
+      const evidence = (name: string) => result.cryptoAssets.find((a) => a.name === name)!.evidence.map((e) => e.match).sort();
+      expect(evidence('DH-1024')).toEqual(['DH RFC 2409 MODP group 2 (1024-bit) prime', 'SSH diffie-hellman-group1-sha1']);
+      expect(evidence('DH-2048')).toEqual(['DH RFC 3526 MODP group 14 (2048-bit) prime', 'SSH diffie-hellman-group14-sha1', 'SSH diffie-hellman-group14-sha256']);
+      expect(evidence('X25519')).toEqual(['SSH curve25519-sha256']);
     } finally {
       await rm(work, { recursive: true, force: true });
     }

@@ -20,10 +20,11 @@ describe('assess', () => {
     ['SHA-384', undefined, 'quantum-resistant', 192, 4, true, [{ status: 'ACCEPTABLE', year: 2035 }]],
     ['SHA-1', undefined, 'broken', 63, 0, false, [{ status: 'DEPRECATED', year: 2013 }, { status: 'LEGACY_USE', year: 2013 }, { status: 'DISALLOWED', year: 2030 }]],
     ['MD5', undefined, 'broken', 18, 0, false, [{ status: 'DISALLOWED' }]],
-    ['DES', undefined, 'broken', 56, 0, false, [{ status: 'DISALLOWED' }]],
+    ['DES', undefined, 'broken', 56, 0, false, [{ status: 'DISALLOWED', year: 2005 }]],
     ['3DES', undefined, 'broken', 112, 0, false, [{ status: 'DEPRECATED', year: 2018 }, { status: 'DISALLOWED', year: 2023 }, { status: 'LEGACY_USE', year: 2023 }]],
     ['RC4', undefined, 'broken', 0, 0, false, [{ status: 'DISALLOWED' }]],
-    ['ChaCha20-Poly1305', undefined, 'quantum-resistant', 256, 5, false, [{ status: 'DISALLOWED' }]],
+    // Not NIST-approved: outside NIST IR 8547 (no status), rather than "resistant" and "disallowed" at once.
+    ['ChaCha20-Poly1305', undefined, 'quantum-resistant', 256, 5, false, []],
     ['ML-KEM', '768', 'quantum-resistant', 192, 3, true, [{ status: 'ACCEPTABLE', year: 2035 }]],
     ['ML-KEM', '1024', 'quantum-resistant', 256, 5, true, [{ status: 'ACCEPTABLE', year: 2035 }]],
     ['ML-DSA', '65', 'quantum-resistant', 192, 3, true, [{ status: 'ACCEPTABLE', year: 2035 }]],
@@ -40,8 +41,11 @@ describe('assess', () => {
     expect(assess('ECDH', 'P-256')!.recommendations.map((r) => r.parameter)).toEqual(['ML-KEM-768', 'ML-KEM-1024']);
     expect(assess('ECDSA', 'P-384')!.recommendations.map((r) => r.parameter)).toEqual(['ML-DSA-65', 'ML-DSA-87', 'SLH-DSA-SHA2-192s']);
     expect(assess('RSA', '2048', true)!.recommendations.map((r) => r.algorithm)).toEqual(['LMS', 'XMSS', 'ML-DSA']);
-    expect(assess('AES', '128')!.recommendations).toEqual([{ algorithm: 'AES', parameter: 'AES-256-GCM', security: 'NIST category 5' }]);
-    expect(assess('SHA-256')!.recommendations.map((r) => r.parameter)).toEqual(['SHA-384', 'SHA3-384']);
+    // Acceptable under NIST IR 8547, so nothing to migrate (they were told to move to AES-256 and SHA-384).
+    expect(assess('AES', '128')!.recommendations).toEqual([]);
+    expect(assess('SHA-256')!.recommendations).toEqual([]);
+    expect(assess('3DES')!.recommendations).toEqual([{ algorithm: 'AES', parameter: 'AES-256-GCM', security: 'NIST category 5' }]);
+    expect(assess('SHA-1')!.recommendations.map((r) => r.parameter)).toEqual(['SHA-384', 'SHA3-384']);
     expect(assess('ML-KEM', '768')!.recommendations).toEqual([]);
     expect(assess('no-such-algorithm')).toBeUndefined();
   });

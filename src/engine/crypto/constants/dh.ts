@@ -7,13 +7,16 @@ import { bigNumber, type ConstantSignature } from './types.js';
 
 const base = { family: 'dh', algorithm: 'DH', kind: 'crypto' as const };
 
+/** Where each MODP group is defined: groups 1 (768-bit) and 2 (1024-bit) in RFC 2409, 5 and 14-18 in RFC 3526. */
+const MODP_RFC: Record<string, string> = { modp1: 'RFC 2409', modp2: 'RFC 2409', modp5: 'RFC 3526', modp14: 'RFC 3526', modp15: 'RFC 3526', modp16: 'RFC 3526', modp17: 'RFC 3526', modp18: 'RFC 3526' };
+
 function modpTails(): ConstantSignature[] {
   const out: ConstantSignature[] = [];
-  for (const group of ['modp1', 'modp2', 'modp5', 'modp14', 'modp15', 'modp16', 'modp17', 'modp18']) {
+  for (const [group, rfc] of Object.entries(MODP_RFC)) {
     try {
       const prime = getDiffieHellman(group).getPrime('hex');
       const bits = String(prime.length * 4);
-      out.push(...bigNumber({ ...base, id: `dh-${group}-tail`, what: `RFC 3526 MODP ${bits}-bit group prime`, parameter: bits }, prime.slice(-48)));
+      out.push(...bigNumber({ ...base, id: `dh-${group}-tail`, what: `${rfc} MODP group ${group.slice(4)} (${bits}-bit) prime`, parameter: bits }, prime.slice(-48)));
     } catch {
       // A runtime without this group: its tail is simply not searched.
     }
