@@ -2,6 +2,7 @@
 // adds 01xx lines. Each entry is one line.
 import type { Migration } from 'kysely';
 import * as core from './0001-core.js';
+import * as findingStateJustification from './0003-finding-state-justification.js';
 import * as vulnerabilities from './0100-vulnerabilities.js';
 import * as vulnerabilityCriteria from './0101-vulnerability-criteria.js';
 import * as kevCatalogDate from './0102-kev-catalog-date.js';
@@ -10,6 +11,7 @@ import * as rematchRequest from './0104-rematch-request.js';
 
 export const migrations: Array<[name: string, migration: Migration]> = [
   ['0001-core', core],
+  ['0003-finding-state-justification', findingStateJustification],
   ['0100-vulnerabilities', vulnerabilities],
   ['0101-vulnerability-criteria', vulnerabilityCriteria],
   ['0102-kev-catalog-date', kevCatalogDate],
