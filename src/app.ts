@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { registerErrorHandler } from './api/errors.js';
 import type { ApiDeps } from './api/deps.js';
 import { escalationRoutes } from './api/escalations.js';
+import { refuseNul } from './api/nul-guard.js';
 import { fileRoutes } from './api/files.js';
 import { findingRoutes } from './api/findings.js';
 import { gridRoutes } from './api/grids.js';
@@ -39,6 +40,18 @@ export interface AppOptions extends ApiDeps {
   logger?: Logger;
 }
 
+/**
+ * JSON.parse reviver refusing prototype poisoning, as Fastify's own JSON parser does (this parser replaces it):
+ * a `__proto__` key, or `constructor.prototype`, would otherwise become an own property that a later object
+ * spread or merge turns into a prototype.
+ */
+function refusePoisoning(key: string, value: unknown): unknown {
+  if (key === '__proto__' || (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype'))) {
+    throw new InvalidInputError(`the JSON body has a ${key === '__proto__' ? '"__proto__"' : '"constructor.prototype"'} key; refused (prototype poisoning)`, [{ reason: 'invalidArgument', field: key }]);
+  }
+  return value;
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { tokens, realm, publicClientId, baseUrl } = options;
   const deps: ApiDeps = { repos: options.repos, blobs: options.blobs, uploads: options.uploads, baseUrl };
@@ -60,10 +73,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
+      done(null, JSON.parse(text, refusePoisoning));
     } catch (error) {
-      done(new InvalidInputError(`the JSON body is malformed: ${(error as Error).message}`), undefined);
+      done(error instanceof InvalidInputError ? error : new InvalidInputError(`the JSON body is malformed: ${(error as Error).message}`), undefined);
     }
+  });
+  // NUL in any text input is a 400 naming the field, before validation, on every route (see nul-guard.ts).
+  app.addHook('preValidation', async (request) => {
+    refuseNul(request.params, 'params');
+    refuseNul(request.query, 'query');
+    refuseNul(request.body, 'body');
   });
 
   // 1. Security

@@ -105,11 +105,21 @@ function validationBody(error: FastifyError): ErrorResponse {
   return { message, details };
 }
 
+/**
+ * A route that speaks OAuth (the token endpoint) declares RFC 6749's error body, {error, error_description}, for
+ * 400. Bad input it did not shape itself (validation, a NUL byte) takes that form there: the API body would fail
+ * that route's response schema and turn the 400 into a 500.
+ */
+function oauthShaped(request: FastifyRequest, body: ErrorResponse): ErrorResponse | { error: string; error_description: string } {
+  const response = request.routeOptions.schema?.response as Record<string, { properties?: Record<string, unknown> }> | undefined;
+  return response?.[400]?.properties?.error_description ? { error: 'invalid_request', error_description: body.message } : body;
+}
+
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((caught: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const error = caught as FastifyError;
     if (error.validation) {
-      return reply.status(400).send(validationBody(error));
+      return reply.status(400).send(oauthShaped(request, validationBody(error)));
     }
     if (caught instanceof DomainError) {
       const [, status, reason] = DOMAIN_STATUS.find(([type]) => caught instanceof type) ?? [DomainError, 400, 'invalidArgument'];
@@ -122,7 +132,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
         if (caught.resourceName) body.resourceName = caught.resourceName;
       }
       if (status === 401) void reply.header('www-authenticate', 'Bearer');
-      return reply.status(status).send(body);
+      return reply.status(status).send(status === 400 ? oauthShaped(request, body) : body);
     }
     const framework = error.code ? FRAMEWORK_STATUS[error.code] : undefined;
     if (framework) {

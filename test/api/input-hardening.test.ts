@@ -136,14 +136,20 @@ for (const dialect of testDialects()) {
         expect(r.body.message).toBe('form.imageName must not contain a NUL character');
       });
 
-      it('in a url-encoded form field (token endpoint)', async () => {
-        const r = await fetch(`${t.base}${REALM_TOKEN_PATH}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ grant_type: 'password', client_id: 'FirmscopeClient', username: `admin\u0000@example.com`, password: 'x' }),
-        });
+      it('in a url-encoded form field', async () => {
+        const r = await call(t.base, token, 'POST', `/api/v4/products/${productId}/images:upload`, 'imageName=a%00b&tempFileId=x', { 'content-type': 'application/x-www-form-urlencoded' });
         expect(r.status).toBe(400);
-        expect(((await r.json()) as { message?: string; error_description?: string })).toMatchObject({ message: 'body.username must not contain a NUL character' });
+        expect(r.body.message).toBe('body.imageName must not contain a NUL character');
+      });
+
+      it('at the token endpoint, in the OAuth error form (as are its validation errors)', async () => {
+        const token = (body: string) => fetch(`${t.base}${REALM_TOKEN_PATH}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+        const nul = await token(new URLSearchParams({ grant_type: 'password', client_id: 'FirmscopeClient', username: 'admin\u0000@example.com', password: 'x' }).toString());
+        expect(nul.status).toBe(400);
+        expect(await nul.json()).toEqual({ error: 'invalid_request', error_description: 'body.username must not contain a NUL character' });
+        const twice = await token('grant_type=password&grant_type=client_credentials');
+        expect(twice.status).toBe(400);
+        expect(await twice.json()).toMatchObject({ error: 'invalid_request' });
       });
 
       it('in a path parameter', async () => {
