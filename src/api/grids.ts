@@ -4,6 +4,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { principalOf } from '../auth/authenticate.js';
 import { cryptoAssetGrid } from '../services/crypto-asset-grid.js';
 import { findingGrid, gridCsv, MAX_FILTERS, MAX_LIST_VALUES } from '../services/finding-grid.js';
+import { attachmentDisposition } from './content-disposition.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses } from './schemas.js';
 
@@ -47,7 +48,7 @@ export const gridRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
       const { rows } = await findingGrid(repos, principal, request.body, { all: true });
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="findings.csv"')
+        .header('content-disposition', attachmentDisposition('findings.csv'))
         .serializer((payload: unknown) => payload as string)
         .send(gridCsv(rows) as never);
     }
