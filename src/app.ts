@@ -13,6 +13,7 @@ import { registerErrorHandler } from './api/errors.js';
 import type { ApiDeps } from './api/deps.js';
 import { escalationRoutes } from './api/escalations.js';
 import { refuseNul } from './api/nul-guard.js';
+import { requestId, requestLogger } from './api/request-logging.js';
 import { fileRoutes } from './api/files.js';
 import { findingRoutes } from './api/findings.js';
 import { gridRoutes } from './api/grids.js';
@@ -28,7 +29,6 @@ import { identityRoutes } from './auth/identity-routes.js';
 import type { TokenService } from './auth/token-service.js';
 import { ENGINE_VERSION } from './engine/version.js';
 import { InvalidInputError } from './services/errors.js';
-import { newId } from './store/ids.js';
 
 export interface AppOptions extends ApiDeps {
   tokens: TokenService;
@@ -56,9 +56,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { tokens, realm, publicClientId, baseUrl } = options;
   const deps: ApiDeps = { repos: options.repos, blobs: options.blobs, uploads: options.uploads, baseUrl };
   const app = Fastify({
-    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
-    genReqId: () => newId(),
-    requestIdHeader: 'x-request-id',
+    ...(options.logger ? { loggerInstance: requestLogger(options.logger) as FastifyBaseLogger } : { logger: false }),
+    // A client's x-request-id only when it is a safe token (request-logging.ts), else a new ULID.
+    genReqId: requestId,
+    requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
