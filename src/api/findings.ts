@@ -1,5 +1,6 @@
 // One finding in full, and its workflow: CreateFindingState and PATCH set the issue status of the finding's
-// fingerprint in the product (carried forward to later images), with history.
+// fingerprint in the product (carried forward to later images), with an optional comment and, for a rejection,
+// an OpenVEX justification; both kept in the history and stated in the VEX reports.
 import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
