@@ -29,6 +29,7 @@ describe('request logging', () => {
     const r = await fetch(`${t.base}/healthz?${query}`, { headers: { authorization: 'Bearer bearer-S9' } });
     expect(r.status).toBe(200);
     await call(t.base, token, 'GET', '/api/v4/products');
+    expect((await fetch(`${t.base}/no/such/route?access_token=nf-S12`)).status).toBe(404);
 
     // A real pre-signed upload URL: its signature must not reach the log either.
     const productId = (await call(t.base, token, 'POST', '/api/v4/products', { name: 'p' })).body.id.split('/')[1];
@@ -37,7 +38,7 @@ describe('request logging', () => {
     expect((await fetch(uploadUrl, { method: 'PUT', body: Buffer.from('firmware') })).status).toBe(200);
 
     const log = lines.join('');
-    for (const secret of [...Object.values(secrets), 'bearer-S9', token, signature]) expect(log).not.toContain(secret.split('/').pop());
+    for (const secret of [...Object.values(secrets), 'bearer-S9', 'nf-S12', token, signature]) expect(log).not.toContain(secret.split('/').pop());
     expect(log).not.toMatch(/authorization/i);
     const urls = entries().map((e) => e.req?.url).filter(Boolean) as string[];
     const health = urls.find((u) => u.startsWith('/healthz'))!;
