@@ -45,6 +45,10 @@ for (const dialect of testDialects()) {
         expect(object.status).toBe(400);
         expect(object.body.message).toBe('body.filters.1.value must be a string, a number, a boolean or an array');
         expect(object.body.details).toHaveLength(1);
+        const nested = await findingsGrid({ filters: [scope(), { field: 'pname', comparator: 'in', value: ['ok', { a: 1 }] }] });
+        expect(nested.status).toBe(400);
+        expect(nested.body.message).toBe('body.filters.1.value.1 must be a string, a number or a boolean');
+        expect(nested.body.details).toHaveLength(1);
       });
     });
 
