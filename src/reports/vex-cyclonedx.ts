@@ -2,7 +2,8 @@
 // (same bom-ref as the SBOM, plus a purl pinned by its SHA-256), the affected components carry the SBOM's
 // bom-refs, and every dependency vulnerability is a `vulnerabilities` entry with its source, aliases as
 // references, advisories, CVSS ratings, CWEs, recommendation, `affects` and an analysis state taken from the
-// issue status, with the justification and comment recorded with it. API: vexReport:cycloneDX; CLI: --format cyclonedx-vex.
+// issue status, with the justification and comment recorded with it. API: vexReport:cycloneDX;
+// CLI: --format cyclonedx-vex.
 import { Enums, Models, Serialize, Spec, Types } from '@cyclonedx/cyclonedx-library';
 import type { Component } from '../engine/types.js';
 import { ENGINE_VERSION } from '../engine/version.js';

@@ -1,6 +1,7 @@
 // OpenVEX 0.2.0 (openvex/spec OPENVEX-SPEC.md): one statement per dependency vulnerability, its status taken
-// from the finding's issue status, with the justification and comment the team recorded with that status. The product is the image (a generic purl pinned by its SHA-256, and its
-// hashes); the subcomponent is the component the vulnerability was matched to (purl, CPE 2.3).
+// from the finding's issue status, with the justification and comment the team recorded with that status. The
+// product is the image (a generic purl pinned by its SHA-256, and its hashes); the subcomponent is the component
+// the vulnerability was matched to (purl, CPE 2.3).
 // API: vexReport:openVEX; CLI: --format openvex.
 import { ENGINE_VERSION } from '../engine/version.js';
 import type { ReportFinding, ReportGenerator, ReportInput } from './report.js';
