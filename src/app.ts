@@ -12,6 +12,8 @@ import type { Logger } from 'pino';
 import { registerErrorHandler } from './api/errors.js';
 import type { ApiDeps } from './api/deps.js';
 import { escalationRoutes } from './api/escalations.js';
+import { refuseNul } from './api/nul-guard.js';
+import { requestId, requestLogger } from './api/request-logging.js';
 import { fileRoutes } from './api/files.js';
 import { findingRoutes } from './api/findings.js';
 import { gridRoutes } from './api/grids.js';
@@ -27,7 +29,6 @@ import { identityRoutes } from './auth/identity-routes.js';
 import type { TokenService } from './auth/token-service.js';
 import { ENGINE_VERSION } from './engine/version.js';
 import { InvalidInputError } from './services/errors.js';
-import { newId } from './store/ids.js';
 
 export interface AppOptions extends ApiDeps {
   tokens: TokenService;
@@ -39,13 +40,26 @@ export interface AppOptions extends ApiDeps {
   logger?: Logger;
 }
 
+/**
+ * JSON.parse reviver refusing prototype poisoning, as Fastify's own JSON parser does (this parser replaces it):
+ * a `__proto__` key, or `constructor.prototype`, would otherwise become an own property that a later object
+ * spread or merge turns into a prototype.
+ */
+function refusePoisoning(key: string, value: unknown): unknown {
+  if (key === '__proto__' || (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype'))) {
+    throw new InvalidInputError(`the JSON body has a ${key === '__proto__' ? '"__proto__"' : '"constructor.prototype"'} key; refused (prototype poisoning)`, [{ reason: 'invalidArgument', field: key }]);
+  }
+  return value;
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { tokens, realm, publicClientId, baseUrl } = options;
   const deps: ApiDeps = { repos: options.repos, blobs: options.blobs, uploads: options.uploads, baseUrl };
   const app = Fastify({
-    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
-    genReqId: () => newId(),
-    requestIdHeader: 'x-request-id',
+    ...(options.logger ? { loggerInstance: requestLogger(options.logger) as FastifyBaseLogger } : { logger: false }),
+    // A client's x-request-id only when it is a safe token (request-logging.ts), else a new ULID.
+    genReqId: requestId,
+    requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -60,10 +74,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
+      done(null, JSON.parse(text, refusePoisoning));
     } catch (error) {
-      done(new InvalidInputError(`the JSON body is malformed: ${(error as Error).message}`), undefined);
+      done(error instanceof InvalidInputError ? error : new InvalidInputError(`the JSON body is malformed: ${(error as Error).message}`), undefined);
     }
+  });
+  // NUL in any text input is a 400 naming the field, before validation, on every route (see nul-guard.ts).
+  app.addHook('preValidation', async (request) => {
+    refuseNul(request.params, 'params');
+    refuseNul(request.query, 'query');
+    refuseNul(request.body, 'body');
   });
 
   // 1. Security

@@ -40,9 +40,49 @@ export function errorBody(status: number, message: string, reason: string, field
   return { message, details: [{ reason, ...(field ? { field } : {}), service: SERVICE }] };
 }
 
+type ValidationIssue = NonNullable<FastifyError['validation']>[number];
+
+/** 'a, b or c' */
+const orList = (items: string[]) => (items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : items.join(''));
+const typeWords: Record<string, string> = { string: 'a string', number: 'a number', integer: 'an integer', boolean: 'a boolean', array: 'an array', object: 'an object', null: 'null' };
+
+/**
+ * ajv reports a failed union (anyOf: a TypeBox union of literals or of types) as one error per branch and then
+ * the anyOf error: "must be equal to constant" five times. Each anyOf error absorbs its branches' errors into one
+ * reason: the allowed values of a union of literals; the rule a value of the right type broke (its branch's own
+ * error); or else the types the union accepts.
+ */
+function collapseUnions(issues: ValidationIssue[]): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  for (const issue of issues) {
+    if (issue.keyword !== 'anyOf') {
+      out.push(issue);
+      continue;
+    }
+    const prefix = `${issue.schemaPath}/`;
+    const branches: ValidationIssue[] = [];
+    while (out.length > 0 && out.at(-1)!.schemaPath.startsWith(prefix)) branches.unshift(out.pop()!);
+    const constants = branches.filter((b) => b.keyword === 'const');
+    const typeErrors = branches.filter((b) => b.keyword === 'type');
+    const deeper = branches.find((b) => b.keyword !== 'const' && b.keyword !== 'type');
+    if (deeper) {
+      out.push(deeper);
+    } else if (constants.length > 0 && constants.length === branches.length) {
+      const values = constants.map((c) => String((c.params as { allowedValue: unknown }).allowedValue));
+      out.push({ ...issue, keyword: 'enum', params: { allowedValues: values }, message: `must be one of: ${values.join(', ')}` });
+    } else {
+      const types = typeErrors.flatMap((b) => String((b.params as { type: string }).type).split(','));
+      const words = [...new Set(types)].map((type) => typeWords[type] ?? type);
+      if (constants.length > 0) words.unshift(`one of ${constants.map((c) => String((c.params as { allowedValue: unknown }).allowedValue)).join(', ')}`);
+      out.push({ ...issue, message: words.length > 0 ? `must be ${orList(words)}` : issue.message });
+    }
+  }
+  return out;
+}
+
 function validationBody(error: FastifyError): ErrorResponse {
   const context = error.validationContext ?? 'body';
-  const details = (error.validation ?? []).map((v) => {
+  const details = collapseUnions(error.validation ?? []).map((v) => {
     const path = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
     const params = v.params as Record<string, unknown>;
     let field = path;
@@ -61,15 +101,25 @@ function validationBody(error: FastifyError): ErrorResponse {
     return { reason, field: `${context === 'querystring' ? 'query' : context}${field ? `.${field}` : ''}`, service: SERVICE };
   });
   const first = details[0];
-  const message = first ? `${first.field}: ${first.reason}` : error.message;
+  const message = first ? `${first.field} ${first.reason}` : error.message;
   return { message, details };
+}
+
+/**
+ * A route that speaks OAuth (the token endpoint) declares RFC 6749's error body, {error, error_description}, for
+ * 400. Bad input it did not shape itself (validation, a NUL byte) takes that form there: the API body would fail
+ * that route's response schema and turn the 400 into a 500.
+ */
+function oauthShaped(request: FastifyRequest, body: ErrorResponse): ErrorResponse | { error: string; error_description: string } {
+  const response = request.routeOptions.schema?.response as Record<string, { properties?: Record<string, unknown> }> | undefined;
+  return response?.[400]?.properties?.error_description ? { error: 'invalid_request', error_description: body.message } : body;
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((caught: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const error = caught as FastifyError;
     if (error.validation) {
-      return reply.status(400).send(validationBody(error));
+      return reply.status(400).send(oauthShaped(request, validationBody(error)));
     }
     if (caught instanceof DomainError) {
       const [, status, reason] = DOMAIN_STATUS.find(([type]) => caught instanceof type) ?? [DomainError, 400, 'invalidArgument'];
@@ -82,7 +132,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
         if (caught.resourceName) body.resourceName = caught.resourceName;
       }
       if (status === 401) void reply.header('www-authenticate', 'Bearer');
-      return reply.status(status).send(body);
+      return reply.status(status).send(status === 400 ? oauthShaped(request, body) : body);
     }
     const framework = error.code ? FRAMEWORK_STATUS[error.code] : undefined;
     if (framework) {

@@ -4,6 +4,7 @@ import { principalOf } from '../auth/authenticate.js';
 import { requireImage } from '../services/access.js';
 import { InvalidInputError, NotFoundError } from '../services/errors.js';
 import { sanitizeName } from '../services/uploads.js';
+import { attachmentDisposition } from './content-disposition.js';
 import type { ApiDeps } from './deps.js';
 import { readForm } from './multipart-form.js';
 import { fileOut } from './presenters.js';
@@ -60,7 +61,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
     if (!file) throw new NotFoundError(`file ${request.params.fileId} not found`, [{ reason: 'notFound', field: 'fileId' }]);
     return reply
       .header('content-type', 'application/octet-stream')
-      .header('content-disposition', `attachment; filename="${file.filename.replace(/"/g, '')}"`)
+      .header('content-disposition', attachmentDisposition(file.filename))
       .send(await blobs.read(file.blobKey));
   });
 };

@@ -1,11 +1,13 @@
 // One finding in full, and its workflow: CreateFindingState and PATCH set the issue status of the finding's
-// fingerprint in the product (carried forward to later images), with history.
+// fingerprint in the product (carried forward to later images), with an optional comment and, for a rejection,
+// an OpenVEX justification; both kept in the history and stated in the VEX reports.
 import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
 import { requireProduct } from '../services/access.js';
-import { NotFoundError } from '../services/errors.js';
+import { InvalidInputError, NotFoundError } from '../services/errors.js';
 import type { Repositories } from '../services/repositories.js';
+import { VEX_JUSTIFICATIONS, type VexJustification } from '../reports/report.js';
 import { ISSUE_STATUSES, type IssueStatus, type StoredFinding } from '../store/finding.repository.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses, Ulid } from './schemas.js';
@@ -13,7 +15,13 @@ import { errorResponses, Ulid } from './schemas.js';
 const Params = Type.Object({ productId: Ulid('Product id'), findingId: Ulid('Finding id (from the grid)') });
 const Status = Type.Union([...ISSUE_STATUSES.map((s) => Type.Literal(s)), Type.Literal('in progress')]);
 const Comment = Type.Optional(Type.String({ maxLength: 4000 }));
-const StateChange = Type.Object({ id: Type.String(), author: Type.Optional(Type.Ref('Author')), findingId: Type.String(), status: Type.String(), createTime: Type.String(), comment: Type.Optional(Type.String()) });
+const Justification = Type.Union(VEX_JUSTIFICATIONS.map((j) => Type.Literal(j)), {
+  description: 'Why a rejected finding does not affect the product (OpenVEX justification); only with status rejected',
+});
+const StateChange = Type.Object({
+  id: Type.String(), author: Type.Optional(Type.Ref('Author')), findingId: Type.String(), status: Type.String(), createTime: Type.String(),
+  comment: Type.Optional(Type.String()), justification: Type.Optional(Type.String()),
+});
 /** Why a dependencyVulnerability finding applies: one entry per matching CPE criterion or OSV package range. */
 const VulnerabilityMatch = Type.Object({
   matcher: Type.String({ description: "'cpe' (an NVD or CVE 5 criterion) or 'osv-package'" }),
@@ -47,7 +55,10 @@ const FullFinding = Type.Object({
   matches: Type.Optional(Type.Array(VulnerabilityMatch, { description: 'How a dependencyVulnerability finding was matched' })),
   component: Type.Optional(Type.Object({ name: Type.String(), version: Type.Optional(Type.String()), cpe: Type.Optional(Type.String()), purl: Type.Optional(Type.String()) })),
   occurrences: Type.Array(Type.Object({ imageId: Type.String(), scanId: Type.String(), path: Type.String(), offset: Type.Optional(Type.Integer()), evidence: Type.Optional(Type.String()) })),
-  history: Type.Array(Type.Object({ status: Type.String(), author: Type.Optional(Type.Ref('Author')), createTime: Type.String(), comment: Type.Optional(Type.String()) })),
+  justification: Type.Optional(Type.String({ description: 'Why the current (rejected) status applies: an OpenVEX justification' })),
+  history: Type.Array(Type.Object({
+    status: Type.String(), author: Type.Optional(Type.Ref('Author')), createTime: Type.String(), comment: Type.Optional(Type.String()), justification: Type.Optional(Type.String()),
+  })),
   productId: Type.String(), imageId: Type.String(), scanId: Type.String(), createTime: Type.String(),
 });
 
@@ -60,11 +71,21 @@ async function requireFinding(repos: Repositories, principal: Principal, product
 
 const normaliseStatus = (status: string): IssueStatus => (status === 'in progress' ? 'inProgress' : (status as IssueStatus));
 
+/** A justification says why a finding does not apply, so it only goes with status rejected (VEX not_affected). */
+function justificationFor(status: IssueStatus, justification: VexJustification | undefined, field: string): VexJustification | null {
+  if (justification === undefined) return null;
+  if (status !== 'rejected') {
+    throw new InvalidInputError(`${field} applies only to status rejected (not affected), not to ${status}`, [{ reason: 'invalidArgument', field }]);
+  }
+  return justification;
+}
+
 export const findingRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos }) => {
   const full = async (f: StoredFinding) => {
     const history = await repos.findings.history(f.productId, f.fingerprint);
     return {
       id: f.id, pname: f.pname, name: f.name, findingType: f.findingType, severity: f.severity, issueStatus: f.issueStatus,
+      ...(f.justification ? { justification: f.justification } : {}),
       ...(f.title ? { title: f.title } : {}), ...(f.description ? { description: f.description } : {}), fingerprint: f.fingerprint,
       identifiers: f.identifiers ?? [], ...(f.cvss ? { cvss: f.cvss } : {}),
       ...(f.cvssLatestBaseScore !== undefined ? { cvssLatestBaseScore: f.cvssLatestBaseScore } : {}),
@@ -74,7 +95,9 @@ export const findingRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { r
       ...(Array.isArray(f.match?.matches) ? { matches: f.match.matches as Static<typeof VulnerabilityMatch>[] } : {}),
       ...(f.component ? { component: { name: f.component.name, version: f.component.version, cpe: f.component.cpe, purl: f.component.purl } } : {}),
       occurrences: f.occurrences.map((o) => ({ imageId: f.imageId, scanId: f.scanId, path: o.path, offset: o.offset, evidence: o.evidence })),
-      history: history.map((h) => ({ status: h.status, author: h.author, createTime: h.createTime, ...(h.comment ? { comment: h.comment } : {}) })),
+      history: history.map((h) => ({
+        status: h.status, author: h.author, createTime: h.createTime, ...(h.comment ? { comment: h.comment } : {}), ...(h.justification ? { justification: h.justification } : {}),
+      })),
       productId: f.productId, imageId: f.imageId, scanId: f.scanId, createTime: f.createTime,
     };
   };
@@ -88,27 +111,34 @@ export const findingRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { r
     config: { permission: 'findings.update' },
     schema: {
       tags: ['findings'], summary: 'Set the issue status (carried forward to the same finding in later images)', params: Params,
-      body: Type.Object({ status: Status, comment: Comment }, { additionalProperties: false }),
+      body: Type.Object({ status: Status, comment: Comment, justification: Type.Optional(Justification) }, { additionalProperties: false }),
       response: { 201: StateChange, ...errorResponses(415) },
     },
   }, async (request, reply) => {
     const principal = principalOf(request);
     const finding = await requireFinding(repos, principal, request.params.productId, request.params.findingId);
-    const change = await repos.findings.setStatus(finding, normaliseStatus(request.body.status), request.body.comment ?? null, principal.userId);
-    return reply.status(201).send({ id: change.id, author: change.author, findingId: finding.id, status: change.status, createTime: change.createTime, ...(change.comment ? { comment: change.comment } : {}) });
+    const status = normaliseStatus(request.body.status);
+    const justification = justificationFor(status, request.body.justification, 'justification');
+    const change = await repos.findings.setStatus(finding, status, request.body.comment ?? null, principal.userId, justification);
+    return reply.status(201).send({
+      id: change.id, author: change.author, findingId: finding.id, status: change.status, createTime: change.createTime,
+      ...(change.comment ? { comment: change.comment } : {}), ...(change.justification ? { justification: change.justification } : {}),
+    });
   });
 
   app.patch('/api/v4/products/:productId/findings/:findingId', {
     config: { permission: 'findings.update' },
     schema: {
       tags: ['findings'], summary: 'Set the issue status (same as CreateFindingState); returns the finding', params: Params,
-      body: Type.Object({ issueStatus: Status, comment: Comment }, { additionalProperties: false }),
+      body: Type.Object({ issueStatus: Status, comment: Comment, justification: Type.Optional(Justification) }, { additionalProperties: false }),
       response: { 200: FullFinding, ...errorResponses(415) },
     },
   }, async (request) => {
     const principal = principalOf(request);
     const finding = await requireFinding(repos, principal, request.params.productId, request.params.findingId);
-    await repos.findings.setStatus(finding, normaliseStatus(request.body.issueStatus), request.body.comment ?? null, principal.userId);
+    const status = normaliseStatus(request.body.issueStatus);
+    const justification = justificationFor(status, request.body.justification, 'justification');
+    await repos.findings.setStatus(finding, status, request.body.comment ?? null, principal.userId, justification);
     return (await full((await repos.findings.get(finding.productId, finding.id))!)) as never;
   });
 };

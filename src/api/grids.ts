@@ -3,17 +3,25 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import { cryptoAssetGrid } from '../services/crypto-asset-grid.js';
-import { findingGrid, gridCsv } from '../services/finding-grid.js';
+import { findingGrid, gridCsv, MAX_FILTERS, MAX_LIST_VALUES } from '../services/finding-grid.js';
+import { attachmentDisposition } from './content-disposition.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses } from './schemas.js';
 
-const Value = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]))]);
+// List caps (why: see MAX_LIST_VALUES): checked here so the error names the field, and again by the services
+// for the other routes that take a grid query (findingsReport:json).
+const MAX_SORT_KEYS = 10;
+
+const Value = Type.Union([
+  Type.String(), Type.Number(), Type.Boolean(),
+  Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { maxItems: MAX_LIST_VALUES }),
+]);
 const Sort = Type.Object({ field: Type.String(), direction: Type.Optional(Type.String()) }, { additionalProperties: false });
 export const GridBody = Type.Object({
-  filters: Type.Array(Type.Object({ field: Type.String(), value: Value, comparator: Type.Optional(Type.String()) }, { additionalProperties: false })),
+  filters: Type.Array(Type.Object({ field: Type.String(), value: Value, comparator: Type.Optional(Type.String()) }, { additionalProperties: false }), { maxItems: MAX_FILTERS }),
   page: Type.Optional(Type.Object({ num: Type.Optional(Type.Integer({ minimum: 0 })), size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) }, { additionalProperties: false })),
-  sortBy: Type.Optional(Type.Union([Sort, Type.Array(Sort)])),
-  fields: Type.Optional(Type.Array(Type.String())),
+  sortBy: Type.Optional(Type.Union([Sort, Type.Array(Sort, { maxItems: MAX_SORT_KEYS })])),
+  fields: Type.Optional(Type.Array(Type.String(), { maxItems: 50 })),
 }, { additionalProperties: false });
 
 const FindingRow = Type.Object({
@@ -40,7 +48,7 @@ export const gridRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
       const { rows } = await findingGrid(repos, principal, request.body, { all: true });
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="findings.csv"')
+        .header('content-disposition', attachmentDisposition('findings.csv'))
         .serializer((payload: unknown) => payload as string)
         .send(gridCsv(rows) as never);
     }

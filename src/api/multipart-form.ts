@@ -4,7 +4,8 @@ import type {} from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { BlobStore, StoredBlob } from '../store/blob-store.js';
 import { newId } from '../store/ids.js';
-import { InvalidInputError } from '../services/errors.js';
+import { DomainError, InvalidInputError } from '../services/errors.js';
+import { refuseNul } from './nul-guard.js';
 
 export interface ParsedForm {
   fields: Record<string, string>;
@@ -39,12 +40,13 @@ export async function readForm(
       const blob = await blobs.write(`${options.keyPrefix}/${newId()}`, part.file, { maxBytes: options.maxBytes });
       form.file = { filename: part.filename, blob, mimetype: part.mimetype };
     }
+    refuseNul(form.fields, 'form');
   } catch (error) {
     if (form.file) await blobs.delete(form.file.blob.key);
     // An empty or truncated multipart body (no closing boundary) is read as "no parts" only when nothing came.
     const message = error instanceof Error ? error.message : String(error);
     if (/Unexpected end of (form|multipart data)/i.test(message) && !form.file && Object.keys(form.fields).length === 0) return form;
-    if (error instanceof Error && 'statusCode' in error) throw error;
+    if (error instanceof DomainError || (error instanceof Error && 'statusCode' in error)) throw error;
     throw new InvalidInputError(`the multipart body could not be read: ${message}`);
   }
   return form;

@@ -12,6 +12,7 @@ import { latestDoneScan, loadReportInput } from '../services/report-input.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { Image } from '../store/image.repository.js';
 import type { Product } from '../store/product.repository.js';
+import { attachmentDisposition } from './content-disposition.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses, Ulid } from './schemas.js';
 
@@ -29,10 +30,11 @@ export async function sendReport(
   if (filter) await filter(input);
   const document = await generator.generate(input);
   const extension = extensionOf(generator.mediaType);
-  const name = `${subject.image.name}-${generator.id}`.replace(/[^A-Za-z0-9._-]+/g, '_');
+  // The image's own name (any script); path separators and control characters become '_'.
+  const name = `${subject.image.name}-${generator.id}`.replace(/[\u0000-\u001f\u007f/\\]+/g, '_');
   return reply
     .header('content-type', generator.mediaType)
-    .header('content-disposition', `attachment; filename="${name}.${extension}"`)
+    .header('content-disposition', attachmentDisposition(`${name}.${extension}`))
     .serializer((payload: unknown) => payload as string)
     .send(document);
 }

@@ -8,10 +8,21 @@ export interface ReportSubject {
   scan: { id: string; createTime: string };
 }
 
+/** Why a vulnerability does not affect a product: the OpenVEX 0.2.0 justification labels (status not_affected). */
+export const VEX_JUSTIFICATIONS = [
+  'component_not_present', 'vulnerable_code_not_present', 'vulnerable_code_not_in_execute_path',
+  'vulnerable_code_cannot_be_controlled_by_adversary', 'inline_mitigations_already_exist',
+] as const;
+export type VexJustification = (typeof VEX_JUSTIFICATIONS)[number];
+
 /** A finding as the service stores it: the engine's finding plus its id and workflow status. */
 export interface ReportFinding extends EngineFinding {
   id: string;
   issueStatus: 'new' | 'inProgress' | 'remediated' | 'rejected';
+  /** Why a rejected finding does not apply, when the team recorded it. */
+  justification?: VexJustification;
+  /** The comment of the change that set the current status. */
+  statusComment?: string;
 }
 
 export interface ReportInput {

@@ -62,8 +62,3 @@ export function fixAdvice(f: ReportFinding): string | undefined {
   if (f.knownFixedVersion && f.component) return `Upgrade ${f.component.name} to ${f.knownFixedVersion} or later.`;
   return undefined;
 }
-
-/** What to do about an accepted (inProgress) finding; without a known fix, that the team is on it. */
-export function actionOf(f: ReportFinding): string {
-  return fixAdvice(f) ?? `No fixed version is known${f.component ? ` for ${f.component.name}` : ''}; the product team is working on a remediation.`;
-}

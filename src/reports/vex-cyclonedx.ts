@@ -2,32 +2,58 @@
 // (same bom-ref as the SBOM, plus a purl pinned by its SHA-256), the affected components carry the SBOM's
 // bom-refs, and every dependency vulnerability is a `vulnerabilities` entry with its source, aliases as
 // references, advisories, CVSS ratings, CWEs, recommendation, `affects` and an analysis state taken from the
-// issue status. API: vexReport:cycloneDX; CLI: --format cyclonedx-vex.
+// issue status, with the justification and comment recorded with it. API: vexReport:cycloneDX;
+// CLI: --format cyclonedx-vex.
 import { Enums, Models, Serialize, Spec, Types } from '@cyclonedx/cyclonedx-library';
 import type { Component } from '../engine/types.js';
 import { ENGINE_VERSION } from '../engine/version.js';
-import type { ReportFinding, ReportGenerator, ReportInput } from './report.js';
+import type { ReportFinding, ReportGenerator, ReportInput, VexJustification } from './report.js';
 import { documentUuid, imageName, imageVersion } from './sbom-common.js';
 import { hashDictionary } from './sbom-cyclonedx.js';
-import { actionOf, advisoryUrl, aliasesOf, cwesOf, fixAdvice, IMAGE_REF, imagePurl, REJECTED_STATEMENT, vexFindings } from './vex-common.js';
+import { advisoryUrl, aliasesOf, cwesOf, fixAdvice, IMAGE_REF, imagePurl, REJECTED_STATEMENT, vexFindings } from './vex-common.js';
 
-const { AnalysisState, AnalysisResponse, RatingMethod, Severity } = Enums.Vulnerability;
+const { AnalysisState, AnalysisJustification, RatingMethod, Severity } = Enums.Vulnerability;
 type Finding = ReportFinding;
 
-/** new → in_triage, inProgress → exploitable, remediated → resolved, rejected → not_affected (no reason is recorded). */
+/**
+ * OpenVEX justification → CycloneDX `analysis.justification`, the closest label that says the same thing:
+ * - component_not_present → code_not_present: CycloneDX has no "component absent" label; absent component means
+ *   absent vulnerable code (requires_dependency would say another dependency is missing, which is not the claim).
+ * - vulnerable_code_not_present → code_not_present.
+ * - vulnerable_code_not_in_execute_path → code_not_reachable ("not invoked at runtime").
+ * - vulnerable_code_cannot_be_controlled_by_adversary → requires_environment: the code runs, but the condition an
+ *   exploit needs (attacker control of its input) does not exist where the product runs. No label is exact; the
+ *   protected_* labels claim a specific protection (compiler, runtime, perimeter) the label does not name.
+ * - inline_mitigations_already_exist → protected_by_mitigating_control.
+ * The OpenVEX label itself is kept as the property firmscope:vexJustification.
+ */
+const CYCLONEDX_JUSTIFICATION: Record<VexJustification, Enums.Vulnerability.AnalysisJustification> = {
+  component_not_present: AnalysisJustification.CodeNotPresent,
+  vulnerable_code_not_present: AnalysisJustification.CodeNotPresent,
+  vulnerable_code_not_in_execute_path: AnalysisJustification.CodeNotReachable,
+  vulnerable_code_cannot_be_controlled_by_adversary: AnalysisJustification.RequiresEnvironment,
+  inline_mitigations_already_exist: AnalysisJustification.ProtectedByMitigatingControl,
+};
+
+/**
+ * new and inProgress → in_triage (inProgress is the team's investigation, not a verdict), remediated → resolved,
+ * rejected → not_affected with its justification. The detail is the team's comment when they wrote one.
+ */
 function analysisOf(f: Finding): Models.Vulnerability.Analysis {
+  const comment = f.statusComment;
   switch (f.issueStatus) {
     case 'new':
-      return new Models.Vulnerability.Analysis({ state: AnalysisState.InTriage, detail: 'Matched by Firmscope; not yet triaged by the product team.' });
-    case 'inProgress': {
-      const analysis = new Models.Vulnerability.Analysis({ state: AnalysisState.Exploitable, detail: actionOf(f) });
-      if (f.knownFixedVersion) analysis.response.add(AnalysisResponse.Update);
-      return analysis;
-    }
+      return new Models.Vulnerability.Analysis({ state: AnalysisState.InTriage, detail: comment ?? 'Matched by Firmscope; not yet triaged by the product team.' });
+    case 'inProgress':
+      return new Models.Vulnerability.Analysis({ state: AnalysisState.InTriage, detail: comment ?? 'The product team is investigating this finding.' });
     case 'remediated':
-      return new Models.Vulnerability.Analysis({ state: AnalysisState.Resolved, detail: 'Marked remediated by the product team.' });
+      return new Models.Vulnerability.Analysis({ state: AnalysisState.Resolved, detail: comment ?? 'Marked remediated by the product team.' });
     case 'rejected':
-      return new Models.Vulnerability.Analysis({ state: AnalysisState.NotAffected, detail: REJECTED_STATEMENT });
+      return new Models.Vulnerability.Analysis({
+        state: AnalysisState.NotAffected,
+        ...(f.justification ? { justification: CYCLONEDX_JUSTIFICATION[f.justification] } : {}),
+        detail: comment ?? (f.justification ? undefined : REJECTED_STATEMENT),
+      });
   }
 }
 
@@ -80,6 +106,7 @@ function vulnerabilityOf(f: Finding, affected: Models.Component | undefined): Mo
     ['firmscope:findingId', f.id],
     ['firmscope:fingerprint', f.fingerprint],
     ['firmscope:issueStatus', f.issueStatus],
+    ...(f.justification ? [['firmscope:vexJustification', f.justification] as [string, string]] : []),
     ['firmscope:severity', f.severity],
     ['firmscope:isKev', String(f.isKev === true)],
   ];

@@ -1,27 +1,29 @@
 // OpenVEX 0.2.0 (openvex/spec OPENVEX-SPEC.md): one statement per dependency vulnerability, its status taken
-// from the finding's issue status. The product is the image (a generic purl pinned by its SHA-256, and its
-// hashes); the subcomponent is the component the vulnerability was matched to (purl, CPE 2.3).
+// from the finding's issue status, with the justification and comment the team recorded with that status. The
+// product is the image (a generic purl pinned by its SHA-256, and its hashes); the subcomponent is the component
+// the vulnerability was matched to (purl, CPE 2.3).
 // API: vexReport:openVEX; CLI: --format openvex.
 import { ENGINE_VERSION } from '../engine/version.js';
 import type { ReportFinding, ReportGenerator, ReportInput } from './report.js';
 import { documentUuid } from './sbom-common.js';
-import { actionOf, advisoryUrl, aliasesOf, imagePurl, REJECTED_STATEMENT, vexFindings } from './vex-common.js';
+import { advisoryUrl, aliasesOf, imagePurl, REJECTED_STATEMENT, vexFindings } from './vex-common.js';
 
 export const OPENVEX_CONTEXT = 'https://openvex.dev/ns/v0.2.0';
 
 type Json = Record<string, unknown>;
 export type OpenVexStatus = 'not_affected' | 'affected' | 'fixed' | 'under_investigation';
 
+/** inProgress is the team's investigation, not a verdict: under_investigation. No issue status maps to affected. */
 const STATUS: Record<ReportFinding['issueStatus'], OpenVexStatus> = {
   new: 'under_investigation',
-  inProgress: 'affected',
+  inProgress: 'under_investigation',
   remediated: 'fixed',
   rejected: 'not_affected',
 };
 
 const NOTES: Record<ReportFinding['issueStatus'], string> = {
   new: 'Matched by Firmscope and not yet triaged by the product team (issue status: new).',
-  inProgress: 'Accepted by the product team; remediation in progress (issue status: inProgress).',
+  inProgress: 'The product team is investigating this finding (issue status: inProgress).',
   remediated: 'Marked remediated by the product team (issue status: remediated).',
   rejected: 'Rejected by the product team (issue status: rejected).',
 };
@@ -50,10 +52,15 @@ function statement(f: ReportFinding, product: Json): Json {
     status,
     status_notes: `${NOTES[f.issueStatus]} Component: ${f.component ? `${f.component.name}${f.component.version ? ` ${f.component.version}` : ''}` : 'unknown'}.`,
   };
-  if (status === 'affected') out.action_statement = actionOf(f);
-  // No machine-readable justification is known for a rejection (see REJECTED_STATEMENT); the spec allows an
-  // impact statement alone, and claiming a justification label the data does not support would be false.
-  if (status === 'not_affected') out.impact_statement = REJECTED_STATEMENT;
+  if (status === 'not_affected') {
+    // The spec wants a justification or an impact statement. The team's comment is the impact statement; with
+    // neither recorded, the statement says so rather than claim a justification label the data does not support.
+    if (f.justification) out.justification = f.justification;
+    if (f.statusComment) out.impact_statement = f.statusComment;
+    else if (!f.justification) out.impact_statement = REJECTED_STATEMENT;
+  } else if (f.statusComment) {
+    out.status_notes = `${String(out.status_notes)} Comment: ${f.statusComment}`;
+  }
   return out;
 }
 

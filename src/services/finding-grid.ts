@@ -13,13 +13,15 @@ export interface GridRequest {
   sortBy?: { field?: unknown; direction?: unknown } | Array<{ field?: unknown; direction?: unknown }>;
 }
 
-const FIELDS: Record<string, GridColumn> = {
+// Field names and values come from the request: look-up tables are Maps, so '__proto__', 'constructor' or
+// 'toString' are unknown names (400), never an inherited Object property handed to the SQL builder.
+const FIELDS = new Map<string, GridColumn>(Object.entries({
   id: 'id', pname: 'pname', name: 'name', findingType: 'finding_type', severity: 'severity', issueStatus: 'issue_status',
   cvssLatestBaseScore: 'cvss_score', epssProbability: 'epss_probability', isKev: 'is_kev', componentName: 'component_name',
   componentVersion: 'component_version', productId: 'product_id', imageId: 'image_id', scanId: 'scan_id', createTime: 'create_time',
   fingerprint: 'fingerprint', identifiers: 'data', comparison: 'comparison', 'comparison.status': 'comparison',
-};
-const SORT: Record<string, GridColumn> = { ...FIELDS, severity: 'severity_rank' };
+} satisfies Record<string, GridColumn>));
+const SORT = new Map<string, GridColumn>([...FIELDS, ['severity', 'severity_rank']]);
 const COMPARATORS: Comparator[] = ['equals', 'in', 'contains', 'notContains', 'between', 'overlaps'];
 const ENUMS: Partial<Record<GridColumn, string[]>> = {
   severity: ['critical', 'high', 'medium', 'low', 'informational'],
@@ -27,13 +29,31 @@ const ENUMS: Partial<Record<GridColumn, string[]>> = {
   finding_type: ['knownVulnerability', 'maliciousCode', 'dependencyVulnerability'],
   comparison: ['new', 'resolved', 'unchanged'],
 };
-const ALIASES: Partial<Record<GridColumn, Record<string, string>>> = {
-  issue_status: { 'in progress': 'inProgress', inprogress: 'inProgress', in_progress: 'inProgress' },
-  severity: { unspecified: 'informational', info: 'informational' },
-  comparison: { found: 'new', notfound: 'resolved', notchanged: 'unchanged' },
+const ALIASES: Partial<Record<GridColumn, Map<string, string>>> = {
+  issue_status: new Map([['in progress', 'inProgress'], ['inprogress', 'inProgress'], ['in_progress', 'inProgress']]),
+  severity: new Map([['unspecified', 'informational'], ['info', 'informational']]),
+  comparison: new Map([['found', 'new'], ['notfound', 'resolved'], ['notchanged', 'unchanged']]),
 };
 
 export const MAX_PAGE_SIZE = 100;
+/**
+ * Every value of an `in`/`overlaps` list is one bound parameter, and a statement may have at most 32,766 on
+ * SQLite (SQLITE_MAX_VARIABLE_NUMBER) and 65,535 on PostgreSQL (the wire protocol's count): without a cap a long
+ * list answered 500. MAX_FILTERS × MAX_LIST_VALUES = 20,000 leaves room for the query's own parameters on both.
+ * A longer selection is better made by a broader filter (productId, imageId, severity).
+ */
+export const MAX_LIST_VALUES = 1000;
+export const MAX_FILTERS = 20;
+
+/** The caps above, for callers whose schema does not check them (both grids run this). */
+export function checkListSizes(filters: NonNullable<GridRequest['filters']>): void {
+  if (filters.length > MAX_FILTERS) bad(`filters: at most ${MAX_FILTERS} filters`, 'filters');
+  for (const [i, filter] of filters.entries()) {
+    if (Array.isArray(filter?.value) && filter.value.length > MAX_LIST_VALUES) {
+      bad(`filters[${i}].value: at most ${MAX_LIST_VALUES} values; narrow the selection with another filter instead`, `filters[${i}].value`);
+    }
+  }
+}
 
 export interface GridResult {
   total: number;
@@ -57,7 +77,7 @@ function normalise(column: GridColumn, raw: unknown, field: string): string | nu
     bad(`filter ${field}: expected true or false`, field);
   }
   let value = String(raw);
-  const alias = ALIASES[column]?.[value.toLowerCase()];
+  const alias = ALIASES[column]?.get(value.toLowerCase());
   if (alias) value = alias;
   const allowed = ENUMS[column];
   if (allowed && !allowed.includes(value)) bad(`filter ${field}: '${value}' is not one of ${allowed.join(', ')}`, field);
@@ -66,6 +86,7 @@ function normalise(column: GridColumn, raw: unknown, field: string): string | nu
 
 export async function findingGrid(repos: Repositories, principal: Principal, request: GridRequest, options: { all?: boolean } = {}): Promise<GridResult> {
   if (!Array.isArray(request.filters)) bad('filters is required: an array of {field, value, comparator} with a productId or imageId scope', 'filters');
+  checkListSizes(request.filters);
   const conditions: GridCondition[] = [];
   let left: string | undefined;
   let right: string | undefined;
@@ -80,8 +101,8 @@ export async function findingGrid(repos: Repositories, principal: Principal, req
       else right = value;
       continue;
     }
-    const column = FIELDS[field];
-    if (!column) bad(`filters[${i}]: unknown field '${field}'; use one of ${[...Object.keys(FIELDS), 'compareLeftImageId', 'compareRightImageId'].join(', ')}`, `filters[${i}].field`);
+    const column = FIELDS.get(field);
+    if (!column) bad(`filters[${i}]: unknown field '${field}'; use one of ${[...FIELDS.keys(), 'compareLeftImageId', 'compareRightImageId'].join(', ')}`, `filters[${i}].field`);
     const many = comparator === 'in' || comparator === 'overlaps' || comparator === 'between';
     const rawValues = Array.isArray(filter.value) ? filter.value : filter.value === undefined ? [] : [filter.value];
     if (rawValues.length === 0) bad(`filters[${i}]: value is required`, `filters[${i}].value`);
@@ -108,7 +129,7 @@ export async function findingGrid(repos: Repositories, principal: Principal, req
   if (!Number.isInteger(num) || num < 0) bad('page.num must be a positive integer (1-based)', 'page.num');
   const sorts = request.sortBy === undefined ? [] : Array.isArray(request.sortBy) ? request.sortBy : [request.sortBy];
   const sort = sorts.map((s, i) => {
-    const column = SORT[String(s?.field)];
+    const column = SORT.get(String(s?.field));
     if (!column) bad(`sortBy[${i}]: unknown field '${String(s?.field)}'`, 'sortBy.field');
     const direction = s.direction ?? 'ascend';
     if (direction !== 'ascend' && direction !== 'descend') bad(`sortBy[${i}]: direction must be ascend or descend`, 'sortBy.direction');

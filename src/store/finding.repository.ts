@@ -2,6 +2,7 @@
 // history, so it carries forward to the same finding in every later image of the product.
 import type { Kysely } from 'kysely';
 import type { EngineFinding } from '../engine/types.js';
+import type { VexJustification } from '../reports/report.js';
 import { authorSelection, toAuthor, type Author } from './author.js';
 import { newId, nowIso } from './ids.js';
 import type { Database, FindingStatusesTable } from './schema.js';
@@ -15,6 +16,10 @@ export interface StoredFinding extends EngineFinding {
   imageId: string;
   productId: string;
   issueStatus: IssueStatus;
+  /** Why a rejected finding does not apply (an OpenVEX label), when recorded with its status. */
+  justification?: VexJustification;
+  /** The comment of the change that set the current status. */
+  statusComment?: string;
   createTime: string;
 }
 
@@ -23,16 +28,23 @@ export interface StatusChange {
   findingId: string;
   status: IssueStatus;
   comment: string | null;
+  justification: VexJustification | null;
   createTime: string;
   author?: Author;
 }
 
-type Row = Pick<Database['findings'], 'id' | 'scan_id' | 'image_id' | 'product_id' | 'create_time' | 'data'> & { status: string | null };
+type Row = Pick<Database['findings'], 'id' | 'scan_id' | 'image_id' | 'product_id' | 'create_time' | 'data'> & {
+  status: string | null;
+  justification: string | null;
+  comment: string | null;
+};
 
 const toFinding = (r: Row): StoredFinding => ({
   ...(JSON.parse(r.data) as EngineFinding),
   id: r.id, scanId: r.scan_id, imageId: r.image_id, productId: r.product_id, createTime: r.create_time,
   issueStatus: (r.status ?? 'new') as IssueStatus,
+  ...(r.justification ? { justification: r.justification as VexJustification } : {}),
+  ...(r.comment ? { statusComment: r.comment } : {}),
 });
 
 export class FindingRepository {
@@ -43,7 +55,7 @@ export class FindingRepository {
       .selectFrom('findings')
       .leftJoin('finding_statuses as fs', (join) =>
         join.onRef('fs.product_id', '=', 'findings.product_id').onRef('fs.fingerprint', '=', 'findings.fingerprint'))
-      .select(['findings.id', 'findings.scan_id', 'findings.image_id', 'findings.product_id', 'findings.create_time', 'findings.data', 'fs.status']);
+      .select(['findings.id', 'findings.scan_id', 'findings.image_id', 'findings.product_id', 'findings.create_time', 'findings.data', 'fs.status', 'fs.justification', 'fs.comment']);
   }
 
   async get(productId: string, id: string): Promise<StoredFinding | undefined> {
@@ -57,19 +69,25 @@ export class FindingRepository {
     return rows.map(toFinding);
   }
 
-  /** Sets the status of the finding's fingerprint in its product and records the change. */
-  async setStatus(finding: { id: string; productId: string; fingerprint: string }, status: IssueStatus, comment: string | null, authorId: string): Promise<StatusChange> {
+  /**
+   * Sets the status of the finding's fingerprint in its product and records the change. The justification and
+   * comment belong to the new state: a later change without them clears them.
+   */
+  async setStatus(
+    finding: { id: string; productId: string; fingerprint: string }, status: IssueStatus, comment: string | null, authorId: string,
+    justification: VexJustification | null = null,
+  ): Promise<StatusChange> {
     const now = nowIso();
     const id = newId();
     await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('finding_statuses')
-        .values({ product_id: finding.productId, fingerprint: finding.fingerprint, status, update_time: now })
-        .onConflict((oc) => oc.columns(['product_id', 'fingerprint']).doUpdateSet({ status, update_time: now }))
+        .values({ product_id: finding.productId, fingerprint: finding.fingerprint, status, update_time: now, justification, comment })
+        .onConflict((oc) => oc.columns(['product_id', 'fingerprint']).doUpdateSet({ status, update_time: now, justification, comment }))
         .execute();
       await trx
         .insertInto('finding_status_history')
-        .values({ id, product_id: finding.productId, fingerprint: finding.fingerprint, finding_id: finding.id, status, comment, author_id: authorId, create_time: now })
+        .values({ id, product_id: finding.productId, fingerprint: finding.fingerprint, finding_id: finding.id, status, comment, justification, author_id: authorId, create_time: now })
         .execute();
     });
     return (await this.history(finding.productId, finding.fingerprint)).find((h) => h.id === id)!;
@@ -79,14 +97,15 @@ export class FindingRepository {
     const rows = await this.db
       .selectFrom('finding_status_history as h')
       .leftJoin('users as a', 'a.id', 'h.author_id')
-      .select(['h.id', 'h.finding_id', 'h.status', 'h.comment', 'h.create_time', 'h.author_id', ...authorSelection])
+      .select(['h.id', 'h.finding_id', 'h.status', 'h.comment', 'h.justification', 'h.create_time', 'h.author_id', ...authorSelection])
       .where('h.product_id', '=', productId)
       .where('h.fingerprint', '=', fingerprint)
       .orderBy('h.create_time')
       .orderBy('h.id')
       .execute();
     return rows.map((r) => ({
-      id: r.id, findingId: r.finding_id, status: r.status as IssueStatus, comment: r.comment, createTime: r.create_time, author: toAuthor(r),
+      id: r.id, findingId: r.finding_id, status: r.status as IssueStatus, comment: r.comment,
+      justification: r.justification as VexJustification | null, createTime: r.create_time, author: toAuthor(r),
     }));
   }
 }

@@ -229,6 +229,10 @@ export interface FindingStatusesTable {
   fingerprint: string;
   status: 'new' | 'inProgress' | 'remediated' | 'rejected';
   update_time: string;
+  /** An OpenVEX justification label (0003), for a rejected (not affected) finding. */
+  justification: string | null;
+  /** The comment of the change that set this state (0003). */
+  comment: string | null;
 }
 
 export interface FindingStatusHistoryTable {
@@ -240,6 +244,8 @@ export interface FindingStatusHistoryTable {
   comment: string | null;
   author_id: string;
   create_time: string;
+  /** An OpenVEX justification label (0003). */
+  justification: string | null;
 }
 
 export interface CryptoAssetsTable {

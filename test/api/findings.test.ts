@@ -66,6 +66,31 @@ describe('findings over HTTP', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('records a justification with a rejection, in the status and the history; a later change clears it', async () => {
+    const rows = (await grid({ filters: [{ field: 'imageId', value: images[1] }, { field: 'pname', value: 'CVE-2023-3333' }] })).body.rows;
+    const path = `/api/v4/products/${productId}/findings/${rows[0].id}`;
+    const state = await call(t.base, token, 'POST', `${path}/CreateFindingState`, { status: 'rejected', justification: 'vulnerable_code_not_in_execute_path', comment: 'never called' });
+    expect(state.status).toBe(201);
+    expect(state.body).toMatchObject({ status: 'rejected', justification: 'vulnerable_code_not_in_execute_path', comment: 'never called' });
+    expect((await call(t.base, token, 'GET', path)).body).toMatchObject({
+      issueStatus: 'rejected', justification: 'vulnerable_code_not_in_execute_path',
+      history: [{ status: 'rejected', justification: 'vulnerable_code_not_in_execute_path', comment: 'never called' }],
+    });
+    const wrongStatus = await call(t.base, token, 'PATCH', path, { issueStatus: 'in progress', justification: 'component_not_present' });
+    expect(wrongStatus.status).toBe(400);
+    expect(wrongStatus.body.message).toBe('justification applies only to status rejected (not affected), not to inProgress');
+    const unknown = await call(t.base, token, 'PATCH', path, { issueStatus: 'rejected', justification: 'not_my_problem' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toMatch(/^body\.justification must be one of: component_not_present, vulnerable_code_not_present, /);
+    const patched = await call(t.base, token, 'PATCH', path, { issueStatus: 'in progress' });
+    expect(patched.status).toBe(200);
+    expect(patched.body.issueStatus).toBe('inProgress');
+    expect(patched.body.justification).toBeUndefined();
+    expect(patched.body.history.map((h: { status: string; justification?: string }) => [h.status, h.justification])).toEqual([
+      ['rejected', 'vulnerable_code_not_in_execute_path'], ['inProgress', undefined],
+    ]);
+  });
+
   it('compares the two images and exports CSV', async () => {
     const compare = await grid({
       filters: [{ field: 'compareLeftImageId', value: images[0], comparator: 'equals' }, { field: 'compareRightImageId', value: images[1], comparator: 'equals' }],

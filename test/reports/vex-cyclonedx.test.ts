@@ -7,6 +7,7 @@ import { inventoryAnalyzer } from '../../src/engine/inventory/inventory.analyzer
 import { scan } from '../../src/engine/scan.js';
 import { vulnerabilityMatcherAnalyzer } from '../../src/engine/vulns/vulnerability-matcher.analyzer.js';
 import { findReport } from '../../src/reports/index.js';
+import { VEX_JUSTIFICATIONS, type VexJustification } from '../../src/reports/report.js';
 import { buildCycloneDxVex, cycloneDxVexReport } from '../../src/reports/vex-cyclonedx.js';
 import { corpus, haveShared } from '../support/shared.js';
 import { fixedNow } from './sbom-fixture.js';
@@ -46,7 +47,8 @@ describe('CycloneDX 1.6 VEX report', () => {
       const byId = new Map(doc.vulnerabilities.map((v: any) => [v.id, v]));
       expect(doc.vulnerabilities).toHaveLength(4);
       expect((byId.get('CVE-2015-1793') as any).analysis.state).toBe('in_triage');
-      expect((byId.get('CVE-2020-28928') as any).analysis).toEqual({ state: 'exploitable', detail: 'No fixed version is known for libc; the product team is working on a remediation.' });
+      // inProgress is the team's investigation: in_triage, not exploitable
+      expect((byId.get('CVE-2020-28928') as any).analysis).toEqual({ state: 'in_triage', detail: 'The product team is investigating this finding.' });
       expect((byId.get('CVE-2021-42386') as any).analysis.state).toBe('resolved');
       const rejected: any = byId.get('CVE-2022-28391');
       expect(rejected.analysis.state).toBe('not_affected');
@@ -78,13 +80,44 @@ describe('CycloneDX 1.6 VEX report', () => {
       });
     });
 
-    it('says the response is an update when a fix version is known', async () => {
+    it('keeps the fix as the recommendation of a finding in progress', async () => {
       const { input } = await vexInput();
       input.findings = input.findings!.map((f) => ({ ...f, issueStatus: 'inProgress' as const, knownFixedVersion: '9.9' }));
       const doc = buildCycloneDxVex(input) as any;
       const v = doc.vulnerabilities.find((x: any) => x.id === 'CVE-2021-42386');
-      expect(v.analysis).toEqual({ state: 'exploitable', response: ['update'], detail: 'Upgrade busybox to 9.9 or later.' });
+      expect(v.analysis).toEqual({ state: 'in_triage', detail: 'The product team is investigating this finding.' });
       expect(v.recommendation).toBe('Upgrade busybox to 9.9 or later.');
+    });
+
+    it('maps every OpenVEX justification to a CycloneDX one, keeps the label as a property and the comment as the detail; still valid', async () => {
+      const { input } = await vexInput();
+      const expected: Record<VexJustification, string> = {
+        component_not_present: 'code_not_present',
+        vulnerable_code_not_present: 'code_not_present',
+        vulnerable_code_not_in_execute_path: 'code_not_reachable',
+        vulnerable_code_cannot_be_controlled_by_adversary: 'requires_environment',
+        inline_mitigations_already_exist: 'protected_by_mitigating_control',
+      };
+      for (const justification of VEX_JUSTIFICATIONS) {
+        input.findings = input.findings!.map((f) => ({ ...f, issueStatus: 'rejected' as const, justification, statusComment: `why ${f.pname}` }));
+        for (const v of (buildCycloneDxVex(input) as any).vulnerabilities) {
+          expect(v.analysis).toEqual({ state: 'not_affected', justification: expected[justification], detail: `why ${v.id}` });
+          expect(v.properties).toContainEqual({ name: 'firmscope:vexJustification', value: justification });
+        }
+      }
+      // Every CycloneDX label used is in the official enumeration: one document using them all validates.
+      const labels = Object.keys(expected) as VexJustification[];
+      const mixed = input.findings!.map((f, i) => ({ ...f, justification: labels[i % labels.length] }));
+      mixed.push({ ...mixed[0]!, id: 'f99', justification: labels[4] });
+      await valid(await cycloneDxVexReport.generate({ ...input, findings: mixed }));
+      // A justification without a comment: no invented detail; a comment on another status becomes the detail.
+      input.findings = input.findings!.map((f, i) => (i === 0
+        ? { ...f, issueStatus: 'rejected' as const, justification: 'component_not_present' as const, statusComment: undefined }
+        : { ...f, issueStatus: 'inProgress' as const, justification: undefined, statusComment: 'checking the build flags' }));
+      const doc = buildCycloneDxVex(input) as any;
+      const [first, ...rest] = input.findings!;
+      expect(doc.vulnerabilities.find((v: any) => v.id === first!.pname).analysis).toEqual({ state: 'not_affected', justification: 'code_not_present' });
+      for (const f of rest) expect(doc.vulnerabilities.find((v: any) => v.id === f.pname).analysis).toEqual({ state: 'in_triage', detail: 'checking the build flags' });
     });
 
     it('validates with the library validator and the official bom-1.6 schema, with and without a subject', async () => {

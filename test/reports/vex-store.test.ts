@@ -32,13 +32,27 @@ describeEachDatabase('VEX from stored issue statuses', (get) => {
     const stored = await findings.ofScan(scanId);
     expect(stored.map((f) => f.issueStatus)).toEqual(Array(4).fill('new'));
     const byName = (name: string) => stored.find((f) => f.pname === name)!;
-    await findings.setStatus(byName('CVE-2022-28391'), 'rejected', 'netstat is not built into this busybox', 'u');
+    await findings.setStatus(byName('CVE-2022-28391'), 'rejected', 'netstat is not built into this busybox', 'u', 'vulnerable_code_not_present');
     await findings.setStatus(byName('CVE-2020-28928'), 'inProgress', null, 'u');
+    // A later change without a justification clears it: it belongs to the state that carried it.
+    await findings.setStatus(byName('CVE-2015-1793'), 'rejected', null, 'u', 'component_not_present');
+    await findings.setStatus(byName('CVE-2015-1793'), 'remediated', 'upgraded', 'u');
 
     const input = { result, subject, findings: await findings.ofScan(scanId), now: fixedNow };
-    const statuses = Object.fromEntries((openVexDocument(input).statements as any[]).map((s) => [s.vulnerability.name, s.status]));
-    expect(statuses).toEqual({ 'CVE-2015-1793': 'under_investigation', 'CVE-2020-28928': 'affected', 'CVE-2021-42386': 'under_investigation', 'CVE-2022-28391': 'not_affected' });
-    const states = Object.fromEntries((buildCycloneDxVex(input).vulnerabilities as any[]).map((v) => [v.id, v.analysis.state]));
-    expect(states).toEqual({ 'CVE-2015-1793': 'in_triage', 'CVE-2020-28928': 'exploitable', 'CVE-2021-42386': 'in_triage', 'CVE-2022-28391': 'not_affected' });
+    const statements: Record<string, any> = Object.fromEntries((openVexDocument(input).statements as any[]).map((s) => [s.vulnerability.name, s]));
+    expect(Object.fromEntries(Object.entries(statements).map(([k, s]) => [k, s.status]))).toEqual({
+      'CVE-2015-1793': 'fixed', 'CVE-2020-28928': 'under_investigation', 'CVE-2021-42386': 'under_investigation', 'CVE-2022-28391': 'not_affected',
+    });
+    expect(statements['CVE-2022-28391']).toMatchObject({ justification: 'vulnerable_code_not_present', impact_statement: 'netstat is not built into this busybox' });
+    expect(statements['CVE-2015-1793'].justification).toBeUndefined();
+    const analyses: Record<string, any> = Object.fromEntries((buildCycloneDxVex(input).vulnerabilities as any[]).map((v) => [v.id, v.analysis]));
+    expect(Object.fromEntries(Object.entries(analyses).map(([k, a]) => [k, a.state]))).toEqual({
+      'CVE-2015-1793': 'resolved', 'CVE-2020-28928': 'in_triage', 'CVE-2021-42386': 'in_triage', 'CVE-2022-28391': 'not_affected',
+    });
+    expect(analyses['CVE-2022-28391']).toEqual({ state: 'not_affected', justification: 'code_not_present', detail: 'netstat is not built into this busybox' });
+    expect(analyses['CVE-2015-1793']).toEqual({ state: 'resolved', detail: 'upgraded' });
+    expect((await findings.history(product, byName('CVE-2015-1793').fingerprint)).map((h) => [h.status, h.justification])).toEqual([
+      ['rejected', 'component_not_present'], ['remediated', null],
+    ]);
   });
 });

@@ -58,6 +58,16 @@ describeEachDatabase('findings grid', (get) => {
     await expect(findingGrid(repos, principal, { filters: [{ field: 'productId', value: productId, comparator: 'like' }] })).rejects.toThrow(/unknown comparator 'like'/);
   });
 
+  it('caps list sizes itself, for routes whose schema does not (findingsReport:json)', async () => {
+    const values = Array.from({ length: 50_000 }, (_, i) => `CVE-${i}`);
+    await expect(findingGrid(repos, principal, { filters: [{ field: 'productId', value: productId }, { field: 'pname', value: values, comparator: 'in' }] }))
+      .rejects.toThrow('filters[1].value: at most 1000 values; narrow the selection with another filter instead');
+    const many = Array.from({ length: 21 }, () => ({ field: 'productId', value: productId }));
+    await expect(findingGrid(repos, principal, { filters: many })).rejects.toThrow('filters: at most 20 filters');
+    await expect(findingGrid(repos, principal, { filters: [{ field: 'productId', value: productId }, { field: 'pname', value: values.slice(0, 1000), comparator: 'in' }] }))
+      .resolves.toMatchObject({ total: 0 });
+  });
+
   it('lists the latest scan findings of every image in the product, sorted by severity', async () => {
     const r = await findingGrid(repos, principal, { filters: [{ field: 'productId', value: productId, comparator: 'equals' }], page: { num: 1, size: 100 } });
     expect(r.total).toBe(5);

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { freshPostgresUrl } from './databases.js';
@@ -32,7 +33,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { env?: Record<string, string>; postgres?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(options: { env?: Record<string, string>; postgres?: boolean; logger?: Logger } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'firmscope-server-'));
   const port = await freePort();
   const pg = options.postgres ? await freshPostgresUrl() : undefined;
@@ -41,7 +42,7 @@ export async function startTestServer(options: { env?: Record<string, string>; p
     FIRMSCOPE_ADMIN_PASSWORD: ADMIN.password, FIRMSCOPE_JOB_POLL_MS: '100', LOG_LEVEL: 'silent',
     ...(pg ? { DATABASE_URL: pg.url } : {}), ...options.env,
   });
-  const server = await startServer(config);
+  const server = await startServer(config, options.logger);
   return {
     base: `http://127.0.0.1:${port}`, config, server, dataDir, databaseUrl: pg?.url,
     async close() {

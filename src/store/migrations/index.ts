@@ -3,6 +3,7 @@
 import type { Migration } from 'kysely';
 import * as core from './0001-core.js';
 import * as scanSummary from './0002-scan-summary.js';
+import * as findingStateJustification from './0003-finding-state-justification.js';
 import * as identityHardening from './0004-identity-hardening.js';
 import * as vulnerabilities from './0100-vulnerabilities.js';
 import * as vulnerabilityCriteria from './0101-vulnerability-criteria.js';
@@ -13,6 +14,7 @@ import * as rematchRequest from './0104-rematch-request.js';
 export const migrations: Array<[name: string, migration: Migration]> = [
   ['0001-core', core],
   ['0002-scan-summary', scanSummary],
+  ['0003-finding-state-justification', findingStateJustification],
   ['0004-identity-hardening', identityHardening],
   ['0100-vulnerabilities', vulnerabilities],
   ['0101-vulnerability-criteria', vulnerabilityCriteria],
