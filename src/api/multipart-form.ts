@@ -4,7 +4,7 @@ import type {} from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { BlobStore, StoredBlob } from '../store/blob-store.js';
 import { newId } from '../store/ids.js';
-import { InvalidInputError } from '../services/errors.js';
+import { DomainError, InvalidInputError } from '../services/errors.js';
 
 export interface ParsedForm {
   fields: Record<string, string>;
@@ -44,7 +44,7 @@ export async function readForm(
     // An empty or truncated multipart body (no closing boundary) is read as "no parts" only when nothing came.
     const message = error instanceof Error ? error.message : String(error);
     if (/Unexpected end of (form|multipart data)/i.test(message) && !form.file && Object.keys(form.fields).length === 0) return form;
-    if (error instanceof Error && 'statusCode' in error) throw error;
+    if (error instanceof DomainError || (error instanceof Error && 'statusCode' in error)) throw error;
     throw new InvalidInputError(`the multipart body could not be read: ${message}`);
   }
   return form;
