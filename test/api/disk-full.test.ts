@@ -1,12 +1,12 @@
-// A full disk during uploads (issue 11): the signed PUT, a direct multipart upload and a debug-file attach answer
-// 507 with a message a person can act on, leave no partial blob, and succeed on retry once space is back; the
-// server stays up throughout. ENOSPC is injected below the server's blob folder (test/support/disk-full.ts).
+// A full disk (issue 11): the signed PUT, a direct multipart upload and a debug-file attach answer 507 with a
+// message a person can act on, leave no partial blob, and succeed on retry once space is back; a scan whose result
+// cannot be stored fails with that reason, and a new scan succeeds later. The server stays up throughout. ENOSPC is injected below the server's blob folder (test/support/disk-full.ts).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testDialects } from '../support/databases.js';
 import { diskFull } from '../support/disk-full.js';
-import { ADMIN, call, passwordToken, startTestServer, type TestServer } from '../support/server.js';
+import { ADMIN, call, passwordToken, startTestServer, waitFor, type TestServer } from '../support/server.js';
 
 vi.mock('node:fs', async (importOriginal) => (await import('../support/disk-full.js')).faultyFs(await importOriginal()));
 
@@ -33,7 +33,7 @@ for (const dialect of testDialects()) {
     };
 
     beforeAll(async () => {
-      t = await startTestServer({ env: { FIRMSCOPE_WORKERS: '0' }, postgres: dialect === 'postgres' });
+      t = await startTestServer({ postgres: dialect === 'postgres' });
       token = await passwordToken(t.base, ADMIN.email, ADMIN.password);
       productId = (await call(t.base, token, 'POST', '/api/v4/products', { name: 'full' })).body.id.split('/')[1];
     });
@@ -93,5 +93,25 @@ for (const dialect of testDialects()) {
       expect((await attach()).status).toBe(201);
       expect((await call(t.base, token, 'GET', files)).body.files).toHaveLength(1);
     });
+
+    it('a scan whose result document cannot be stored fails with the reason; a new scan completes once space is back', async () => {
+      const image = await call(t.base, token, 'POST', `/api/v4/products/${productId}/images:upload`, imageForm('scanned', Buffer.from('plain firmware bytes\n'.repeat(50))));
+      expect(image.status).toBe(201);
+      const scans = `/api/v4/products/${productId}/images/${image.body.id}/scans`;
+      const latest = (type: string) => async () => {
+        const r = await call(t.base, token, 'GET', `${scans}?status=true`);
+        const state = r.body.scans?.[0]?.latestScanState;
+        return state?.type === type ? state : undefined;
+      };
+      diskFull.under = join(t.dataDir, 'blobs', 'results');
+      expect((await call(t.base, token, 'POST', scans)).status).toBe(201);
+      const failed = await waitFor(latest('failed'), 60_000);
+      expect(failed.error.message).toContain(FULL);
+      expect(blobFiles('results')).toEqual([]);
+      diskFull.under = undefined;
+      expect((await call(t.base, token, 'POST', scans)).status).toBe(201);
+      await waitFor(latest('completed'), 60_000);
+      expect(blobFiles('results')).toHaveLength(1);
+    }, 150_000);
   });
 }
