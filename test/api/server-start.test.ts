@@ -45,14 +45,19 @@ for (const dialect of testDialects()) {
     afterEach(async () => {
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     });
-
-    it('exits with a clear message and creates no admin; on a free port the admin is created', async () => {
+    /** A fresh data folder (and PostgreSQL schema), and the port another program holds. */
+    async function freshStart() {
       const dataDir = mkdtempSync(join(tmpdir(), 'firmscope-start-'));
       cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
       const pg = dialect === 'postgres' ? await freshPostgresUrl() : undefined;
       if (pg) cleanups.push(() => pg.drop());
       const taken = await takenPort();
       cleanups.push(() => new Promise<void>((done) => taken.server.close(() => done())));
+      return { dataDir, pg, taken };
+    }
+
+    it('exits with a clear message and creates no admin; on a free port the admin is created', async () => {
+      const { dataDir, pg, taken } = await freshStart();
 
       // No admin configured: the first start would generate a password and print it.
       const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(taken.port), HOST: '127.0.0.1', FIRMSCOPE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
@@ -82,12 +87,7 @@ for (const dialect of testDialects()) {
     }, 90_000);
 
     it('startServer rejects with the reason and leaves the data folder without an admin', async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'firmscope-start-'));
-      cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-      const pg = dialect === 'postgres' ? await freshPostgresUrl() : undefined;
-      if (pg) cleanups.push(() => pg.drop());
-      const taken = await takenPort();
-      cleanups.push(() => new Promise<void>((done) => taken.server.close(() => done())));
+      const { dataDir, pg, taken } = await freshStart();
       const config = loadConfig({
         PORT: String(taken.port), HOST: '127.0.0.1', FIRMSCOPE_DATA_DIR: dataDir, FIRMSCOPE_ADMIN_EMAIL: ADMIN.email,
         FIRMSCOPE_ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'silent', ...(pg ? { DATABASE_URL: pg.url } : {}),
