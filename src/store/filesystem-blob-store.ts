@@ -32,11 +32,6 @@ export class FilesystemBlobStore implements BlobStore {
 
   async write(key: string, source: Readable | Buffer, options: WriteOptions = {}): Promise<StoredBlob> {
     const path = this.pathOf(key);
-    try {
-      await mkdir(dirname(path), { recursive: true });
-    } catch (error) {
-      throw storageFull(error) ? new InsufficientStorageError() : error;
-    }
     const temp = `${path}.tmp-${randomBytes(6).toString('hex')}`;
     const sha256 = createHash('sha256');
     const sha1 = createHash('sha1');
@@ -58,6 +53,7 @@ export class FilesystemBlobStore implements BlobStore {
     });
     const input = Buffer.isBuffer(source) ? Readable.from([source]) : source;
     try {
+      await mkdir(dirname(path), { recursive: true });
       await pipeline(input, hasher, createWriteStream(temp, { flags: 'wx' }));
       await rename(temp, path);
     } catch (error) {
