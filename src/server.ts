@@ -1,5 +1,7 @@
-// Starting the service: open the store, bootstrap the first organisation and admin, load the signing key,
-// build the app, listen, and run scan workers in-process (FIRMSCOPE_WORKERS, default 1).
+// Starting the service: open the store, load the signing key, build the app, listen, then bootstrap the first
+// organisation and admin, and run scan workers in-process (FIRMSCOPE_WORKERS, default 1). Listening comes before
+// the admin: a server that cannot take its port leaves no admin (whose generated password would be printed by a
+// process that then exits) in the data folder.
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
@@ -11,7 +13,7 @@ import type { Config } from './config.js';
 import { closeScanThreads, runEngineInThread } from './jobs/engine-runner.js';
 import { failAbandonedScan, scanJobHandler } from './jobs/scan-job.js';
 import { JobWorker } from './jobs/worker.js';
-import { bootstrap } from './services/bootstrap.js';
+import { bootstrap, ensureDefaultOrg } from './services/bootstrap.js';
 import { createRepositories, type Repositories } from './services/repositories.js';
 import { SCAN_JOB } from './services/scans.js';
 import { resolveUploadSecret } from './services/upload-secret.js';
@@ -65,35 +67,74 @@ export interface RunningServer {
 
 export async function startServer(config: Config, logger?: Logger): Promise<RunningServer> {
   const runtime = await openRuntime(config, logger);
+  let app: FastifyInstance | undefined;
+  let url: string;
+  try {
+    app = await buildServiceApp(config, runtime);
+    url = await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
+      throw new Error(listenFailure(error, config));
+    });
+    await bootstrapAdmin(config, runtime);
+  } catch (error) {
+    await app?.close();
+    await runtime.database.close();
+    throw error;
+  }
+  const worker = config.workers > 0 ? createWorker(config, runtime, config.workers) : undefined;
+  worker?.start();
+  const listening = app;
+  return {
+    app: listening, url, runtime, worker,
+    async close() {
+      await worker?.stop();
+      await closeScanThreads(scanDatabase(config));
+      await listening.close();
+      await runtime.database.close();
+    },
+  };
+}
+
+/** The HTTP app with its token service (signing key from the store) and upload settings. */
+async function buildServiceApp(config: Config, runtime: Runtime): Promise<FastifyInstance> {
   const { repos, blobs } = runtime;
-  const boot = await bootstrap(repos.identities, { email: config.adminEmail, password: config.adminPassword });
+  const key = await loadSigningKey(repos.identities);
+  const issuer = `${config.baseUrl}/realms/${config.realm}`;
+  // The external issuer's organisation must exist before the token service is built: `default` (the usual one)
+  // is created here, before listening; an organisation alone is harmless if listening then fails.
+  if (config.externalIssuer && config.externalOrg === 'default') await ensureDefaultOrg(repos.identities);
+  const tokens = new TokenService(key, {
+    issuer, publicClientId: config.publicClientId, accessTokenSeconds: config.accessTokenSeconds, refreshTokenSeconds: config.refreshTokenSeconds,
+    external: await externalIssuerSettings(config, repos.identities),
+  }, repos.identities);
+  return buildApp({
+    repos, blobs, tokens, baseUrl: config.baseUrl, realm: config.realm, publicClientId: config.publicClientId,
+    uploads: { baseUrl: config.baseUrl, secret: await resolveUploadSecret(config.uploadSecret, config.dataDir), urlSeconds: config.uploadUrlSeconds, maxBytes: config.maxUploadBytes },
+    logger: runtime.logger,
+  });
+}
+
+/** The first organisation and admin, on the first start only (see bootstrap). */
+async function bootstrapAdmin(config: Config, runtime: Runtime): Promise<void> {
+  const boot = await bootstrap(runtime.repos.identities, { email: config.adminEmail, password: config.adminPassword });
   if (boot.generated) {
     // Printed once, on the console only: the generated password is never logged or stored in clear.
     process.stdout.write(`\nFirmscope created the first admin:\n  e-mail:   ${boot.generated.email}\n  password: ${boot.generated.password}\n\n`);
   } else if (boot.createdAdmin) {
     runtime.logger.info({ email: boot.createdAdmin }, 'created the first admin');
   }
-  const key = await loadSigningKey(repos.identities);
-  const issuer = `${config.baseUrl}/realms/${config.realm}`;
-  const tokens = new TokenService(key, {
-    issuer, publicClientId: config.publicClientId, accessTokenSeconds: config.accessTokenSeconds, refreshTokenSeconds: config.refreshTokenSeconds,
-    external: await externalIssuerSettings(config, repos.identities),
-  }, repos.identities);
-  const app = await buildApp({
-    repos, blobs, tokens, baseUrl: config.baseUrl, realm: config.realm, publicClientId: config.publicClientId,
-    uploads: { baseUrl: config.baseUrl, secret: await resolveUploadSecret(config.uploadSecret, config.dataDir), urlSeconds: config.uploadUrlSeconds, maxBytes: config.maxUploadBytes },
-    logger: runtime.logger,
-  });
-  const address = await app.listen({ port: config.port, host: config.host });
-  const worker = config.workers > 0 ? createWorker(config, runtime, config.workers) : undefined;
-  worker?.start();
-  return {
-    app, url: address, runtime, worker,
-    async close() {
-      await worker?.stop();
-      await closeScanThreads(scanDatabase(config));
-      await app.close();
-      await runtime.database.close();
-    },
-  };
+}
+
+/** Why the service could not listen, saying what to do about it. */
+function listenFailure(error: unknown, config: Config): string {
+  const where = `${config.host}:${config.port}`;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const detail = error instanceof Error ? error.message : String(error);
+  const advice = code === 'EADDRINUSE'
+    ? 'the port is already in use (another firmscope or another program); stop it, or set PORT to a free port'
+    : code === 'EACCES'
+      ? 'permission denied (ports below 1024 need privileges); set PORT to 1024 or above'
+      : code === 'EADDRNOTAVAIL'
+        ? 'this machine has no such address; set HOST to one of its addresses, or 0.0.0.0'
+        : detail;
+  return `cannot listen on ${where}: ${advice}. The service did not start and created no admin.`;
 }

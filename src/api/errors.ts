@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, NotReadyError, TooLargeError, UnauthenticatedError,
+  InsufficientStorageError,
 } from '../services/errors.js';
 
 export interface ErrorResponse {
@@ -22,6 +23,7 @@ const DOMAIN_STATUS: Array<[new (...args: never[]) => DomainError, number, strin
   [ConflictError, 409, 'conflict'],
   [TooLargeError, 413, 'tooLarge'],
   [NotReadyError, 422, 'notReady'],
+  [InsufficientStorageError, 507, 'insufficientStorage'],
 ];
 
 const FRAMEWORK_STATUS: Record<string, [number, string]> = {
@@ -118,6 +120,9 @@ function oauthShaped(request: FastifyRequest, body: ErrorResponse): ErrorRespons
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((caught: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const error = caught as FastifyError;
+    // Answered before the request body was read to its end (a failed upload): close the connection after the
+    // answer, so the unread rest of the body neither holds the connection nor is read for nothing.
+    if (!request.raw.complete) void reply.header('connection', 'close');
     if (error.validation) {
       return reply.status(400).send(oauthShaped(request, validationBody(error)));
     }
@@ -132,6 +137,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
         if (caught.resourceName) body.resourceName = caught.resourceName;
       }
       if (status === 401) void reply.header('www-authenticate', 'Bearer');
+      if (status >= 500) request.log.error({ err: caught }, 'request failed');
       return reply.status(status).send(status === 400 ? oauthShaped(request, body) : body);
     }
     const framework = error.code ? FRAMEWORK_STATUS[error.code] : undefined;

@@ -18,7 +18,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
     config: { permission: 'images.update' },
     schema: {
       tags: ['files'], summary: 'Attach a debug symbol file (multipart field `file`)', consumes: ['multipart/form-data'], params: ImageParams,
-      response: { 201: Type.Object({ id: Type.String(), filename: Type.String(), createTime: Type.String() }), ...errorResponses(413, 415) },
+      response: { 201: Type.Object({ id: Type.String(), filename: Type.String(), createTime: Type.String() }), ...errorResponses(413, 415, 507) },
     },
   }, async (request, reply) => {
     const principal = principalOf(request);

@@ -101,7 +101,7 @@ export const imageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, deps)
         tempFileId: Type.Optional(Type.String()), imageName: Type.Optional(Type.String()), version: Type.Optional(Type.String()),
         filename: Type.Optional(Type.String()), createScan: Bool('Start a scan (default true)'),
       }),
-      response: { 201: Type.Ref('Image'), ...errorResponses(409, 413, 415) },
+      response: { 201: Type.Ref('Image'), ...errorResponses(409, 413, 415, 507) },
     },
   }, async (request, reply) => {
     const principal = principalOf(request);

@@ -18,7 +18,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { re
       querystring: Type.Object({ expires: Type.Integer(), signature: Type.String({ minLength: 1 }) }),
       response: {
         200: Type.Object({ id: Type.String(), size: Type.Integer(), sha256: Type.String() }),
-        400: Type.Ref('Error'), 403: Type.Ref('Error'), 404: Type.Ref('Error'), 409: Type.Ref('Error'), 413: Type.Ref('Error'),
+        400: Type.Ref('Error'), 403: Type.Ref('Error'), 404: Type.Ref('Error'), 409: Type.Ref('Error'), 413: Type.Ref('Error'), 507: Type.Ref('Error'),
       },
     },
   }, async (request) => {

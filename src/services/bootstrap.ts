@@ -11,7 +11,7 @@ export interface BootstrapResult {
 }
 
 export async function bootstrap(identities: IdentityRepository, admin: { email?: string; password?: string }): Promise<BootstrapResult> {
-  const org = (await identities.findOrgByName('default')) ?? (await createOrgTolerant(identities));
+  const org = await ensureDefaultOrg(identities);
   if ((await identities.countUsers(org.id)) > 0) return { orgId: org.id };
   const email = admin.email ?? 'admin@localhost';
   if (await identities.findUserByEmail(email)) return { orgId: org.id };
@@ -20,8 +20,11 @@ export async function bootstrap(identities: IdentityRepository, admin: { email?:
   return { orgId: org.id, createdAdmin: email, ...(admin.password ? {} : { generated: { email, password } }) };
 }
 
-// Two processes starting at once (serve and worker) may race to create it.
-async function createOrgTolerant(identities: IdentityRepository) {
+/** Organisation `default`, created when missing. */
+export async function ensureDefaultOrg(identities: IdentityRepository) {
+  const existing = await identities.findOrgByName('default');
+  if (existing) return existing;
+  // Two processes starting at once (serve and worker) may race to create it.
   try {
     return await identities.createOrg('default');
   } catch (error) {

@@ -28,6 +28,13 @@ export class ConflictError extends DomainError {}
 /** Input larger than allowed (→ 413). */
 export class TooLargeError extends DomainError {}
 
+/** The server's storage is full (ENOSPC, a quota): the request may succeed once space is freed (→ 507). */
+export class InsufficientStorageError extends DomainError {
+  constructor(message = 'the server is out of disk space; free space or contact the operator and retry') {
+    super(message, [{ reason: 'insufficientStorage' }]);
+  }
+}
+
 /** Results not ready yet, or a report that this version cannot produce (→ 422). */
 export class NotReadyError extends DomainError {}
 

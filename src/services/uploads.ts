@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import type { Principal } from '../auth/principal.js';
 import type { BlobStore, StoredBlob } from '../store/blob-store.js';
 import type { Image } from '../store/image.repository.js';
+import { newId } from '../store/ids.js';
 import type { Scan } from '../store/scan.repository.js';
 import { requireProduct } from './access.js';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors.js';
@@ -27,7 +28,12 @@ export async function generateUploadUrl(repos: Repositories, settings: UploadSet
   return { id: temp.id, uploadUrl: uploadUrl(settings.baseUrl, settings.secret, { productId: product.id, tempFileId: temp.id, expires }) };
 }
 
-/** The signed PUT: streams the body into the temp file's blob. */
+/**
+ * The signed PUT. Each PUT streams into a blob key of its own, then commits it to the temp file with a
+ * compare-and-set (see ImageRepository.commitUpload): a PUT never writes bytes that an image or another PUT
+ * refers to, so a finalized image's blob never changes. A PUT that loses (the temp file was finalized, or a
+ * concurrent PUT committed first) deletes its blob and answers 409.
+ */
 export async function receiveUpload(
   repos: Repositories, blobs: BlobStore, settings: UploadSettings,
   target: { productId: string; tempFileId: string; expires: number; signature: string }, body: Readable,
@@ -36,10 +42,16 @@ export async function receiveUpload(
   const temp = await repos.images.getTempFile(target.productId, target.tempFileId);
   if (!temp) throw new NotFoundError(`temp file ${target.tempFileId} not found`);
   if (temp.status === 'used') throw new ConflictError(`temp file ${target.tempFileId} was already finalized into an image; request a new upload URL`);
-  const blob = await blobs.write(`uploads/${temp.id}`, body, { maxBytes: settings.maxBytes });
-  if (!(await repos.images.markUploaded(temp.id, blob))) {
-    throw new ConflictError(`temp file ${target.tempFileId} was finalized while uploading; request a new upload URL`);
+  const blob = await blobs.write(`uploads/${temp.id}-${newId()}`, body, { maxBytes: settings.maxBytes });
+  if (!(await repos.images.commitUpload(temp.id, temp.blob?.key ?? null, blob))) {
+    await blobs.delete(blob.key);
+    const now = await repos.images.getTempFile(target.productId, target.tempFileId);
+    throw new ConflictError(now?.status === 'used'
+      ? `temp file ${target.tempFileId} was finalized into an image while this upload was streaming; the image keeps the earlier upload (request a new upload URL to send another)`
+      : `another upload to temp file ${target.tempFileId} completed while this one was streaming and was kept; PUT again to replace it`);
   }
+  // The upload this one replaced is referenced by nothing now.
+  if (temp.blob) await blobs.delete(temp.blob.key);
   return blob;
 }
 
@@ -67,13 +79,14 @@ export async function finalizeUpload(
     if (temp.status === 'pending' || !temp.blob) {
       throw new ConflictError(`temp file ${input.tempFileId} has not been uploaded; PUT the image to its uploadUrl first`, [{ reason: 'notUploaded', field: 'tempFileId' }]);
     }
-    if (temp.status === 'used' || !(await repos.images.markUsed(temp.id))) {
+    const claimed = temp.status === 'used' ? undefined : await repos.images.claimUpload(temp.id);
+    if (!claimed) {
       throw new ConflictError(`temp file ${input.tempFileId} was already finalized into an image; request a new upload URL`, [{ reason: 'alreadyUsed', field: 'tempFileId' }]);
     }
     // the seed's required-but-ignored `file` part: its name counts only when it held the file (not `@/dev/null`)
     const named = input.file && input.file.blob.size > 0 && input.file.filename !== 'blob' ? input.file.filename : undefined;
     if (input.file) await blobs.delete(input.file.blob.key);
-    blob = temp.blob;
+    blob = claimed;
     fileName = input.filename?.trim() || named || imageName;
   } else if (input.file) {
     blob = input.file.blob;

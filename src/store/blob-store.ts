@@ -14,7 +14,10 @@ export interface WriteOptions {
 }
 
 export interface BlobStore {
-  /** Streams `source` into `key` (replacing it atomically) and returns its size and hashes. */
+  /**
+   * Streams `source` into `key` (replacing it atomically) and returns its size and hashes. A failed write leaves
+   * nothing behind; full storage fails with InsufficientStorageError.
+   */
   write(key: string, source: Readable | Buffer, options?: WriteOptions): Promise<StoredBlob>;
   read(key: string): Promise<Readable>;
   /** A local file path for tools that need one (the engine); an S3 store downloads into `workDir` first. */

@@ -6,8 +6,11 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { InvalidInputError, NotFoundError, TooLargeError } from '../services/errors.js';
+import { InsufficientStorageError, InvalidInputError, NotFoundError, TooLargeError } from '../services/errors.js';
 import type { BlobStore, StoredBlob, WriteOptions } from './blob-store.js';
+
+/** The disk (ENOSPC) or the user's quota (EDQUOT) is full: the write may succeed once space is freed. */
+const storageFull = (error: unknown): boolean => ['ENOSPC', 'EDQUOT'].includes((error as NodeJS.ErrnoException | undefined)?.code ?? '');
 
 const KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
 
@@ -29,7 +32,6 @@ export class FilesystemBlobStore implements BlobStore {
 
   async write(key: string, source: Readable | Buffer, options: WriteOptions = {}): Promise<StoredBlob> {
     const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
     const temp = `${path}.tmp-${randomBytes(6).toString('hex')}`;
     const sha256 = createHash('sha256');
     const sha1 = createHash('sha1');
@@ -51,11 +53,12 @@ export class FilesystemBlobStore implements BlobStore {
     });
     const input = Buffer.isBuffer(source) ? Readable.from([source]) : source;
     try {
+      await mkdir(dirname(path), { recursive: true });
       await pipeline(input, hasher, createWriteStream(temp, { flags: 'wx' }));
       await rename(temp, path);
     } catch (error) {
       await rm(temp, { force: true });
-      throw error;
+      throw storageFull(error) ? new InsufficientStorageError() : error;
     }
     return { key, size, sha256: sha256.digest('hex'), sha1: sha1.digest('hex'), md5: md5.digest('hex') };
   }

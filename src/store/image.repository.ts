@@ -125,21 +125,36 @@ export class ImageRepository {
     return { id: r.id, productId: r.product_id, orgId: r.org_id, status: r.status, blob, expireTime: r.expire_time };
   }
 
-  /** Records a completed PUT; false when the temp file was already finalized. A re-PUT replaces the content. */
-  async markUploaded(id: string, blob: StoredBlob): Promise<boolean> {
-    const result = await this.db
+  /**
+   * Commits a completed PUT, atomically: only while the temp file is open for upload (not finalized) and still
+   * holds `replacing` (the upload this PUT found, null for none), so of concurrent PUTs exactly one commits and a
+   * PUT racing with finalize either commits before it or not at all. False when it did not commit.
+   */
+  async commitUpload(id: string, replacing: string | null, blob: StoredBlob): Promise<boolean> {
+    let update = this.db
       .updateTable('temp_files')
       .set({ status: 'uploaded', blob_key: blob.key, size: blob.size, sha256: blob.sha256, sha1: blob.sha1, md5: blob.md5 })
       .where('id', '=', id)
-      .where('status', '!=', 'used')
-      .executeTakeFirst();
+      .where('status', '!=', 'used');
+    update = replacing === null ? update.where('blob_key', 'is', null) : update.where('blob_key', '=', replacing);
+    const result = await update.executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** Claims an uploaded temp file for one image, atomically: false when it is not uploaded or already used. */
-  async markUsed(id: string): Promise<boolean> {
-    const result = await this.db.updateTable('temp_files').set({ status: 'used' }).where('id', '=', id).where('status', '=', 'uploaded').executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  /**
+   * Claims an uploaded temp file for one image, atomically, and returns the upload it claimed (read in the same
+   * statement, so a PUT committing meanwhile cannot swap it); undefined when it is not uploaded or already used.
+   */
+  async claimUpload(id: string): Promise<StoredBlob | undefined> {
+    const r = await this.db
+      .updateTable('temp_files')
+      .set({ status: 'used' })
+      .where('id', '=', id)
+      .where('status', '=', 'uploaded')
+      .returning(['blob_key', 'size', 'sha256', 'sha1', 'md5'])
+      .executeTakeFirst();
+    if (!r?.blob_key || !r.sha256 || !r.sha1 || !r.md5) return undefined;
+    return { key: r.blob_key, size: Number(r.size), sha256: r.sha256, sha1: r.sha1, md5: r.md5 };
   }
 
   async addFile(input: { imageId: string; productId: string; filename: string; blob: StoredBlob; metadata: Record<string, unknown>; authorId: string }): Promise<ImageFile> {

@@ -39,12 +39,24 @@ describeEachDatabase('repositories', (get) => {
   it('a temp file is used at most once, and only after its upload', async () => {
     const product = await repos.products.create({ orgId: orgA, name: 'p', authorId: userId });
     const temp = await repos.images.createTempFile({ productId: product.id, orgId: orgA, authorId: userId, expireTime: new Date().toISOString() });
-    expect(await repos.images.markUsed(temp.id)).toBe(false);
-    expect(await repos.images.markUploaded(temp.id, blob)).toBe(true);
-    const claims = await Promise.all([repos.images.markUsed(temp.id), repos.images.markUsed(temp.id), repos.images.markUsed(temp.id)]);
-    expect(claims.filter(Boolean)).toHaveLength(1);
-    expect(await repos.images.markUploaded(temp.id, blob)).toBe(false);
+    expect(await repos.images.claimUpload(temp.id)).toBeUndefined();
+    expect(await repos.images.commitUpload(temp.id, null, blob)).toBe(true);
+    const claims = await Promise.all([repos.images.claimUpload(temp.id), repos.images.claimUpload(temp.id), repos.images.claimUpload(temp.id)]);
+    expect(claims.filter(Boolean)).toEqual([blob]);
+    expect(await repos.images.commitUpload(temp.id, blob.key, { ...blob, key: 'uploads/later' })).toBe(false);
+    expect((await repos.images.getTempFile(product.id, temp.id))?.blob?.key).toBe(blob.key);
     expect((await repos.images.getTempFile(product.id, temp.id))?.status).toBe('used');
+  });
+
+  it('of uploads that found the same state, exactly one commits; a later upload replaces it', async () => {
+    const product = await repos.products.create({ orgId: orgA, name: 'p-cas', authorId: userId });
+    const temp = await repos.images.createTempFile({ productId: product.id, orgId: orgA, authorId: userId, expireTime: new Date().toISOString() });
+    const racers = ['uploads/r1', 'uploads/r2', 'uploads/r3'].map((key) => repos.images.commitUpload(temp.id, null, { ...blob, key }));
+    expect((await Promise.all(racers)).filter(Boolean)).toHaveLength(1);
+    const first = (await repos.images.getTempFile(product.id, temp.id))!.blob!.key;
+    expect(await repos.images.commitUpload(temp.id, 'uploads/not-current', { ...blob, key: 'uploads/r4' })).toBe(false);
+    expect(await repos.images.commitUpload(temp.id, first, { ...blob, key: 'uploads/r5', sha256: 'e' })).toBe(true);
+    expect(await repos.images.claimUpload(temp.id)).toEqual({ ...blob, key: 'uploads/r5', sha256: 'e' });
   });
 
   it('scan state moves are conditional and recorded', async () => {
