@@ -98,7 +98,7 @@ for (const dialect of testDialects()) {
     });
 
     it('a scan whose result document cannot be stored fails with the reason; a new scan completes once space is back', async () => {
-      const image = await call(t.base, token, 'POST', `/api/v4/products/${productId}/images:upload`, imageForm('scanned', Buffer.from('plain firmware bytes\n'.repeat(50))));
+      const image = await call(t.base, token, 'POST', `/api/v4/products/${productId}/images:upload`, imageForm('scanned', Buffer.from('#!/bin/sh\n' + 'echo plain firmware\n'.repeat(50))));
       expect(image.status).toBe(201);
       const scans = `/api/v4/products/${productId}/images/${image.body.id}/scans`;
       const latest = (type: string) => async () => {
