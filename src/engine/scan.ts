@@ -52,6 +52,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     components: [],
     findings: [],
     cryptoAssets: [],
+    binaries: [],
     problems: unpacked.problems,
     vulnerabilities: options.vulnerabilities,
     signal,
@@ -79,6 +80,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     components: ctx.components,
     findings: ctx.findings,
     cryptoAssets: ctx.cryptoAssets,
+    binaries: ctx.binaries,
     problems: ctx.problems,
     stats: {
       durationMs: Date.now() - started,
