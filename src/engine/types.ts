@@ -179,7 +179,7 @@ export interface BinaryUnsafeFunction {
   linkage: 'imported' | 'static';
   /** Direct call sites found in the code; absent where the architecture's calls are not decoded. */
   callSites?: number;
-  /** Functions holding those call sites (nearest preceding function symbol; '' when the binary has none). */
+  /** Named functions holding those call sites (nearest preceding function symbol; sites in unnamed code are not listed). */
   callers: Array<{ function: string; callSites: number }>;
 }
 
@@ -194,6 +194,8 @@ interface BinaryBase {
   unsafeFunctions: BinaryUnsafeFunction[];
   /** True when call sites were decoded (x86, x86-64, ARM/Thumb, AArch64, MIPS); false means imports were counted. */
   callSitesDecoded: boolean;
+  /** Accepts connections (socket with bind/listen/accept) or is named like a network daemon (binaries/network-facing.ts). */
+  networkFacing: boolean;
   /** Uses of unsafe functions: call sites where decoded, otherwise the number of unsafe functions imported or linked. */
   unsafeUses: number;
   symbols: {

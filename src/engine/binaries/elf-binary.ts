@@ -14,6 +14,7 @@ import { decodeX86Calls, findX86Stubs } from './call-sites-x86.js';
 import { type ElfInfo, type ElfSymbol, parseElf, PT_LOAD, SHT_NOBITS } from './elf.js';
 import { DT_PLTGOT, gotSlots, MIPS_GP_OFFSET } from './elf-got.js';
 import { elfHardening, isPieExecutable } from './elf-hardening.js';
+import { isNetworkFacing } from './network-facing.js';
 import { FunctionIndex, type UnsafeCandidate, UnsafeCallCollector, unsafeFunctionName, unsafeUses } from './unsafe-functions.js';
 
 const EM_386 = 3;
@@ -104,6 +105,14 @@ function addMipsLocalGot(elf: ElfInfo, buf: Buffer, targets: CallTargets): void 
   }
 }
 
+/** Functions the binary imports, or links when it is static: what isNetworkFacing looks for. */
+function socketApi(elf: ElfInfo): Set<string> {
+  const names = new Set<string>();
+  for (const s of elf.dynamicSymbols) if (!s.defined) names.add(s.name);
+  if (elf.staticallyLinked) for (const s of elf.symbols ?? []) if (s.defined && s.type === 'func') names.add(s.name);
+  return names;
+}
+
 export async function analyzeElf(path: string, buf: Buffer): Promise<BinaryInfo | undefined> {
   const src = bufferSource(buf);
   const elf = await parseElf(src, { symtab: true });
@@ -124,6 +133,7 @@ export async function analyzeElf(path: string, buf: Buffer): Promise<BinaryInfo 
     hardening: elfHardening(elf),
     unsafeFunctions,
     callSitesDecoded: decoded,
+    networkFacing: isNetworkFacing(path, socketApi(elf)),
     unsafeUses: unsafeUses(unsafeFunctions, decoded),
     symbols: {
       imported: elf.dynamicSymbols.filter((s) => !s.defined).length,

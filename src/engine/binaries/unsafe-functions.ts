@@ -76,6 +76,7 @@ export class UnsafeCallCollector {
     this.seen.add(site);
     this.counts[target]!++;
     const caller = this.functions.at(site);
+    if (caller === '') return;
     const map = this.callers[target]!;
     map.set(caller, (map.get(caller) ?? 0) + 1);
   };
