@@ -1,0 +1,94 @@
+// Builds test binaries with the host and cross compilers, and reads the reference facts back with binutils
+// (readelf, objdump), independently of the engine's parser. A missing compiler skips its tests with a notice.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { haveTool } from '../unpack/filesystems/fs-image-harness.js';
+
+export interface Toolchain {
+  /** Test label: 'x86-64', 'arm', 'mipsel', ... */
+  label: string;
+  cc: string;
+  /** objdump that disassembles this architecture. */
+  objdump: string;
+}
+
+export const TOOLCHAINS: Toolchain[] = [
+  { label: 'x86-64', cc: 'gcc', objdump: 'objdump' },
+  { label: 'arm', cc: 'arm-linux-gnueabihf-gcc', objdump: 'arm-linux-gnueabihf-objdump' },
+  { label: 'mipsel', cc: 'mipsel-linux-gnu-gcc', objdump: 'mipsel-linux-gnu-objdump' },
+  { label: 'aarch64', cc: 'aarch64-linux-gnu-gcc', objdump: 'aarch64-linux-gnu-objdump' },
+];
+
+const available = new Map<string, boolean>();
+export function haveCompiler(t: Toolchain): boolean {
+  if (!available.has(t.cc)) available.set(t.cc, haveTool(t.cc) && haveTool(t.objdump));
+  return available.get(t.cc)!;
+}
+
+/** Compiles `source` (written as <name>.c) in `dir` with the flags; returns the binary's bytes. */
+export function compile(t: Toolchain, dir: string, name: string, source: string, flags: string[]): Buffer {
+  writeFileSync(join(dir, `${name}.c`), source);
+  execFileSync(t.cc, [...flags, '-o', name, `${name}.c`], { cwd: dir, stdio: 'pipe' });
+  return readFileSync(join(dir, name));
+}
+
+const tool = (cmd: string, args: string[]): string => execFileSync(cmd, args, { stdio: 'pipe', maxBuffer: 256 * 1024 * 1024 }).toString();
+
+/** The hardening checksec.sh would print, from its own readelf greps. */
+export function readelfHardening(file: string) {
+  const header = tool('readelf', ['-hW', file]);
+  const programs = tool('readelf', ['-lW', file]);
+  const dynamic = tool('readelf', ['-dW', file]);
+  const symbols = tool('readelf', ['-sW', file]);
+  const sections = tool('readelf', ['-SW', file]);
+  const stack = programs.split('\n').find((l) => /^\s*GNU_STACK\s/.test(l));
+  const flags1 = dynamic.split('\n').find((l) => l.includes('(FLAGS_1)')) ?? '';
+  const bindNow = /BIND_NOW/.test(dynamic) || /\bNOW\b/.test(flags1);
+  return {
+    nx: stack !== undefined && !stack.trim().split(/\s+/)[6]!.includes('E'),
+    pie: /Type:\s+DYN/.test(header),
+    relro: /GNU_RELRO/.test(programs) ? (bindNow ? 'full' : 'partial') : 'none',
+    canary: /__stack_chk_fail|__stack_chk_guard|__intel_security_cookie/.test(symbols),
+    fortify: /\s__\w+_chk(@\S+)?$/m.test(symbols),
+    stripped: !sections.includes('.symtab'),
+    rpath: /\(RPATH\)\s+Library rpath: \[(.*)\]/.exec(dynamic)?.[1] ?? null,
+    runpath: /\(RUNPATH\)\s+Library runpath: \[(.*)\]/.exec(dynamic)?.[1] ?? null,
+  };
+}
+
+/** `objdump -d` call instructions whose operand names `<fn@plt>` (or `<fn>`), counted per callee. */
+export function objdumpPltCalls(t: Toolchain, file: string, names: string[]): Record<string, number> {
+  const out: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
+  for (const line of tool(t.objdump, ['-d', file]).split('\n')) {
+    const m = /\t(?:call|callq|bl|blx|jal)\s+[0-9a-f]+ <(\w+?)(?:@plt)?>$/.exec(line);
+    if (m && m[1]! in out) out[m[1]!]!++;
+  }
+  return out;
+}
+
+/**
+ * MIPS PIC calls per callee from `objdump -d`: `jalr t9` after `lw t9,OFF(gp)` (directly or through another
+ * register moved to t9), with OFF named by the GOT listing of `readelf -A`.
+ */
+export function objdumpMipsGotCalls(t: Toolchain, file: string, names: string[]): Record<string, number> {
+  const byOffset = new Map<string, string>();
+  for (const line of tool('readelf', ['-A', file]).split('\n')) {
+    const m = /^\s+[0-9a-f]+ (-?\d+)\(gp\) [0-9a-f]+ [0-9a-f]+ FUNC\s+UND (\w+)/.exec(line);
+    if (m) byOffset.set(m[1]!, m[2]!);
+  }
+  const out: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
+  const reg = new Map<string, string>();
+  for (const line of tool(t.objdump, ['-d', file]).split('\n')) {
+    const load = /\tlw\t(\w+),(-?\d+)\(gp\)/.exec(line);
+    const move = /\tmove\tt9,(\w+)/.exec(line);
+    if (load) reg.set(load[1]!, byOffset.get(load[2]!) ?? '');
+    else if (move) reg.set('t9', reg.get(move[1]!) ?? '');
+    else if (/\tjalr\tt9$/.test(line)) {
+      const fn = reg.get('t9');
+      if (fn && fn in out) out[fn]!++;
+      reg.delete('t9');
+    }
+  }
+  return out;
+}
