@@ -12,7 +12,7 @@ function armImmediate(field: number): number {
 
 /**
  * Adds GNU ld's A32 PLT entries (`add ip, pc, #a; add ip, ip, #b [; add ip, ip, #c]; ldr pc, [ip, #d]!`) whose GOT
- * slot is a target, and the Thumb `bx pc; nop` veneer some toolchains put before an entry.
+ * slot is a target, and the Thumb `bx pc` veneer ld puts before an entry that Thumb code reaches with `b.w`.
  */
 export function findArmStubs(region: CodeRegion, le: boolean, targets: CallTargets): void {
   const b = region.bytes;
@@ -34,11 +34,11 @@ export function findArmStubs(region: CodeRegion, le: boolean, targets: CallTarge
     const target = targets.slots.get(slot);
     if (target === undefined) continue;
     targets.addresses.set(region.address + i, target);
-    if (i >= 4 && b.readUInt16LE(i - 4) === 0x4778 && b.readUInt16LE(i - 2) === 0x46c0) targets.addresses.set(region.address + i - 4, target);
+    if (i >= 4 && b.readUInt16LE(i - 4) === 0x4778) targets.addresses.set(region.address + i - 4, target); // bx pc; (nop | b.n .-4)
   }
 }
 
-/** Counts A32 `bl`/`blx imm` and Thumb `bl`/`blx` whose destination is a target address. */
+/** Counts A32 `bl`/`blx imm`/`b` and Thumb `bl`/`blx`/`b.w` (tail calls) whose destination is a target address. */
 export function decodeArmCalls(region: CodeRegion, le: boolean, targets: CallTargets, onCall: OnCall): void {
   const b = region.bytes;
   const base = region.address;
@@ -47,7 +47,7 @@ export function decodeArmCalls(region: CodeRegion, le: boolean, targets: CallTar
   for (let i = start; i + 4 <= b.length; i += 4) {
     const w = le ? b.readUInt32LE(i) : b.readUInt32BE(i);
     let dest: number;
-    if (((w & 0x0f000000) >>> 0) === 0x0b000000 && w >>> 28 !== 0xf) dest = base + i + 8 + (((w << 8) >> 8) << 2);
+    if (((w & 0x0e000000) >>> 0) === 0x0a000000 && w >>> 28 !== 0xf) dest = base + i + 8 + (((w << 8) >> 8) << 2);
     else if (((w & 0xfe000000) >>> 0) === 0xfa000000) dest = base + i + 8 + (((w << 8) >> 8) << 2) + ((w >>> 23) & 2);
     else continue;
     dest >>>= 0;
@@ -59,7 +59,8 @@ export function decodeArmCalls(region: CodeRegion, le: boolean, targets: CallTar
     const hw1 = le ? b.readUInt16LE(i) : b.readUInt16BE(i);
     if (((hw1 & 0xf800) >>> 0) !== 0xf000) continue;
     const hw2 = le ? b.readUInt16LE(i + 2) : b.readUInt16BE(i + 2);
-    if (((hw2 & 0xc000) >>> 0) !== 0xc000) continue;
+    // bl: 11x1, blx: 11x0 (even), b.w: 10x1.
+    if ((hw2 & 0xc000) !== 0xc000 && (hw2 & 0xd000) !== 0x9000) continue;
     const s = (hw1 >>> 10) & 1;
     const i1 = ~(((hw2 >>> 13) & 1) ^ s) & 1;
     const i2 = ~(((hw2 >>> 11) & 1) ^ s) & 1;
@@ -93,14 +94,14 @@ export function findAarch64Stubs(region: CodeRegion, targets: CallTargets): void
   }
 }
 
-/** Counts AArch64 `bl` whose destination is a target address (A64 code is little-endian in every ELF). */
+/** Counts AArch64 `bl` and `b` (tail calls) whose destination is a target address (A64 code is little-endian in every ELF). */
 export function decodeAarch64Calls(region: CodeRegion, targets: CallTargets, onCall: OnCall): void {
   const b = region.bytes;
   const base = region.address;
   const { min, max } = addressRange(targets.addresses);
   for (let i = (4 - (base % 4)) % 4; i + 4 <= b.length; i += 4) {
     const w = b.readUInt32LE(i);
-    if (((w & 0xfc000000) >>> 0) !== 0x94000000) continue;
+    if ((w & 0x7c000000) !== 0x14000000) continue; // b: 000101, bl: 100101
     const dest = base + i + ((w << 6) >> 6) * 4;
     if (dest < min || dest > max) continue;
     const target = targets.addresses.get(dest);

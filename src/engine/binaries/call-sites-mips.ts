@@ -22,7 +22,7 @@ export function findMipsStubs(region: CodeRegion, le: boolean, targets: CallTarg
 }
 
 /**
- * Counts `jal`/`bal` to a target address and `jalr $t9` whose $t9 holds a target slot's value: loaded
+ * Counts `jal`/`bal`/`j` to a target address and `jalr $t9`/`jr $t9` whose $t9 holds a target slot's value: loaded
  * `lw/ld $t9, off($gp)` directly, or into another register first and moved (`move $t9, $v0`, unoptimised code).
  */
 export function decodeMipsCalls(region: CodeRegion, le: boolean, gp: number | undefined, targets: CallTargets, onCall: OnCall): void {
@@ -36,10 +36,10 @@ export function decodeMipsCalls(region: CodeRegion, le: boolean, gp: number | un
   for (let i = (4 - (base % 4)) % 4; i + 4 <= b.length; i += 4) {
     const w = le ? b.readUInt32LE(i) : b.readUInt32BE(i);
     const op = w >>> 26;
-    if (op === 3 || ((w & 0xffff0000) >>> 0) === 0x04110000) {
-      // jal: 256 MiB region of the delay slot; bal (bgezal $zero): pc-relative.
+    if (op === 3 || op === 2 || ((w & 0xffff0000) >>> 0) === 0x04110000) {
+      // jal, j (a tail call): 256 MiB region of the delay slot; bal (bgezal $zero): pc-relative.
       const pc = base + i + 4;
-      const dest = op === 3 ? pc - (pc % 0x10000000) + (w & 0x3ffffff) * 4 : pc + ((w << 16) >> 16) * 4;
+      const dest = op === 3 || op === 2 ? pc - (pc % 0x10000000) + (w & 0x3ffffff) * 4 : pc + ((w << 16) >> 16) * 4;
       if (dest < min || dest > max) continue;
       const target = targets.addresses.get(dest);
       if (target !== undefined) onCall(target, base + i);
@@ -50,13 +50,15 @@ export function decodeMipsCalls(region: CodeRegion, le: boolean, gp: number | un
       const rt = (w >>> 16) & 31;
       loaded[rt] = targets.slots.get(gp + ((w << 16) >> 16)) ?? -1;
       loadedAt[rt] = i;
+    } else if (op === 0x23 || op === 0x37) {
+      loaded[(w >>> 16) & 31] = -1; // a load from elsewhere replaces the register
     } else if (op === 0 && ((w >>> 11) & 31) === 25 && ((w >>> 16) & 31) === 0 && ((w & 0x3f) === 0x25 || (w & 0x3f) === 0x21 || (w & 0x3f) === 0x2d)) {
       // move $t9, $rs (or/addu/daddu $t9, $rs, $zero)
       const rs = (w >>> 21) & 31;
       loaded[25] = loaded[rs]!;
       loadedAt[25] = loadedAt[rs]!;
-    } else if (w === 0x0320f809) {
-      // jalr $ra, $t9
+    } else if (w === 0x0320f809 || w === 0x03200008 || w === 0x03200009) {
+      // jalr $ra, $t9; jr $t9 / jalr $zero, $t9 (a tail call)
       const target = loaded[25]!;
       if (target >= 0 && i - loadedAt[25]! <= LOAD_TO_CALL_WINDOW * 4) onCall(target, base + i);
       loaded[25] = -1;

@@ -146,13 +146,21 @@ export async function analyzeElf(path: string, buf: Buffer): Promise<BinaryInfo 
 async function decodeCalls(elf: ElfInfo, buf: Buffer, src: ReturnType<typeof bufferSource>, imported: Map<number, number>, linked: Map<ElfSymbol, number>, collector: UnsafeCallCollector): Promise<void> {
   const targets: CallTargets = { addresses: new Map(), slots: new Map() };
   for (const [symbol, id] of linked) targets.addresses.set(codeAddress(elf, symbol.value), id);
-  if (imported.size) {
-    for (const [slot, index] of await gotSlots(src, elf)) {
-      const id = imported.get(index);
+  const slots = await gotSlots(src, elf);
+  for (const [slot, index] of slots.symbols) {
+    const id = imported.get(index);
+    if (id !== undefined) targets.slots.set(slot, id);
+  }
+  // An undefined symbol with a value names its canonical PLT entry or MIPS stub (address-taken imports).
+  for (const s of elf.dynamicSymbols) if (!s.defined && s.value !== 0 && imported.has(s.index)) targets.addresses.set(s.value, imported.get(s.index)!);
+  // Static binaries call IFUNCs (glibc's strcpy, strcat) through .iplt stubs whose slot names the resolver.
+  if (slots.ifuncs.size) {
+    const resolvers = new Map<number, number>();
+    for (const [symbol, id] of linked) if (symbol.type === 'ifunc') resolvers.set(symbol.value, id);
+    for (const [slot, resolver] of slots.ifuncs) {
+      const id = resolvers.get(resolver);
       if (id !== undefined) targets.slots.set(slot, id);
     }
-    // An undefined symbol with a value names its canonical PLT entry or MIPS stub (address-taken imports).
-    for (const s of elf.dynamicSymbols) if (!s.defined && s.value !== 0 && imported.has(s.index)) targets.addresses.set(s.value, imported.get(s.index)!);
   }
   const { code, stubs } = codeRegions(elf, buf);
   const le = elf.endian === 'le';

@@ -30,8 +30,19 @@ function word(buf: Buffer, at: number, le: boolean, is64: boolean): number {
   return le ? buf.readUInt32LE(at) : buf.readUInt32BE(at);
 }
 
+/** IRELATIVE relocation types (x86-64, i386, ARM, AArch64): the slot gets what an IFUNC resolver returns. */
+const IRELATIVE = new Set([37, 42, 160, 1032]);
+
+export interface GotSlots {
+  /** GOT slot address → .dynsym index. */
+  symbols: Map<number, number>;
+  /** GOT slot address → IFUNC resolver address (RELA addend): how static binaries call strcpy and friends. */
+  ifuncs: Map<number, number>;
+}
+
 /** Reads one relocation table and records slot → symbol index for entries that name a symbol. */
-function addRelocations(out: Map<number, number>, table: Buffer, rela: boolean, elf: ElfInfo): void {
+function addRelocations(slots: GotSlots, table: Buffer, rela: boolean, elf: ElfInfo): void {
+  const out = slots.symbols;
   const is64 = elf.class === 64;
   const le = elf.endian === 'le';
   const w = is64 ? 8 : 4;
@@ -41,14 +52,19 @@ function addRelocations(out: Map<number, number>, table: Buffer, rela: boolean, 
     const o = i * entsize;
     const slot = word(table, o, le, is64);
     // r_info: symbol in the high half (ELF64: high 32 bits, ELF32: high 24 bits).
-    const sym = is64 ? (le ? table.readUInt32LE(o + w + 4) : table.readUInt32BE(o + w)) : word(table, o + w, le, false) >>> 8;
-    if (sym !== 0 && !out.has(slot)) out.set(slot, sym);
+    const info = word(table, o + w, le, is64);
+    const sym = is64 ? (le ? table.readUInt32LE(o + w + 4) : table.readUInt32BE(o + w)) : info >>> 8;
+    if (sym !== 0) {
+      if (!out.has(slot)) out.set(slot, sym);
+    } else if (rela && IRELATIVE.has(is64 ? info % 2 ** 32 : info & 0xff)) {
+      slots.ifuncs.set(slot, word(table, o + 2 * w, le, is64));
+    }
   }
 }
 
-/** GOT slot address → .dynsym index, for every relocated or global-GOT slot that names a symbol. */
-export async function gotSlots(src: ByteSource, elf: ElfInfo): Promise<Map<number, number>> {
-  const out = new Map<number, number>();
+/** The GOT slots that name a symbol (relocations or the MIPS global GOT) or an IFUNC resolver. */
+export async function gotSlots(src: ByteSource, elf: ElfInfo): Promise<GotSlots> {
+  const out: GotSlots = { symbols: new Map(), ifuncs: new Map() };
   const tags = elf.dynamicTags;
   if (elf.machine === EM_MIPS) {
     await addMipsGlobalGot(out, src, elf);
@@ -72,7 +88,8 @@ export async function gotSlots(src: ByteSource, elf: ElfInfo): Promise<Map<numbe
   return out;
 }
 
-async function addMipsGlobalGot(out: Map<number, number>, src: ByteSource, elf: ElfInfo): Promise<void> {
+async function addMipsGlobalGot(slots: GotSlots, src: ByteSource, elf: ElfInfo): Promise<void> {
+  const out = slots.symbols;
   const tags = elf.dynamicTags;
   const got = tags.get(DT_PLTGOT);
   const localCount = tags.get(DT_MIPS_LOCAL_GOTNO);
@@ -83,5 +100,5 @@ async function addMipsGlobalGot(out: Map<number, number>, src: ByteSource, elf: 
   for (let i = first; i < Math.min(symbolCount, MAX_RELOCS); i++) out.set(got + (localCount + i - first) * w, i);
   // Non-PIC MIPS executables also have a .got.plt reached through .plt stubs, described by JUMP_SLOT relocations.
   const pltRel = elf.sections.find((s) => s.name === '.rel.plt' && s.type === SHT_REL);
-  if (pltRel && elf.class === 32) addRelocations(out, await readSection(src, pltRel), false, elf);
+  if (pltRel && elf.class === 32) addRelocations(slots, await readSection(src, pltRel), false, elf);
 }

@@ -57,11 +57,18 @@ export function readelfHardening(file: string) {
   };
 }
 
-/** `objdump -d` call instructions whose operand names `<fn@plt>` (or `<fn>`), counted per callee. */
+/**
+ * `objdump -d` calls and tail calls per callee, outside the PLT: instructions whose operand objdump names
+ * `<fn@plt>` (`<fn@plt+0x4>`: the A32 entry behind a Thumb veneer), `<fn>` or (x86-64 -fno-plt) `# <fn@GLIBC_x>`.
+ */
 export function objdumpPltCalls(t: Toolchain, file: string, names: string[]): Record<string, number> {
   const out: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
+  let inPlt = false;
   for (const line of tool(t.objdump, ['-d', file]).split('\n')) {
-    const m = /\t(?:call|callq|bl|blx|jal)\s+[0-9a-f]+ <(\w+?)(?:@plt)?>$/.exec(line);
+    const section = /^Disassembly of section (\S+):/.exec(line);
+    if (section) inPlt = section[1]!.startsWith('.plt') || section[1] === '.MIPS.stubs';
+    if (inPlt) continue;
+    const m = /\t(?:call|callq|jmp|bl|blx|b|b\.w|jal|j)\s+(?:\*0x[0-9a-f]+\(%rip\)\s+# )?[0-9a-f]+ <(\w+?)(?:@plt(?:\+0x4)?|@GLIBC_[\d.]+)?>$/.exec(line);
     if (m && m[1]! in out) out[m[1]!]!++;
   }
   return out;
@@ -84,7 +91,7 @@ export function objdumpMipsGotCalls(t: Toolchain, file: string, names: string[])
     const move = /\tmove\tt9,(\w+)/.exec(line);
     if (load) reg.set(load[1]!, byOffset.get(load[2]!) ?? '');
     else if (move) reg.set('t9', reg.get(move[1]!) ?? '');
-    else if (/\tjalr\tt9$/.test(line)) {
+    else if (/\t(jalr|jr)\tt9$/.test(line)) {
       const fn = reg.get('t9');
       if (fn && fn in out) out[fn]!++;
       reg.delete('t9');
