@@ -4,8 +4,17 @@
 // MIPS16 and microMIPS code is not decoded.
 import { addressRange, type CallTargets, type CodeRegion, type OnCall } from './call-sites.js';
 
-/** How many instructions a `jalr $t9` may follow the `lw $t9, off($gp)` that loaded it (delay slots, argument set-up). */
-const LOAD_TO_CALL_WINDOW = 16;
+/**
+ * How many instructions a `jalr $t9` may follow the load of $t9: compilers hoist the load above the argument
+ * set-up (a dozen stores for a long sprintf), and a branch may jump over an epilogue to the call. Another
+ * write to the register ends it sooner.
+ */
+const LOAD_TO_CALL_WINDOW = 64;
+
+/** I-type opcodes whose rt is a destination: ALU immediates (addi … lui, daddi/daddiu) and loads. */
+function writesRt(op: number): boolean {
+  return (op >= 8 && op <= 15) || op === 0x18 || op === 0x19 || (op >= 0x20 && op <= 0x27) || op === 0x37;
+}
 
 /** Adds GNU ld's MIPS .plt entries (`lui $t7, %hi(slot); lw $t9, %lo(slot)($t7); jr $t9; …`) whose slot is a target. */
 export function findMipsStubs(region: CodeRegion, le: boolean, targets: CallTargets): void {
@@ -50,8 +59,6 @@ export function decodeMipsCalls(region: CodeRegion, le: boolean, gp: number | un
       const rt = (w >>> 16) & 31;
       loaded[rt] = targets.slots.get(gp + ((w << 16) >> 16)) ?? -1;
       loadedAt[rt] = i;
-    } else if (op === 0x23 || op === 0x37) {
-      loaded[(w >>> 16) & 31] = -1; // a load from elsewhere replaces the register
     } else if (op === 0 && ((w >>> 11) & 31) === 25 && ((w >>> 16) & 31) === 0 && ((w & 0x3f) === 0x25 || (w & 0x3f) === 0x21 || (w & 0x3f) === 0x2d)) {
       // move $t9, $rs (or/addu/daddu $t9, $rs, $zero)
       const rs = (w >>> 21) & 31;
@@ -62,6 +69,10 @@ export function decodeMipsCalls(region: CodeRegion, le: boolean, gp: number | un
       const target = loaded[25]!;
       if (target >= 0 && i - loadedAt[25]! <= LOAD_TO_CALL_WINDOW * 4) onCall(target, base + i);
       loaded[25] = -1;
+    } else if (op === 0 ? ((w >>> 11) & 31) === 25 : writesRt(op) && ((w >>> 16) & 31) === 25) {
+      loaded[25] = -1; // another write to $t9 (ALU result or a load from elsewhere)
+    } else if (op === 0x23 || op === 0x37) {
+      loaded[(w >>> 16) & 31] = -1; // a load from elsewhere replaces the register
     }
   }
 }

@@ -1,8 +1,9 @@
 // ELF hardening as checksec (checksec.sh / checksec.rs) reports it, from the parsed headers only:
 //   NX       PT_GNU_STACK present and not executable; no PT_GNU_STACK means an executable stack ("NX disabled").
-//   PIE      ET_EXEC: no. ET_DYN: a PIE executable when it has DT_DEBUG (checksec.sh's test), DF_1_PIE
-//            (checksec.rs's test) or a PT_INTERP; otherwise a shared object, which checksec shows as "DSO" and
-//            which is position-independent by construction, so `pie` is true for it too.
+//   PIE      ET_EXEC: no. ET_DYN: a PIE executable when it has DT_DEBUG (checksec.sh's test) or DF_1_PIE
+//            (checksec.rs's test); otherwise a shared object, which checksec shows as "DSO" and which is
+//            position-independent by construction, so `pie` is true for it too. (PT_INTERP proves nothing:
+//            glibc's and uClibc's libc.so have one so that they can be run.)
 //   RELRO    PT_GNU_RELRO present: "full" with immediate binding (DT_BIND_NOW, DF_BIND_NOW in DT_FLAGS or
 //            DF_1_NOW in DT_FLAGS_1), else "partial"; no PT_GNU_RELRO: "none".
 //   Canary   a symbol (.dynsym or .symtab) named __stack_chk_fail, __stack_chk_guard or __intel_security_cookie,
@@ -14,7 +15,6 @@ import type { ElfInfo, ElfSymbol } from './elf.js';
 
 const PT_GNU_STACK = 0x6474e551;
 const PT_GNU_RELRO = 0x6474e552;
-const PT_INTERP = 3;
 const PF_X = 1;
 const DT_DEBUG = 21;
 const DT_BIND_NOW = 24;
@@ -31,7 +31,7 @@ const FORTIFIED = /^__\w+_chk$/;
 export function isPieExecutable(elf: ElfInfo): boolean {
   if (elf.type !== 'shared-object') return false;
   const flags1 = elf.dynamicTags.get(DT_FLAGS_1) ?? 0;
-  return elf.dynamicTags.has(DT_DEBUG) || (flags1 & DF_1_PIE) !== 0 || elf.segments.some((s) => s.type === PT_INTERP);
+  return elf.dynamicTags.has(DT_DEBUG) || (flags1 & DF_1_PIE) !== 0;
 }
 
 export function elfHardening(elf: ElfInfo): ElfHardening {
