@@ -27,11 +27,14 @@ const DF_1_PIE = 0x08000000;
 const CANARY_SYMBOLS = ['__stack_chk_fail', '__stack_chk_guard', '__intel_security_cookie'];
 const FORTIFIED = /^__\w+_chk$/;
 
-/** True for an ET_DYN file that is an executable (a PIE), false for a shared library or an ET_EXEC. */
+/**
+ * True for an ET_DYN file that is an executable (a PIE), false for a shared library or an ET_EXEC. Old MIPS
+ * toolchains give libraries a DT_DEBUG too, so one with a SONAME is a library unless it says DF_1_PIE.
+ */
 export function isPieExecutable(elf: ElfInfo): boolean {
   if (elf.type !== 'shared-object') return false;
-  const flags1 = elf.dynamicTags.get(DT_FLAGS_1) ?? 0;
-  return elf.dynamicTags.has(DT_DEBUG) || (flags1 & DF_1_PIE) !== 0;
+  if (((elf.dynamicTags.get(DT_FLAGS_1) ?? 0) & DF_1_PIE) !== 0) return true;
+  return elf.dynamicTags.has(DT_DEBUG) && elf.soname === undefined;
 }
 
 export function elfHardening(elf: ElfInfo): ElfHardening {

@@ -80,13 +80,22 @@ export function objdumpPltCalls(t: Toolchain, file: string, names: string[]): Re
 
 /**
  * MIPS PIC calls per callee from `objdump -d`: `jalr t9` after `lw t9,OFF(gp)` (directly or through another
- * register moved to t9), with OFF named by the GOT listing of `readelf -A`.
+ * register moved to t9), with OFF named by the GOT listing of `readelf -A`: global entries by their symbol,
+ * local ones (static PIC binaries) by the function symbol at their initial value.
  */
 export function objdumpMipsGotCalls(t: Toolchain, file: string, names: string[]): Record<string, number> {
+  // Aliases share an address (strcpy, __GI_strcpy): the wanted name wins.
+  const functions = new Map<string, string>();
+  for (const line of tool('readelf', ['-sW', file]).split('\n')) {
+    const m = /^\s+\d+: ([0-9a-f]+)\s+\d+ FUNC\s+\w+\s+\w+\s+\d+ (\w+)$/.exec(line);
+    if (m && (!functions.has(m[1]!) || names.includes(m[2]!))) functions.set(m[1]!, m[2]!);
+  }
   const byOffset = new Map<string, string>();
   for (const line of tool('readelf', ['-A', file]).split('\n')) {
-    const m = /^\s+[0-9a-f]+ (-?\d+)\(gp\) [0-9a-f]+ [0-9a-f]+ FUNC\s+UND (\w+)/.exec(line);
-    if (m) byOffset.set(m[1]!, m[2]!);
+    const global = /^\s+[0-9a-f]+ (-?\d+)\(gp\) [0-9a-f]+ [0-9a-f]+ FUNC\s+UND (\w+)/.exec(line);
+    const local = /^\s+[0-9a-f]+ (-?\d+)\(gp\) ([0-9a-f]+)$/.exec(line);
+    if (global) byOffset.set(global[1]!, global[2]!);
+    else if (local && functions.has(local[2]!)) byOffset.set(local[1]!, functions.get(local[2]!)!);
   }
   const out: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
   const reg = new Map<string, string>();
