@@ -1,0 +1,130 @@
+// The 'binaries' analysis stage on a folder of binaries built here, and on the TRENDnet corpus image unpacked
+// by the engine: ScanResult.binaries entries, one CWE-676 and at most one CWE-693 finding per binary, stable
+// fingerprints, severity raised for network-facing binaries, and malformed files noted without stopping.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnalysisContext } from '../../../src/engine/analyzer.js';
+import { createBinariesAnalyzer } from '../../../src/engine/binaries/binaries.analyzer.js';
+import { totalUnsafeUses } from '../../../src/engine/binaries/unsafe-functions.js';
+import { FileIndex } from '../../../src/engine/file-index.js';
+import { unpack } from '../../../src/engine/unpack/driver.js';
+import { corpus, haveShared } from '../../support/shared.js';
+import { haveCompiler, TOOLCHAINS } from './toolchain.js';
+
+function context(index: FileIndex): AnalysisContext {
+  return {
+    image: { fileName: 'fixture', size: 0, hashes: { sha256: '', sha1: '', md5: '' }, type: 'directory' },
+    index,
+    components: [],
+    findings: [],
+    cryptoAssets: [],
+    binaries: [],
+    problems: [],
+    signal: new AbortController().signal,
+    progress: () => {},
+  };
+}
+
+const program = (copies: number): string => `#include <string.h>
+#include <stdlib.h>
+char buf[64];
+void copy(const char *a) { ${'strcpy(buf, a); '.repeat(copies)}}
+int main(int argc, char **argv) { copy(argv[0]); return system(argv[1]); }
+`;
+
+describe.runIf(haveCompiler(TOOLCHAINS[0]!))('binaries analyzer on a folder', () => {
+  let root = '';
+  const gcc = (dir: string, out: string, source: string, flags: string[]): void => {
+    writeFileSync(join(dir, 'src.c'), source);
+    execFileSync('gcc', ['-O0', '-fno-builtin', ...flags, '-o', join(dir, out), join(dir, 'src.c')], { stdio: 'pipe' });
+  };
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'binaries-analyzer-'));
+    mkdirSync(join(root, 'usr/sbin'), { recursive: true });
+    mkdirSync(join(root, 'usr/bin'), { recursive: true });
+    gcc(root, 'usr/sbin/httpd', program(2), ['-fno-stack-protector']);
+    gcc(root, 'usr/bin/tool', program(1), ['-fstack-protector-all', '-Wl,-z,relro,-z,now']);
+    gcc(root, 'usr/bin/hardened', 'int main(void){return 0;}\n', ['-fstack-protector-all', '-Wl,-z,relro,-z,now']);
+    writeFileSync(join(root, 'usr/bin/script'), '#!/bin/sh\necho hi\n'.repeat(8));
+    // An ELF header that promises program headers past the end of the file.
+    writeFileSync(join(root, 'usr/bin/broken'), Buffer.concat([readFileSync(join(root, 'usr/bin/tool')).subarray(0, 64), Buffer.alloc(8)]));
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('reports every binary, with findings for unsafe functions and missing mitigations', async () => {
+    const ctx = context(await FileIndex.fromDirectory(root));
+    await createBinariesAnalyzer().run(ctx);
+    expect(ctx.binaries!.map((b) => b.path).sort()).toEqual(['usr/bin/hardened', 'usr/bin/tool', 'usr/sbin/httpd']);
+    const httpd = ctx.binaries!.find((b) => b.path === 'usr/sbin/httpd')!;
+    expect(httpd).toMatchObject({ networkFacing: true, unsafeUses: 3, callSitesDecoded: true });
+    expect(totalUnsafeUses(ctx.binaries!)).toBe(3 + 2);
+
+    const byRule = (path: string, rule: string) => ctx.findings.filter((f) => f.occurrences[0]!.path === path && f.pname === rule);
+    expect(byRule('usr/sbin/httpd', 'unsafe-function-use')).toMatchObject([{ severity: 'medium', identifiers: [{ cwe: 'CWE-676' }] }]);
+    expect(byRule('usr/sbin/httpd', 'unsafe-function-use')[0]!.description).toContain('strcpy (imported, 2 call sites: copy ×2)');
+    expect(byRule('usr/sbin/httpd', 'missing-binary-hardening')).toMatchObject([{ severity: 'medium', identifiers: [{ cwe: 'CWE-693' }] }]);
+    expect(byRule('usr/sbin/httpd', 'missing-binary-hardening')[0]!.name).toContain('stack canary');
+    expect(byRule('usr/bin/tool', 'unsafe-function-use')).toMatchObject([{ severity: 'low' }]);
+    expect(byRule('usr/bin/tool', 'missing-binary-hardening')).toEqual([]);
+    expect(ctx.findings.filter((f) => f.occurrences[0]!.path === 'usr/bin/hardened')).toEqual([]);
+    expect(ctx.problems).toMatchObject([{ path: 'usr/bin/broken', source: 'binaries', kind: 'warning' }]);
+  });
+
+  it('keeps the fingerprint when the call sites change', async () => {
+    const first = context(await FileIndex.fromDirectory(root));
+    await createBinariesAnalyzer().run(first);
+    gcc(root, 'usr/sbin/httpd', program(5), ['-fno-stack-protector']);
+    const second = context(await FileIndex.fromDirectory(root));
+    await createBinariesAnalyzer().run(second);
+    const unsafe = (ctx: AnalysisContext) => ctx.findings.find((f) => f.pname === 'unsafe-function-use' && f.occurrences[0]!.path === 'usr/sbin/httpd')!;
+    expect(unsafe(second).fingerprint).toBe(unsafe(first).fingerprint);
+    expect(unsafe(second).description).not.toBe(unsafe(first).description);
+    expect(new Set(second.findings.map((f) => f.fingerprint)).size).toBe(second.findings.length);
+  });
+
+  it('skips files over the size limit with a note', async () => {
+    const ctx = context(await FileIndex.fromDirectory(root));
+    await createBinariesAnalyzer({ maxFileSize: 1000 }).run(ctx);
+    expect(ctx.binaries).toEqual([]);
+    expect(ctx.problems.some((p) => p.kind === 'limit' && p.path === 'usr/sbin/httpd')).toBe(true);
+  });
+});
+
+describe.runIf(haveShared('corpus', 'trendnet-tew733gr-rootfs.squashfs'))('binaries analyzer on the TRENDnet TEW-733GR root filesystem', () => {
+  let work = '';
+  let ctx: AnalysisContext;
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'binaries-trendnet-'));
+    const unpacked = await unpack(corpus('trendnet-tew733gr-rootfs.squashfs'), work, {});
+    ctx = context(new FileIndex(work, unpacked.files));
+    await createBinariesAnalyzer().run(ctx);
+  }, 120_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  const find = (fsPath: string) => ctx.binaries!.find((b) => b.path.endsWith(`squashfs-v4${fsPath}`));
+
+  it('analyses every ELF (MIPS little-endian, uClibc), with call sites checked against objdump + readelf -A', () => {
+    expect(ctx.binaries).toHaveLength(106);
+    expect(ctx.binaries!.every((b) => b.arch === 'mipsel' && b.callSitesDecoded)).toBe(true);
+    expect(ctx.problems.filter((p) => p.source === 'binaries')).toEqual([]);
+    const calls = (fsPath: string) => Object.fromEntries(find(fsPath)!.unsafeFunctions.map((f) => [f.symbol, f.callSites]));
+    expect(calls('/sbin/httpd')).toEqual({ strcpy: 13, popen: 1, sprintf: 23, execve: 1, system: 1 });
+    expect(calls('/htdocs/cgibin')).toEqual({ strcpy: 21, popen: 1, sprintf: 49, execl: 1, strcat: 6, system: 9 });
+    expect(calls('/usr/sbin/telnetd')).toEqual({ strcpy: 1, execv: 1 });
+    // libc implements them; it is not a user of them.
+    expect(find('/lib/libuClibc-0.9.30.1.so')).toMatchObject({ type: 'shared-object', unsafeFunctions: [] });
+    expect(find('/usr/sbin/telnetd')).toMatchObject({ networkFacing: true, hardening: { nx: false, relro: 'none', canary: false } });
+  });
+
+  it('gives one finding per rule and binary at most', () => {
+    const unsafe = ctx.findings.filter((f) => f.pname === 'unsafe-function-use');
+    const hardening = ctx.findings.filter((f) => f.pname === 'missing-binary-hardening');
+    expect(unsafe).toHaveLength(ctx.binaries!.filter((b) => b.unsafeFunctions.length).length);
+    expect(hardening.length).toBeLessThanOrEqual(ctx.binaries!.length);
+    expect(ctx.findings).toHaveLength(unsafe.length + hardening.length);
+    expect(ctx.findings.find((f) => f.name.includes('/sbin/httpd:'))?.severity).toBe('medium');
+  });
+});
