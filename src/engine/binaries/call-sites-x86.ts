@@ -19,8 +19,7 @@ function stubStart(b: Buffer, i: number): number {
  */
 export function findX86Stubs(region: CodeRegion, is64: boolean, gotBase: number | undefined, targets: CallTargets): void {
   const b = region.bytes;
-  for (let i = 0; i + 6 <= b.length; i++) {
-    if (b[i] !== 0xff) continue;
+  for (let i = b.indexOf(0xff); i !== -1 && i + 6 <= b.length; i = b.indexOf(0xff, i + 1)) {
     const modrm = b[i + 1];
     let slot: number;
     if (modrm === 0x25) slot = is64 ? region.address + i + 6 + b.readInt32LE(i + 2) : b.readUInt32LE(i + 2);
@@ -32,30 +31,41 @@ export function findX86Stubs(region: CodeRegion, is64: boolean, gotBase: number 
   }
 }
 
-/** Counts `call rel32`/`jmp rel32` (a tail call) to a target address and `call/jmp *slot` through a target slot. */
+const CALL_SLOT = Buffer.from([0xff, 0x15]);
+const JMP_SLOT = Buffer.from([0xff, 0x25]);
+const CALL_EBX = Buffer.from([0xff, 0x93]);
+const JMP_EBX = Buffer.from([0xff, 0xa3]);
+
+/**
+ * Counts `call rel32`/`jmp rel32` (a tail call) to a target address and `call/jmp *slot` through a target slot.
+ * Candidates are found with Buffer.indexOf (native memchr/memmem), one opcode at a time, instead of a JavaScript
+ * loop over every byte.
+ */
 export function decodeX86Calls(region: CodeRegion, is64: boolean, gotBase: number | undefined, targets: CallTargets, onCall: OnCall): void {
   const b = region.bytes;
   const base = region.address;
   const { min, max } = addressRange(targets.addresses);
-  const hasSlots = targets.slots.size > 0;
-  const end = b.length - 4; // i + 5 <= length
-  for (let i = 0; i < end; i++) {
-    const op = b[i];
-    if (op === 0xe8 || op === 0xe9) {
-      let dest = base + i + 5 + b.readInt32LE(i + 1);
-      if (!is64) dest >>>= 0;
-      if (dest < min || dest > max) continue;
-      const target = targets.addresses.get(dest);
-      if (target !== undefined) onCall(target, base + i);
-    } else if (op === 0xff && hasSlots && i + 6 <= b.length) {
-      const modrm = b[i + 1];
-      let slot: number;
-      if (modrm === 0x15 || modrm === 0x25) slot = is64 ? base + i + 6 + b.readInt32LE(i + 2) : b.readUInt32LE(i + 2);
-      else if ((modrm === 0x93 || modrm === 0xa3) && !is64 && gotBase !== undefined) slot = (gotBase + b.readInt32LE(i + 2)) >>> 0;
-      else continue;
+  if (targets.addresses.size) {
+    for (const opcode of [0xe8, 0xe9]) {
+      for (let i = b.indexOf(opcode); i !== -1 && i + 5 <= b.length; i = b.indexOf(opcode, i + 1)) {
+        let dest = base + i + 5 + b.readInt32LE(i + 1);
+        if (!is64) dest >>>= 0;
+        if (dest < min || dest > max) continue;
+        const target = targets.addresses.get(dest);
+        if (target !== undefined) onCall(target, base + i);
+      }
+    }
+  }
+  if (!targets.slots.size) return;
+  const needles = is64 || gotBase === undefined ? [CALL_SLOT, JMP_SLOT] : [CALL_SLOT, JMP_SLOT, CALL_EBX, JMP_EBX];
+  for (const needle of needles) {
+    const ebx = needle[1] === 0x93 || needle[1] === 0xa3;
+    const tail = needle[1] === 0x25 || needle[1] === 0xa3;
+    for (let i = b.indexOf(needle); i !== -1 && i + 6 <= b.length; i = b.indexOf(needle, i + 1)) {
+      const slot = ebx ? (gotBase! + b.readInt32LE(i + 2)) >>> 0 : is64 ? base + i + 6 + b.readInt32LE(i + 2) : b.readUInt32LE(i + 2);
       const target = targets.slots.get(slot);
       // A jump through the slot is a tail call, unless it is a stub itself.
-      if (target !== undefined && (modrm === 0x15 || modrm === 0x93 || !targets.addresses.has(base + stubStart(b, i)))) onCall(target, base + i);
+      if (target !== undefined && (!tail || !targets.addresses.has(base + stubStart(b, i)))) onCall(target, base + i);
     }
   }
 }

@@ -48,7 +48,7 @@ function codeAddress(elf: ElfInfo, value: number): number {
 /** Function symbols to name callers: .symtab when present, else the defined dynamic symbols. */
 function functionIndex(elf: ElfInfo): FunctionIndex {
   const table = elf.symbols?.length ? elf.symbols : elf.dynamicSymbols;
-  return new FunctionIndex(table.filter((s) => s.defined && (s.type === 'func' || s.type === 'ifunc') && s.value !== 0).map((s) => ({ address: codeAddress(elf, s.value), name: s.name })));
+  return new FunctionIndex(() => table.filter((s) => s.defined && (s.type === 'func' || s.type === 'ifunc') && s.value !== 0).map((s) => ({ address: codeAddress(elf, s.value), name: s.name })));
 }
 
 /**

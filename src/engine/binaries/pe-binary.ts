@@ -54,7 +54,7 @@ export async function analyzePe(path: string, buf: Buffer): Promise<AnalyzedPe> 
     });
   }
   const decoded = pe.format === 'pe' && (pe.architecture === 'x86' || pe.architecture === 'x86_64');
-  const collector = new UnsafeCallCollector(candidates, new FunctionIndex([]));
+  const collector = new UnsafeCallCollector(candidates, new FunctionIndex(() => []));
   if (decoded && candidates.length) {
     const code = codeRegions(pe, buf);
     for (const r of code) findX86Stubs(r, pe.is64, undefined, targets);

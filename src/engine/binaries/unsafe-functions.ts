@@ -16,9 +16,11 @@ const UNSAFE = new Set([
 export function unsafeFunctionName(symbol: string, format: 'elf' | 'pe'): string | undefined {
   if (UNSAFE.has(symbol)) return symbol;
   if (format === 'elf') {
+    if (!symbol.startsWith('__isoc')) return undefined;
     const c99 = /^__isoc(?:99|23)_(\w+)$/.exec(symbol);
     return c99 && UNSAFE.has(c99[1]!) ? c99[1] : undefined;
   }
+  if (symbol[0] !== '_') return undefined;
   const crt = /^_w?(\w+)$/.exec(symbol);
   return crt && UNSAFE.has(crt[1]!) ? crt[1] : undefined;
 }
@@ -29,19 +31,25 @@ export interface UnsafeCandidate {
   linkage: 'imported' | 'static';
 }
 
-/** Function symbols sorted by address, to name the function holding a call site. */
+/** Function symbols sorted by address, to name the function holding a call site; sorted on first use. */
 export class FunctionIndex {
-  private readonly addresses: Float64Array;
-  private readonly names: string[];
+  private addresses = new Float64Array(0);
+  private names: string[] = [];
+  private functions: (() => Array<{ address: number; name: string }>) | undefined;
 
-  constructor(functions: Array<{ address: number; name: string }>) {
-    const sorted = [...functions].sort((a, b) => a.address - b.address);
-    this.addresses = Float64Array.from(sorted, (f) => f.address);
-    this.names = sorted.map((f) => f.name);
+  /** `functions` is called once, when the first call site needs a name. */
+  constructor(functions: () => Array<{ address: number; name: string }>) {
+    this.functions = functions;
   }
 
   /** The nearest function at or before `address` ('' when none). */
   at(address: number): string {
+    if (this.functions) {
+      const sorted = this.functions().sort((a, b) => a.address - b.address);
+      this.functions = undefined;
+      this.addresses = Float64Array.from(sorted, (f) => f.address);
+      this.names = sorted.map((f) => f.name);
+    }
     let lo = 0;
     let hi = this.addresses.length - 1;
     let found = -1;
