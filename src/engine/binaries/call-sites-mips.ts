@@ -54,8 +54,9 @@ export function decodeMipsCalls(region: CodeRegion, le: boolean, gp: number | un
       if (target !== undefined) onCall(target, base + i);
     } else if (!useGot) {
       continue;
-    } else if ((op === 0x23 || op === 0x37) && ((w >>> 21) & 31) === 28) {
-      // lw/ld $rt, off($gp)
+    } else if ((op === 0x23 || op === 0x37) && ((w >>> 21) & 31) !== 29 && ((w >>> 21) & 31) !== 30) {
+      // lw/ld $rt, off($base): $gp, or another register holding the GOT pointer (clang -O0 computes it into
+      // $at). Any base but $sp/$fp is taken as the GOT pointer: the offset must then name a target's slot.
       const rt = (w >>> 16) & 31;
       loaded[rt] = targets.slots.get(gp + ((w << 16) >> 16)) ?? -1;
       loadedAt[rt] = i;
@@ -70,9 +71,9 @@ export function decodeMipsCalls(region: CodeRegion, le: boolean, gp: number | un
       if (target >= 0 && i - loadedAt[25]! <= LOAD_TO_CALL_WINDOW * 4) onCall(target, base + i);
       loaded[25] = -1;
     } else if (op === 0 ? ((w >>> 11) & 31) === 25 : writesRt(op) && ((w >>> 16) & 31) === 25) {
-      loaded[25] = -1; // another write to $t9 (ALU result or a load from elsewhere)
+      loaded[25] = -1; // another write to $t9 (ALU result or a load from the stack)
     } else if (op === 0x23 || op === 0x37) {
-      loaded[(w >>> 16) & 31] = -1; // a load from elsewhere replaces the register
+      loaded[(w >>> 16) & 31] = -1; // a load from the stack replaces the register
     }
   }
 }
