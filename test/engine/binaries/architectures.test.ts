@@ -4,16 +4,12 @@
 // readelf, hardening against checksec's readelf rules, and unsafe imports against the source: call sites where
 // the architecture is decoded, one use per import elsewhere. (Big-endian ARM is left out: ld.lld writes its
 // BE32 PLT little-endian.) Skipped with a notice without clang or ld.lld.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { analyzeElf } from '../../../src/engine/binaries/elf-binary.js';
-import { readelfHardening } from './toolchain.js';
-
-const haveTools = ['clang', 'ld.lld', 'readelf'].every((t) => spawnSync('sh', ['-c', `command -v ${t}`], { stdio: 'ignore' }).status === 0);
-if (!haveTools) console.warn('NOTICE: clang or ld.lld is not installed; the cross-architecture ELF tests are skipped');
+import { buildDir, haveTools, readelfHardening } from './toolchain.js';
 
 const LIBC = `char *strcpy(char *d, const char *s) { char *r = d; while ((*d++ = *s++) != 0) {} return r; }
 int sprintf(char *b, const char *f, ...) { b[0] = f[0]; return 0; }
@@ -45,17 +41,10 @@ const TARGETS: Array<{ triple: string; arch: string; bits: 32 | 64; endian: 'le'
   { triple: 'riscv64-linux-gnu', arch: 'riscv64', bits: 64, endian: 'le', decoded: false },
 ];
 
-describe.runIf(haveTools)('ELF binaries of every supported architecture (clang + ld.lld)', () => {
-  let dir = '';
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'elf-arch-'));
-    writeFileSync(join(dir, 'libc.c'), LIBC);
-    writeFileSync(join(dir, 'prog.c'), PROGRAM);
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
+describe.runIf(haveTools(['clang', 'ld.lld', 'readelf'], 'the cross-architecture ELF tests are'))('ELF binaries of every supported architecture (clang + ld.lld)', () => {
+  const dir = buildDir('elf-arch-', { 'libc.c': LIBC, 'prog.c': PROGRAM });
   const run = (cmd: string, args: string[]): void => {
-    execFileSync(cmd, args, { cwd: dir, stdio: 'pipe' });
+    execFileSync(cmd, args, { cwd: dir(), stdio: 'pipe' });
   };
 
   for (const t of TARGETS) {
@@ -65,7 +54,7 @@ describe.runIf(haveTools)('ELF binaries of every supported architecture (clang +
       run('ld.lld', ['-shared', '-soname', 'libc.so.6', `libc-${t.triple}.o`, '-o', `libc-${t.triple}.so`]);
       run('clang', [...cc, '-fPIE', 'prog.c', '-o', `prog-${t.triple}.o`]);
       run('ld.lld', ['-pie', '--dynamic-linker', '/lib/ld.so.1', '-z', 'noexecstack', '-z', 'relro', '-z', 'now', '-e', '_start', `prog-${t.triple}.o`, `libc-${t.triple}.so`, '-o', `prog-${t.triple}`]);
-      const file = join(dir, `prog-${t.triple}`);
+      const file = join(dir(), `prog-${t.triple}`);
       const binary = await analyzeElf('prog', readFileSync(file));
       expect(binary).toMatchObject({ format: 'elf', type: 'executable', arch: t.arch, bits: t.bits, endian: t.endian, callSitesDecoded: t.decoded });
       const header = execFileSync('readelf', ['-h', file]).toString();

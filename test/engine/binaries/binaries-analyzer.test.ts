@@ -12,21 +12,11 @@ import { totalUnsafeUses } from '../../../src/engine/binaries/unsafe-functions.j
 import { FileIndex } from '../../../src/engine/file-index.js';
 import { unpack } from '../../../src/engine/unpack/driver.js';
 import { corpus, haveShared } from '../../support/shared.js';
+import { runInventory } from '../inventory/support.js';
 import { haveCompiler, TOOLCHAINS } from './toolchain.js';
 
-function context(index: FileIndex): AnalysisContext {
-  return {
-    image: { fileName: 'fixture', size: 0, hashes: { sha256: '', sha1: '', md5: '' }, type: 'directory' },
-    index,
-    components: [],
-    findings: [],
-    cryptoAssets: [],
-    binaries: [],
-    problems: [],
-    signal: new AbortController().signal,
-    progress: () => {},
-  };
-}
+/** The binaries analyzer over `index`, run by the inventory tests' runner (which takes any analyzer). */
+const analyze = (index: FileIndex, maxFileSize?: number): Promise<AnalysisContext> => runInventory(index, createBinariesAnalyzer({ maxFileSize }));
 
 const program = (copies: number): string => `#include <string.h>
 #include <stdlib.h>
@@ -55,8 +45,7 @@ describe.runIf(haveCompiler(TOOLCHAINS[0]!))('binaries analyzer on a folder', ()
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('reports every binary, with findings for unsafe functions and missing mitigations', async () => {
-    const ctx = context(await FileIndex.fromDirectory(root));
-    await createBinariesAnalyzer().run(ctx);
+    const ctx = await analyze(await FileIndex.fromDirectory(root));
     expect(ctx.binaries!.map((b) => b.path).sort()).toEqual(['usr/bin/hardened', 'usr/bin/tool', 'usr/sbin/httpd']);
     const httpd = ctx.binaries!.find((b) => b.path === 'usr/sbin/httpd')!;
     expect(httpd).toMatchObject({ networkFacing: true, unsafeUses: 3, callSitesDecoded: true });
@@ -74,11 +63,9 @@ describe.runIf(haveCompiler(TOOLCHAINS[0]!))('binaries analyzer on a folder', ()
   });
 
   it('keeps the fingerprint when the call sites change', async () => {
-    const first = context(await FileIndex.fromDirectory(root));
-    await createBinariesAnalyzer().run(first);
+    const first = await analyze(await FileIndex.fromDirectory(root));
     gcc(root, 'usr/sbin/httpd', program(5), ['-fno-stack-protector']);
-    const second = context(await FileIndex.fromDirectory(root));
-    await createBinariesAnalyzer().run(second);
+    const second = await analyze(await FileIndex.fromDirectory(root));
     const unsafe = (ctx: AnalysisContext) => ctx.findings.find((f) => f.pname === 'unsafe-function-use' && f.occurrences[0]!.path === 'usr/sbin/httpd')!;
     expect(unsafe(second).fingerprint).toBe(unsafe(first).fingerprint);
     expect(unsafe(second).description).not.toBe(unsafe(first).description);
@@ -86,9 +73,8 @@ describe.runIf(haveCompiler(TOOLCHAINS[0]!))('binaries analyzer on a folder', ()
   });
 
   it('skips files over the size limit with a note', async () => {
-    const ctx = context(await FileIndex.fromDirectory(root));
-    await createBinariesAnalyzer({ maxFileSize: 1000 }).run(ctx);
-    expect(ctx.binaries).toEqual([]);
+    const ctx = await analyze(await FileIndex.fromDirectory(root), 1000);
+    expect(ctx.binaries ?? []).toEqual([]);
     expect(ctx.problems.some((p) => p.kind === 'limit' && p.path === 'usr/sbin/httpd')).toBe(true);
   });
 });
@@ -99,8 +85,7 @@ describe.runIf(haveShared('corpus', 'trendnet-tew733gr-rootfs.squashfs'))('binar
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'binaries-trendnet-'));
     const unpacked = await unpack(corpus('trendnet-tew733gr-rootfs.squashfs'), work, {});
-    ctx = context(new FileIndex(work, unpacked.files));
-    await createBinariesAnalyzer().run(ctx);
+    ctx = await analyze(new FileIndex(work, unpacked.files));
   }, 120_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 

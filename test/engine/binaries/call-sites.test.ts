@@ -1,13 +1,11 @@
 // Unsafe-function call sites on binaries built here for each decoded architecture, compared with the source
 // (which calls each function a known number of times from known functions) and with `objdump -d`. Compilers
 // that are not installed skip their tests with a notice.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { analyzeElf } from '../../../src/engine/binaries/elf-binary.js';
 import type { BinaryInfo } from '../../../src/engine/types.js';
-import { compile, haveCompiler, objdumpMipsGotCalls, objdumpPltCalls, type Toolchain, TOOLCHAINS } from './toolchain.js';
+import { buildDir, compile, haveCompiler, objdumpMipsGotCalls, objdumpPltCalls, type Toolchain, TOOLCHAINS } from './toolchain.js';
 
 const SOURCE = `#include <stdio.h>
 #include <string.h>
@@ -61,19 +59,15 @@ function reference(t: Toolchain, file: string): Record<string, number> {
 
 for (const toolchain of TOOLCHAINS) {
   describe.runIf(haveCompiler(toolchain))(`unsafe call sites in ${toolchain.label} binaries (${toolchain.cc})`, () => {
-    let dir = '';
-    beforeAll(() => {
-      dir = mkdtempSync(join(tmpdir(), `calls-${toolchain.label}-`));
-    });
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = buildDir(`calls-${toolchain.label}-`);
 
     for (const flags of VARIANTS[toolchain.label]!) {
       it(`counts each call of the source and agrees with objdump (${flags.join(' ') || 'defaults'})`, async () => {
         const name = `calls${flags.join('')}`.replace(/[^\w-]/g, '_');
-        const bytes = compile(toolchain, dir, name, SOURCE, ['-fno-builtin', '-O0', ...flags]);
+        const bytes = compile(toolchain, dir(), name, SOURCE, ['-fno-builtin', '-O0', ...flags]);
         const binary = await analyzeElf(name, bytes);
         expect(binary?.callSitesDecoded).toBe(true);
-        const expected = flags.includes('-s') ? undefined : reference(toolchain, join(dir, name));
+        const expected = flags.includes('-s') ? undefined : reference(toolchain, join(dir(), name));
         for (const symbol of SYMBOLS) {
           const found = callsFrom(binary, symbol);
           const total = Object.values(CALLS[symbol]!).reduce((a, b) => a + b, 0);
@@ -90,14 +84,10 @@ for (const toolchain of TOOLCHAINS) {
 }
 
 describe.runIf(haveCompiler(TOOLCHAINS[0]!))('unsafe functions linked into a static x86-64 binary', () => {
-  let dir = '';
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'calls-static-'));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = buildDir('calls-static-');
 
   it('counts direct calls and calls through .iplt (IFUNC strcpy/strcat) to the linked functions', async () => {
-    const binary = await analyzeElf('static', compile(TOOLCHAINS[0]!, dir, 'static', SOURCE, ['-fno-builtin', '-O0', '-static']));
+    const binary = await analyzeElf('static', compile(TOOLCHAINS[0]!, dir(), 'static', SOURCE, ['-fno-builtin', '-O0', '-static']));
     for (const symbol of SYMBOLS) {
       const f = binary?.unsafeFunctions.find((u) => u.symbol === symbol);
       expect(f?.linkage, symbol).toBe('static');

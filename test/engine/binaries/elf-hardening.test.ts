@@ -1,11 +1,9 @@
 // ELF hardening against checksec's readelf rules, on binaries built here with each flag on and off, for the
 // host gcc (x86-64) and the ARM and MIPS cross compilers (skipped with a notice when one is missing).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { analyzeElf } from '../../../src/engine/binaries/elf-binary.js';
-import { compile, haveCompiler, readelfHardening, TOOLCHAINS } from './toolchain.js';
+import { buildDir, compile, haveCompiler, readelfHardening, TOOLCHAINS } from './toolchain.js';
 
 const SOURCE = `#include <stdio.h>
 #include <string.h>
@@ -40,26 +38,22 @@ const VARIANTS: Array<{ name: string; flags: string[]; expect: Record<string, un
 // (The MIPS toolchain's default is an executable stack: PT_GNU_STACK RWE unless -z noexecstack.)
 for (const toolchain of TOOLCHAINS.filter((t) => t.label !== 'aarch64')) {
   describe.runIf(haveCompiler(toolchain))(`ELF hardening of ${toolchain.label} binaries (${toolchain.cc})`, () => {
-    let dir = '';
-    beforeAll(() => {
-      dir = mkdtempSync(join(tmpdir(), `hardening-${toolchain.label}-`));
-    });
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = buildDir(`hardening-${toolchain.label}-`);
 
     for (const variant of VARIANTS) {
       it(`matches readelf with ${variant.flags.join(' ')}`, async () => {
-        const bytes = compile(toolchain, dir, variant.name, SOURCE, variant.flags);
+        const bytes = compile(toolchain, dir(), variant.name, SOURCE, variant.flags);
         const binary = await analyzeElf(variant.name, bytes);
         expect(binary?.format).toBe('elf');
-        const reference = readelfHardening(join(dir, variant.name));
+        const reference = readelfHardening(join(dir(), variant.name));
         expect(binary!.hardening).toEqual(reference);
         expect(binary!.hardening).toMatchObject(variant.expect);
       });
     }
 
     it('tells a PIE executable from a shared library', async () => {
-      const exe = await analyzeElf('exe', compile(toolchain, dir, 'exe', SOURCE, ['-pie', '-fPIE']));
-      const lib = await analyzeElf('lib.so', compile(toolchain, dir, 'lib.so', 'int f(int x){return x+1;}\n', ['-shared', '-fPIC']));
+      const exe = await analyzeElf('exe', compile(toolchain, dir(), 'exe', SOURCE, ['-pie', '-fPIE']));
+      const lib = await analyzeElf('lib.so', compile(toolchain, dir(), 'lib.so', 'int f(int x){return x+1;}\n', ['-shared', '-fPIC']));
       expect(exe?.type).toBe('executable');
       expect(lib?.type).toBe('shared-object');
       expect(lib?.format === 'elf' && lib.hardening.pie).toBe(true);

@@ -2,17 +2,13 @@
 // checked against llvm-readobj's view of the same headers, and nmap.exe from the corpus (values checked by
 // hand with `objdump -p`: DllCharacteristics 0x8140, no load config, no security directory). Skipped with a
 // notice when clang/lld/llvm tools are missing.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { analyzePe } from '../../../src/engine/binaries/pe-binary.js';
 import { corpus, haveShared } from '../../support/shared.js';
-
-const TOOLS = ['clang', 'ld.lld', 'llvm-dlltool', 'llvm-readobj'];
-const haveTools = TOOLS.every((t) => spawnSync('sh', ['-c', `command -v ${t}`], { stdio: 'ignore' }).status === 0);
-if (!haveTools) console.warn(`NOTICE: one of ${TOOLS.join(', ')} is not installed; the built-PE tests are skipped`);
+import { buildDir, haveTools } from './toolchain.js';
 
 const MSVCRT_DEF = 'LIBRARY msvcrt.dll\nEXPORTS\nstrcpy\nsprintf\nsystem\n_popen\n';
 const PROGRAM = `char *strcpy(char *, const char *);
@@ -62,17 +58,14 @@ function readobjHardening(file: string) {
   };
 }
 
-describe.runIf(haveTools)('PE images built with clang and lld-link', () => {
+describe.runIf(haveTools(['clang', 'ld.lld', 'llvm-dlltool', 'llvm-readobj'], 'the built-PE tests are'))('PE images built with clang and lld-link', () => {
+  const folder = buildDir('pe-hardening-', { 'msvcrt.def': MSVCRT_DEF, 'main.c': PROGRAM, 'lc.c': LOAD_CONFIG_32 });
   let dir = '';
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'pe-hardening-'));
-    writeFileSync(join(dir, 'msvcrt.def'), MSVCRT_DEF);
-    writeFileSync(join(dir, 'main.c'), PROGRAM);
-    writeFileSync(join(dir, 'lc.c'), LOAD_CONFIG_32);
+    dir = folder();
     execFileSync('llvm-dlltool', ['-d', 'msvcrt.def', '-l', 'msvcrt64.lib', '-m', 'i386:x86-64'], { cwd: dir });
     execFileSync('llvm-dlltool', ['-d', 'msvcrt.def', '-l', 'msvcrt32.lib', '-m', 'i386'], { cwd: dir });
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const build = (name: string, bits: 32 | 64, flags: string[]): string => {
     const target = bits === 64 ? ['--target=x86_64-pc-windows-msvc'] : ['--target=i686-pc-windows-msvc'];

@@ -1,8 +1,10 @@
 // Builds test binaries with the host and cross compilers, and reads the reference facts back with binutils
 // (readelf, objdump), independently of the engine's parser. A missing compiler skips its tests with a notice.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface Toolchain {
   /** Test label: 'x86-64', 'arm', 'mipsel', ... */
@@ -18,6 +20,27 @@ export const TOOLCHAINS: Toolchain[] = [
   { label: 'mipsel', cc: 'mipsel-linux-gnu-gcc', objdump: 'mipsel-linux-gnu-objdump' },
   { label: 'aarch64', cc: 'aarch64-linux-gnu-gcc', objdump: 'aarch64-linux-gnu-objdump' },
 ];
+
+/** Whether every command is installed; prints a notice naming what is skipped when not. */
+export function haveTools(commands: string[], skipped: string): boolean {
+  const missing = commands.filter((c) => spawnSync('sh', ['-c', `command -v ${c}`], { stdio: 'ignore' }).status !== 0);
+  if (missing.length) console.warn(`NOTICE: ${missing.join(', ')} not installed; ${skipped} skipped`);
+  return missing.length === 0;
+}
+
+/**
+ * A temporary build folder for the current describe block, holding `files` (name → content) from beforeAll and
+ * removed afterAll; the returned function gives its path.
+ */
+export function buildDir(prefix: string, files: Record<string, string> = {}): () => string {
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return () => dir;
+}
 
 const available = new Map<string, boolean>();
 /** Whether the compiler and its objdump run; prints a notice naming the skipped architecture when not. */
