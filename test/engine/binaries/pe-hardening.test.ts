@@ -140,3 +140,18 @@ describe.runIf(haveShared('corpus', 'nmap.exe'))('nmap.exe', () => {
     expect(mitigationsApply).toBe(true);
   });
 });
+
+describe('UEFI TE images', () => {
+  it('are binaries without hardening headers, and held to no Windows mitigation rule', async () => {
+    // EFI_TE_IMAGE_HEADER: 'VZ', machine x64, no sections, subsystem EFI boot service driver, stripped size 0x1e0.
+    const te = Buffer.alloc(64);
+    te.write('VZ', 0, 'latin1');
+    te.writeUInt16LE(0x8664, 2);
+    te[5] = 11;
+    te.writeUInt16LE(0x1e0, 6);
+    const { binary, mitigationsApply } = await analyzePe('Module.te', te);
+    expect(binary).toMatchObject({ format: 'te', arch: 'x86_64', bits: 64, callSitesDecoded: false, unsafeFunctions: [], unsafeUses: 0 });
+    expect(Object.values(binary.hardening).every((v) => v === false)).toBe(true);
+    expect(mitigationsApply).toBe(false);
+  });
+});
