@@ -186,7 +186,8 @@ export interface BinaryUnsafeFunction {
 interface BinaryBase {
   /** FileNode.path of the binary. */
   path: string;
-  type: 'executable' | 'shared-object';
+  /** 'kernel': an operating-system kernel image (vmlinux), whose mitigations are not a program's. */
+  type: 'executable' | 'shared-object' | 'kernel';
   /** Normalised architecture: 'x86_64', 'arm', 'aarch64', 'mipsel', ... */
   arch: string;
   bits: 32 | 64;

@@ -59,11 +59,12 @@ function mitigationFinding(binary: BinaryInfo, fsPath: string, missing: string[]
   };
 }
 
-/** The findings of one binary; `mitigationsApply` is false for images held to other rules (UEFI, TE). */
+/** The findings of one binary; `mitigationsApply` is false for images held to other rules (UEFI, TE); kernels too. */
 export function binaryFindings(binary: BinaryInfo, fsPath: string, mitigationsApply: boolean): EngineFinding[] {
   const out: EngineFinding[] = [];
   if (binary.unsafeFunctions.length) out.push(unsafeFunctionFinding(binary, fsPath));
-  const missing = mitigationsApply ? missingMitigations(binary) : [];
+  // A kernel's stack, canary and relocation protections are configured differently (and checked elsewhere).
+  const missing = mitigationsApply && binary.type !== 'kernel' ? missingMitigations(binary) : [];
   if (missing.length) out.push(mitigationFinding(binary, fsPath, missing));
   return out;
 }

@@ -4,7 +4,8 @@
 //   ARM (A32/Thumb)  `bl`/`blx` to PLT entries or static functions
 //   AArch64          `bl` to PLT entries or static functions
 //   MIPS, MIPS64     `lw/ld $t9, off($gp)` + `jalr $t9` through the GOT, `jal`/`bal` to .plt stubs or functions
-// Other architectures report the unsafe functions without call sites. The file is parsed from one buffer.
+// Other architectures, and MIPS binaries flagged as holding MIPS16 or microMIPS code, report the unsafe functions
+// without call sites. The file is parsed from one buffer.
 import type { BinaryInfo } from '../types.js';
 import { bufferSource } from './byte-source.js';
 import type { CallTargets, CodeRegion } from './call-sites.js';
@@ -25,6 +26,8 @@ const EM_AARCH64 = 183;
 const SHF_EXECINSTR = 0x4;
 const PF_X = 1;
 const EF_ARM_BE8 = 0x00800000;
+/** MIPS16 and microMIPS code (OpenWrt's default userland) is not decoded: such binaries count imports. */
+const EF_MIPS_COMPRESSED = 0x04000000 | 0x02000000;
 const DECODED = new Set([EM_386, EM_X86_64, EM_ARM, EM_AARCH64, EM_MIPS]);
 const STUB_SECTIONS = new Set(['.plt', '.plt.sec', '.plt.got', '.iplt', '.MIPS.stubs']);
 
@@ -105,6 +108,19 @@ function addMipsLocalGot(elf: ElfInfo, buf: Buffer, targets: CallTargets): void 
   }
 }
 
+const KERNEL_SECTIONS = new Set(['__ksymtab', '__ex_table', '__param', '.modinfo']);
+
+/**
+ * A kernel image (vmlinux): static, and either kernel-only sections or a load address in the kernel half of
+ * the address space (0x80000000 and up on 32-bit, the canonical upper half on 64-bit).
+ */
+function isKernel(elf: ElfInfo): boolean {
+  if (elf.type !== 'executable' || !elf.staticallyLinked) return false;
+  if (elf.sections.some((s) => KERNEL_SECTIONS.has(s.name))) return true;
+  const load = elf.segments.find((s) => s.type === PT_LOAD);
+  return load !== undefined && load.vaddr >= (elf.class === 64 ? 0xffff_8000_0000_0000 : 0x8000_0000);
+}
+
 /** Functions the binary imports, or links when it is static: what isNetworkFacing looks for. */
 function socketApi(elf: ElfInfo): Set<string> {
   const names = new Set<string>();
@@ -119,14 +135,14 @@ export async function analyzeElf(path: string, buf: Buffer): Promise<BinaryInfo 
   if (elf.type !== 'executable' && elf.type !== 'shared-object') return undefined;
   const isExecutable = elf.type === 'executable' || isPieExecutable(elf);
   const { candidates, imported, linked } = candidatesOf(elf, isExecutable);
-  const decoded = DECODED.has(elf.machine);
+  const decoded = DECODED.has(elf.machine) && !(elf.machine === EM_MIPS && (elf.flags & EF_MIPS_COMPRESSED) !== 0);
   const collector = new UnsafeCallCollector(candidates, functionIndex(elf));
   if (decoded && candidates.length) await decodeCalls(elf, buf, src, imported, linked, collector);
   const unsafeFunctions = collector.result(decoded);
   return {
     path,
     format: 'elf',
-    type: isExecutable ? 'executable' : 'shared-object',
+    type: isKernel(elf) ? 'kernel' : isExecutable ? 'executable' : 'shared-object',
     arch: elf.architecture,
     bits: elf.class,
     endian: elf.endian,

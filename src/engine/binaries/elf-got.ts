@@ -75,17 +75,21 @@ export async function gotSlots(src: ByteSource, elf: ElfInfo): Promise<GotSlots>
     for (const s of relSections) addRelocations(out, await readSection(src, s), s.type === SHT_RELA, elf);
     return out;
   }
-  const tables: Array<[number | undefined, number | undefined, boolean]> = [
+  await addTaggedRelocations(out, src, elf, [
     [tags.get(DT_JMPREL), tags.get(DT_PLTRELSZ), tags.get(DT_PLTREL) === DT_RELA],
     [tags.get(DT_RELA), tags.get(DT_RELASZ), true],
     [tags.get(DT_REL), tags.get(DT_RELSZ), false],
-  ];
+  ]);
+  return out;
+}
+
+/** Relocation tables found by dynamic tags (address, size, RELA?), for files without section headers. */
+async function addTaggedRelocations(out: GotSlots, src: ByteSource, elf: ElfInfo, tables: Array<[number | undefined, number | undefined, boolean]>): Promise<void> {
   for (const [addr, size, rela] of tables) {
     if (addr === undefined || !size) continue;
     const at = vaddrToOffset(elf.segments, addr);
     if (at !== undefined) addRelocations(out, await src.read(at, Math.min(size, MAX_RELOCS * 24)), rela, elf);
   }
-  return out;
 }
 
 async function addMipsGlobalGot(slots: GotSlots, src: ByteSource, elf: ElfInfo): Promise<void> {
@@ -98,7 +102,10 @@ async function addMipsGlobalGot(slots: GotSlots, src: ByteSource, elf: ElfInfo):
   if (got === undefined || localCount === undefined || first === undefined || symbolCount === undefined) return;
   const w = elf.class === 64 ? 8 : 4;
   for (let i = first; i < Math.min(symbolCount, MAX_RELOCS); i++) out.set(got + (localCount + i - first) * w, i);
-  // Non-PIC MIPS executables also have a .got.plt reached through .plt stubs, described by JUMP_SLOT relocations.
+  // Non-PIC MIPS executables also have a .got.plt reached through .plt stubs, described by JUMP_SLOT relocations
+  // (.rel.plt, or DT_JMPREL when the section headers are gone). MIPS64 packs r_info differently: not read.
+  if (elf.class !== 32) return;
   const pltRel = elf.sections.find((s) => s.name === '.rel.plt' && s.type === SHT_REL);
-  if (pltRel && elf.class === 32) addRelocations(slots, await readSection(src, pltRel), false, elf);
+  if (pltRel) addRelocations(slots, await readSection(src, pltRel), false, elf);
+  else await addTaggedRelocations(slots, src, elf, [[tags.get(DT_JMPREL), tags.get(DT_PLTRELSZ), false]]);
 }

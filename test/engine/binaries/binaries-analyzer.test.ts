@@ -113,3 +113,32 @@ describe.runIf(haveShared('corpus', 'trendnet-tew733gr-rootfs.squashfs'))('binar
     expect(ctx.findings.find((f) => f.name.includes('/sbin/httpd:'))?.severity).toBe('medium');
   });
 });
+
+describe.runIf(haveShared('corpus', 'openwrt-ramips-mt7621-xiaomi_mir3g-v2-squashfs-sysupgrade.bin'))('binaries analyzer on the OpenWrt 19.07 (MT7621, musl) image', () => {
+  // OpenWrt's binaries have no section headers (sstrip: objdump cannot disassemble them, so these numbers are
+  // regression values), and most userland is MIPS16, which is not decoded: those count their imports.
+  let work = '';
+  let ctx: AnalysisContext;
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'binaries-openwrt-'));
+    const unpacked = await unpack(corpus('openwrt-ramips-mt7621-xiaomi_mir3g-v2-squashfs-sysupgrade.bin'), work, {});
+    ctx = await analyze(new FileIndex(work, unpacked.files));
+  }, 120_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  const find = (fsPath: string) => ctx.binaries!.find((b) => b.path.endsWith(`squashfs-v4${fsPath}`))!;
+
+  it('counts imports of MIPS16 binaries and decodes the others from their program headers', () => {
+    expect(ctx.binaries).toHaveLength(64);
+    expect(ctx.binaries!.filter((b) => b.callSitesDecoded)).toHaveLength(7);
+    const busybox = find('/bin/busybox');
+    expect(busybox).toMatchObject({ callSitesDecoded: false, unsafeUses: 12, networkFacing: true, hardening: { nx: true, pie: false, relro: 'full', canary: true, stripped: true } });
+    const calls = (fsPath: string) => Object.fromEntries(find(fsPath).unsafeFunctions.map((f) => [f.symbol, f.callSites]));
+    expect(calls('/lib/libfstools.so')).toEqual({ sprintf: 3, sscanf: 4, system: 6, execl: 1, fscanf: 1, strcpy: 1 });
+    expect(calls('/usr/sbin/dropbear')).toEqual({ execvp: 2, execv: 1, sscanf: 1, popen: 1, strcpy: 1 });
+    // A non-PIC executable calling through .plt stubs found via DT_JMPREL.
+    expect(calls('/usr/bin/usign')).toEqual({ sprintf: 1 });
+    expect(ctx.findings.filter((f) => f.pname === 'unsafe-function-use')).toHaveLength(50);
+    expect(ctx.findings.filter((f) => f.pname === 'missing-binary-hardening')).toHaveLength(12);
+  });
+});
