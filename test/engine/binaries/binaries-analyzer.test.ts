@@ -142,3 +142,17 @@ describe.runIf(haveShared('corpus', 'openwrt-ramips-mt7621-xiaomi_mir3g-v2-squas
     expect(ctx.findings.filter((f) => f.pname === 'missing-binary-hardening')).toHaveLength(12);
   });
 });
+
+describe.runIf(haveShared('corpus', 'bzImage_xz'))('binaries analyzer on a Linux kernel', () => {
+  it('types the vmlinux inside bzImage as a kernel and raises no userland mitigation finding', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'binaries-kernel-'));
+    try {
+      const unpacked = await unpack(corpus('bzImage_xz'), work, {});
+      const ctx = await analyze(new FileIndex(work, unpacked.files));
+      expect(ctx.binaries).toMatchObject([{ type: 'kernel', arch: 'x86', bits: 32, hardening: { nx: false, relro: 'none' } }]);
+      expect(ctx.findings).toEqual([]);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
