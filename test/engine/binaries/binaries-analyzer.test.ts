@@ -18,6 +18,19 @@ import { haveCompiler, TOOLCHAINS } from './toolchain.js';
 /** The binaries analyzer over `index`, run by the inventory tests' runner (which takes any analyzer). */
 const analyze = (index: FileIndex, maxFileSize?: number): Promise<AnalysisContext> => runInventory(index, createBinariesAnalyzer({ maxFileSize }));
 
+/** A corpus image unpacked by the engine and analysed, for the describe block (the tree is removed afterAll). */
+function analysedCorpusImage(name: string): () => AnalysisContext {
+  let work = '';
+  let ctx: AnalysisContext;
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'binaries-corpus-'));
+    const unpacked = await unpack(corpus(name), work, {});
+    ctx = await analyze(new FileIndex(work, unpacked.files));
+  }, 120_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  return () => ctx;
+}
+
 const program = (copies: number): string => `#include <string.h>
 #include <stdlib.h>
 char buf[64];
@@ -80,14 +93,11 @@ describe.runIf(haveCompiler(TOOLCHAINS[0]!))('binaries analyzer on a folder', ()
 });
 
 describe.runIf(haveShared('corpus', 'trendnet-tew733gr-rootfs.squashfs'))('binaries analyzer on the TRENDnet TEW-733GR root filesystem', () => {
-  let work = '';
+  const analysed = analysedCorpusImage('trendnet-tew733gr-rootfs.squashfs');
   let ctx: AnalysisContext;
-  beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'binaries-trendnet-'));
-    const unpacked = await unpack(corpus('trendnet-tew733gr-rootfs.squashfs'), work, {});
-    ctx = await analyze(new FileIndex(work, unpacked.files));
-  }, 120_000);
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  beforeAll(() => {
+    ctx = analysed();
+  });
 
   const find = (fsPath: string) => ctx.binaries!.find((b) => b.path.endsWith(`squashfs-v4${fsPath}`));
 
@@ -117,14 +127,11 @@ describe.runIf(haveShared('corpus', 'trendnet-tew733gr-rootfs.squashfs'))('binar
 describe.runIf(haveShared('corpus', 'openwrt-ramips-mt7621-xiaomi_mir3g-v2-squashfs-sysupgrade.bin'))('binaries analyzer on the OpenWrt 19.07 (MT7621, musl) image', () => {
   // OpenWrt's binaries have no section headers (sstrip: objdump cannot disassemble them, so these numbers are
   // regression values), and most userland is MIPS16, which is not decoded: those count their imports.
-  let work = '';
+  const analysed = analysedCorpusImage('openwrt-ramips-mt7621-xiaomi_mir3g-v2-squashfs-sysupgrade.bin');
   let ctx: AnalysisContext;
-  beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'binaries-openwrt-'));
-    const unpacked = await unpack(corpus('openwrt-ramips-mt7621-xiaomi_mir3g-v2-squashfs-sysupgrade.bin'), work, {});
-    ctx = await analyze(new FileIndex(work, unpacked.files));
-  }, 120_000);
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  beforeAll(() => {
+    ctx = analysed();
+  });
 
   const find = (fsPath: string) => ctx.binaries!.find((b) => b.path.endsWith(`squashfs-v4${fsPath}`))!;
 
@@ -144,15 +151,9 @@ describe.runIf(haveShared('corpus', 'openwrt-ramips-mt7621-xiaomi_mir3g-v2-squas
 });
 
 describe.runIf(haveShared('corpus', 'bzImage_xz'))('binaries analyzer on a Linux kernel', () => {
-  it('types the vmlinux inside bzImage as a kernel and raises no userland mitigation finding', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'binaries-kernel-'));
-    try {
-      const unpacked = await unpack(corpus('bzImage_xz'), work, {});
-      const ctx = await analyze(new FileIndex(work, unpacked.files));
-      expect(ctx.binaries).toMatchObject([{ type: 'kernel', arch: 'x86', bits: 32, hardening: { nx: false, relro: 'none' } }]);
-      expect(ctx.findings).toEqual([]);
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
+  const analysed = analysedCorpusImage('bzImage_xz');
+  it('types the vmlinux inside bzImage as a kernel and raises no userland mitigation finding', () => {
+    expect(analysed().binaries).toMatchObject([{ type: 'kernel', arch: 'x86', bits: 32, hardening: { nx: false, relro: 'none' } }]);
+    expect(analysed().findings).toEqual([]);
   });
 });
