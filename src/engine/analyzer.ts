@@ -2,7 +2,7 @@
 // Each analyzer reads the FileIndex and what earlier analyzers added, and adds to the result. A crashing
 // analyzer is contained: the engine records a Problem and the others still run. The list lives in analyzers.ts.
 import type { FileIndex } from './file-index.js';
-import type { Component, CryptoAsset, EngineFinding, ImageInfo, Problem } from './types.js';
+import type { BinaryInfo, Component, CryptoAsset, EngineFinding, ImageInfo, Problem } from './types.js';
 import type { VulnerabilitySource } from './vulns/source.js';
 
 export interface AnalysisContext {
@@ -12,6 +12,8 @@ export interface AnalysisContext {
   components: Component[];
   findings: EngineFinding[];
   cryptoAssets: CryptoAsset[];
+  /** Filled by the binaries analyzer; absent in contexts built without it. */
+  binaries?: BinaryInfo[];
   problems: Problem[];
   /** Known-vulnerability data, when the caller has a database; matching is skipped without it. */
   vulnerabilities?: VulnerabilitySource;

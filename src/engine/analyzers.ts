@@ -1,6 +1,7 @@
 // The analysis stages run after unpacking, in order (later ones see what earlier ones added).
 // Adding a stage is one file plus one line here.
 import type { Analyzer } from './analyzer.js';
+import { binariesAnalyzer } from './binaries/binaries.analyzer.js';
 import { cryptoAnalyzer } from './crypto/analyzer.js';
 import { inventoryAnalyzer } from './inventory/inventory.analyzer.js';
 import { vulnerabilityMatcherAnalyzer } from './vulns/vulnerability-matcher.analyzer.js';
@@ -10,4 +11,5 @@ export const analyzers: Analyzer[] = [
   vulnerabilityMatcherAnalyzer, // after inventory: matches its components
   // crypto: after inventory and vulnerability matching (links its assets to their components).
   cryptoAnalyzer,
+  binariesAnalyzer, // hardening and unsafe functions of ELF/PE binaries; needs nothing from the others
 ];

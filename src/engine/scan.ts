@@ -67,6 +67,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     components: [],
     findings: [],
     cryptoAssets: [],
+    binaries: [],
     problems: unpacked.problems,
     vulnerabilities: options.vulnerabilities,
     signal,
@@ -106,6 +107,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     components: ctx.components,
     findings: ctx.findings,
     cryptoAssets: ctx.cryptoAssets,
+    binaries: ctx.binaries,
     problems,
     stats: {
       durationMs,

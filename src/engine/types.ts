@@ -153,6 +153,75 @@ export interface CryptoAsset {
   components?: string[];
 }
 
+/** ELF hardening, computed as `checksec` does (see engine/binaries/elf-hardening.ts for each rule). */
+export interface ElfHardening {
+  nx: boolean;
+  /** A position-independent executable, or a shared object (checksec's "DSO"). */
+  pie: boolean;
+  relro: 'full' | 'partial' | 'none';
+  canary: boolean;
+  fortify: boolean;
+  stripped: boolean;
+  rpath: string | null;
+  runpath: string | null;
+}
+
+/** PE hardening from DllCharacteristics, the load config directory and the security directory. */
+export interface PeHardening {
+  nx: boolean;
+  aslr: boolean;
+  highEntropyVa: boolean;
+  cfg: boolean;
+  /** Registered SEH handlers (or no SEH at all) on x86; always true on 64-bit, whose unwinding is table-based. */
+  safeSeh: boolean;
+  forceIntegrity: boolean;
+  /** An Authenticode (PKCS#7) signature is attached; it is not verified. */
+  signed: boolean;
+}
+
+/** A risky libc function a binary uses (strcpy, sprintf, gets, system, popen, exec*, the scanf family). */
+export interface BinaryUnsafeFunction {
+  /** Canonical name: 'strcpy', 'sscanf', 'popen', ... */
+  name: string;
+  /** The symbol as the binary names it: '__isoc99_sscanf', '_popen', ... */
+  symbol: string;
+  /** Imported from a shared library, or linked into the binary (a defined symbol). */
+  linkage: 'imported' | 'static';
+  /** Direct call sites found in the code; absent where the architecture's calls are not decoded. */
+  callSites?: number;
+  /** Named functions holding those call sites (nearest preceding function symbol; sites in unnamed code are not listed). */
+  callers: Array<{ function: string; callSites: number }>;
+}
+
+interface BinaryBase {
+  /** FileNode.path of the binary. */
+  path: string;
+  /** 'kernel': an operating-system kernel image (vmlinux), whose mitigations are not a program's. */
+  type: 'executable' | 'shared-object' | 'kernel';
+  /** Normalised architecture: 'x86_64', 'arm', 'aarch64', 'mipsel', ... */
+  arch: string;
+  bits: 32 | 64;
+  endian: 'le' | 'be';
+  unsafeFunctions: BinaryUnsafeFunction[];
+  /** True when call sites were decoded (x86, x86-64, ARM/Thumb, AArch64, MIPS); false means imports were counted. */
+  callSitesDecoded: boolean;
+  /** Accepts connections (socket with bind/listen/accept) or is named like a network daemon (binaries/network-facing.ts). */
+  networkFacing: boolean;
+  /** Uses of unsafe functions: call sites where decoded, otherwise the number of unsafe functions imported or linked. */
+  unsafeUses: number;
+  symbols: {
+    /** Undefined dynamic symbols (ELF) or imported functions (PE). */
+    imported: number;
+    /** Defined global dynamic symbols (ELF) or exported functions (PE). */
+    exported: number;
+    /** Defined .symtab symbols (ELF; 0 when stripped) or COFF symbols (PE, not read: 0). */
+    defined: number;
+  };
+}
+
+/** One executable or shared object of the image, with its hardening and its unsafe function uses. */
+export type BinaryInfo = (BinaryBase & { format: 'elf'; hardening: ElfHardening }) | (BinaryBase & { format: 'pe' | 'te'; hardening: PeHardening });
+
 export interface ImageInfo {
   fileName: string;
   size: number;
@@ -194,6 +263,8 @@ export interface ScanResult {
   components: Component[];
   findings: EngineFinding[];
   cryptoAssets: CryptoAsset[];
+  /** Executables and shared objects with hardening and unsafe function uses (absent in results made before it). */
+  binaries?: BinaryInfo[];
   /** Every problem of a result the engine returns has its level (results stored by older versions may not). */
   problems: Problem[];
   stats: ScanStats;

@@ -193,6 +193,7 @@ export async function readSymbols(ctx: ElfContext, type: number, max: number, ve
     const t = info & 0xf;
     const sym: ElfSymbol = {
       name,
+      index: i,
       value,
       size,
       type: t === 10 ? 'ifunc' : (SYMBOL_TYPES[t] ?? 'other'),

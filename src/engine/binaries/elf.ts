@@ -34,6 +34,8 @@ export interface ElfSegment {
 
 export interface ElfSymbol {
   name: string;
+  /** Index in its symbol table (relocations refer to .dynsym entries by index). */
+  index: number;
   value: number;
   size: number;
   type: 'notype' | 'object' | 'func' | 'section' | 'file' | 'common' | 'tls' | 'ifunc' | 'other';
@@ -66,6 +68,8 @@ export interface ElfInfo {
   needed: string[];
   rpath?: string;
   runpath?: string;
+  /** Dynamic entries, tag → value (first occurrence of each tag): DT_FLAGS, DT_FLAGS_1, DT_BIND_NOW, DT_PLTGOT, ... */
+  dynamicTags: Map<number, number>;
   /** .gnu.version_r: versions required per library. */
   versionNeeds: ElfVersionNeed[];
   /** .gnu.version_d: versions this object defines (version-script names), without the base (file) entry. */
@@ -281,6 +285,7 @@ export async function parseElf(src: ByteSource, options: ElfParseOptions = {}): 
     flags,
     entry,
     needed: [],
+    dynamicTags: new Map(),
     versionNeeds: [],
     versionDefs: [],
     dynamicSymbols: [],
@@ -302,6 +307,7 @@ export async function parseElf(src: ByteSource, options: ElfParseOptions = {}): 
     dynamic = await readDynamic(ctx);
     if (!dynamic) return;
     info.needed = dynamic.needed;
+    info.dynamicTags = dynamic.tags;
     if (dynamic.soname !== undefined) info.soname = dynamic.soname;
     if (dynamic.rpath !== undefined) info.rpath = dynamic.rpath;
     if (dynamic.runpath !== undefined) info.runpath = dynamic.runpath;

@@ -21,6 +21,14 @@ export interface PeImport {
   dll: string;
   /** Imported function names; ordinals as '#123'. */
   functions: string[];
+  /** RVA of each function's IAT slot (parallel to `functions`): where `call [slot]` and import thunks read it. */
+  slots: number[];
+}
+
+export interface PeDataDirectory {
+  /** RVA, except for the security directory (index 4), whose value is a file offset. */
+  rva: number;
+  size: number;
 }
 
 export interface PeInfo {
@@ -37,8 +45,14 @@ export interface PeInfo {
   subsystem: number;
   dllCharacteristics?: number;
   entryPoint: number;
+  /** Preferred load address (0 for TE images, whose header does not keep it). */
+  imageBase: number;
+  /** The optional header's data directories (export, import, resource, exception, security, ..., load config at 10). */
+  directories: PeDataDirectory[];
   sections: PeSection[];
   imports: PeImport[];
+  /** Exported function names (ordinal-only exports as '#123'). */
+  exports: string[];
   version?: PeVersionInfo;
   /** CodeView debug record path (the PDB or, for EDK II modules, the .dll build path). */
   pdbPath?: string;
@@ -148,10 +162,16 @@ export async function parsePe(src: ByteSource): Promise<PeInfo> {
     subsystem: opt.readUInt16LE(68),
     dllCharacteristics: opt.readUInt16LE(70),
     entryPoint: opt.readUInt32LE(16),
+    imageBase: is64 ? Number(opt.readBigUInt64LE(24)) : opt.readUInt32LE(28),
+    directories: dirs,
     sections,
     imports: [],
+    exports: [],
     problems: [],
   };
+  await guard(info, 'exports', async () => {
+    if (dirs[0]?.rva) info.exports = await readExports(src, sections, dirs[0].rva);
+  });
   await guard(info, 'imports', async () => {
     if (dirs[1]?.rva) info.imports = await readImports(src, sections, dirs[1].rva, is64);
   });
@@ -186,8 +206,11 @@ async function parseTe(src: ByteSource, head: Buffer): Promise<PeInfo> {
     isDll: false,
     subsystem: head[5],
     entryPoint: head.readUInt32LE(8),
+    imageBase: 0,
+    directories: [],
     sections,
     imports: [],
+    exports: [],
     problems: [],
   };
   const debugRva = head.readUInt32LE(32);
@@ -227,21 +250,56 @@ async function readImports(src: ByteSource, sections: PeSection[], rva: number, 
     const nameRva = data.readUInt32LE(d + 12);
     if (lookup === 0 && nameRva === 0) break;
     const nameAt = local(nameRva);
-    const entry: PeImport = { dll: nameAt === undefined ? '' : cStringAt(data, nameAt), functions: [] };
+    const entry: PeImport = { dll: nameAt === undefined ? '' : cStringAt(data, nameAt), functions: [], slots: [] };
+    const firstThunk = data.readUInt32LE(d + 16);
     let thunk = local(lookup);
     const step = is64 ? 8 : 4;
-    while (thunk !== undefined && thunk + step <= data.length && entry.functions.length < 8192) {
+    for (let k = 0; thunk !== undefined && thunk + step <= data.length && entry.functions.length < 8192; k++) {
       const value = is64 ? data.readBigUInt64LE(thunk) : BigInt(data.readUInt32LE(thunk));
       if (value === 0n) break;
       const ordinalFlag = is64 ? 1n << 63n : 1n << 31n;
-      if (value & ordinalFlag) entry.functions.push(`#${Number(value & 0xffffn)}`);
+      let name: string | undefined;
+      if (value & ordinalFlag) name = `#${Number(value & 0xffffn)}`;
       else {
         const hint = local(Number(value & 0x7fffffffn));
-        if (hint !== undefined) entry.functions.push(cStringAt(data, hint + 2));
+        if (hint !== undefined) name = cStringAt(data, hint + 2);
+      }
+      if (name !== undefined) {
+        entry.functions.push(name);
+        entry.slots.push(firstThunk + k * step);
       }
       thunk += step;
     }
     if (entry.dll) out.push(entry);
+  }
+  return out;
+}
+
+/** Export names from the export directory: named exports by name, the others as '#ordinal'. */
+async function readExports(src: ByteSource, sections: PeSection[], rva: number): Promise<string[]> {
+  const at = rvaToOffset(sections, rva);
+  if (at === undefined) throw new FormatError(`export directory RVA 0x${rva.toString(16)} is not mapped`);
+  const dir = await readExact(src, at, 40, 'export directory');
+  const base = dir.readUInt32LE(16);
+  const functionCount = Math.min(dir.readUInt32LE(20), 65536);
+  const nameCount = Math.min(dir.readUInt32LE(24), functionCount);
+  const named = new Set<number>();
+  const out: string[] = [];
+  const namesAt = rvaToOffset(sections, dir.readUInt32LE(32));
+  const ordinalsAt = rvaToOffset(sections, dir.readUInt32LE(36));
+  if (nameCount > 0 && namesAt !== undefined && ordinalsAt !== undefined) {
+    const names = await readExact(src, namesAt, nameCount * 4, 'export name table');
+    const ordinals = await readExact(src, ordinalsAt, nameCount * 2, 'export ordinal table');
+    for (let i = 0; i < nameCount; i++) {
+      named.add(ordinals.readUInt16LE(i * 2));
+      const nameAt = rvaToOffset(sections, names.readUInt32LE(i * 4));
+      if (nameAt !== undefined) out.push(cStringAt(await src.read(nameAt, 512), 0));
+    }
+  }
+  const addressesAt = rvaToOffset(sections, dir.readUInt32LE(28));
+  if (addressesAt !== undefined && functionCount > 0) {
+    const addresses = await readExact(src, addressesAt, functionCount * 4, 'export address table');
+    for (let i = 0; i < functionCount; i++) if (!named.has(i) && addresses.readUInt32LE(i * 4) !== 0) out.push(`#${base + i}`);
   }
   return out;
 }

@@ -15,10 +15,14 @@ describe('parsePe on a generated PE32+ DLL', () => {
   it('reads machine, DLL flag, imports and the version resource', async () => {
     const pe = await parsePe(bufferSource(sample));
     expect(pe).toMatchObject({ format: 'pe', architecture: 'x86_64', is64: true, isDll: true, subsystem: 10, problems: [] });
-    expect(pe.imports).toEqual([
+    expect(pe.imports).toMatchObject([
       { dll: 'KERNEL32.dll', functions: ['CreateFileW', 'ReadFile'] },
       { dll: 'libcurl.dll', functions: ['curl_easy_init'] },
     ]);
+    // One IAT slot per function, 8 bytes apart in a PE32+ image.
+    const [kernel32] = pe.imports;
+    expect(kernel32!.slots).toHaveLength(2);
+    expect(kernel32!.slots[1]! - kernel32!.slots[0]!).toBe(8);
     expect(pe.version).toEqual({
       fileVersion: '7.80.0.1',
       productVersion: '7.80.0.1',
