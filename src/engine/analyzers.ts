@@ -3,6 +3,7 @@
 import type { Analyzer } from './analyzer.js';
 import { cryptoAnalyzer } from './crypto/analyzer.js';
 import { inventoryAnalyzer } from './inventory/inventory.analyzer.js';
+import { malwareAnalyzer } from './malware/malware.analyzer.js';
 import { vulnerabilityMatcherAnalyzer } from './vulns/vulnerability-matcher.analyzer.js';
 
 export const analyzers: Analyzer[] = [
@@ -10,4 +11,5 @@ export const analyzers: Analyzer[] = [
   vulnerabilityMatcherAnalyzer, // after inventory: matches its components
   // crypto: after inventory and vulnerability matching (links its assets to their components).
   cryptoAnalyzer,
+  malwareAnalyzer, // reads each file once with the YARA-X rules and checks known-bad hashes
 ];
