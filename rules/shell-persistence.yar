@@ -11,7 +11,7 @@ rule netcat_exec_shell
     reference = "https://attack.mitre.org/techniques/T1059/004/"
     reference2 = "https://www.sans.org/blog/netcat-cheat-sheet/"
   strings:
-    $x = /\b(nc|ncat|netcat)(\.traditional|\.openbsd)?(\s+-[a-zA-Z]+(\s+[0-9A-Za-z._:\/-]+)?)*\s+-[a-zA-Z]*[ec]\s*\/bin\/(ba|da|a)?sh\b/
+    $x = /\b(nc|ncat|netcat)(\.traditional|\.openbsd)?\s[^\n;|&]{0,120}\s-[a-zA-Z]*[ec]\s*\/bin\/(ba|da|a)?sh\b/
   condition:
     $x
 }
@@ -41,7 +41,7 @@ rule telnetd_root_shell
     reference = "https://www.busybox.net/downloads/BusyBox.html"
     reference2 = "https://attack.mitre.org/techniques/T1133/"
   strings:
-    $x = /\btelnetd(\s+-[a-zA-Z]+(\s+[0-9A-Za-z._\/-]+)?)*\s+-l\s*\/bin\/(ba|a)?sh\b/
+    $x = /\btelnetd\s[^\n;|&]{0,120}-l\s*\/bin\/(ba|a)?sh\b/
   condition:
     $x
 }
