@@ -65,9 +65,10 @@ rule asp_eval_request_input
     reference = "https://www.mandiant.com/resources/blog/breaking-down-china-chopper-web-shell-part-i"
     reference2 = "https://www.cisa.gov/news-events/analysis-reports/ar21-084a"
   strings:
+    $asp = "<%"
     $x = /\b(eval|execute|executeglobal)\s*\(?\s*request(\.(item|form|querystring))?\s*[\(\[]/ nocase
   condition:
-    $x
+    $asp and $x
 }
 
 rule jsp_exec_request_input
