@@ -3,6 +3,7 @@
 // analyzer is contained: the engine records a Problem and the others still run. The list lives in analyzers.ts.
 import type { FileIndex } from './file-index.js';
 import type { BinaryInfo, Component, CryptoAsset, EngineFinding, ImageInfo, Problem } from './types.js';
+import type { CustomRuleSource } from './malware/rules.js';
 import type { VulnerabilitySource } from './vulns/source.js';
 
 export interface AnalysisContext {
@@ -17,6 +18,8 @@ export interface AnalysisContext {
   problems: Problem[];
   /** Known-vulnerability data, when the caller has a database; matching is skipped without it. */
   vulnerabilities?: VulnerabilitySource;
+  /** An organisation's own YARA rule sources, scanned with the built-in rules (engine/malware). */
+  rules?: CustomRuleSource[];
   signal: AbortSignal;
   /** Reports progress inside the analysis phase (0..100 of this analyzer). */
   progress(percent: number): void;

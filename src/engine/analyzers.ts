@@ -4,6 +4,7 @@ import type { Analyzer } from './analyzer.js';
 import { binariesAnalyzer } from './binaries/binaries.analyzer.js';
 import { cryptoAnalyzer } from './crypto/analyzer.js';
 import { inventoryAnalyzer } from './inventory/inventory.analyzer.js';
+import { malwareAnalyzer } from './malware/malware.analyzer.js';
 import { vulnerabilityMatcherAnalyzer } from './vulns/vulnerability-matcher.analyzer.js';
 
 export const analyzers: Analyzer[] = [
@@ -12,4 +13,5 @@ export const analyzers: Analyzer[] = [
   // crypto: after inventory and vulnerability matching (links its assets to their components).
   cryptoAnalyzer,
   binariesAnalyzer, // hardening and unsafe functions of ELF/PE binaries; needs nothing from the others
+  malwareAnalyzer, // reads each file once with the YARA-X rules and checks known-bad hashes
 ];

@@ -16,6 +16,7 @@ import { levelOf, summarise, unrecognisedReason, withLevels } from './problems.j
 import type { ScanResult } from './types.js';
 import type { Limits } from './unpack/limits.js';
 import { unpack } from './unpack/driver.js';
+import type { CustomRuleSource } from './malware/rules.js';
 import type { Handler } from './unpack/handler.js';
 import { ENGINE_VERSION } from './version.js';
 import type { VulnerabilitySource } from './vulns/source.js';
@@ -27,6 +28,8 @@ export interface ScanOptions {
   signal?: AbortSignal;
   onProgress?: (p: { phase: string; percent: number }) => void;
   vulnerabilities?: VulnerabilitySource;
+  /** An organisation's own YARA rule sources ({id, name, source}), scanned with the built-in rules. */
+  rules?: CustomRuleSource[];
   /** Defaults to the registries; tests pass their own. */
   analyzers?: readonly Analyzer[];
   handlers?: readonly Handler[];
@@ -70,6 +73,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     binaries: [],
     problems: unpacked.problems,
     vulnerabilities: options.vulnerabilities,
+    rules: options.rules,
     signal,
     progress: () => {},
   };
