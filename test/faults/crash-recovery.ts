@@ -12,16 +12,18 @@
 //   - no pending re-match request.
 // Seed: fixed by default; FIRMSCOPE_FAULT_SEED=random explores, FIRMSCOPE_FAULT_SEED=<seed> replays (the seed and
 // the round log are in every failure). FIRMSCOPE_FAULT_ROUNDS sets the number of rounds (default 5).
+// One test file per database (crash-recovery.sqlite.test.ts, crash-recovery.postgres.test.ts) runs this suite, so
+// each file stays well within the time of one test file.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type OpenedDatabase } from '../../src/store/database.js';
+import { openDatabase, type Dialect, type OpenedDatabase } from '../../src/store/database.js';
 import { FilesystemBlobStore } from '../../src/store/filesystem-blob-store.js';
 import { rematchRequestedAt } from '../../src/store/vuln-rematch-request.js';
 import { childEnv, FirmscopeProcess } from '../support/cli-process.js';
-import { freshPostgresUrl, testDialects } from '../support/databases.js';
+import { freshPostgresUrl } from '../support/databases.js';
 import { seededRandom, seedFrom, type SeededRandom } from '../support/seeded-random.js';
 import { ADMIN, call, freePort, passwordToken, waitFor } from '../support/server.js';
 import { corpus, haveShared, sharedPath } from '../support/shared.js';
@@ -93,7 +95,7 @@ async function upload(base: string, token: string, productId: string, name: stri
   return call(base, token, 'POST', `/api/v4/products/${productId}/images:upload?tempFileId=${slot.body.id}&imageName=${encodeURIComponent(name)}`);
 }
 
-for (const dialect of testDialects()) {
+export function describeCrashRecovery(dialect: Dialect): void {
   describe.runIf(hasData)(`crash recovery of server, worker and vulnerability import [${dialect}] (${REPLAY})`, () => {
     let dataDir = '';
     let pg: Awaited<ReturnType<typeof freshPostgresUrl>> | undefined;
@@ -167,6 +169,15 @@ for (const dialect of testDialects()) {
         log.push(`round ${round}: ${what}: killed ${victim.name}`);
       };
 
+      // Each product gets an image first, so that the re-match of an import has latest images to work on.
+      for (const [index, productId] of products.entries()) {
+        const bytes = images[index]!;
+        const name = `warm-up-${IMAGES[index]}`;
+        const response = await upload(base, token, productId, name, bytes, false);
+        expect(response.status, JSON.stringify(response.body)).toBe(201);
+        uploads.push({ name, sha256: sha256(bytes), imageId: response.body.id, outcome: 'direct upload 201' });
+      }
+
       for (let round = 0; round < ROUNDS; round++) {
         const action = rng.pick(['upload', 'upload', 'scan', 'import'] as const);
         if (action === 'upload') {
@@ -188,15 +199,25 @@ for (const dialect of testDialects()) {
           }, 30_000, 50).catch(() => undefined);
           const delay = rng.below(2000);
           await sleep(delay);
-          await kill(owner ? sys.byPid(Number(owner.split(':').at(-2))) : undefined, round, `scan job held by ${owner ?? 'nobody'}, after ${delay} ms`);
+          const holder = owner ? sys.byPid(Number(owner.split(':').at(-2))) : undefined;
+          await kill(holder, round, `scan job held by ${owner ?? 'nobody'}, after ${delay} ms`);
+          // Sometimes everything goes down at once (the machine's processes, not its disk).
+          if (rng.next() < 0.3) await kill(holder === sys.server ? sys.worker : sys.server, round, 'and the other service process');
         } else {
+          // An import commits its records with a re-match request, then re-matches: kill at a random moment, or
+          // just after the request changed (the re-match is running).
           const file = VULN_FILES[importIndex++ % VULN_FILES.length]!;
+          const before = await rematchRequestedAt(db);
           const importer = new FirmscopeProcess('vulndb import', ['vulndb', 'import', sharedPath('vulndata', file)], env);
           imports.push(importer);
-          const delay = rng.below(4000);
           const victim = rng.pick([importer, importer, sys.server, sys.worker]);
+          const duringRematch = rng.next() < 0.6;
+          const delay = duringRematch ? rng.below(400) : rng.below(2500);
+          if (duringRematch) {
+            await waitFor(async () => (!importer.running || (await rematchRequestedAt(db)) !== before ? true : undefined), 30_000, 10).catch(() => undefined);
+          }
           await sleep(delay);
-          await kill(victim, round, `import of ${file}, after ${delay} ms`);
+          await kill(victim, round, `import of ${file}, ${delay} ms after ${duringRematch ? 'its re-match request' : 'its start'}`);
           const code = await importer.exited;
           log.push(`round ${round}: import of ${file} exited with ${code ?? importer.child.signalCode}`);
         }
