@@ -28,7 +28,7 @@ import { seededRandom, seedFrom, type SeededRandom } from '../support/seeded-ran
 import { ADMIN, call, freePort, passwordToken, waitFor } from '../support/server.js';
 import { corpus, haveShared, sharedPath } from '../support/shared.js';
 import {
-  databaseIntegrityProblems, duplicateResultProblems, imageBlobProblems, unfinishedWorkProblems,
+  databaseIntegrityProblems, duplicateResultProblems, finalizeProblems, imageBlobProblems, unfinishedWorkProblems,
 } from '../support/store-invariants.js';
 
 const SEED = seedFrom('FIRMSCOPE_FAULT_SEED', 20261126);
@@ -81,8 +81,12 @@ interface Upload {
   outcome: string;
 }
 
-async function upload(base: string, token: string, productId: string, name: string, bytes: Buffer, signed: boolean): Promise<{ status: number; body: any }> {
+/** Uploads `bytes` directly, or by signed URL then finalize; `onFinalize` is called as the request making the image is sent. */
+async function upload(
+  base: string, token: string, productId: string, name: string, bytes: Buffer, signed: boolean, onFinalize = () => {},
+): Promise<{ status: number; body: any }> {
   if (!signed) {
+    onFinalize();
     const form = new FormData();
     form.set('imageName', name);
     form.set('file', new Blob([bytes]), name);
@@ -92,6 +96,7 @@ async function upload(base: string, token: string, productId: string, name: stri
   if (slot.status !== 200) return slot;
   const put = await fetch(slot.body.uploadUrl, { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } });
   if (put.status !== 200) return { status: put.status, body: await put.text() };
+  onFinalize();
   return call(base, token, 'POST', `/api/v4/products/${productId}/images:upload?tempFileId=${slot.body.id}&imageName=${encodeURIComponent(name)}`);
 }
 
@@ -141,13 +146,12 @@ export function describeCrashRecovery(dialect: Dialect): void {
       let importIndex = 0;
 
       /** Starts an upload of a corpus image under a fresh name; resolves when it answered or was cut off. */
-      const startUpload = (label: string): Promise<Upload> => {
+      const startUpload = (label: string, signed: boolean, onFinalize?: () => void): Promise<Upload> => {
         const index = rng.below(images.length);
         const bytes = images[index]!;
         const entry: Upload = { name: `${label}-${IMAGES[index]}`, sha256: sha256(bytes), outcome: 'pending' };
         uploads.push(entry);
-        const signed = rng.next() < 0.5;
-        return upload(base, token, rng.pick(products), entry.name, bytes, signed).then(
+        return upload(base, token, rng.pick(products), entry.name, bytes, signed, onFinalize).then(
           (r) => {
             entry.outcome = `${signed ? 'signed' : 'direct'} upload ${r.status}`;
             if (r.status === 201) entry.imageId = r.body.id;
@@ -181,18 +185,26 @@ export function describeCrashRecovery(dialect: Dialect): void {
       for (let round = 0; round < ROUNDS; round++) {
         const action = rng.pick(['upload', 'upload', 'scan', 'import'] as const);
         if (action === 'upload') {
-          // Uploads of these sizes take tens of milliseconds: most kills land inside one, some just after.
-          const delay = rng.next() < 0.7 ? rng.below(60) : rng.below(1500);
-          const victim = rng.next() < 0.75 ? sys.server : sys.worker;
-          const pending = startUpload(`r${round}`);
+          // Uploads of these sizes take tens of milliseconds: most kills land inside one, some just after; a
+          // signed upload is often killed within its finalize request (temp file → image → scan).
+          const signed = rng.next() < 0.5;
+          const atFinalize = signed && rng.next() < 0.6;
+          const delay = atFinalize ? rng.below(25) : rng.next() < 0.7 ? rng.below(60) : rng.below(1500);
+          const victim = atFinalize || rng.next() < 0.75 ? sys.server : sys.worker;
+          let finalizing = () => {};
+          const finalizeSent = new Promise<void>((resolve) => {
+            finalizing = resolve;
+          });
+          const pending = startUpload(`r${round}`, signed, finalizing);
+          if (atFinalize) await Promise.race([finalizeSent, pending]);
           await sleep(delay);
-          await kill(victim, round, `upload, after ${delay} ms`);
+          await kill(victim, round, `upload, ${delay} ms after ${atFinalize ? 'its finalize request' : 'its start'}`);
           const done = await pending;
           log.push(`round ${round}: ${done.name}: ${done.outcome}`);
         } else if (action === 'scan') {
           // A scan in progress: kill the process that holds its job.
           const busy = await db.selectFrom('jobs').select('id').where('status', 'in', ['queued', 'running']).executeTakeFirst();
-          if (!busy) log.push(`round ${round}: ${(await startUpload(`r${round}`)).outcome} to have a scan to interrupt`);
+          if (!busy) log.push(`round ${round}: ${(await startUpload(`r${round}`, rng.next() < 0.5)).outcome} to have a scan to interrupt`);
           const owner = await waitFor(async () => {
             const job = await db.selectFrom('jobs').select('lease_owner').where('status', '=', 'running').executeTakeFirst();
             return job?.lease_owner ?? undefined;
@@ -236,19 +248,21 @@ export function describeCrashRecovery(dialect: Dialect): void {
       await sys.stop('SIGTERM');
 
       const uploaded = await db.selectFrom('images').select(['id']).execute();
-      const scans = await db.selectFrom('scans').select(['image_id', 'state']).execute();
+      const scans = await db.selectFrom('scans').select(['image_id', 'state', 'error']).execute();
       const lost = uploads.filter((u) => u.imageId && !uploaded.some((i) => i.id === u.imageId)).map((u) => `image ${u.imageId} (${u.name}) answered 201 but is gone`);
-      const unscanned = uploads.filter((u) => u.imageId && !scans.some((s) => s.image_id === u.imageId)).map((u) => `image ${u.imageId} (${u.name}) answered 201 with a scan, but has none`);
       const problems = [
         ...(settled ? [] : ['scans or jobs did not settle within 120 s:']),
         ...(await unfinishedWorkProblems(db)),
-        ...lost, ...unscanned,
+        ...lost,
+        // Every upload here asks for a scan (createScan defaults to true).
+        ...(await finalizeProblems(db, true)),
         ...(await imageBlobProblems(db, new FilesystemBlobStore(join(dataDir, 'blobs')), new Map(uploads.map((u) => [u.name, u.sha256])))),
         ...(await duplicateResultProblems(db)),
         ...(await databaseIntegrityProblems(db, dialect)),
         ...((await rematchRequestedAt(db)) ? ['a re-match is still pending after an import that finished'] : []),
       ];
       log.push(`end: ${uploaded.length} images, scans ${JSON.stringify(Object.fromEntries(['done', 'failed', 'cancelled'].map((s) => [s, scans.filter((x) => x.state === s).length])))}, ${kills} kills`);
+      for (const scan of scans.filter((x) => x.state === 'failed')) log.push(`failed scan of image ${scan.image_id}: ${scan.error}`);
       console.info(`fault injection [${dialect}] ${REPLAY}\n  ${log.join('\n  ')}`);
       expect(problems, context).toEqual([]);
       // The run exercised what it claims to: processes were killed and scans completed.

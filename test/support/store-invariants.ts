@@ -91,3 +91,22 @@ export async function imageBlobProblems(db: Kysely<Database>, blobs: FilesystemB
   }
   return problems;
 }
+
+/**
+ * Finalizing an upload is all or nothing: a temp file marked used has become an image (else the client's retry is
+ * refused with 409 and the uploaded bytes are lost), and, when every upload asked for a scan, every image has one.
+ */
+export async function finalizeProblems(db: Kysely<Database>, everyImageScanned: boolean): Promise<string[]> {
+  const problems: string[] = [];
+  const usedWithoutImage = await db.selectFrom('temp_files').select(['id', 'blob_key']).where('status', '=', 'used')
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('images').select('images.id').whereRef('images.blob_key', '=', 'temp_files.blob_key')))).execute();
+  for (const temp of usedWithoutImage) {
+    problems.push(`temp file ${temp.id} is marked used but no image holds its blob ${temp.blob_key}: finalizing it again is refused and the upload is lost`);
+  }
+  if (everyImageScanned) {
+    const unscanned = await db.selectFrom('images').select(['id', 'name'])
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('scans').select('scans.id').whereRef('scans.image_id', '=', 'images.id')))).execute();
+    for (const image of unscanned) problems.push(`image ${image.id} (${image.name}) was uploaded with a scan requested but has no scan`);
+  }
+  return problems;
+}
