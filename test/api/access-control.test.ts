@@ -11,6 +11,7 @@
 // first test with what to add. Operations outside /api/v4 must be the identity provider or the signed upload.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CALLER_ROLES, createAccessFixtures, type AccessFixtures } from '../support/access-fixtures.js';
+import { newId, ULID_PATTERN } from '../../src/store/ids.js';
 import { testDialects } from '../support/databases.js';
 import {
   describeOperation, documentedOperations, requestBuilder, type BuiltRequest, type DocumentedOperation, type OpenApiDocument,
@@ -24,6 +25,8 @@ const OUTSIDE_ROLE_MODEL = [
   { prefix: '/uploads/', what: 'the signed upload URL' },
 ];
 const NOT_A_TOKEN = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.';
+const ULID = new RegExp(ULID_PATTERN);
+const ANY_ID = new RegExp(ULID_PATTERN.replace(/^\^|\$$/g, ''), 'g');
 
 type Outcome = { status: number; body: any };
 
@@ -36,6 +39,9 @@ for (const dialect of testDialects()) {
     let fixtures: AccessFixtures;
     let operations: DocumentedOperation[];
     let requests: Array<{ op: DocumentedOperation; request: BuiltRequest }>;
+    /** The same requests with ids of resources that exist nowhere, by operation. */
+    let missingRequests: Map<DocumentedOperation, BuiltRequest>;
+    let missingIds: Record<string, string>;
     let unbuildable: string[];
     let rolePermissions: Record<string, string[]>;
     /** Operations outside /api/v4. */
@@ -49,12 +55,17 @@ for (const dialect of testDialects()) {
       const roles = await call(t.base, fixtures.tokens.admin, 'GET', '/api/v4/roles');
       rolePermissions = Object.fromEntries((roles.body.roles as Array<{ name: string; permissions: string[] }>).map((r) => [r.name, r.permissions]));
       const { build } = requestBuilder(doc, fixtures.ids);
+      missingIds = Object.fromEntries(Object.entries(fixtures.ids).map(([name, id]) => [name, ULID.test(id) ? newId() : `${id}-missing`]));
+      const buildMissing = requestBuilder(doc, missingIds).build;
+      missingRequests = new Map();
       requests = [];
       unbuildable = [];
       for (const op of operations) {
         const built = build(op);
         if ('missing' in built) unbuildable.push(...built.missing.map((m) => `${describeOperation(op)}: ${m}`));
         else requests.push({ op, request: built });
+        const missing = buildMissing(op);
+        if (!('missing' in missing)) missingRequests.set(op, missing);
       }
       outside = documentedOperations(doc).filter((op) => !op.path.startsWith(API_PREFIX));
     }, 60_000);
@@ -122,6 +133,13 @@ for (const dialect of testDialects()) {
           if (outcome.status !== 403) problems.push(`${label}: expected 403 (admin lacks '${op.permission}'), got ${brief(outcome)}`);
         } else if (op.pathParameters.length > 0) {
           if (outcome.status !== 404) problems.push(`${label}: expected 404 for resources of the first organisation, got ${brief(outcome)}`);
+          // …and the same answer as for ids that exist nowhere, so existence does not show.
+          const absent = await call(t.base, fixtures.tokens.otherOrgAdmin, op.method, missingRequests.get(op)!.url, missingRequests.get(op)!.body);
+          const anonymised = (o: Outcome) => `${o.status} ${[...Object.values(fixtures.ids), ...Object.values(missingIds)]
+            .reduce((text, id) => text.replaceAll(id, '<id>'), String(o.body?.message)).replace(ANY_ID, '<id>')}`;
+          if (anonymised(outcome) !== anonymised(absent)) {
+            problems.push(`${label}: answers '${anonymised(outcome)}' but '${anonymised(absent)}' for ids that exist nowhere`);
+          }
         } else if ([401, 403].includes(outcome.status) || outcome.status >= 500) {
           problems.push(`${label}: expected an answer for its own organisation, got ${brief(outcome)}`);
         }
