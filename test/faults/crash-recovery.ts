@@ -118,6 +118,8 @@ export function describeCrashRecovery(dialect: Dialect): void {
 
     it(`keeps images, finishes scans and stays consistent when processes are killed (${ROUNDS} rounds)`, async () => {
       const rng: SeededRandom = seededRandom(SEED);
+      const started = Date.now();
+      const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
       dataDir = mkdtempSync(join(tmpdir(), 'firmscope-faults-'));
       pg = dialect === 'postgres' ? await freshPostgresUrl() : undefined;
       const port = await freePort();
@@ -238,6 +240,7 @@ export function describeCrashRecovery(dialect: Dialect): void {
 
       // Recovery: every process back, a full import and re-match run to completion, then every scan settles.
       await sys.ensureUp();
+      log.push(`rounds over at ${elapsed()}`);
       const last = new FirmscopeProcess('vulndb import', ['vulndb', 'import', ...VULN_FILES.map((f) => sharedPath('vulndata', f))], env);
       imports.push(last);
       const lastCode = await last.exited;
@@ -245,6 +248,7 @@ export function describeCrashRecovery(dialect: Dialect): void {
       expect(lastCode, `the last import failed:\n${last.tail}\n${context}`).toBe(0);
       expect(last.tail, context).toMatch(/re-match: /);
       const settled = await waitFor(async () => ((await unfinishedWorkProblems(db)).length === 0 ? true : undefined), 120_000, 250).catch(() => false);
+      log.push(`import done and work settled at ${elapsed()}`);
       await sys.stop('SIGTERM');
 
       const uploaded = await db.selectFrom('images').select(['id']).execute();
