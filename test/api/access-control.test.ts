@@ -2,14 +2,16 @@
 // operation publishes its permission as `x-permission`, the roles' permissions come from GET /api/v4/roles, and
 // requests are built from the operation's parameters and body schema (test/support/openapi-requests.ts) with the
 // ids of real resources (test/support/access-fixtures.ts). For every operation:
-//   no token, or a token that is not one → 401;
+//   no token, or a malformed, forged or expired one → 401;
 //   a role without the permission → 403 whose body names the permission;
 //   another organisation's admin → 404 for the first organisation's resources (a route without resource ids
 //   answers without any of them in its body);
 //   a role with the permission → neither 401/403 nor a server error.
 // A new route is covered without writing anything here; one whose path parameters cannot be filled fails the
 // first test with what to add. Operations outside /api/v4 must be the identity provider or the signed upload.
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSigningKey } from '../../src/auth/signing-keys.js';
 import { CALLER_ROLES, createAccessFixtures, type AccessFixtures } from '../support/access-fixtures.js';
 import { newId, ULID_PATTERN } from '../../src/store/ids.js';
 import { testDialects } from '../support/databases.js';
@@ -95,10 +97,15 @@ for (const dialect of testDialects()) {
         OUTSIDE_ROLE_MODEL.map((o) => `${o.what} (${outside.filter((op) => op.path.startsWith(o.prefix)).length})`).join(', ')}`);
     });
 
-    it('without a token, or with one that is not a token, every operation answers 401', async () => {
+    it('without a token, or with a malformed, forged or expired one, every operation answers 401', async () => {
+      const key = await loadSigningKey(t.server.runtime.repos.identities);
+      const [header, payload] = fixtures.tokens.admin.split('.') as [string, string];
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+      const expired = await new SignJWT({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }).setProtectedHeader({ alg: 'RS256', kid: key.kid }).sign(key.privateKey);
+      const forged = `${header}.${payload}.${Buffer.from('not the signature').toString('base64url')}`;
       const problems: string[] = [];
       for (const entry of requests) {
-        for (const [label, token] of [['no token', undefined], ['a malformed token', NOT_A_TOKEN]] as const) {
+        for (const [label, token] of [['no token', undefined], ['a malformed token', NOT_A_TOKEN], ['a forged token', forged], ['an expired token', expired]] as const) {
           const outcome = await send(token, entry);
           if (outcome.status !== 401) problems.push(`${describeOperation(entry.op)} with ${label}: expected 401, got ${brief(outcome)}`);
         }
