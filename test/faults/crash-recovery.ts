@@ -9,7 +9,7 @@
 //   - every scan and scan job final (done, failed or cancelled) within a bounded wait, leases being short;
 //   - results stored once per scan (no two findings with one fingerprint, no repeated component or crypto asset);
 //   - a database that passes its integrity check (SQLite) and has no orphan rows (PostgreSQL and SQLite);
-//   - no pending re-match request.
+//   - no pending re-match request, and the latest images' findings up to date with the vulnerability data.
 // Seed: fixed by default; FIRMSCOPE_FAULT_SEED=random explores, FIRMSCOPE_FAULT_SEED=<seed> replays (the seed and
 // the round log are in every failure). FIRMSCOPE_FAULT_ROUNDS sets the number of rounds (default 5).
 // One test file per database (crash-recovery.sqlite.test.ts, crash-recovery.postgres.test.ts) runs this suite, so
@@ -22,6 +22,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Dialect, type OpenedDatabase } from '../../src/store/database.js';
 import { FilesystemBlobStore } from '../../src/store/filesystem-blob-store.js';
 import { rematchRequestedAt } from '../../src/store/vuln-rematch-request.js';
+import { rematchLatestImages } from '../../src/store/vulns-rematch.js';
+import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
 import { childEnv, FirmscopeProcess } from '../support/cli-process.js';
 import { freshPostgresUrl } from '../support/databases.js';
 import { seededRandom, seedFrom, type SeededRandom } from '../support/seeded-random.js';
@@ -265,6 +267,12 @@ export function describeCrashRecovery(dialect: Dialect): void {
         ...(await databaseIntegrityProblems(db, dialect)),
         ...((await rematchRequestedAt(db)) ? ['a re-match is still pending after an import that finished'] : []),
       ];
+      // The findings of the latest images are what matching gives now: no re-match was lost to a kill. (Run last:
+      // it writes what it finds.)
+      const catchUp = await rematchLatestImages(db, new VulnerabilityRepository(db));
+      if (catchUp.newFindings + catchUp.updatedFindings + catchUp.withdrawnFindings > 0) {
+        problems.push(`the latest images' findings are behind the vulnerability data: a fresh re-match found ${catchUp.newFindings} new, ${catchUp.updatedFindings} updated, ${catchUp.withdrawnFindings} withdrawn`);
+      }
       log.push(`end: ${uploaded.length} images, scans ${JSON.stringify(Object.fromEntries(['done', 'failed', 'cancelled'].map((s) => [s, scans.filter((x) => x.state === s).length])))}, ${kills} kills`);
       for (const scan of scans.filter((x) => x.state === 'failed')) log.push(`failed scan of image ${scan.image_id}: ${scan.error}`);
       console.info(`fault injection [${dialect}] ${REPLAY}\n  ${log.join('\n  ')}`);
