@@ -18,8 +18,10 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Kysely } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Dialect, type OpenedDatabase } from '../../src/store/database.js';
+import type { Database } from '../../src/store/schema.js';
 import { FilesystemBlobStore } from '../../src/store/filesystem-blob-store.js';
 import { rematchRequestedAt } from '../../src/store/vuln-rematch-request.js';
 import { rematchLatestImages } from '../../src/store/vulns-rematch.js';
@@ -102,6 +104,121 @@ async function upload(
   return call(base, token, 'POST', `/api/v4/products/${productId}/images:upload?tempFileId=${slot.body.id}&imageName=${encodeURIComponent(name)}`);
 }
 
+/** The rounds of one run: each starts an operation and kills a process at a random moment of it, and logs what happened. */
+class FaultRun {
+  readonly images = IMAGES.map((name) => readFileSync(corpus(name)));
+  readonly uploads: Upload[] = [];
+  readonly log: string[] = [];
+  kills = 0;
+  private importIndex = 0;
+
+  constructor(
+    private readonly sys: System, private readonly db: Kysely<Database>, private readonly rng: SeededRandom,
+    private readonly token: string, private readonly products: string[], private readonly imports: FirmscopeProcess[],
+  ) {}
+
+  /** Each product gets an image first (no kill), so that the re-match of an import has latest images to work on. */
+  async warmUp(): Promise<void> {
+    for (const [index, productId] of this.products.entries()) {
+      const name = `warm-up-${IMAGES[index]}`;
+      const response = await upload(this.sys.base, this.token, productId, name, this.images[index]!, false);
+      if (response.status !== 201) throw new Error(`warm-up upload: ${response.status} ${JSON.stringify(response.body)}`);
+      this.uploads.push({ name, sha256: sha256(this.images[index]!), imageId: response.body.id, outcome: 'direct upload 201' });
+    }
+  }
+
+  /** Starts an upload of a corpus image under a fresh name; resolves when it answered or was cut off. */
+  private startUpload(label: string, signed: boolean, onFinalize?: () => void): Promise<Upload> {
+    const index = this.rng.below(this.images.length);
+    const bytes = this.images[index]!;
+    const entry: Upload = { name: `${label}-${IMAGES[index]}`, sha256: sha256(bytes), outcome: 'pending' };
+    this.uploads.push(entry);
+    const how = signed ? 'signed' : 'direct';
+    return upload(this.sys.base, this.token, this.rng.pick(this.products), entry.name, bytes, signed, onFinalize).then(
+      (r) => {
+        entry.outcome = `${how} upload ${r.status}`;
+        if (r.status === 201) entry.imageId = r.body.id;
+        return entry;
+      },
+      (error: unknown) => {
+        entry.outcome = `${how} upload cut off (${(error as Error).message})`;
+        return entry;
+      },
+    );
+  }
+
+  private async kill(victim: FirmscopeProcess | undefined, round: number, what: string): Promise<void> {
+    if (!victim?.running) {
+      this.log.push(`round ${round}: ${what}: ${victim?.name ?? 'process'} had already exited`);
+      return;
+    }
+    await victim.stop('SIGKILL');
+    this.kills += 1;
+    this.log.push(`round ${round}: ${what}: killed ${victim.name}`);
+  }
+
+  /**
+   * Uploads of these sizes take tens of milliseconds: most kills land inside one, some just after; a signed upload
+   * is often killed within its finalize request (temp file → image → scan).
+   */
+  async uploadRound(round: number): Promise<void> {
+    const { rng, sys } = this;
+    const signed = rng.next() < 0.5;
+    const atFinalize = signed && rng.next() < 0.6;
+    const delay = atFinalize ? rng.below(25) : rng.next() < 0.7 ? rng.below(60) : rng.below(1500);
+    const victim = atFinalize || rng.next() < 0.75 ? sys.server : sys.worker;
+    let finalizing = () => {};
+    const finalizeSent = new Promise<void>((resolve) => {
+      finalizing = resolve;
+    });
+    const pending = this.startUpload(`r${round}`, signed, finalizing);
+    if (atFinalize) await Promise.race([finalizeSent, pending]);
+    await sleep(delay);
+    await this.kill(victim, round, `upload, ${delay} ms after ${atFinalize ? 'its finalize request' : 'its start'}`);
+    const done = await pending;
+    this.log.push(`round ${round}: ${done.name}: ${done.outcome}`);
+  }
+
+  /** A scan in progress: kill the process that holds its job, sometimes both service processes at once. */
+  async scanRound(round: number): Promise<void> {
+    const { rng, sys, db } = this;
+    const busy = await db.selectFrom('jobs').select('id').where('status', 'in', ['queued', 'running']).executeTakeFirst();
+    if (!busy) this.log.push(`round ${round}: ${(await this.startUpload(`r${round}`, rng.next() < 0.5)).outcome} to have a scan to interrupt`);
+    const owner = await waitFor(async () => {
+      const job = await db.selectFrom('jobs').select('lease_owner').where('status', '=', 'running').executeTakeFirst();
+      return job?.lease_owner ?? undefined;
+    }, 30_000, 50).catch(() => undefined);
+    const delay = rng.below(2000);
+    await sleep(delay);
+    // The lease owner is `host:pid:id`.
+    const holder = owner ? sys.byPid(Number(owner.split(':').at(-2))) : undefined;
+    await this.kill(holder, round, `scan job held by ${owner ?? 'nobody'}, after ${delay} ms`);
+    if (rng.next() < 0.3) await this.kill(holder === sys.server ? sys.worker : sys.server, round, 'and the other service process');
+  }
+
+  /**
+   * An import commits its records with a re-match request, then re-matches: kill it (or a service process) at a
+   * random moment, or just after the request changed (the re-match is running).
+   */
+  async importRound(round: number): Promise<void> {
+    const { rng, sys, db } = this;
+    const file = VULN_FILES[this.importIndex++ % VULN_FILES.length]!;
+    const before = await rematchRequestedAt(db);
+    const importer = new FirmscopeProcess('vulndb import', ['vulndb', 'import', sharedPath('vulndata', file)], sys.env);
+    this.imports.push(importer);
+    const victim = rng.pick([importer, importer, sys.server, sys.worker]);
+    const duringRematch = rng.next() < 0.6;
+    const delay = duringRematch ? rng.below(400) : rng.below(2500);
+    if (duringRematch) {
+      await waitFor(async () => (!importer.running || (await rematchRequestedAt(db)) !== before ? true : undefined), 30_000, 10).catch(() => undefined);
+    }
+    await sleep(delay);
+    await this.kill(victim, round, `import of ${file}, ${delay} ms after ${duringRematch ? 'its re-match request' : 'its start'}`);
+    const code = await importer.exited;
+    this.log.push(`round ${round}: import of ${file} exited with ${code ?? importer.child.signalCode}`);
+  }
+}
+
 export function describeCrashRecovery(dialect: Dialect): void {
   describe.runIf(hasData)(`crash recovery of server, worker and vulnerability import [${dialect}] (${REPLAY})`, () => {
     let dataDir = '';
@@ -143,107 +260,21 @@ export function describeCrashRecovery(dialect: Dialect): void {
         expect(created.status).toBe(201);
         products.push(String(created.body.id).split('/').pop()!);
       }
-      const images = IMAGES.map((name) => readFileSync(corpus(name)));
-      const uploads: Upload[] = [];
-      const log: string[] = [];
-      let kills = 0;
-      let importIndex = 0;
-
-      /** Starts an upload of a corpus image under a fresh name; resolves when it answered or was cut off. */
-      const startUpload = (label: string, signed: boolean, onFinalize?: () => void): Promise<Upload> => {
-        const index = rng.below(images.length);
-        const bytes = images[index]!;
-        const entry: Upload = { name: `${label}-${IMAGES[index]}`, sha256: sha256(bytes), outcome: 'pending' };
-        uploads.push(entry);
-        return upload(base, token, rng.pick(products), entry.name, bytes, signed, onFinalize).then(
-          (r) => {
-            entry.outcome = `${signed ? 'signed' : 'direct'} upload ${r.status}`;
-            if (r.status === 201) entry.imageId = r.body.id;
-            return entry;
-          },
-          (error: unknown) => {
-            entry.outcome = `${signed ? 'signed' : 'direct'} upload cut off (${(error as Error).message})`;
-            return entry;
-          },
-        );
-      };
-      const kill = async (victim: FirmscopeProcess | undefined, round: number, what: string) => {
-        if (!victim?.running) {
-          log.push(`round ${round}: ${what}: ${victim?.name ?? 'process'} had already exited`);
-          return;
-        }
-        await victim.stop('SIGKILL');
-        kills += 1;
-        log.push(`round ${round}: ${what}: killed ${victim.name}`);
-      };
-
-      // Each product gets an image first, so that the re-match of an import has latest images to work on.
-      for (const [index, productId] of products.entries()) {
-        const bytes = images[index]!;
-        const name = `warm-up-${IMAGES[index]}`;
-        const response = await upload(base, token, productId, name, bytes, false);
-        expect(response.status, JSON.stringify(response.body)).toBe(201);
-        uploads.push({ name, sha256: sha256(bytes), imageId: response.body.id, outcome: 'direct upload 201' });
-      }
-
+      const run = new FaultRun(sys, db, rng, token, products, imports);
+      const { log, uploads } = run;
+      await run.warmUp();
       for (let round = 0; round < ROUNDS; round++) {
         const action = rng.pick(['upload', 'upload', 'scan', 'import'] as const);
-        if (action === 'upload') {
-          // Uploads of these sizes take tens of milliseconds: most kills land inside one, some just after; a
-          // signed upload is often killed within its finalize request (temp file → image → scan).
-          const signed = rng.next() < 0.5;
-          const atFinalize = signed && rng.next() < 0.6;
-          const delay = atFinalize ? rng.below(25) : rng.next() < 0.7 ? rng.below(60) : rng.below(1500);
-          const victim = atFinalize || rng.next() < 0.75 ? sys.server : sys.worker;
-          let finalizing = () => {};
-          const finalizeSent = new Promise<void>((resolve) => {
-            finalizing = resolve;
-          });
-          const pending = startUpload(`r${round}`, signed, finalizing);
-          if (atFinalize) await Promise.race([finalizeSent, pending]);
-          await sleep(delay);
-          await kill(victim, round, `upload, ${delay} ms after ${atFinalize ? 'its finalize request' : 'its start'}`);
-          const done = await pending;
-          log.push(`round ${round}: ${done.name}: ${done.outcome}`);
-        } else if (action === 'scan') {
-          // A scan in progress: kill the process that holds its job.
-          const busy = await db.selectFrom('jobs').select('id').where('status', 'in', ['queued', 'running']).executeTakeFirst();
-          if (!busy) log.push(`round ${round}: ${(await startUpload(`r${round}`, rng.next() < 0.5)).outcome} to have a scan to interrupt`);
-          const owner = await waitFor(async () => {
-            const job = await db.selectFrom('jobs').select('lease_owner').where('status', '=', 'running').executeTakeFirst();
-            return job?.lease_owner ?? undefined;
-          }, 30_000, 50).catch(() => undefined);
-          const delay = rng.below(2000);
-          await sleep(delay);
-          const holder = owner ? sys.byPid(Number(owner.split(':').at(-2))) : undefined;
-          await kill(holder, round, `scan job held by ${owner ?? 'nobody'}, after ${delay} ms`);
-          // Sometimes everything goes down at once (the machine's processes, not its disk).
-          if (rng.next() < 0.3) await kill(holder === sys.server ? sys.worker : sys.server, round, 'and the other service process');
-        } else {
-          // An import commits its records with a re-match request, then re-matches: kill at a random moment, or
-          // just after the request changed (the re-match is running).
-          const file = VULN_FILES[importIndex++ % VULN_FILES.length]!;
-          const before = await rematchRequestedAt(db);
-          const importer = new FirmscopeProcess('vulndb import', ['vulndb', 'import', sharedPath('vulndata', file)], env);
-          imports.push(importer);
-          const victim = rng.pick([importer, importer, sys.server, sys.worker]);
-          const duringRematch = rng.next() < 0.6;
-          const delay = duringRematch ? rng.below(400) : rng.below(2500);
-          if (duringRematch) {
-            await waitFor(async () => (!importer.running || (await rematchRequestedAt(db)) !== before ? true : undefined), 30_000, 10).catch(() => undefined);
-          }
-          await sleep(delay);
-          await kill(victim, round, `import of ${file}, ${delay} ms after ${duringRematch ? 'its re-match request' : 'its start'}`);
-          const code = await importer.exited;
-          log.push(`round ${round}: import of ${file} exited with ${code ?? importer.child.signalCode}`);
-        }
+        if (action === 'upload') await run.uploadRound(round);
+        else if (action === 'scan') await run.scanRound(round);
+        else await run.importRound(round);
         await sys.ensureUp();
       }
 
       // Recovery: every process back, a full import and re-match run to completion, then every scan settles.
       await sys.ensureUp();
       log.push(`rounds over at ${elapsed()}`);
-      const last = new FirmscopeProcess('vulndb import', ['vulndb', 'import', ...VULN_FILES.map((f) => sharedPath('vulndata', f))], env);
+      const last = new FirmscopeProcess('vulndb import', ['vulndb', 'import', ...VULN_FILES.map((f) => sharedPath('vulndata', f))], sys.env);
       imports.push(last);
       const lastCode = await last.exited;
       const context = `${REPLAY}\n${log.join('\n')}`;
@@ -273,13 +304,14 @@ export function describeCrashRecovery(dialect: Dialect): void {
       if (catchUp.newFindings + catchUp.updatedFindings + catchUp.withdrawnFindings > 0) {
         problems.push(`the latest images' findings are behind the vulnerability data: a fresh re-match found ${catchUp.newFindings} new, ${catchUp.updatedFindings} updated, ${catchUp.withdrawnFindings} withdrawn`);
       }
-      log.push(`end: ${uploaded.length} images, scans ${JSON.stringify(Object.fromEntries(['done', 'failed', 'cancelled'].map((s) => [s, scans.filter((x) => x.state === s).length])))}, ${kills} kills`);
+      log.push(`end: ${uploaded.length} images, scans ${JSON.stringify(Object.fromEntries(['done', 'failed', 'cancelled'].map((s) => [s, scans.filter((x) => x.state === s).length])))}, ${run.kills} kills`);
       for (const scan of scans.filter((x) => x.state === 'failed')) log.push(`failed scan of image ${scan.image_id}: ${scan.error}`);
       console.info(`fault injection [${dialect}] ${REPLAY}\n  ${log.join('\n  ')}`);
-      expect(problems, context).toEqual([]);
+      const summary = `${REPLAY}\n${log.join('\n')}`;
+      expect(problems, summary).toEqual([]);
       // The run exercised what it claims to: processes were killed and scans completed.
-      expect(kills, context).toBeGreaterThan(0);
-      expect(scans.some((s) => s.state === 'done'), context).toBe(true);
+      expect(run.kills, summary).toBeGreaterThan(0);
+      expect(scans.some((s) => s.state === 'done'), summary).toBe(true);
     }, 240_000);
   });
 }
