@@ -1,6 +1,6 @@
-// Two `firmscope vulndb import` processes at once (a scheduled sync and a manual import, or an import re-run while
+// Several `firmscope vulndb import` processes at once (a scheduled sync and a manual import, or an import re-run while
 // the first still re-matches) on a server with a scanned BusyBox: each round imports a new generated record for
-// BusyBox (the real NVD record of CVE-2021-42386 under a new id) with both processes, and the latest scan must
+// BusyBox (the real NVD record of CVE-2021-42386 under a new id) with every process, and the latest scan must
 // then hold that vulnerability as exactly one finding. An import may lose the race with an error, never the data.
 import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,8 @@ import { corpus, haveShared, sharedPath } from '../support/shared.js';
 import { duplicateResultProblems } from '../support/store-invariants.js';
 
 const RECORD = 'nvd-cve2.0-CVE-2021-42386.json';
-const ROUNDS = 3;
+const ROUNDS = 4;
+const PROCESSES = 3;
 const hasData = haveShared('corpus', 'busybox-mipsel') && haveShared('vulndata', RECORD);
 
 for (const dialect of testDialects()) {
@@ -35,7 +36,7 @@ for (const dialect of testDialects()) {
       if (feedDir) await rm(feedDir, { recursive: true, force: true });
     });
 
-    it(`${ROUNDS} rounds of two imports at once store each new vulnerability as one finding`, async () => {
+    it(`${ROUNDS} rounds of ${PROCESSES} imports at once store each new vulnerability as one finding`, async () => {
       const env = childEnv({ FIRMSCOPE_DATA_DIR: t.dataDir, DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'warn' });
       const original = await readFile(sharedPath('vulndata', RECORD), 'utf8');
       const log: string[] = [];
@@ -43,7 +44,7 @@ for (const dialect of testDialects()) {
         const cve = `CVE-2099-${1000 + round}`;
         const file = join(feedDir, `${cve}.json`);
         await writeFile(file, original.replaceAll('CVE-2021-42386', cve));
-        const imports = [0, 1].map((n) => new FirmscopeProcess(`import ${n}`, ['vulndb', 'import', file], env));
+        const imports = Array.from({ length: PROCESSES }, (_, n) => new FirmscopeProcess(`import ${n}`, ['vulndb', 'import', file], env));
         const codes = await Promise.all(imports.map((p) => p.exited));
         imports.forEach((p, n) => log.push(`round ${round}, import ${n}: exit ${codes[n]}: ${p.tail.trim().replace(/\n/g, ' / ')}`));
         const context = log.join('\n');
