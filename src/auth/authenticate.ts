@@ -1,6 +1,7 @@
 // Bearer-token authentication and per-route permissions for the /api/v4 scope. Every route there must
 // declare `config.permission`; registering one without it fails at start-up, so none is open by accident.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// The permission is also published in the OpenAPI document as the operation's `x-permission`.
+import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
 import { ForbiddenError, UnauthenticatedError } from '../services/errors.js';
 import { roleAllows, type Permission } from './permissions.js';
 import type { Principal } from './principal.js';
@@ -25,6 +26,8 @@ export function protectScope(scope: FastifyInstance, tokens: TokenService): void
   scope.addHook('onRoute', (route) => {
     const permission = (route.config as { permission?: Permission } | undefined)?.permission;
     if (!permission) throw new Error(`route ${String(route.method)} ${route.url} declares no permission`);
+    // The OpenAPI document carries it as `x-permission`, from this one declaration (the access-control test reads it).
+    route.schema = { ...route.schema, 'x-permission': permission } as FastifySchema;
   });
 
   scope.addHook('onRequest', async (request) => {

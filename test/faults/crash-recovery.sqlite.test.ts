@@ -1,0 +1,4 @@
+// Fault injection on SQLite: see crash-recovery.ts.
+import { describeCrashRecovery } from './crash-recovery.js';
+
+describeCrashRecovery('sqlite');
