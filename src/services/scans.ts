@@ -20,12 +20,14 @@ export const TRANSITIONS: Record<ScanStateType, ScanStateType[]> = {
 
 /** Creates a scan in state `new` and the durable job that runs it, atomically. */
 export async function createScan(repos: Repositories, image: Image, authorId: string): Promise<Scan> {
-  return repos.db.transaction().execute(async (trx) => {
-    const tx = createRepositories(trx, repos.dialect);
-    const scan = await tx.scans.create({ imageId: image.id, productId: image.productId, orgId: image.orgId, authorId });
-    await tx.jobs.enqueue({ kind: SCAN_JOB, scanId: scan.id, payload: { scanId: scan.id }, maxAttempts: 3 });
-    return scan;
-  });
+  return repos.db.transaction().execute((trx) => createScanIn(createRepositories(trx, repos.dialect), image, authorId));
+}
+
+/** The scan and its job, written through repositories the caller has opened on its own transaction. */
+export async function createScanIn(tx: Repositories, image: Image, authorId: string): Promise<Scan> {
+  const scan = await tx.scans.create({ imageId: image.id, productId: image.productId, orgId: image.orgId, authorId });
+  await tx.jobs.enqueue({ kind: SCAN_JOB, scanId: scan.id, payload: { scanId: scan.id }, maxAttempts: 3 });
+  return scan;
 }
 
 export async function setScanState(repos: Repositories, principal: Principal, scan: Scan, to: ScanStateType): Promise<Scan> {

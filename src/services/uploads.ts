@@ -8,8 +8,8 @@ import { newId } from '../store/ids.js';
 import type { Scan } from '../store/scan.repository.js';
 import { requireProduct } from './access.js';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors.js';
-import type { Repositories } from './repositories.js';
-import { createScan } from './scans.js';
+import { createRepositories, type Repositories } from './repositories.js';
+import { createScanIn } from './scans.js';
 import { uploadUrl, verifyUpload } from './upload-signature.js';
 
 export interface UploadSettings {
@@ -71,7 +71,8 @@ export async function finalizeUpload(
   const product = await requireProduct(repos, principal, productId);
   const imageName = input.imageName?.trim();
   if (!imageName) throw new InvalidInputError('imageName is required (form field or query parameter)', [{ reason: 'required', field: 'imageName' }]);
-  let blob: StoredBlob;
+  let blob: StoredBlob | undefined;
+  let claimTempId: string | undefined;
   let fileName = input.filename?.trim() || input.file?.filename || imageName;
   if (input.tempFileId) {
     const temp = await repos.images.getTempFile(product.id, input.tempFileId);
@@ -79,14 +80,11 @@ export async function finalizeUpload(
     if (temp.status === 'pending' || !temp.blob) {
       throw new ConflictError(`temp file ${input.tempFileId} has not been uploaded; PUT the image to its uploadUrl first`, [{ reason: 'notUploaded', field: 'tempFileId' }]);
     }
-    const claimed = temp.status === 'used' ? undefined : await repos.images.claimUpload(temp.id);
-    if (!claimed) {
-      throw new ConflictError(`temp file ${input.tempFileId} was already finalized into an image; request a new upload URL`, [{ reason: 'alreadyUsed', field: 'tempFileId' }]);
-    }
+    if (temp.status === 'used') throw alreadyFinalized(input.tempFileId);
     // the seed's required-but-ignored `file` part: its name counts only when it held the file (not `@/dev/null`)
     const named = input.file && input.file.blob.size > 0 && input.file.filename !== 'blob' ? input.file.filename : undefined;
     if (input.file) await blobs.delete(input.file.blob.key);
-    blob = claimed;
+    claimTempId = temp.id;
     fileName = input.filename?.trim() || named || imageName;
   } else if (input.file) {
     blob = input.file.blob;
@@ -97,12 +95,29 @@ export async function finalizeUpload(
   } else {
     throw new InvalidInputError('send tempFileId (after the PUT to its uploadUrl) or the image in a `file` part', [{ reason: 'required', field: 'tempFileId' }]);
   }
-  const image = await repos.images.create({
-    productId: product.id, orgId: product.orgId, name: imageName, version: input.version?.trim() || null,
-    fileName: sanitizeName(fileName), blob, authorId: principal.userId,
+  // Claiming the upload, creating the image and its scan are one transaction: a crash between them must not
+  // leave a temp file spent without its image (the client's retry would get 409 and the upload be lost), nor
+  // an image without the scan that was asked for.
+  const finalized = repos.db.transaction().execute(async (trx) => {
+    const tx = createRepositories(trx, repos.dialect);
+    const stored = claimTempId ? await tx.images.claimUpload(claimTempId) : blob;
+    if (!stored) throw alreadyFinalized(claimTempId!);
+    const image = await tx.images.create({
+      productId: product.id, orgId: product.orgId, name: imageName, version: input.version?.trim() || null,
+      fileName: sanitizeName(fileName), blob: stored, authorId: principal.userId,
+    });
+    const scan = input.createScan ? await createScanIn(tx, image, principal.userId) : undefined;
+    return { image, scan };
   });
-  const scan = input.createScan ? await createScan(repos, image, principal.userId) : undefined;
-  return { image, scan };
+  // a direct upload's blob belongs to no image when the transaction fails: remove it (a claimed upload stays)
+  return finalized.catch(async (error: unknown) => {
+    if (!claimTempId && blob) await blobs.delete(blob.key).catch(() => {});
+    throw error;
+  });
+}
+
+function alreadyFinalized(tempFileId: string): ConflictError {
+  return new ConflictError(`temp file ${tempFileId} was already finalized into an image; request a new upload URL`, [{ reason: 'alreadyUsed', field: 'tempFileId' }]);
 }
 
 /** The last path segment, without control characters: a display name, never a path. */

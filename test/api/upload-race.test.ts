@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { JobRepository } from '../../src/store/job.repository.js';
 import { testDialects } from '../support/databases.js';
 import { ADMIN, call, passwordToken, startTestServer, waitFor, type TestServer } from '../support/server.js';
 
@@ -117,6 +118,27 @@ for (const dialect of testDialects()) {
       const after = await stored(fin.body.id);
       expect(after).toMatchObject({ recorded: sha256(a.bytes), actual: sha256(a.bytes) });
       expect(blobsOf(url.id)).toEqual([after.key.split('/')[1]]);
+    });
+
+    it('finalize is one transaction: when the scan cannot be queued, the upload is not spent and no image is made', async () => {
+      const url = await uploadUrl();
+      const bytes = Buffer.from('#!/bin/sh\necho atomic finalize\n');
+      expect((await fetch(url.uploadUrl, { method: 'PUT', body: bytes })).status).toBe(200);
+      const images = async () => (await call(t.base, token, 'GET', `/api/v4/products/${productId}/images`)).body.images.filter((i: { name: string }) => i.name === 'atomic');
+      const enqueue = vi.spyOn(JobRepository.prototype, 'enqueue').mockRejectedValueOnce(new Error('injected: the job table is unavailable'));
+      try {
+        const failed = await call(t.base, token, 'POST', `/api/v4/products/${productId}/images:upload?tempFileId=${url.id}&imageName=atomic`, new FormData());
+        expect(failed.status).toBe(500);
+      } finally {
+        enqueue.mockRestore();
+      }
+      expect(await images()).toEqual([]);
+      // the retry finds its upload still there and gets its image and scan
+      const retried = await call(t.base, token, 'POST', `/api/v4/products/${productId}/images:upload?tempFileId=${url.id}&imageName=atomic`, new FormData());
+      expect(retried.status).toBe(201);
+      expect(retried.body.scans).toHaveLength(1);
+      expect(await images()).toHaveLength(1);
+      expect(await stored(retried.body.id)).toMatchObject({ recorded: sha256(bytes), actual: sha256(bytes) });
     });
   });
 }
