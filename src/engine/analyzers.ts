@@ -4,10 +4,12 @@ import type { Analyzer } from './analyzer.js';
 import { cryptoAnalyzer } from './crypto/analyzer.js';
 import { inventoryAnalyzer } from './inventory/inventory.analyzer.js';
 import { vulnerabilityMatcherAnalyzer } from './vulns/vulnerability-matcher.analyzer.js';
+import { weaknessesAnalyzer } from './weaknesses/weaknesses.analyzer.js';
 
 export const analyzers: Analyzer[] = [
   inventoryAnalyzer, // first: vulnerability matching and crypto use its components
   vulnerabilityMatcherAnalyzer, // after inventory: matches its components
   // crypto: after inventory and vulnerability matching (links its assets to their components).
   cryptoAnalyzer,
+  weaknessesAnalyzer, // after crypto: its private keys are crypto findings, not repeated here
 ];

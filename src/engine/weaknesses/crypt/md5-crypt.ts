@@ -18,7 +18,7 @@ export function md5Crypt(password: string, salt: string, magic = '$1$'): string 
   const ctx = createHash('md5').update(pw).update(magic).update(s);
   for (let left = pw.length; left > 0; left -= 16) ctx.update(alternate.subarray(0, Math.min(16, left)));
   for (let i = pw.length; i; i >>= 1) ctx.update(i & 1 ? Buffer.from([0]) : pw.subarray(0, 1));
-  let final = ctx.digest();
+  let final: Buffer = ctx.digest();
   for (let i = 0; i < 1000; i++) {
     const parts: Buffer[] = [i & 1 ? pw : final];
     if (i % 3) parts.push(s);

@@ -48,7 +48,7 @@ export function shaCrypt(password: string, setting: ShaCryptSetting): string {
   const b = hash(pw, salt, pw);
   const a = createHash(algorithm).update(pw).update(salt).update(repeatTo(b, pw.length));
   for (let n = pw.length; n > 0; n >>= 1) a.update(n & 1 ? b : pw);
-  let c = a.digest();
+  let c: Buffer = a.digest();
   const dp = createHash(algorithm);
   for (let i = 0; i < pw.length; i++) dp.update(pw);
   const p = repeatTo(dp.digest(), pw.length);

@@ -1,0 +1,78 @@
+// A root shell on the console with no login: an inittab entry that runs a shell (`::respawn:/bin/sh`,
+// `ttyS0::askfirst:-/bin/sh`), a getty told to skip the login (`getty -n -l /bin/sh`), `login -f root`, or a
+// script that execs a shell (OpenWrt's `::askconsole:/usr/libexec/login.sh` execs `/bin/ash --login` unless
+// ttylogin is set). Anyone with the serial port (UART pads on the board) is root. Severity medium: it needs
+// physical access. CWE-306 (missing authentication for a critical function).
+import { lineEvidence, weaknessFinding } from './finding.js';
+import type { WeaknessContext, WeaknessRule } from './rule.js';
+import { SHELLS, commandsOf, isInteractiveShell, optionValue, parseInittab, sameFilesystem, startupLines, type Command, type StartupLine } from './startup.js';
+import type { EngineFinding, FindingOccurrence } from '../types.js';
+
+// Actions that give a terminal to a process (busybox init and System V init).
+const CONSOLE_ACTIONS = new Set(['respawn', 'askfirst', 'askconsole', 'once', 'wait', 'boot', 'bootwait']);
+const GETTYS = new Set(['getty', 'agetty', 'mingetty', 'mgetty']);
+
+function directShell(command: Command): boolean {
+  if (isInteractiveShell(command.program, command.args)) return true;
+  if (GETTYS.has(command.program)) {
+    const login = optionValue(command.args, '-l');
+    return command.args.includes('-n') && login !== undefined && SHELLS.has(login.split('/').pop()!);
+  }
+  return command.program === 'login' && command.args.includes('-f');
+}
+
+/** Lines of a script that exec an interactive shell (at most one level deep: the script an inittab entry runs). */
+async function scriptShellLines(ctx: WeaknessContext, ref: StartupLine, path: string): Promise<FindingOccurrence[]> {
+  const node = sameFilesystem(ctx, ref.node, path);
+  const text = node ? await ctx.text(node, 64 * 1024) : undefined;
+  if (!node || text === undefined) return [];
+  const out: FindingOccurrence[] = [];
+  for (const [i, line] of text.split('\n').entries()) {
+    // Only an exec replaces the script with the shell; a shell merely mentioned is not given to the console.
+    if (/^\s*#/.test(line) || !/\bexec\s/.test(line)) continue;
+    if (commandsOf(line).some((c) => isInteractiveShell(c.program, c.args))) {
+      out.push({ path: node.path, evidence: lineEvidence(node.fsPath, i + 1, line) });
+    }
+  }
+  return out;
+}
+
+export const consoleWithoutLoginRule: WeaknessRule = {
+  id: 'console-without-login',
+  async run(ctx) {
+    const findings = new Map<string, EngineFinding>();
+    for (const line of await startupLines(ctx)) {
+      if (line.kind !== 'inittab') continue;
+      const entry = parseInittab(line.text);
+      if (!entry || !CONSOLE_ACTIONS.has(entry.action)) continue;
+      const commands = commandsOf(entry.process);
+      const first = commands[0];
+      if (!first) continue;
+      const occurrences: FindingOccurrence[] = [];
+      if (directShell(first)) occurrences.push({ path: line.node.path, evidence: lineEvidence(line.node.fsPath, line.line, line.text) });
+      else if (first.program.endsWith('.sh') || /^\//.test(entry.process)) {
+        const script = entry.process.split(/\s+/)[0]!.replace(/^-/, '');
+        const shellLines = await scriptShellLines(ctx, line, script);
+        if (shellLines.length) occurrences.push({ path: line.node.path, evidence: lineEvidence(line.node.fsPath, line.line, line.text) }, ...shellLines);
+      }
+      if (!occurrences.length) continue;
+      const tty = entry.id || 'console';
+      const where = `${line.node.fsPath}|${tty}`;
+      const existing = findings.get(where);
+      if (existing) {
+        existing.occurrences.push(...occurrences);
+        continue;
+      }
+      findings.set(where, weaknessFinding('console-without-login', {
+        where,
+        cwe: 'CWE-306',
+        severity: 'medium',
+        name: `Shell on the ${tty} without login (${line.node.fsPath})`,
+        description: `${line.node.fsPath} gives the ${tty} a shell without asking for a password (${entry.action}: ${entry.process}). Anyone with access to the serial console gets a root shell.`,
+        recommendedAction: 'Run a login (getty/login) on the console, or disable the console shell in production builds.',
+        occurrences,
+      }));
+    }
+    return [...findings.values()];
+  },
+};
