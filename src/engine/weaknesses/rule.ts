@@ -2,12 +2,10 @@
 // permissions, ...) detected directly from evidence in the extracted image. Each rule is one file, listed in
 // rules.ts; the weaknesses analyzer runs them all, contains their crashes and merges their findings.
 import type { FileIndex } from '../file-index.js';
-import type { CryptoAsset, EngineFinding, FileNode, Problem } from '../types.js';
+import type { EngineFinding, FileNode, Problem } from '../types.js';
 
 export interface WeaknessContext {
   index: FileIndex;
-  /** Crypto assets of the earlier crypto stage. */
-  cryptoAssets: readonly CryptoAsset[];
   signal: AbortSignal;
   /** Contents of a small text file (cached across rules); undefined for a binary or a file over `maxBytes`. */
   text(node: FileNode, maxBytes?: number): Promise<string | undefined>;

@@ -30,7 +30,6 @@ export function createWeaknessesAnalyzer(rules: readonly WeaknessRule[] = weakne
         ctx.signal.throwIfAborted();
         const wctx: WeaknessContext = {
           index: ctx.index,
-          cryptoAssets: ctx.cryptoAssets,
           signal: ctx.signal,
           text,
           note: (p) => ctx.problems.push({ ...p, source: `weakness/${rule.id}` }),
