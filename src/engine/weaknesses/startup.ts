@@ -119,7 +119,8 @@ export function commandsOf(line: string): Command[] {
   const finish = (): void => {
     let words = current;
     current = [];
-    while (words.length && (PREFIXES.has(words[0]!) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!))) words = words.slice(1);
+    // Keywords, wrappers, variable assignments and case labels (`start)`) before the program.
+    while (words.length && (PREFIXES.has(words[0]!) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!) || /^[^()]+\)$/.test(words[0]!))) words = words.slice(1);
     if (words[0] === 'procd_set_param' && words[1] === 'command') words = words.slice(2);
     else if (words[0] === 'service_start') words = words.slice(1);
     else if (words[0] && posix.basename(words[0]) === 'start-stop-daemon') {
