@@ -28,10 +28,11 @@ export const embeddedTokenRule: WeaknessRule = {
       }
       for (let offset = 0; offset < node.size; offset += CHUNK) {
         const start = Math.max(0, offset - OVERLAP);
-        const text = (await ctx.index.readRange(node, start, offset + CHUNK - start)).toString('latin1');
+        // Each chunk is read with context on both sides (a token across the boundary, an AWS secret near its
+        // id) and owns the matches that start inside it.
+        const text = (await ctx.index.readRange(node, start, offset + CHUNK + OVERLAP - start)).toString('latin1');
         for (const match of findTokens(text, start)) {
-          // A token in the overlap was reported by the previous chunk.
-          if (offset > 0 && match.offset < offset) continue;
+          if (match.offset < offset || match.offset >= offset + CHUNK) continue;
           const tokenId = createHash('sha256').update(match.token).digest('hex').slice(0, 16);
           const where = `${node.fsPath}|${match.kind.id}|${tokenId}`;
           const occurrence = { path: node.path, offset: match.offset, evidence: `${match.kind.label} ${match.token.slice(0, 8)}… (${secretDigest(match.token)})` };
