@@ -17,7 +17,8 @@ export const worldWritableRule: WeaknessRule = {
       n.mode !== undefined && (n.mode & 0o002) !== 0 && n.depth > 0 && SENSITIVE.test(n.fsPath));
     return nodes.map((node) => {
       const mode = (node.mode! & 0o7777).toString(8).padStart(4, '0');
-      const code = (node.mode! & 0o111) !== 0 || CODE.test(node.fsPath);
+      // A folder's x bit is search permission, not code: folders count by where they are.
+      const code = node.kind === 'directory' ? CODE.test(`${node.fsPath}/`) : (node.mode! & 0o111) !== 0 || CODE.test(node.fsPath);
       const what = node.kind === 'directory' ? 'directory' : 'file';
       return weaknessFinding('world-writable', {
         where: node.fsPath,

@@ -2,6 +2,7 @@
 // passwords and for a random strong password that must not be reported.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { md5Crypt } from '../../../src/engine/weaknesses/crypt/md5-crypt.js';
 import { defaultPasswordRule } from '../../../src/engine/weaknesses/default-password.rule.js';
 import { emptyPasswordRule } from '../../../src/engine/weaknesses/empty-password.rule.js';
 import { HAVE_OPENSSL, analyze, fixture, opensslPasswd } from './support.js';
@@ -70,6 +71,18 @@ describe.runIf(HAVE_OPENSSL)('default-password', () => {
     expect(a.findings[0]!.fingerprint).toBe(b.findings[0]!.fingerprint);
     const other = await analyze(fixture({ 'etc/passwd': 'admin:abOV.DfJmdnYw:0:0:root:/root:/bin/sh\n' }), [defaultPasswordRule]);
     expect(other.findings[0]!.fingerprint).not.toBe(a.findings[0]!.fingerprint);
+  });
+});
+
+describe('default-password limits', () => {
+  it('checks at most 64 distinct hashes per image and notes the rest', async () => {
+    const lines = Array.from({ length: 66 }, (_, i) => `u${i}:${md5Crypt(i === 65 ? 'admin' : randomBytes(9).toString('base64'), `s${i}`)}:${1000 + i}:100::/:/bin/sh`);
+    const ctx = await analyze(fixture({ 'etc/passwd': lines.join('\n') }), [defaultPasswordRule]);
+    expect(ctx.findings).toEqual([]);
+    expect(ctx.problems.map((p) => [p.kind, p.message])).toEqual([
+      ['limit', 'account "u64" in /etc/passwd: not checked against default passwords (more than 64 password hashes in the image)'],
+      ['limit', 'account "u65" in /etc/passwd: not checked against default passwords (more than 64 password hashes in the image)'],
+    ]);
   });
 });
 
