@@ -1,8 +1,9 @@
 // A root shell on the console with no login: an inittab entry that runs a shell (`::respawn:/bin/sh`,
 // `ttyS0::askfirst:-/bin/sh`), a getty told to skip the login (`getty -n -l /bin/sh`), `login -f root`, or a
 // script that execs a shell (OpenWrt's `::askconsole:/usr/libexec/login.sh` execs `/bin/ash --login` unless
-// ttylogin is set). Anyone with the serial port (UART pads on the board) is root. Severity medium: it needs
-// physical access. CWE-306 (missing authentication for a critical function).
+// ttylogin is set), or busybox init running its built-in table (no /etc/inittab). Anyone with the serial port
+// (UART pads on the board) is root. Severity medium: it needs physical access. CWE-306 (missing authentication
+// for a critical function).
 import { lineEvidence, weaknessFinding } from './finding.js';
 import type { WeaknessContext, WeaknessRule } from './rule.js';
 import { SHELLS, commandsOf, isInteractiveShell, optionValue, parseInittab, sameFilesystem, startupLines, type Command, type StartupLine } from './startup.js';
@@ -35,6 +36,36 @@ async function scriptShellLines(ctx: WeaknessContext, ref: StartupLine, path: st
     }
   }
   return out;
+}
+
+const ASKFIRST_PROMPT = 'Please press Enter to activate this console.';
+
+/**
+ * Busybox init with no /etc/inittab runs its built-in table, which has `::askfirst:-/bin/sh` on the console
+ * (busybox examples/inittab). Reported when /sbin/init is busybox, the filesystem has no inittab, and the
+ * binary carries the askfirst prompt (so its init applet can start that shell).
+ */
+async function busyboxDefaultInit(ctx: WeaknessContext): Promise<EngineFinding[]> {
+  const findings: EngineFinding[] = [];
+  for (const init of ctx.index.nodes.filter((n) => n.fsPath === '/sbin/init')) {
+    const binary = init.kind === 'file' ? init : ctx.index.resolveLink(init);
+    if (!binary || !binary.fsPath.endsWith('/busybox') || sameFilesystem(ctx, init, '/etc/inittab')) continue;
+    if (!(await ctx.index.read(binary)).includes(ASKFIRST_PROMPT, 0, 'latin1')) continue;
+    const link = init.kind === 'symlink' ? ` -> ${init.linkTarget}` : '';
+    findings.push(weaknessFinding('console-without-login', {
+      where: '/sbin/init|console',
+      cwe: 'CWE-306',
+      severity: 'medium',
+      name: 'Shell on the console without login (busybox init defaults, no /etc/inittab)',
+      description: `/sbin/init is busybox and the image has no /etc/inittab, so init runs busybox's built-in table, which starts a shell on the console (::askfirst:-/bin/sh) without asking for a password. Anyone with access to the serial console gets a root shell.`,
+      recommendedAction: 'Ship an /etc/inittab that runs a login (getty/login) on the console, or build busybox init without the default console shell.',
+      occurrences: [
+        { path: init.path, evidence: `/sbin/init${link}; no /etc/inittab in this filesystem` },
+        { path: binary.path, evidence: `${binary.fsPath} contains "${ASKFIRST_PROMPT}"` },
+      ],
+    }));
+  }
+  return findings;
 }
 
 export const consoleWithoutLoginRule: WeaknessRule = {
@@ -73,6 +104,6 @@ export const consoleWithoutLoginRule: WeaknessRule = {
         occurrences,
       }));
     }
-    return [...findings.values()];
+    return [...findings.values(), ...(await busyboxDefaultInit(ctx))];
   },
 };

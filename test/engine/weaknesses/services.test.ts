@@ -130,6 +130,35 @@ describe('console-without-login', () => {
   });
 });
 
+describe('console-without-login: busybox init without inittab', () => {
+  const BUSYBOX = Buffer.concat([Buffer.from('\x7fELF\x01\x01\x01\0', 'latin1'), Buffer.alloc(200), Buffer.from('/etc/init.d/rcS\0-/bin/sh\0\nPlease press Enter to activate this console. \0')]);
+
+  it('reports the built-in askfirst shell when /sbin/init is busybox and there is no /etc/inittab', async () => {
+    const ctx = await analyze(
+      fixture({ 'bin/busybox': BUSYBOX, 'sbin/init': { kind: 'symlink', mode: 0o777, linkTarget: '../bin/busybox' }, 'etc/init.d/rcS': '#!/bin/sh\n' }),
+      [consoleWithoutLoginRule],
+    );
+    expect(summary(ctx)).toEqual([
+      {
+        name: 'Shell on the console without login (busybox init defaults, no /etc/inittab)',
+        severity: 'medium',
+        cwe: 'CWE-306',
+        evidence: ['/sbin/init -> ../bin/busybox; no /etc/inittab in this filesystem', '/bin/busybox contains "Please press Enter to activate this console."'],
+      },
+    ]);
+  });
+
+  it('does not report busybox init with an inittab, a busybox without the askfirst prompt, or another init', async () => {
+    const withInittab = await analyze(
+      fixture({ 'bin/busybox': BUSYBOX, 'sbin/init': { kind: 'symlink', mode: 0o777, linkTarget: '../bin/busybox' }, 'etc/inittab': '::sysinit:/etc/init.d/rcS\n::respawn:/sbin/getty -L ttyS0 115200 vt100\n' }),
+      [consoleWithoutLoginRule],
+    );
+    const noPrompt = await analyze(fixture({ 'bin/busybox': '\x7fELF\x01\0 busybox', 'sbin/init': { kind: 'symlink', mode: 0o777, linkTarget: '../bin/busybox' } }), [consoleWithoutLoginRule]);
+    const procd = await analyze(fixture({ 'sbin/init': '\x7fELF\x01\0 procd' }), [consoleWithoutLoginRule]);
+    expect([withInittab.findings, noPrompt.findings, procd.findings]).toEqual([[], [], []]);
+  });
+});
+
 describe('debug-service', () => {
   it('reports gdbserver, adbd, dropbear -B, writable or root-serving tftpd and httpd serving /', async () => {
     const ctx = await analyze(
