@@ -71,7 +71,7 @@ async function busyboxDefaultInit(ctx: WeaknessContext): Promise<EngineFinding[]
 export const consoleWithoutLoginRule: WeaknessRule = {
   id: 'console-without-login',
   async run(ctx) {
-    const findings = new Map<string, EngineFinding>();
+    const findings: EngineFinding[] = [];
     for (const line of await startupLines(ctx)) {
       if (line.kind !== 'inittab') continue;
       const entry = parseInittab(line.text);
@@ -88,14 +88,8 @@ export const consoleWithoutLoginRule: WeaknessRule = {
       }
       if (!occurrences.length) continue;
       const tty = entry.id || 'console';
-      const where = `${line.node.fsPath}|${tty}`;
-      const existing = findings.get(where);
-      if (existing) {
-        existing.occurrences.push(...occurrences);
-        continue;
-      }
-      findings.set(where, weaknessFinding('console-without-login', {
-        where,
+      findings.push(weaknessFinding('console-without-login', {
+        where: `${line.node.fsPath}|${tty}`,
         cwe: 'CWE-306',
         severity: 'medium',
         name: `Shell on the ${tty} without login (${line.node.fsPath})`,
@@ -104,6 +98,6 @@ export const consoleWithoutLoginRule: WeaknessRule = {
         occurrences,
       }));
     }
-    return [...findings.values(), ...(await busyboxDefaultInit(ctx))];
+    return [...findings, ...(await busyboxDefaultInit(ctx))];
   },
 };

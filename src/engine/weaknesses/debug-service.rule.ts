@@ -38,29 +38,22 @@ export function debugService(command: Command): Verdict | undefined {
 export const debugServiceRule: WeaknessRule = {
   id: 'debug-service',
   async run(ctx) {
-    const findings = new Map<string, EngineFinding>();
+    const findings: EngineFinding[] = [];
     for (const line of await startupLines(ctx)) {
       for (const command of commandsOfStartupLine(line)) {
         const verdict = debugService(command);
         if (!verdict) continue;
-        const where = `${line.node.fsPath}|${verdict.daemon}`;
-        const occurrence = { path: line.node.path, evidence: lineEvidence(line.node.fsPath, line.line, line.text) };
-        const existing = findings.get(where);
-        if (existing) {
-          existing.occurrences.push(occurrence);
-          continue;
-        }
-        findings.set(where, weaknessFinding('debug-service', {
-          where,
+        findings.push(weaknessFinding('debug-service', {
+          where: `${line.node.fsPath}|${verdict.daemon}`,
           cwe: 'CWE-1188',
           severity: 'high',
           name: `Debug service started at boot: ${verdict.daemon} (${line.node.fsPath})`,
           description: `${line.node.fsPath} starts ${verdict.daemon} when the device boots: ${verdict.why}.`,
           recommendedAction: 'Remove debug daemons from production images, or start them only on explicit user action and bound to a local interface.',
-          occurrences: [occurrence],
+          occurrences: [{ path: line.node.path, evidence: lineEvidence(line.node.fsPath, line.line, line.text) }],
         }));
       }
     }
-    return [...findings.values()];
+    return findings;
   },
 };

@@ -18,7 +18,7 @@ export const embeddedTokenRule: WeaknessRule = {
   async run(ctx) {
     // Files that were unpacked report through their children (an archive holds the same bytes).
     const containers = new Set(ctx.index.nodes.map((n) => n.parent).filter((p): p is string => p !== undefined));
-    const findings = new Map<string, EngineFinding>();
+    const findings: EngineFinding[] = [];
     for (const node of ctx.index.files()) {
       ctx.signal.throwIfAborted();
       if (node.size === 0 || containers.has(node.path) || isExcludedText(node.fsPath)) continue;
@@ -34,25 +34,18 @@ export const embeddedTokenRule: WeaknessRule = {
         for (const match of findTokens(text, start)) {
           if (match.offset < offset || match.offset >= offset + CHUNK) continue;
           const tokenId = createHash('sha256').update(match.token).digest('hex').slice(0, 16);
-          const where = `${node.fsPath}|${match.kind.id}|${tokenId}`;
-          const occurrence = { path: node.path, offset: match.offset, evidence: `${match.kind.label} ${match.token.slice(0, 8)}… (${secretDigest(match.token)})` };
-          const existing = findings.get(where);
-          if (existing) {
-            existing.occurrences.push(occurrence);
-            continue;
-          }
-          findings.set(where, weaknessFinding('embedded-token', {
-            where,
+          findings.push(weaknessFinding('embedded-token', {
+            where: `${node.fsPath}|${match.kind.id}|${tokenId}`,
             cwe: 'CWE-798',
             severity: 'high',
             name: `${match.kind.label} in ${posix.basename(node.fsPath)}`,
             description: `${node.fsPath} contains a ${match.kind.label} (${match.token.slice(0, 8)}…). Anyone who extracts the firmware can use the account or service it grants.`,
             recommendedAction: 'Revoke the token now, remove it from the image, and have devices obtain per-device credentials at provisioning.',
-            occurrences: [occurrence],
+            occurrences: [{ path: node.path, offset: match.offset, evidence: `${match.kind.label} ${match.token.slice(0, 8)}… (${secretDigest(match.token)})` }],
           }));
         }
       }
     }
-    return [...findings.values()];
+    return findings;
   },
 };

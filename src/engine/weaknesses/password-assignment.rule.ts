@@ -6,7 +6,8 @@
 // placeholder (`****`, `xxxx`, `none`, `changeme`...) or an empty value is not a password. Documentation, man
 // pages and locale data are not searched. Evidence: the key, the SHA-256 prefix and length of the value, and the
 // value itself only when it is one of the published default passwords. Severity high when the value is a
-// default password, medium otherwise. CWE-259. One finding per file and key.
+// default password, medium otherwise. CWE-259. One finding per file and key (the most severe
+// occurrence describes it).
 import { posix } from 'node:path';
 import { DEFAULT_PASSWORDS } from './default-passwords.js';
 import { secretDigest, weaknessFinding } from './finding.js';
@@ -40,7 +41,7 @@ export function literalValue(raw: string): string | undefined {
 export const passwordAssignmentRule: WeaknessRule = {
   id: 'password-assignment',
   async run(ctx) {
-    const findings = new Map<string, EngineFinding>();
+    const findings: EngineFinding[] = [];
     for (const node of ctx.index.files()) {
       ctx.signal.throwIfAborted();
       if (node.size === 0 || node.size > MAX_SIZE || isExcludedText(node.fsPath) || EXCLUDED_EXT.test(node.fsPath)) continue;
@@ -56,24 +57,17 @@ export const passwordAssignmentRule: WeaknessRule = {
         const value = literalValue(m[3]!);
         if (value === undefined) continue;
         const isDefault = DEFAULT_PASSWORDS.includes(value);
-        const where = `${node.fsPath}|${key!.toLowerCase()}`;
-        const occurrence = { path: node.path, evidence: `${node.fsPath}:${i + 1}: ${key}${isDefault ? ` = "${value}" (a default password)` : ` = <${secretDigest(value)}>`}` };
-        const existing = findings.get(where);
-        if (existing) {
-          existing.occurrences.push(occurrence);
-          continue;
-        }
-        findings.set(where, weaknessFinding('password-assignment', {
-          where,
+        findings.push(weaknessFinding('password-assignment', {
+          where: `${node.fsPath}|${key!.toLowerCase()}`,
           cwe: 'CWE-259',
           severity: isDefault ? 'high' : 'medium',
           name: `Hard-coded password "${key}" in ${posix.basename(node.fsPath)}`,
           description: `${node.fsPath} sets ${key} to a literal password${isDefault ? ` ("${value}", a published default)` : ''}. It is the same on every device running this image and readable by anyone who extracts it.`,
           recommendedAction: 'Remove the password from the image: generate it per device at first boot or provisioning, or read it from protected storage.',
-          occurrences: [occurrence],
+          occurrences: [{ path: node.path, evidence: `${node.fsPath}:${i + 1}: ${key}${isDefault ? ` = "${value}" (a default password)` : ` = <${secretDigest(value)}>`}` }],
         }));
       }
     }
-    return [...findings.values()];
+    return findings;
   },
 };

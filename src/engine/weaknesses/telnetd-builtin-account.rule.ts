@@ -40,7 +40,7 @@ export const telnetdBuiltinAccountRule: WeaknessRule = {
   id: 'telnetd-builtin-account',
   async run(ctx) {
     const lines = await startupLines(ctx);
-    const findings = new Map<string, EngineFinding>();
+    const findings: EngineFinding[] = [];
     for (const line of lines) {
       for (const command of commandsOfStartupLine(line)) {
         const credential = TELNET_DAEMONS.has(command.program) ? optionValue(command.args, '-u') : undefined;
@@ -48,27 +48,20 @@ export const telnetdBuiltinAccountRule: WeaknessRule = {
         if (!credential || colon <= 0) continue;
         const user = credential.slice(0, colon);
         const resolved = await resolve(ctx, line, credential.slice(colon + 1), lines);
-        const where = `${line.node.fsPath}|${user}`;
-        const occurrence = {
-          path: line.node.path,
-          evidence: `${lineEvidence(line.node.fsPath, line.line, line.text)} — account "${user}", password ${resolved ? `from ${resolved.source} (${secretDigest(resolved.password)})` : 'not resolved from the image'}`,
-        };
-        const existing = findings.get(where);
-        if (existing) {
-          existing.occurrences.push(occurrence);
-          continue;
-        }
-        findings.set(where, weaknessFinding('telnetd-builtin-account', {
-          where,
+        findings.push(weaknessFinding('telnetd-builtin-account', {
+          where: `${line.node.fsPath}|${user}`,
           cwe: 'CWE-798',
           severity: 'critical',
           name: `telnetd with a built-in account "${user}" (${posix.basename(line.node.fsPath)})`,
           description: `${line.node.fsPath} starts telnetd with the account "${user}" given on its command line${resolved ? `, its password taken from ${resolved.source}` : ''}. The credential is the same on every device running this image and is not managed with the other accounts: whoever reads the image can log in.`,
           recommendedAction: 'Remove the built-in telnet account; do not start telnetd by default.',
-          occurrences: [occurrence],
+          occurrences: [{
+            path: line.node.path,
+            evidence: `${lineEvidence(line.node.fsPath, line.line, line.text)} — account "${user}", password ${resolved ? `from ${resolved.source} (${secretDigest(resolved.password)})` : 'not resolved from the image'}`,
+          }],
         }));
       }
     }
-    return [...findings.values()];
+    return findings;
   },
 };

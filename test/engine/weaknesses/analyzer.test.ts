@@ -51,14 +51,14 @@ describe('weaknesses analyzer', () => {
     expect(ctx.findings.map((f) => f.pname)).toEqual(['empty-password']);
   });
 
-  it('merges findings with one fingerprint into one finding with all occurrences', async () => {
-    const twice: WeaknessRule = {
-      id: 'twice',
-      run: async () => [1, 2].map((n) => weaknessFinding('twice', { where: '/etc/x', cwe: 'CWE-1188', severity: 'low', name: 'x', description: 'x', recommendedAction: 'x', occurrences: [{ path: `p${n}` }] })),
+  it('merges findings with one fingerprint into one finding with all occurrences, described by the most severe', async () => {
+    const severities = ['low', 'high', 'medium'] as const;
+    const thrice: WeaknessRule = {
+      id: 'thrice',
+      run: async () => severities.map((severity, n) => weaknessFinding('thrice', { where: '/etc/x', cwe: 'CWE-1188', severity, name: `x${n}`, description: 'x', recommendedAction: 'x', occurrences: [{ path: `p${n}` }] })),
     };
-    const ctx = await analyze(fixture({}), [twice]);
-    expect(ctx.findings).toHaveLength(1);
-    expect(ctx.findings[0]!.occurrences).toEqual([{ path: 'p1' }, { path: 'p2' }]);
+    const ctx = await analyze(fixture({}), [thrice]);
+    expect(ctx.findings.map((f) => [f.name, f.severity, f.occurrences])).toEqual([['x1', 'high', [{ path: 'p0' }, { path: 'p1' }, { path: 'p2' }]]]);
   });
 
   it('leaves private keys to the crypto stage: one private-key finding, from crypto, none from the weakness rules', async () => {

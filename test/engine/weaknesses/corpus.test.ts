@@ -51,7 +51,8 @@ describe.runIf(haveShared('corpus', 'trendnet-tew733gr-rootfs.squashfs'))('TREND
       {
         rule: 'weakness/password-assignment',
         cwe: 'CWE-259',
-        severity: 'medium',
+        // "guest" is one of the published default passwords.
+        severity: 'high',
         name: 'Hard-coded password "pass" in inet_ppp4.php',
         evidence: [`/etc/services/INET/inet_ppp4.php:270: pass = <${digest('flets')}>`, '/etc/services/INET/inet_ppp4.php:275: pass = "guest" (a default password)'],
       },
