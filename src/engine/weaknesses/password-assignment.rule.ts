@@ -4,7 +4,7 @@
 // count), only assignments at the start of a line, and only literal values: a variable or command
 // (`$PASS`, `$(...)`, `query(...)`), a format (`%s`), a template (`<password>`, `{{ }}`, `@PW@`), a path, a
 // placeholder (`****`, `xxxx`, `none`, `changeme`...) or an empty value is not a password. Documentation, man
-// pages and locale data are not searched. Evidence: the key, the SHA-256 prefix and length of the value, and the
+// pages, locale data and web UI translations are not searched. Evidence: the key, the SHA-256 prefix and length of the value, and the
 // value itself only when it is one of the published default passwords. Severity high when the value is a
 // default password, medium otherwise. CWE-259. One finding per file and key (the most severe
 // occurrence describes it).
@@ -15,12 +15,12 @@ import type { WeaknessRule } from './rule.js';
 import type { EngineFinding } from '../types.js';
 
 const EXCLUDED_DIRS = /^\/usr\/(?:share\/(?:man|doc|info|locale|i18n|licenses|common-licenses|zoneinfo|terminfo|help)|lib\/locale|include)\//;
-const EXCLUDED_EXT = /\.(?:md|rst|txt|html?|pod|po|mo|[1-9]|man|h|c|pem|crt|key)$/i;
+const EXCLUDED_EXT = /\.(?:md|rst|txt|html?|pod|po|mo|lang|[1-9]|man|h|c|pem|crt|key)$/i;
 const MAX_SIZE = 512 * 1024;
 
 /** Documentation, man pages, locale data and sources: text where "password=" is an example, not a credential. */
 export function isExcludedText(fsPath: string): boolean {
-  return EXCLUDED_DIRS.test(fsPath) || /\/(?:man|doc|docs|locale)\//.test(fsPath);
+  return EXCLUDED_DIRS.test(fsPath) || /\/(?:man|doc|docs|locales?|lang|langs|languages?|i18n|l10n|translations?)\//.test(fsPath);
 }
 
 const ASSIGNMENT =
@@ -32,7 +32,8 @@ export function literalValue(raw: string): string | undefined {
   let value = raw.replace(/\s+#.*$/, '');
   const quoted = /^(["'])(.*)\1$/.exec(value);
   if (quoted) value = quoted[2]!;
-  else if (/["'\s]/.test(value)) return undefined;
+  // Whitespace marks a label or a sentence ("Mot de passe"), not a password; unquoted, it is an expression.
+  if (/["'\s]/.test(value)) return undefined;
   if (value.length < 3 || /[$`%(){}\\]/.test(value) || value.startsWith('/') || PLACEHOLDER.test(value)) return undefined;
   if (/^(.)\1*$/.test(value)) return undefined;
   return value;

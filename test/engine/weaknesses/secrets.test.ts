@@ -8,10 +8,10 @@ import { analyze, fixture } from './support.js';
 describe('password-assignment', () => {
   it('tells literal passwords from variables, commands, formats, templates and placeholders', () => {
     expect(literalValue('secret123')).toBe('secret123');
-    expect(literalValue('"S3cure pass"')).toBe('S3cure pass');
+    expect(literalValue('"S3cure!pass"')).toBe('S3cure!pass');
     expect(literalValue("'admin'")).toBe('admin');
     for (const raw of ['$PASS', '"$PASS"', '${PASSWORD}', '`cat /etc/pw`', '$(nvram get pw)', 'query("/device/password")', '"%s"', '****', 'xxxxxxxx',
-      '<password>', '{{ password }}', '@ADMIN_PW@', '', '""', 'none', '/etc/ppp/secrets', '"+escape(passwd)+"', 'a b']) {
+      '<password>', '{{ password }}', '@ADMIN_PW@', '', '""', 'none', '/etc/ppp/secrets', '"+escape(passwd)+"', 'a b', '"Mot de passe"']) {
       expect(literalValue(raw), raw).toBeUndefined();
     }
   });
@@ -48,6 +48,8 @@ describe('password-assignment', () => {
         'usr/share/doc/app/README': 'Set password=mysecret in the config file.\n',
         'usr/share/man/man5/app.conf.5': 'password=changeme123\n',
         'usr/share/locale/de/app.txt': 'password=Kennwort\n',
+        'www/lang/de.json': '{\n  "password": "Kennwort",\n  "new_password": "Neues Kennwort"\n}\n',
+        'www/js/de.lang': 'password=Kennwort\n',
         'etc/scripts/pw.sh': '#!/bin/sh\nprintf "password=%s\\n" "$1"\necho password=$PW\n[ -n "$password" ] && password="$1"\n',
       }),
       [passwordAssignmentRule],

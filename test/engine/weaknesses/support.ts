@@ -10,6 +10,7 @@ import { FileIndex } from '../../../src/engine/file-index.js';
 import type { FileNode } from '../../../src/engine/types.js';
 import type { WeaknessRule } from '../../../src/engine/weaknesses/rule.js';
 import { createWeaknessesAnalyzer } from '../../../src/engine/weaknesses/weaknesses.analyzer.js';
+import { runInventory } from '../inventory/support.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -54,18 +55,7 @@ export function fixture(files: Record<string, string | Buffer | FixtureFile>, pr
 
 /** Runs the weaknesses analyzer (all rules, or the given ones) over `index`. */
 export async function analyze(index: FileIndex, rules?: WeaknessRule[]): Promise<AnalysisContext> {
-  const ctx: AnalysisContext = {
-    image: { fileName: 'image.bin', size: 0, hashes: { sha256: '0'.repeat(64), sha1: '0'.repeat(40), md5: '0'.repeat(32) }, type: 'data' },
-    index,
-    components: [],
-    findings: [],
-    cryptoAssets: [],
-    problems: [],
-    signal: new AbortController().signal,
-    progress: () => {},
-  };
-  await createWeaknessesAnalyzer(rules).run(ctx);
-  return ctx;
+  return runInventory(index, createWeaknessesAnalyzer(rules));
 }
 
 /** `openssl passwd -1|-5|-6` of `password`; undefined when openssl is not installed. */
