@@ -15,9 +15,11 @@ interface Verdict {
 
 const TFTPD = new Set(['tftpd', 'in.tftpd', 'atftpd', 'tftpd-hpa']);
 
-function directoryArgument(args: readonly string[]): string | undefined {
-  const operands = args.filter((a, i) => !a.startsWith('-') && !(i > 0 && /^-[a-zA-Z]$/.test(args[i - 1]!) && !/^-[cslv]$/.test(args[i - 1]!)));
-  return operands.at(-1);
+// Options of busybox tftpd and tftpd-hpa that take a value; the served folder is the last other operand.
+const TFTPD_VALUE_OPTIONS = new Set(['-u', '-U', '-a', '-m', '-T', '-B', '-R', '-r', '-P']);
+
+function servedFolder(args: readonly string[]): string | undefined {
+  return args.filter((a, i) => !a.startsWith('-') && !TFTPD_VALUE_OPTIONS.has(args[i - 1] ?? '')).at(-1);
 }
 
 export function debugService(command: Command): Verdict | undefined {
@@ -28,8 +30,7 @@ export function debugService(command: Command): Verdict | undefined {
   if (TFTPD.has(program) || (program === 'udpsvd' && args.some((a) => a === 'tftpd'))) {
     const tftpArgs = program === 'udpsvd' ? args.slice(args.indexOf('tftpd') + 1) : args;
     if (tftpArgs.includes('-c')) return { daemon: 'tftpd', why: 'the TFTP server accepts uploads (-c) without authentication' };
-    const dir = optionValue(tftpArgs, '-s') ?? directoryArgument(tftpArgs);
-    if (dir === '/') return { daemon: 'tftpd', why: 'the TFTP server serves the whole root filesystem without authentication' };
+    if (servedFolder(tftpArgs) === '/') return { daemon: 'tftpd', why: 'the TFTP server serves the whole root filesystem without authentication' };
   }
   if (program === 'httpd' && optionValue(args, '-h') === '/') return { daemon: 'httpd -h /', why: 'the HTTP server serves the whole root filesystem (-h /)' };
   return undefined;

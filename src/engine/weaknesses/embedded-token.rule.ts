@@ -6,7 +6,7 @@ import { posix } from 'node:path';
 import { secretDigest, weaknessFinding } from './finding.js';
 import type { WeaknessRule } from './rule.js';
 import { findTokens } from './tokens.js';
-import { isExcludedText } from './password-assignment.rule.js';
+import { isExcludedText } from './excluded-paths.js';
 import type { EngineFinding } from '../types.js';
 
 const CHUNK = 1024 * 1024;

@@ -10,18 +10,13 @@
 // occurrence describes it).
 import { posix } from 'node:path';
 import { DEFAULT_PASSWORDS } from './default-passwords.js';
+import { isExcludedText } from './excluded-paths.js';
 import { secretDigest, weaknessFinding } from './finding.js';
 import type { WeaknessRule } from './rule.js';
 import type { EngineFinding } from '../types.js';
 
-const EXCLUDED_DIRS = /^\/usr\/(?:share\/(?:man|doc|info|locale|i18n|licenses|common-licenses|zoneinfo|terminfo|help)|lib\/locale|include)\//;
 const EXCLUDED_EXT = /\.(?:md|rst|txt|html?|pod|po|mo|lang|[1-9]|man|h|c|pem|crt|key)$/i;
 const MAX_SIZE = 512 * 1024;
-
-/** Documentation, man pages, locale data and sources: text where "password=" is an example, not a credential. */
-export function isExcludedText(fsPath: string): boolean {
-  return EXCLUDED_DIRS.test(fsPath) || /\/(?:man|doc|docs|locales?|lang|langs|languages?|i18n|l10n|translations?)\//.test(fsPath);
-}
 
 const ASSIGNMENT =
   /^\s*(?:(?:export|local|readonly|declare|var|let|const|set|option)\s+)?[$"']?([A-Za-z0-9_.-]*?(?:^|[_.-]|\b)(?:password|passwd|passwort|pwd|pass|passphrase))["']?\s*(=|:|\s)\s*(.*?)\s*[;,]?\s*$/i;
