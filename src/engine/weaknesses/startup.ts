@@ -1,5 +1,6 @@
 // What an image starts at boot: the lines of inittab, of rc scripts (/etc/init.d, /etc/init0.d, /etc/rc.d, rcS,
-// rc.local) and of inetd.conf, and the simple commands on a shell line, so rules can ask "is telnetd started,
+// rc.local), of inetd.conf and the ExecStart lines of enabled systemd units (linked from a .wants folder under
+// /etc/systemd/system or /lib/systemd/system), and the simple commands on a shell line, so rules can ask "is telnetd started,
 // and with which arguments" without each parsing shell. Conditions are not evaluated: a daemon started in any
 // branch of a boot script counts as started, and the evidence shows the line.
 import { posix } from 'node:path';
@@ -11,7 +12,7 @@ export interface StartupLine {
   /** 1-based line number (the first line of a continued line). */
   line: number;
   text: string;
-  kind: 'inittab' | 'script' | 'inetd';
+  kind: 'inittab' | 'script' | 'inetd' | 'systemd';
 }
 
 export interface InittabEntry {
@@ -54,7 +55,22 @@ export async function startupLines(ctx: WeaknessContext): Promise<StartupLine[]>
   for (const node of ctx.index.glob('**/etc/inetd.conf')) out.push(...(await linesOf(ctx, node, 'inetd')));
   const scripts = ctx.index.glob(...STARTUP_GLOBS).filter((n) => n.size > 0);
   for (const node of scripts) out.push(...(await linesOf(ctx, node, 'script')));
+  for (const unit of enabledUnits(ctx)) {
+    for (const line of await linesOf(ctx, unit, 'systemd')) if (/^\s*ExecStart(?:Pre|Post)?=/.test(line.text)) out.push(line);
+  }
   return out;
+}
+
+/** Unit files that a `.wants` folder links to (enabled units), each once. */
+function enabledUnits(ctx: WeaknessContext): FileNode[] {
+  const units = new Map<string, FileNode>();
+  const wants = /\/(?:etc|lib|usr\/lib)\/systemd\/system\/[^/]+\.wants\/[^/]+\.service$/;
+  for (const node of ctx.index.nodes) {
+    if (!wants.test(node.fsPath)) continue;
+    const unit = node.kind === 'file' ? node : ctx.index.resolveLink(node);
+    if (unit) units.set(unit.path, unit);
+  }
+  return [...units.values()];
 }
 
 /** An inittab line: busybox `tty::action:process` or System V `id:runlevels:action:process`. */
@@ -145,6 +161,10 @@ export function commandsOfStartupLine(line: StartupLine): Command[] {
   if (line.kind === 'inittab') {
     const entry = parseInittab(line.text);
     return entry ? commandsOf(entry.process) : [];
+  }
+  if (line.kind === 'systemd') {
+    // ExecStart=[-@:+!]/usr/sbin/telnetd -F: the prefixes change how systemd runs the program, not which.
+    return commandsOf(line.text.replace(/^\s*ExecStart(?:Pre|Post)?=[-@:+!]*/, ''));
   }
   if (line.kind === 'inetd') {
     // service socket-type protocol wait user server-program [args: argv0 ...]

@@ -1,6 +1,6 @@
-// telnetd started at boot (inittab, an rc script, inetd.conf): a cleartext remote login enabled by default.
-// Severity high; critical when its login program is a shell (`telnetd -l /bin/sh`): a root shell for anyone on
-// the network, no password asked. One finding per startup file, with every line that starts it.
+// telnetd started at boot (inittab, an rc script, inetd.conf, an enabled systemd unit): a cleartext remote login
+// enabled by default. Severity high; critical when its login program is a shell (`telnetd -l /bin/sh`): a root
+// shell for anyone on the network, no password asked. One finding per startup file, with every line that starts it.
 import { lineEvidence, weaknessFinding } from './finding.js';
 import type { WeaknessRule } from './rule.js';
 import { SHELLS, commandsOfStartupLine, optionValue, startupLines } from './startup.js';

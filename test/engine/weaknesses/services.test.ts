@@ -48,6 +48,20 @@ describe('telnet-enabled', () => {
     ]);
   });
 
+  it('reports telnetd and debug daemons of enabled systemd units, not of units no .wants folder links', async () => {
+    const ctx = await analyze(
+      fixture({
+        'lib/systemd/system/telnetd.service': '[Unit]\nDescription=Telnet\n[Service]\nExecStart=-/usr/sbin/telnetd -F\n',
+        'etc/systemd/system/multi-user.target.wants/telnetd.service': { kind: 'symlink', mode: 0o777, linkTarget: '/lib/systemd/system/telnetd.service' },
+        'lib/systemd/system/gdb.service': '[Service]\nExecStart=/usr/bin/gdbserver :2345 /usr/bin/app\n',
+      }),
+      [telnetEnabledRule, debugServiceRule],
+    );
+    expect(summary(ctx)).toEqual([
+      { name: 'telnet server started at boot (/lib/systemd/system/telnetd.service)', severity: 'high', cwe: 'CWE-1188', evidence: ['/lib/systemd/system/telnetd.service:4: ExecStart=-/usr/sbin/telnetd -F'] },
+    ]);
+  });
+
   it('does not report telnetd that is only killed, echoed, commented out or shipped but never started', async () => {
     const ctx = await analyze(
       fixture({
