@@ -17,6 +17,7 @@ import type { EngineFinding } from '../types.js';
 
 const EXCLUDED_EXT = /\.(?:md|rst|txt|html?|pod|po|mo|lang|[1-9]|man|h|c|pem|crt|key)$/i;
 const MAX_SIZE = 512 * 1024;
+const MAX_LINE = 1024;
 
 const ASSIGNMENT =
   /^\s*(?:(?:export|local|readonly|declare|var|let|const|set|option)\s+)?[$"']?([A-Za-z0-9_.-]*?(?:^|[_.-]|\b)(?:password|passwd|passwort|pwd|pass|passphrase))["']?\s*(=|:|\s)\s*(.*?)\s*[;,]?\s*$/i;
@@ -44,7 +45,8 @@ export const passwordAssignmentRule: WeaknessRule = {
       const text = await ctx.text(node, MAX_SIZE);
       if (text === undefined) continue;
       for (const [i, line] of text.split('\n').entries()) {
-        if (!/pass|pwd/i.test(line) || /^\s*(?:#|\/\/|;|--|\*|<!--)/.test(line)) continue;
+        // Long lines are minified code or data, not assignments (and would make the pattern slow).
+        if (line.length > MAX_LINE || !/pass|pwd/i.test(line) || /^\s*(?:#|\/\/|;|--|\*|<!--)/.test(line)) continue;
         const m = ASSIGNMENT.exec(line);
         if (!m) continue;
         const [, key, separator] = m;

@@ -39,7 +39,7 @@ describe('password-assignment', () => {
     for (const secret of ['secret123', 'W1fiDefaultKey', 'Sup3rSecret', 'Xk29fLq0']) expect(text).not.toContain(secret);
   });
 
-  it('does not hit format strings in binaries, comments, documentation, man pages or locale data', async () => {
+  it('does not hit format strings in binaries, comments, documentation, man pages, locale data or over-long lines', async () => {
     const binary = Buffer.concat([Buffer.from('\x7fELF\x01\x01\x01\0\0\0', 'latin1'), Buffer.from('\npassword=%s\npassword=admin123\n\0login: %s\n')]);
     const ctx = await analyze(
       fixture({
@@ -50,6 +50,7 @@ describe('password-assignment', () => {
         'usr/share/locale/de/app.txt': 'password=Kennwort\n',
         'www/lang/de.json': '{\n  "password": "Kennwort",\n  "new_password": "Neues Kennwort"\n}\n',
         'www/js/de.lang': 'password=Kennwort\n',
+        'etc/blob.conf': `password=${'Zq9'.repeat(400)}\n`,
         'etc/scripts/pw.sh': '#!/bin/sh\nprintf "password=%s\\n" "$1"\necho password=$PW\n[ -n "$password" ] && password="$1"\n',
       }),
       [passwordAssignmentRule],
