@@ -6,6 +6,7 @@ import { cryptoAnalyzer } from './crypto/analyzer.js';
 import { inventoryAnalyzer } from './inventory/inventory.analyzer.js';
 import { malwareAnalyzer } from './malware/malware.analyzer.js';
 import { vulnerabilityMatcherAnalyzer } from './vulns/vulnerability-matcher.analyzer.js';
+import { weaknessesAnalyzer } from './weaknesses/weaknesses.analyzer.js';
 
 export const analyzers: Analyzer[] = [
   inventoryAnalyzer, // first: vulnerability matching and crypto use its components
@@ -14,4 +15,5 @@ export const analyzers: Analyzer[] = [
   cryptoAnalyzer,
   binariesAnalyzer, // hardening and unsafe functions of ELF/PE binaries; needs nothing from the others
   malwareAnalyzer, // reads each file once with the YARA-X rules and checks known-bad hashes
+  weaknessesAnalyzer, // after crypto: its private keys are crypto findings, not repeated here
 ];
