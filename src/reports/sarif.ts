@@ -2,9 +2,10 @@
 // its level from the finding's severity and its location the path in the unpacked image (relative to the
 // EXTRACTED base, which starts with the image's file name). Rejected findings carry an external suppression;
 // every result carries the finding's fingerprint, so code-scanning tools follow it across images.
-import type { Location, Log, ReportingDescriptor, Result } from 'sarif';
+import type { Invocation, Location, Log, ReportingDescriptor, Result } from 'sarif';
 import type { FindingOccurrence, Severity } from '../engine/types.js';
 import { ENGINE_VERSION } from '../engine/version.js';
+import { analysisStatus, type AnalysisStatus } from './analysis-status.js';
 import type { ReportFinding, ReportGenerator, ReportInput } from './report.js';
 import { imageName, imageVersion } from './sbom-common.js';
 import { advisoryUrl, cwesOf, fixAdvice, REJECTED_STATEMENT, reportFindings } from './vex-common.js';
@@ -73,7 +74,7 @@ function resultsOf(f: ReportFinding, ruleIndex: number): Result[] {
     message: { text: messageOf(f) },
     ...(o ? { locations: [locationOf(o)] } : {}),
     partialFingerprints: { 'firmscopeFinding/v1': f.fingerprint, ...(o ? { 'firmscopeLocation/v1': o.path } : {}) },
-    ...(f.issueStatus === 'rejected' ? { suppressions: [{ kind: 'external' as const, status: 'accepted' as const, justification: REJECTED_STATEMENT }] } : {}),
+    ...(f.issueStatus === 'rejected' ? { suppressions: [{ kind: 'external' as const, status: 'accepted' as const, justification: suppressionText(f) }] } : {}),
     properties: {
       findingId: f.id,
       findingType: f.findingType,
@@ -88,6 +89,25 @@ function resultsOf(f: ReportFinding, ruleIndex: number): Result[] {
   }));
 }
 
+/** A rejection's reason as the team recorded it (OpenVEX label and comment), or the generic statement. */
+function suppressionText(f: ReportFinding): string {
+  const parts = [f.justification ? `Not affected: ${f.justification.replaceAll('_', ' ')}.` : undefined, f.statusComment].filter(Boolean);
+  return parts.length ? parts.join(' ') : REJECTED_STATEMENT;
+}
+
+/**
+ * The run's invocation: the analysis ran, and when it did not cover the whole image each reason is an error-level
+ * notification, so a code-scanning service shows that the results are partial instead of a clean run.
+ */
+function invocationOf(analysis: AnalysisStatus): Invocation {
+  return {
+    executionSuccessful: true,
+    ...(analysis.complete ? {} : {
+      toolExecutionNotifications: analysis.incompleteReasons.map((reason) => ({ level: 'error' as const, message: { text: `analysis incomplete: ${reason}` } })),
+    }),
+  };
+}
+
 export function sarifLog(input: ReportInput): Log {
   const findings = reportFindings(input)
     .slice()
@@ -98,6 +118,7 @@ export function sarifLog(input: ReportInput): Log {
   const rules = ruleIds.map((id) => ruleOf(id, byRule.get(id)!));
   const results = findings.flatMap((f) => resultsOf(f, ruleIds.indexOf(f.pname)));
   const { image } = input.result;
+  const analysis = analysisStatus(input.result);
   return {
     $schema: SARIF_SCHEMA,
     version: '2.1.0',
@@ -105,7 +126,9 @@ export function sarifLog(input: ReportInput): Log {
       tool: { driver: { name: 'Firmscope', version: ENGINE_VERSION, semanticVersion: ENGINE_VERSION, rules } },
       originalUriBaseIds: { [BASE]: { description: { text: `The folder ${image.fileName} was unpacked into; paths start with the image's file name.` } } },
       results,
+      ...(analysis ? { invocations: [invocationOf(analysis)] } : {}),
       properties: {
+        ...(analysis ? { analysis } : {}),
         image: {
           name: imageName(input), ...(imageVersion(input) ? { version: imageVersion(input) } : {}),
           fileName: image.fileName, size: image.size, sha256: image.hashes.sha256, type: image.type,

@@ -1,6 +1,7 @@
 // Every report says whether the analysis behind it was complete, and why not: the findings JSON (a field), the
-// findings PDF (a banner, read back with pdftotext), CycloneDX (metadata properties) and SPDX (an annotation on
-// the image package). Both SBOMs stay valid against the official schemas.
+// findings PDF (a banner, read back with pdftotext), CycloneDX SBOM and CBOM (metadata properties), SPDX (an
+// annotation on the image package) and SARIF (error notifications on the run's invocation). Each stays valid
+// against its official schema.
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanResult, ScanSummary } from '../../src/engine/types.js';
 import { findReport } from '../../src/reports/index.js';
 import { haveShared } from '../support/shared.js';
+import { sarifValidator } from './sarif-schema.js';
 import { schemaValidator } from './schema-validate.js';
 import { fixedNow, sbomFixture } from './sbom-fixture.js';
 
@@ -69,5 +71,28 @@ describe('reports of an incomplete analysis', () => {
       { annotationDate: '2026-01-02T03:04:05Z', annotationType: 'REVIEW', annotator: expect.stringMatching(/^Tool: firmscope-/), comment: `analysis incomplete: ${REASON}` },
     ]);
     if (haveShared('schemas', 'spdx', 'spdx-2.3-schema.json')) expect(schemaValidator('spdx-2.3')(doc)).toEqual([]);
+  });
+
+  it('the CBOM carries the same completeness properties as the CycloneDX SBOM', async () => {
+    const doc = await json('cbom-cyclonedx', incomplete);
+    expect(doc.metadata.properties).toEqual([
+      { name: 'firmscope:analysisComplete', value: 'false' },
+      { name: 'firmscope:analysisIncompleteReason', value: REASON },
+    ]);
+    expect((await json('cbom-cyclonedx', complete)).metadata.properties).toEqual([{ name: 'firmscope:analysisComplete', value: 'true' }]);
+    expect((await json('cbom-cyclonedx', sbomFixture)).metadata.properties).toBeUndefined();
+    if (haveShared('schemas', 'cyclonedx', 'bom-1.6.schema.json')) expect(schemaValidator('cyclonedx-1.6')(doc)).toEqual([]);
+  });
+
+  it('SARIF states an incomplete analysis as error notifications of its invocation', async () => {
+    const doc = await json('sarif', incomplete);
+    const run = doc.runs[0];
+    expect(run.invocations).toEqual([{
+      executionSuccessful: true,
+      toolExecutionNotifications: [{ level: 'error', message: { text: `analysis incomplete: ${REASON}` } }],
+    }]);
+    expect(run.properties.analysis).toEqual({ complete: false, incompleteReasons: [REASON] });
+    expect((await json('sarif', complete)).runs[0].invocations).toEqual([{ executionSuccessful: true }]);
+    expect(sarifValidator()(doc)).toEqual([]);
   });
 });

@@ -92,6 +92,15 @@ describe('SARIF 2.1.0 report', () => {
       for (const r of results) expect(r.partialFingerprints['firmscopeFinding/v1']).toMatch(/^[0-9a-f]{32}$/);
     });
 
+    it('a rejection states the justification and comment the team recorded', async () => {
+      const input = await mixedInput();
+      const rejected = input.findings!.find((f) => f.issueStatus === 'rejected')!;
+      const explained = { ...input, findings: input.findings!.map((f) => (f === rejected ? { ...f, justification: 'vulnerable_code_not_present' as const, statusComment: 'the applet is not built' } : f)) };
+      const results = (sarifLog(explained) as any).runs[0].results.filter((r: any) => r.properties.findingId === rejected.id);
+      expect(results.length).toBeGreaterThan(0);
+      for (const r of results) expect(r.suppressions[0].justification).toBe('Not affected: vulnerable code not present. the applet is not built');
+    });
+
     it('validates against the SARIF 2.1.0 schema, and the check can fail', async () => {
       const validate = sarifValidator();
       const input = await mixedInput();
