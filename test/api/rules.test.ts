@@ -16,7 +16,9 @@ const NETCAT_ID = 'builtin/shell-persistence/netcat_exec_shell';
 async function tar(entries: Array<{ name: string; body: string }>): Promise<Buffer> {
   const pack = tarStream.pack();
   const parts: Buffer[] = [];
-  pack.on('data', (chunk: Buffer) => parts.push(chunk));
+  pack.on('data', (chunk: unknown) => {
+    parts.push(chunk as Buffer);
+  });
   const done = new Promise<void>((resolve) => pack.on('end', () => resolve()));
   for (const entry of entries) pack.entry({ name: entry.name, mode: 0o755 }, entry.body);
   pack.finalize();
@@ -176,7 +178,11 @@ for (const dialect of testDialects()) {
         }, 120_000);
         return scanId;
       };
-      const ruleSetOf = async (scanId: string) => (await repos.scans.getById(scanId))!.summary?.ruleSet;
+      const ruleSetOf = async (scanId: string) => {
+        const stored = (await repos.scans.getById(scanId))!.summary?.ruleSet;
+        expect((await call(t.base, admin, 'GET', `${imagePath}/scans/${scanId}`)).body.summary.ruleSet).toBe(stored);
+        return stored;
+      };
 
       expect(await findings()).toEqual([`custom/${marker.id}/acme_marker`, 'reverse-shell/netcat_exec_shell']);
       const firstScan = (await call(t.base, admin, 'GET', `${imagePath}/scans`)).body.scans[0].id as string;
