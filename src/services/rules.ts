@@ -59,7 +59,8 @@ function checkSource(source: string): string[] {
   }
   const { errors, warnings } = checkRuleSource(source);
   if (errors.length > 0) {
-    throw new UnprocessableError(`source does not compile (${errors.length} error${errors.length > 1 ? 's' : ''}): ${errors[0]!.split('\n')[0]}`, errors.map((message) => ({ reason: message, field: 'source' })));
+    const summary = `source does not compile (${errors.length} error${errors.length > 1 ? 's' : ''}): ${errors[0]!.split('\n')[0]}`;
+    throw new UnprocessableError(summary, errors.map((message) => ({ reason: message, field: 'source' })));
   }
   if (declaredRules(source).length === 0) {
     throw new UnprocessableError('source declares no rule: add at least one `rule name { … condition: … }`', [{ reason: 'noRule', field: 'source' }]);
@@ -103,7 +104,9 @@ export async function updateRule(
 
 export async function deleteRule(repos: Repositories, principal: Principal, ruleId: string): Promise<void> {
   if (builtinOf(ruleId)) {
-    throw new ConflictError(`built-in rule ${ruleId} cannot be deleted; disable it instead (PATCH it with {"enabled": false})`, [{ reason: 'builtInRule', field: 'ruleId' }]);
+    throw new ConflictError(`built-in rule ${ruleId} cannot be deleted; disable it instead (PATCH it with {"enabled": false})`, [
+      { reason: 'builtInRule', field: 'ruleId' },
+    ]);
   }
   if (!(await repos.rules.delete(principal.orgId, ruleId))) throw notFound(ruleId);
 }
