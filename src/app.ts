@@ -20,6 +20,7 @@ import { gridRoutes } from './api/grids.js';
 import { imageRoutes } from './api/images.js';
 import { productRoutes } from './api/products.js';
 import { reportRoutes } from './api/reports.js';
+import { ruleRoutes } from './api/rules.js';
 import { scanRoutes } from './api/scans.js';
 import { sharedSchemas } from './api/schemas.js';
 import { uploadRoutes } from './api/uploads.js';
@@ -127,6 +128,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(escalationRoutes, deps);
     await api.register(gridRoutes, deps);
     await api.register(reportRoutes, deps);
+    await api.register(ruleRoutes, deps);
   });
 
   return app;

@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, NotReadyError, TooLargeError, UnauthenticatedError,
-  InsufficientStorageError,
+  InsufficientStorageError, UnprocessableError,
 } from '../services/errors.js';
 
 export interface ErrorResponse {
@@ -23,6 +23,7 @@ const DOMAIN_STATUS: Array<[new (...args: never[]) => DomainError, number, strin
   [ConflictError, 409, 'conflict'],
   [TooLargeError, 413, 'tooLarge'],
   [NotReadyError, 422, 'notReady'],
+  [UnprocessableError, 422, 'unprocessable'],
   [InsufficientStorageError, 507, 'insufficientStorage'],
 ];
 

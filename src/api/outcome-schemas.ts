@@ -28,6 +28,7 @@ export const ScanSummarySchema = Type.Object(
     durationMs: Type.Integer(),
     complete: Type.Boolean({ description: 'False when any problem has level error: part of the image was not analysed' }),
     incompleteReasons: Type.Array(Type.String(), { description: 'Why the analysis is incomplete, one line per cause; empty when complete' }),
+    ruleSet: Type.Optional(Type.String({ description: "Identity (sha256:…) of the malicious-code rules the scan ran with: built-in, the organisation's enabled custom rules and its disabled built-ins" })),
   },
   { description: `What a person needs to know before trusting the scan's result; present once the scan is done. ${OUTCOME_RULES} ${LEVEL_RULES}` },
 );

@@ -10,11 +10,12 @@ export const PERMISSIONS = [
   'findings.view', 'findings.update',
   'reports.view',
   'users.view', 'users.manage', 'clients.manage',
+  'rules.view', 'rules.manage',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
 
-const VIEW: Permission[] = ['products.view', 'images.view', 'scans.view', 'findings.view', 'reports.view', 'users.view'];
+const VIEW: Permission[] = ['products.view', 'images.view', 'scans.view', 'findings.view', 'reports.view', 'users.view', 'rules.view'];
 const EDIT: Permission[] = [
   ...VIEW, 'products.create', 'products.update', 'images.create', 'images.update', 'scans.create', 'scans.update', 'findings.update',
 ];
@@ -26,7 +27,7 @@ export const ROLE_PERMISSIONS: Record<Role, Permission[]> = {
 };
 
 export const ROLE_DESCRIPTIONS: Record<Role, string> = {
-  admin: 'Everything, including users and machine clients of the organisation',
+  admin: 'Everything, including users, machine clients and malicious-code rules of the organisation',
   editor: 'Products, images, scans and finding status',
   viewer: 'Read everything in the organisation',
 };

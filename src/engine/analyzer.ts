@@ -20,6 +20,8 @@ export interface AnalysisContext {
   vulnerabilities?: VulnerabilitySource;
   /** An organisation's own YARA rule sources, scanned with the built-in rules (engine/malware). */
   rules?: CustomRuleSource[];
+  /** Built-in rules switched off by the organisation, by id ('builtin/<file>/<rule>', see malware/rule-catalog.ts). */
+  disabledBuiltinRules?: string[];
   signal: AbortSignal;
   /** Reports progress inside the analysis phase (0..100 of this analyzer). */
   progress(percent: number): void;

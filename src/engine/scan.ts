@@ -16,6 +16,7 @@ import { levelOf, summarise, unrecognisedReason, withLevels } from './problems.j
 import type { ScanResult } from './types.js';
 import type { Limits } from './unpack/limits.js';
 import { unpack } from './unpack/driver.js';
+import { ruleSetDigest } from './malware/rule-catalog.js';
 import type { CustomRuleSource } from './malware/rules.js';
 import type { Handler } from './unpack/handler.js';
 import { ENGINE_VERSION } from './version.js';
@@ -30,6 +31,8 @@ export interface ScanOptions {
   vulnerabilities?: VulnerabilitySource;
   /** An organisation's own YARA rule sources ({id, name, source}), scanned with the built-in rules. */
   rules?: CustomRuleSource[];
+  /** Built-in rules not to report, by id ('builtin/<file>/<rule>'): an organisation's false positives. */
+  disabledBuiltinRules?: string[];
   /** Defaults to the registries; tests pass their own. */
   analyzers?: readonly Analyzer[];
   handlers?: readonly Handler[];
@@ -74,6 +77,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     problems: unpacked.problems,
     vulnerabilities: options.vulnerabilities,
     rules: options.rules,
+    disabledBuiltinRules: options.disabledBuiltinRules,
     signal,
     progress: () => {},
   };
@@ -119,16 +123,19 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
       bytesExtracted: unpacked.stats.bytesExtracted,
       formats: unpacked.stats.formats,
     },
-    summary: summarise({
-      problems,
-      filesExtracted: unpacked.stats.filesExtracted,
-      bytesExtracted: unpacked.stats.bytesExtracted,
-      formats: unpacked.stats.formats,
-      imageSize: size,
-      coveredBytes: unpacked.stats.coveredBytes,
-      phases,
-      durationMs,
-    }),
+    summary: {
+      ...summarise({
+        problems,
+        filesExtracted: unpacked.stats.filesExtracted,
+        bytesExtracted: unpacked.stats.bytesExtracted,
+        formats: unpacked.stats.formats,
+        imageSize: size,
+        coveredBytes: unpacked.stats.coveredBytes,
+        phases,
+        durationMs,
+      }),
+      ruleSet: ruleSetDigest(options.rules, options.disabledBuiltinRules),
+    },
   };
 }
 

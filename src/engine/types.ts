@@ -253,6 +253,8 @@ export interface ScanSummary {
   complete: boolean;
   /** Why it is incomplete, one line per cause (empty when complete). */
   incompleteReasons: string[];
+  /** Identity of the malicious-code rules it ran with (malware/rule-catalog.ts ruleSetDigest); absent in older results. */
+  ruleSet?: string;
 }
 
 export interface ScanResult {

@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { scan } from '../engine/scan.js';
 import type { Limits } from '../engine/unpack/limits.js';
+import type { CustomRuleSource } from '../engine/malware/rules.js';
 import { openDatabase } from '../store/database.js';
 import { VulnerabilityRepository } from '../store/vulns.repository.js';
 
@@ -20,6 +21,9 @@ export interface ScanThreadInput {
   imageName?: string;
   workDir: string;
   limits?: Partial<Limits>;
+  /** The organisation's enabled custom rule sources and its disabled built-in rule ids. */
+  rules?: CustomRuleSource[];
+  disabledBuiltinRules?: string[];
 }
 
 /** A scan, the abort of the running one, or the end of the thread (its database is closed, then it exits). */
@@ -48,6 +52,8 @@ function main(): void {
         workDir: input.workDir,
         imageName: input.imageName,
         limits: input.limits,
+        rules: input.rules,
+        disabledBuiltinRules: input.disabledBuiltinRules,
         signal: current.signal,
         vulnerabilities: await source,
         onProgress: (p) => {

@@ -38,6 +38,9 @@ export class InsufficientStorageError extends DomainError {
 /** Results not ready yet, or a report that this version cannot produce (→ 422). */
 export class NotReadyError extends DomainError {}
 
+/** Well-formed input the service cannot use, e.g. a rule source that does not compile (→ 422, details say why). */
+export class UnprocessableError extends DomainError {}
+
 /** No, invalid or expired credentials (→ 401). */
 export class UnauthenticatedError extends DomainError {}
 

@@ -7,6 +7,7 @@ import { ImageRepository } from '../store/image.repository.js';
 import { JobRepository } from '../store/job.repository.js';
 import { ProductRepository } from '../store/product.repository.js';
 import { ResultRepository } from '../store/result.repository.js';
+import { RuleRepository } from '../store/rule.repository.js';
 import { FindingRepository } from '../store/finding.repository.js';
 import { ScanRepository } from '../store/scan.repository.js';
 import type { Database } from '../store/schema.js';
@@ -22,6 +23,7 @@ export interface Repositories {
   results: ResultRepository;
   findings: FindingRepository;
   escalations: EscalationRepository;
+  rules: RuleRepository;
 }
 
 export function createRepositories(db: Kysely<Database>, dialect: Dialect): Repositories {
@@ -36,5 +38,6 @@ export function createRepositories(db: Kysely<Database>, dialect: Dialect): Repo
     results: new ResultRepository(db),
     findings: new FindingRepository(db),
     escalations: new EscalationRepository(db),
+    rules: new RuleRepository(db),
   };
 }

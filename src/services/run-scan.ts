@@ -8,17 +8,29 @@ import { join } from 'node:path';
 import { isEngineError } from '../engine/errors.js';
 import { levelOf } from '../engine/problems.js';
 import type { ScanResult } from '../engine/types.js';
+import type { CustomRuleSource } from '../engine/malware/rules.js';
 import type { Limits } from '../engine/unpack/limits.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { Repositories } from './repositories.js';
 import { writeResultDocument } from './result-document.js';
+import { scanRules } from './rules.js';
+
+/** One analysis: the image, where to unpack it, and the organisation's malicious-code rules (services/rules.ts). */
+export interface AnalyseInput {
+  imagePath: string;
+  imageName: string;
+  workDir: string;
+  limits?: Partial<Limits>;
+  rules?: CustomRuleSource[];
+  disabledBuiltinRules?: string[];
+}
 
 export interface RunScanDeps {
   repos: Repositories;
   blobs: BlobStore;
   dataDir: string;
   /** Runs the engine (in a thread in production); rejects on failure or abort. */
-  analyse(input: { imagePath: string; imageName: string; workDir: string; limits?: Partial<Limits> }, signal: AbortSignal, onProgress: (p: { phase: string; percent: number }) => void): Promise<ScanResult>;
+  analyse(input: AnalyseInput, signal: AbortSignal, onProgress: (p: { phase: string; percent: number }) => void): Promise<ScanResult>;
   limits?: Partial<Limits>;
 }
 
@@ -42,8 +54,10 @@ export async function runScan(deps: RunScanDeps, scanId: string, signal: AbortSi
   await mkdir(workDir, { recursive: true });
   try {
     const imagePath = await blobs.localPath(image.blobKey, workDir);
+    // the rules enabled now: a rule changed later applies to the scans after this one
+    const rules = await scanRules(repos, image.orgId);
     let lastWrite = 0;
-    const result = await deps.analyse({ imagePath, imageName: image.fileName, workDir: join(workDir, 'extract'), limits: deps.limits }, signal, (p) => {
+    const result = await deps.analyse({ imagePath, imageName: image.fileName, workDir: join(workDir, 'extract'), limits: deps.limits, ...rules }, signal, (p) => {
       const now = Date.now();
       if (now - lastWrite < 1000) return;
       lastWrite = now;

@@ -275,6 +275,26 @@ export interface EscalationsTable {
   create_time: string;
 }
 
+/** An organisation's own YARA-X rule source (may declare several rules); `name` is unique per organisation. */
+export interface RulesTable {
+  id: string;
+  org_id: string;
+  name: string;
+  source: string;
+  enabled: number;
+  author_id: string | null;
+  create_time: string;
+  update_time: string;
+}
+
+/** A shipped rule an organisation switched off ('builtin/<file>/<rule>'); no row means enabled. */
+export interface DisabledBuiltinRulesTable {
+  org_id: string;
+  rule_id: string;
+  author_id: string | null;
+  create_time: string;
+}
+
 export interface CoreTables {
   organisations: OrganisationsTable;
   users: UsersTable;
@@ -296,6 +316,8 @@ export interface CoreTables {
   finding_status_history: FindingStatusHistoryTable;
   crypto_assets: CryptoAssetsTable;
   escalations: EscalationsTable;
+  rules: RulesTable;
+  disabled_builtin_rules: DisabledBuiltinRulesTable;
 }
 
 export interface Database extends CoreTables, VulnTables {}

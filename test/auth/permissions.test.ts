@@ -36,6 +36,9 @@ describe('auth and permissions', () => {
     const findingId = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
     const fileId = '01ARZ3NDEKTSV4RRFFQ69G5FAW';
     const img = `/api/v4/products/${productId}/images/${imageId}`;
+    const ruleSource = 'rule permission_probe { strings: $a = "PERMISSION-PROBE" condition: $a }';
+    const rule = await call(t.base, tokens.admin, 'POST', '/api/v4/rules', { name: 'probe', source: ruleSource });
+    expect(rule.status).toBe(201);
     routes = [
       { method: 'GET', path: '/api/v4/users/me', permission: 'users.view', tenant: false },
       { method: 'GET', path: '/api/v4/users', permission: 'users.manage', tenant: false },
@@ -77,6 +80,10 @@ describe('auth and permissions', () => {
       { method: 'POST', path: '/api/v4/grids/cryptographicAssets:gridList', permission: 'findings.view', body: { filters: [{ field: 'productId', value: productId }] }, tenant: false },
       { method: 'GET', path: `/api/v4/products/${productId}/findings/-/escalations`, permission: 'findings.view', tenant: true },
       { method: 'POST', path: `/api/v4/products/${productId}/findings/-/escalations:acknowledge`, permission: 'findings.update', body: { ids: [findingId] }, tenant: true },
+      { method: 'GET', path: '/api/v4/rules', permission: 'rules.view', tenant: false },
+      { method: 'POST', path: '/api/v4/rules', permission: 'rules.manage', body: { name: 'probe 2', source: ruleSource }, tenant: false },
+      { method: 'PATCH', path: `/api/v4/rules/${rule.body.id}`, permission: 'rules.manage', body: { enabled: false }, tenant: true },
+      { method: 'DELETE', path: `/api/v4/rules/${rule.body.id}`, permission: 'rules.manage', tenant: true },
     ];
   });
   afterAll(async () => t?.close());

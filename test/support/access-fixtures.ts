@@ -1,7 +1,7 @@
 // Two organisations on a running test server for access-control tests: the first has an admin, an editor and a
 // viewer, and one of each resource a route can name (product, image with a finished scan and a finding, debug
-// file, temp file, user, client); the second has only an admin. `ids` maps path parameter names to the first
-// organisation's resources; a route with a parameter missing here cannot be called (and the test says so).
+// file, temp file, user, client, custom rule); the second has only an admin. `ids` maps path parameter names to
+// the first organisation's resources; a route with a parameter missing here cannot be called (and the test says so).
 import { addOrg } from '../../src/services/identity-admin.js';
 import { ADMIN, call, passwordToken, type TestServer } from './server.js';
 
@@ -74,6 +74,8 @@ export async function createAccessFixtures(t: TestServer): Promise<AccessFixture
   expectStatus('attach file', file, 201);
   const tempFile = await call(base, admin, 'GET', `/api/v4/products/${productId}/tempFiles:generateUploadUrl`);
   expectStatus('generate upload URL', tempFile, 200);
+  const rule = await call(base, admin, 'POST', '/api/v4/rules', { name: 'access-rule', source: 'rule access_probe { strings: $a = "ACCESS-PROBE" condition: $a }' });
+  expectStatus('create rule', rule, 201);
 
   const otherEmail = 'other-admin@example.com';
   await addOrg(repos.identities, { name: 'other-org', adminEmail: otherEmail, adminPassword: PASSWORD });
@@ -87,7 +89,7 @@ export async function createAccessFixtures(t: TestServer): Promise<AccessFixture
     },
     ids: {
       productId, imageId, scanId: scan.id, findingId, fileId: file.body.id, tempFileId: tempFile.body.id,
-      userId: users[targetEmail]!, clientId: client.body.clientId,
+      userId: users[targetEmail]!, clientId: client.body.clientId, ruleId: rule.body.id,
     },
   };
 }
