@@ -3,7 +3,8 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import { cryptoAssetGrid } from '../services/crypto-asset-grid.js';
-import { findingGrid, gridCsv, MAX_FILTERS, MAX_LIST_VALUES } from '../services/finding-grid.js';
+import { findingGrid, gridCsv } from '../services/finding-grid.js';
+import { MAX_FILTERS, MAX_LIST_VALUES } from '../services/grid-request.js';
 import { attachmentDisposition } from './content-disposition.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses } from './schemas.js';
