@@ -1,5 +1,6 @@
 // The repositories of one database, built once and passed to whoever needs them.
 import type { Kysely } from 'kysely';
+import { BinaryRepository } from '../store/binary.repository.js';
 import type { Dialect } from '../store/database.js';
 import { EscalationRepository } from '../store/escalation.repository.js';
 import { IdentityRepository } from '../store/identity.repository.js';
@@ -22,6 +23,7 @@ export interface Repositories {
   results: ResultRepository;
   findings: FindingRepository;
   escalations: EscalationRepository;
+  binaries: BinaryRepository;
 }
 
 export function createRepositories(db: Kysely<Database>, dialect: Dialect): Repositories {
@@ -36,5 +38,6 @@ export function createRepositories(db: Kysely<Database>, dialect: Dialect): Repo
     results: new ResultRepository(db),
     findings: new FindingRepository(db),
     escalations: new EscalationRepository(db),
+    binaries: new BinaryRepository(db),
   };
 }

@@ -5,6 +5,7 @@ import * as core from './0001-core.js';
 import * as scanSummary from './0002-scan-summary.js';
 import * as findingStateJustification from './0003-finding-state-justification.js';
 import * as identityHardening from './0004-identity-hardening.js';
+import * as binaries from './0006-binaries.js';
 import * as vulnerabilities from './0100-vulnerabilities.js';
 import * as vulnerabilityCriteria from './0101-vulnerability-criteria.js';
 import * as kevCatalogDate from './0102-kev-catalog-date.js';
@@ -16,6 +17,7 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0002-scan-summary', scanSummary],
   ['0003-finding-state-justification', findingStateJustification],
   ['0004-identity-hardening', identityHardening],
+  ['0006-binaries', binaries],
   ['0100-vulnerabilities', vulnerabilities],
   ['0101-vulnerability-criteria', vulnerabilityCriteria],
   ['0102-kev-catalog-date', kevCatalogDate],
