@@ -6,6 +6,7 @@ import type { BinaryInfo, ElfHardening, PeHardening } from '../../src/engine/typ
 import { binaryGrid, binaryGridCsv } from '../../src/services/binary-grid.js';
 import { createRepositories, type Repositories } from '../../src/services/repositories.js';
 import { describeEachDatabase } from '../support/databases.js';
+import { duplicateResultProblems } from '../support/store-invariants.js';
 
 const ELF: ElfHardening = { nx: true, pie: true, relro: 'full', canary: true, fortify: true, stripped: false, rpath: null, runpath: null };
 const PE: PeHardening = { nx: true, aslr: true, highEntropyVa: false, cfg: false, safeSeh: true, forceIntegrity: false, signed: false };
@@ -74,6 +75,8 @@ describeEachDatabase('binaries of a scan', (get) => {
   it('stores once when the result is stored again (a retried scan)', async () => {
     await repos.results.store({ scanId, imageId, productId }, { components: [], findings: [], cryptoAssets: [], binaries: BINARIES });
     expect((await binaryGrid(repos, principal, { filters: [{ field: 'imageId', value: imageId }] })).total).toBe(BINARIES.length);
+    expect(await duplicateResultProblems(get().db)).toEqual([]);
+    expect((await repos.results.counts(imageId, scanId)).unsafeFunctionsCount).toBe(14);
   });
 
   it('summarises hardening as shares of the ELF programs and of the PE images', async () => {
