@@ -1,8 +1,8 @@
 // The binaries of a scan (the engine's ScanResult.binaries) as rows, written with the scan's result, and the
 // hardening summary of a scan: how many binaries, and the share of them with each mitigation.
 import { sql, type Kysely } from 'kysely';
-import type { BinaryInfo, BinaryUnsafeFunction } from '../engine/types.js';
 import { totalUnsafeUses } from '../engine/binaries/unsafe-functions.js';
+import type { BinaryInfo, BinaryUnsafeFunction } from '../engine/types.js';
 import { newId } from './ids.js';
 import type { BinariesTable, Database } from './schema.js';
 

@@ -13,6 +13,16 @@ import { ADMIN, call, passwordToken, startTestServer, uploadAndScan, type TestSe
 import { corpus, haveShared } from '../support/shared.js';
 
 const IMAGE = 'dropbearStaticMipsel.tar.bz2';
+const PE_IMAGE = 'nmap.exe';
+
+async function engineBinaries(file: string): Promise<BinaryInfo[]> {
+  const workDir = mkdtempSync(join(tmpdir(), 'binaries-api-'));
+  try {
+    return (await scan(corpus(file), { workDir: join(workDir, 'extract') })).binaries ?? [];
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
 
 describe.runIf(haveShared('corpus', IMAGE))('binaries of a real image over HTTP', () => {
   let t: TestServer;
@@ -25,12 +35,7 @@ describe.runIf(haveShared('corpus', IMAGE))('binaries of a real image over HTTP'
 
   beforeAll(async () => {
     // The engine's own result for the same file, to check what the service stored and summarised.
-    const workDir = mkdtempSync(join(tmpdir(), 'binaries-api-'));
-    try {
-      binaries = (await scan(corpus(IMAGE), { workDir: join(workDir, 'extract') })).binaries ?? [];
-    } finally {
-      rmSync(workDir, { recursive: true, force: true });
-    }
+    binaries = await engineBinaries(IMAGE);
     t = await startTestServer();
     token = await passwordToken(t.base, ADMIN.email, ADMIN.password);
     productId = (await call(t.base, token, 'POST', '/api/v4/products', { name: 'dropbear' })).body.id.split('/')[1];
@@ -116,4 +121,27 @@ describe.runIf(haveShared('corpus', IMAGE))('binaries of a real image over HTTP'
     expect(lines).toHaveLength(binaries.length + 1);
     expect(lines.find((l: string) => l.includes('/dropbear,'))).toMatch(/,elf,executable,mipsel,32,le,.*strcpy.*,true,/);
   });
+
+  it.runIf(haveShared('corpus', PE_IMAGE))('summarises a Windows PE image with the PE mitigations and lists it with the product', async () => {
+    const [exe] = await engineBinaries(PE_IMAGE);
+    if (exe?.format !== 'pe') throw new Error(`the engine should report ${PE_IMAGE} as a PE binary`);
+    const peImageId = await uploadAndScan(t.base, token, productId, 'nmap', PE_IMAGE, await readFile(corpus(PE_IMAGE)));
+    const image = await call(t.base, token, 'GET', `/api/v4/products/${productId}/images/${peImageId}`);
+    const h = exe.hardening;
+    const one = (value: boolean) => (value ? 1 : 0);
+    expect(image.body.hardening).toEqual({
+      binaries: 1,
+      elf: { count: 0, nx: 0, pie: 0, relroFull: 0, relroPartial: 0, canary: 0, fortify: 0, stripped: 0 },
+      pe: { count: 1, nx: one(h.nx), aslr: one(h.aslr), highEntropyVa: one(h.highEntropyVa), cfg: one(h.cfg), safeSeh: one(h.safeSeh), forceIntegrity: one(h.forceIntegrity), signed: one(h.signed) },
+    });
+    expect(image.body.counts.unsafeFunctionsCount).toBe(exe.unsafeUses);
+    const product = await grid({ filters: [{ field: 'productId', value: productId }], page: { size: 100 } });
+    expect(product.body.total).toBe(binaries.length + 1);
+    const pe = await grid({ filters: [{ field: 'productId', value: productId }, { field: 'format', value: 'pe' }] });
+    expect(pe.body.rows).toHaveLength(1);
+    expect(pe.body.rows[0]).toMatchObject({ imageId: peImageId, path: exe.path, nx: h.nx, aslr: h.aslr, signed: h.signed });
+    expect(pe.body.rows[0]).not.toHaveProperty('pie');
+    const aslr = await grid({ filters: [{ field: 'productId', value: productId }, { field: 'aslr', value: h.aslr }] });
+    expect(aslr.body.total).toBe(1);
+  }, 120_000);
 });
