@@ -21,9 +21,9 @@ export interface Repositories {
   scans: ScanRepository;
   jobs: JobRepository;
   results: ResultRepository;
+  binaries: BinaryRepository;
   findings: FindingRepository;
   escalations: EscalationRepository;
-  binaries: BinaryRepository;
 }
 
 export function createRepositories(db: Kysely<Database>, dialect: Dialect): Repositories {
@@ -36,8 +36,8 @@ export function createRepositories(db: Kysely<Database>, dialect: Dialect): Repo
     scans: new ScanRepository(db),
     jobs: new JobRepository(db, dialect),
     results: new ResultRepository(db),
+    binaries: new BinaryRepository(db),
     findings: new FindingRepository(db),
     escalations: new EscalationRepository(db),
-    binaries: new BinaryRepository(db),
   };
 }

@@ -330,8 +330,8 @@ export interface CoreTables {
   finding_statuses: FindingStatusesTable;
   finding_status_history: FindingStatusHistoryTable;
   crypto_assets: CryptoAssetsTable;
-  escalations: EscalationsTable;
   binaries: BinariesTable;
+  escalations: EscalationsTable;
 }
 
 export interface Database extends CoreTables, VulnTables {}
