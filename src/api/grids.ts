@@ -1,9 +1,12 @@
-// POST /api/v4/grids/findings:gridList (search, filter, sort, page, compare findings; CSV export) and
-// POST /api/v4/grids/cryptographicAssets:gridList.
+// POST /api/v4/grids/findings:gridList (search, filter, sort, page, compare findings; CSV export),
+// POST /api/v4/grids/cryptographicAssets:gridList and POST /api/v4/grids/binaries:gridList (CSV export).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { principalOf } from '../auth/authenticate.js';
+import { binaryGrid, binaryGridCsv } from '../services/binary-grid.js';
 import { cryptoAssetGrid } from '../services/crypto-asset-grid.js';
-import { findingGrid, gridCsv, MAX_FILTERS, MAX_LIST_VALUES } from '../services/finding-grid.js';
+import { findingGrid, gridCsv } from '../services/finding-grid.js';
+import { MAX_FILTERS, MAX_LIST_VALUES } from '../services/grid-request.js';
 import { attachmentDisposition } from './content-disposition.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses } from './schemas.js';
@@ -32,8 +35,39 @@ const FindingRow = Type.Object({
   createTime: Type.String(), fingerprint: Type.String(), comparison: Type.Optional(Type.Object({ status: Type.String() })),
 }, { $id: 'FindingRow' });
 
+const Flag = (description: string) => Type.Optional(Type.Boolean({ description }));
+const BinaryRow = Type.Object({
+  id: Type.String(), path: Type.String({ description: 'Path of the binary in the unpacked image' }),
+  format: Type.String({ description: 'elf | pe | te' }), type: Type.String({ description: 'executable | shared-object | kernel' }),
+  arch: Type.String(), bits: Type.Integer(), endian: Type.String({ description: 'le | be' }),
+  nx: Type.Boolean({ description: 'Non-executable stack (ELF) or DEP/NX_COMPAT (PE)' }),
+  pie: Flag('ELF: position independent'), relro: Type.Optional(Type.String({ description: 'ELF: full | partial | none' })),
+  canary: Flag('ELF: stack canary'), fortify: Flag('ELF: FORTIFY_SOURCE'), stripped: Flag('ELF: no symbol table'),
+  rpath: Type.Optional(Type.String()), runpath: Type.Optional(Type.String()),
+  aslr: Flag('PE: DYNAMIC_BASE'), highEntropyVa: Flag('PE: HIGH_ENTROPY_VA'), cfg: Flag('PE: Control Flow Guard'), safeSeh: Flag('PE: SafeSEH or no SEH'),
+  forceIntegrity: Flag('PE: FORCE_INTEGRITY'), signed: Flag('PE: Authenticode signature attached (not verified)'),
+  unsafeUses: Type.Integer({ description: 'Call sites of unsafe functions where decoded, otherwise the number of unsafe functions imported' }),
+  callSitesDecoded: Type.Boolean(),
+  unsafeFunctions: Type.Array(Type.String(), { description: 'Canonical names of the unsafe functions used' }),
+  unsafeFunctionCalls: Type.Array(Type.Object({
+    name: Type.String(), symbol: Type.String(), linkage: Type.String({ description: 'imported | static' }), callSites: Type.Optional(Type.Integer()),
+    callers: Type.Array(Type.Object({ function: Type.String(), callSites: Type.Integer() })),
+  })),
+  networkFacing: Type.Boolean(), productId: Type.String(), imageId: Type.String(), scanId: Type.String(),
+}, { $id: 'BinaryRow' });
+
+/** A grid's CSV export, as an attachment (the text bypasses the JSON response schema). */
+function sendCsv(reply: FastifyReply, fileName: string, csv: string) {
+  return reply
+    .header('content-type', 'text/csv; charset=utf-8')
+    .header('content-disposition', attachmentDisposition(fileName))
+    .serializer((payload: unknown) => payload as string)
+    .send(csv as never);
+}
+
 export const gridRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos }) => {
   app.addSchema(FindingRow);
+  app.addSchema(BinaryRow);
   app.post('/api/v4/grids/findings::gridList', {
     config: { permission: 'findings.view' },
     schema: {
@@ -46,11 +80,7 @@ export const gridRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
     const principal = principalOf(request);
     if (request.query.contentType === 'csv') {
       const { rows } = await findingGrid(repos, principal, request.body, { all: true });
-      return reply
-        .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', attachmentDisposition('findings.csv'))
-        .serializer((payload: unknown) => payload as string)
-        .send(gridCsv(rows) as never);
+      return sendCsv(reply, 'findings.csv', gridCsv(rows));
     }
     return findingGrid(repos, principal, request.body);
   });
@@ -73,4 +103,22 @@ export const gridRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
       },
     },
   }, async (request) => (await cryptoAssetGrid(repos, principalOf(request), request.body)) as never);
+
+  app.post('/api/v4/grids/binaries::gridList', {
+    config: { permission: 'findings.view' },
+    schema: {
+      tags: ['findings'],
+      summary: 'Search the binaries of completed scans: hardening, unsafe function uses, network-facing (contentType=csv: every matching row as CSV)',
+      querystring: Type.Object({ contentType: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])) }),
+      body: GridBody,
+      response: { 200: Type.Object({ total: Type.Integer(), rows: Type.Array(Type.Ref('BinaryRow')) }), ...errorResponses(415) },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    if (request.query.contentType === 'csv') {
+      const { rows } = await binaryGrid(repos, principal, request.body, { all: true });
+      return sendCsv(reply, 'binaries.csv', binaryGridCsv(rows));
+    }
+    return binaryGrid(repos, principal, request.body);
+  });
 };

@@ -76,6 +76,12 @@ export interface ImageOutOptions {
   baseUrl: string;
 }
 
+/** The hardening summary of a scan, when its binaries were recorded. */
+async function hardeningOut(repos: Repositories, scanId: string) {
+  const hardening = await repos.binaries.hardening(scanId);
+  return hardening ? { hardening } : {};
+}
+
 export async function imageOut(repos: Repositories, image: Image, options: ImageOutOptions) {
   const scans = await repos.scans.listByImage(image.id);
   const files = await repos.images.listFiles(image.id);
@@ -97,6 +103,7 @@ export async function imageOut(repos: Repositories, image: Image, options: Image
     scans: scans.map((s) => scanOut(s, options.reported)),
     ...(scans[0] ? { latestScan: scanOut(scans[0], options.reported) } : {}),
     ...(options.withCounts ? { counts: await repos.results.counts(image.id, latestDone?.id) } : {}),
+    ...(options.withCounts && latestDone ? await hardeningOut(repos, latestDone.id) : {}),
     ...(analysis ? { analysis } : {}),
   };
 }

@@ -44,9 +44,31 @@ export const Counts = Type.Object(
     findingTypeCounts: Type.Array(Type.Object({ type: Type.String(), count: Type.Integer() })),
     kev: Type.Integer(),
     expiredCertificatesCount: Type.Integer(),
-    unsafeFunctionsCount: Type.Integer(),
+    unsafeFunctionsCount: Type.Integer({ description: 'Uses of unsafe functions (strcpy, sprintf, system, ...) in the binaries: call sites where decoded, imports elsewhere; 0 for scans stored before binaries were recorded' }),
   },
   { $id: 'ImageCounts' },
+);
+
+const Share = (description: string) => Type.Number({ minimum: 0, maximum: 1, description: `Share (0..1) of these binaries ${description}; 0 when there are none` });
+
+/** Hardening of the binaries of an image's latest completed scan (absent when that scan recorded none: stored before binaries were). */
+export const ImageHardening = Type.Object(
+  {
+    binaries: Type.Integer({ description: 'Executables, shared objects and kernel images analysed' }),
+    elf: Type.Object({
+      count: Type.Integer({ description: 'ELF executables and shared objects (kernel images are not counted in the shares)' }),
+      nx: Share('with a non-executable stack'), pie: Share('position independent (PIE or shared object)'),
+      relroFull: Share('with full RELRO'), relroPartial: Share('with partial RELRO'), canary: Share('with a stack canary'),
+      fortify: Share('built with FORTIFY_SOURCE'), stripped: Share('stripped of symbols'),
+    }),
+    pe: Type.Object({
+      count: Type.Integer({ description: 'PE and TE images' }),
+      nx: Share('compatible with DEP (NX_COMPAT)'), aslr: Share('with ASLR (DYNAMIC_BASE)'), highEntropyVa: Share('with 64-bit high-entropy ASLR'),
+      cfg: Share('with Control Flow Guard'), safeSeh: Share('with SafeSEH (or no SEH)'), forceIntegrity: Share('forcing signature checks (FORCE_INTEGRITY)'),
+      signed: Share('with an Authenticode signature attached (not verified)'),
+    }),
+  },
+  { $id: 'ImageHardening' },
 );
 
 export const ScanStateSchema = Type.Object(
@@ -108,6 +130,7 @@ export const ImageSchema = Type.Object(
     scans: Type.Array(Type.Ref('Scan')),
     latestScan: Type.Optional(Type.Ref('Scan')),
     counts: Type.Optional(Type.Ref('ImageCounts')),
+    hardening: Type.Optional(Type.Ref('ImageHardening')),
     findings: Type.Optional(Type.Array(Type.Unknown())),
     analysis: Type.Optional(ImageAnalysisSchema),
   },
@@ -129,6 +152,6 @@ export const ProductSchema = Type.Object(
 );
 
 /** Schemas registered once with `addSchema` so routes refer to them by $id (and OpenAPI lists them). */
-export const sharedSchemas = [ErrorBody, Author, Counts, ScanStateSchema, ScanSchema, FileSchema, ImageSchema, ProductSchema];
+export const sharedSchemas = [ErrorBody, Author, Counts, ImageHardening, ScanStateSchema, ScanSchema, FileSchema, ImageSchema, ProductSchema];
 
 export type ProductBody = Static<typeof ProductSchema>;

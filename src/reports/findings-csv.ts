@@ -1,4 +1,5 @@
 // Findings report, CSV: one row per finding (API: findingsReport:download?contentType=csv).
+import { reportCsv } from './csv.js';
 import { findingsModel } from './findings-model.js';
 import type { ReportFinding, ReportGenerator } from './report.js';
 
@@ -20,20 +21,12 @@ const COLUMNS: Array<[string, (f: ReportFinding) => unknown]> = [
   ['fingerprint', (f) => f.fingerprint],
 ];
 
-export function csvCell(value: unknown): string {
-  let text = value === undefined || value === null ? '' : String(value);
-  // Spreadsheets run cells that start with these as formulas.
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
 export const findingsCsvReport: ReportGenerator = {
   id: 'findings-csv',
   aliases: ['findings-csv'],
   mediaType: 'text/csv; charset=utf-8',
   async generate(input) {
     const { findings } = findingsModel(input);
-    const lines = [COLUMNS.map(([name]) => name).join(','), ...findings.map((f) => COLUMNS.map(([, pick]) => csvCell(pick(f))).join(','))];
-    return `${lines.join('\r\n')}\r\n`;
+    return reportCsv(COLUMNS.map(([name]) => name), findings.map((f) => COLUMNS.map(([, pick]) => pick(f))));
   },
 };

@@ -2,19 +2,17 @@
 // sorting, checks scope, runs the store query and shapes rows.
 import type { Principal } from '../auth/principal.js';
 import type { EngineFinding } from '../engine/types.js';
+import { reportCsv } from '../reports/csv.js';
 import { queryFindingGrid, type Comparator, type GridColumn, type GridCondition, type GridRow } from '../store/finding-grid.js';
 import { isUlid } from '../store/ids.js';
-import { InvalidInputError } from './errors.js';
+import {
+  booleanValue, filterComparator, filterValues, gridError as bad, gridFilters, gridPage, gridSort, numberValue, type GridRequest, type GridResult,
+} from './grid-request.js';
 import type { Repositories } from './repositories.js';
 
-export interface GridRequest {
-  filters?: Array<{ field?: unknown; value?: unknown; comparator?: unknown }>;
-  page?: { num?: number; size?: number };
-  sortBy?: { field?: unknown; direction?: unknown } | Array<{ field?: unknown; direction?: unknown }>;
-}
+export type { GridRequest, GridResult };
 
-// Field names and values come from the request: look-up tables are Maps, so '__proto__', 'constructor' or
-// 'toString' are unknown names (400), never an inherited Object property handed to the SQL builder.
+// Look-up tables are Maps (grid-request.ts says why).
 const FIELDS = new Map<string, GridColumn>(Object.entries({
   id: 'id', pname: 'pname', name: 'name', findingType: 'finding_type', severity: 'severity', issueStatus: 'issue_status',
   cvssLatestBaseScore: 'cvss_score', epssProbability: 'epss_probability', isKev: 'is_kev', componentName: 'component_name',
@@ -35,47 +33,10 @@ const ALIASES: Partial<Record<GridColumn, Map<string, string>>> = {
   comparison: new Map([['found', 'new'], ['notfound', 'resolved'], ['notchanged', 'unchanged']]),
 };
 
-export const MAX_PAGE_SIZE = 100;
-/**
- * Every value of an `in`/`overlaps` list is one bound parameter, and a statement may have at most 32,766 on
- * SQLite (SQLITE_MAX_VARIABLE_NUMBER) and 65,535 on PostgreSQL (the wire protocol's count): without a cap a long
- * list answered 500. MAX_FILTERS × MAX_LIST_VALUES = 20,000 leaves room for the query's own parameters on both.
- * A longer selection is better made by a broader filter (productId, imageId, severity).
- */
-export const MAX_LIST_VALUES = 1000;
-export const MAX_FILTERS = 20;
-
-/** The caps above, for callers whose schema does not check them (both grids run this). */
-export function checkListSizes(filters: NonNullable<GridRequest['filters']>): void {
-  if (filters.length > MAX_FILTERS) bad(`filters: at most ${MAX_FILTERS} filters`, 'filters');
-  for (const [i, filter] of filters.entries()) {
-    if (Array.isArray(filter?.value) && filter.value.length > MAX_LIST_VALUES) {
-      bad(`filters[${i}].value: at most ${MAX_LIST_VALUES} values; narrow the selection with another filter instead`, `filters[${i}].value`);
-    }
-  }
-}
-
-export interface GridResult {
-  total: number;
-  rows: Array<Record<string, unknown>>;
-}
-
-function bad(message: string, field: string): never {
-  throw new InvalidInputError(message, [{ reason: 'invalidArgument', field }]);
-}
-
 function normalise(column: GridColumn, raw: unknown, field: string): string | number {
   if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') bad(`filter ${field}: values must be strings or numbers`, field);
-  if (column === 'cvss_score' || column === 'epss_probability') {
-    const n = Number(raw);
-    if (!Number.isFinite(n)) bad(`filter ${field}: '${String(raw)}' is not a number`, field);
-    return n;
-  }
-  if (column === 'is_kev') {
-    if (raw === true || raw === 'true' || raw === 1 || raw === '1') return 1;
-    if (raw === false || raw === 'false' || raw === 0 || raw === '0') return 0;
-    bad(`filter ${field}: expected true or false`, field);
-  }
+  if (column === 'cvss_score' || column === 'epss_probability') return numberValue(raw, field);
+  if (column === 'is_kev') return booleanValue(raw, field);
   let value = String(raw);
   const alias = ALIASES[column]?.get(value.toLowerCase());
   if (alias) value = alias;
@@ -85,15 +46,13 @@ function normalise(column: GridColumn, raw: unknown, field: string): string | nu
 }
 
 export async function findingGrid(repos: Repositories, principal: Principal, request: GridRequest, options: { all?: boolean } = {}): Promise<GridResult> {
-  if (!Array.isArray(request.filters)) bad('filters is required: an array of {field, value, comparator} with a productId or imageId scope', 'filters');
-  checkListSizes(request.filters);
+  const filters = gridFilters(request, 'productId or imageId');
   const conditions: GridCondition[] = [];
   let left: string | undefined;
   let right: string | undefined;
-  for (const [i, filter] of request.filters.entries()) {
+  for (const [i, filter] of filters.entries()) {
     const field = String(filter?.field ?? '');
-    const comparator = String(filter?.comparator ?? 'equals') as Comparator;
-    if (!COMPARATORS.includes(comparator)) bad(`filters[${i}]: unknown comparator '${comparator}'; use one of ${COMPARATORS.join(', ')}`, `filters[${i}].comparator`);
+    const comparator = filterComparator(filter, i, COMPARATORS);
     if (field === 'compareLeftImageId' || field === 'compareRightImageId') {
       const value = Array.isArray(filter.value) ? filter.value[0] : filter.value;
       if (comparator !== 'equals' || typeof value !== 'string' || !isUlid(value)) bad(`filters[${i}]: ${field} needs comparator equals and an image id`, field);
@@ -103,11 +62,7 @@ export async function findingGrid(repos: Repositories, principal: Principal, req
     }
     const column = FIELDS.get(field);
     if (!column) bad(`filters[${i}]: unknown field '${field}'; use one of ${[...FIELDS.keys(), 'compareLeftImageId', 'compareRightImageId'].join(', ')}`, `filters[${i}].field`);
-    const many = comparator === 'in' || comparator === 'overlaps' || comparator === 'between';
-    const rawValues = Array.isArray(filter.value) ? filter.value : filter.value === undefined ? [] : [filter.value];
-    if (rawValues.length === 0) bad(`filters[${i}]: value is required`, `filters[${i}].value`);
-    if (!many && rawValues.length !== 1) bad(`filters[${i}]: comparator ${comparator} takes one value`, `filters[${i}].value`);
-    if (comparator === 'between' && rawValues.length !== 2) bad(`filters[${i}]: between takes [low, high]`, `filters[${i}].value`);
+    const rawValues = filterValues(filter, i, comparator);
     if (column === 'data') {
       // identifiers: match the CVE/CWE/rule strings inside the finding document.
       const values = rawValues.map((v) => String(v));
@@ -123,23 +78,12 @@ export async function findingGrid(repos: Repositories, principal: Principal, req
   const scoped = left || conditions.some((c) => c.column === 'product_id' || c.column === 'image_id');
   if (!scoped) bad('a productId or imageId filter (or a compare pair) is required to scope the grid', 'filters');
 
-  const size = request.page?.size ?? 10;
-  const num = request.page?.num ?? 1;
-  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) bad(`page.size must be 1 to ${MAX_PAGE_SIZE}`, 'page.size');
-  if (!Number.isInteger(num) || num < 0) bad('page.num must be a positive integer (1-based)', 'page.num');
-  const sorts = request.sortBy === undefined ? [] : Array.isArray(request.sortBy) ? request.sortBy : [request.sortBy];
-  const sort = sorts.map((s, i) => {
-    const column = SORT.get(String(s?.field));
-    if (!column) bad(`sortBy[${i}]: unknown field '${String(s?.field)}'`, 'sortBy.field');
-    const direction = s.direction ?? 'ascend';
-    if (direction !== 'ascend' && direction !== 'descend') bad(`sortBy[${i}]: direction must be ascend or descend`, 'sortBy.direction');
-    return { column, direction: direction === 'ascend' ? ('asc' as const) : ('desc' as const) };
-  });
-  if (sort.length === 0) sort.push({ column: 'severity_rank', direction: 'desc' }, { column: 'cvss_score', direction: 'desc' });
+  const page = gridPage(request);
+  const sort = gridSort(request, SORT, [{ column: 'severity_rank', direction: 'desc' }, { column: 'cvss_score', direction: 'desc' }]);
 
   const { total, rows } = await queryFindingGrid(repos.db, {
     orgId: principal.orgId, conditions, sort, compare: left && right ? { left, right } : undefined,
-    offset: (Math.max(1, num) - 1) * size, limit: options.all ? undefined : size,
+    offset: page.offset, limit: options.all ? undefined : page.limit,
   });
   return { total, rows: rows.map(toRow) };
 }
@@ -162,15 +106,10 @@ function toRow(r: GridRow): Record<string, unknown> {
 const CSV_COLUMNS = ['id', 'pname', 'name', 'findingType', 'severity', 'issueStatus', 'identifiers', 'cvssLatestBaseScore', 'epssProbability', 'isKev', 'componentName', 'componentVersion', 'productId', 'imageId', 'scanId', 'createTime', 'comparison'];
 
 export function gridCsv(rows: Array<Record<string, unknown>>): string {
-  const cell = (value: unknown): string => {
-    let text: string;
-    if (value === undefined || value === null) text = '';
-    else if (Array.isArray(value)) text = value.map((v) => Object.values(v as object).join(':')).join(' ');
-    else if (typeof value === 'object') text = String((value as { status?: string }).status ?? JSON.stringify(value));
-    else text = String(value);
-    // Formula injection guard for spreadsheet users.
-    if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  const text = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map((v) => Object.values(v as object).join(':')).join(' ');
+    if (value !== null && typeof value === 'object') return (value as { status?: string }).status ?? JSON.stringify(value);
+    return value;
   };
-  return [CSV_COLUMNS.join(','), ...rows.map((row) => CSV_COLUMNS.map((c) => cell(row[c])).join(','))].join('\r\n') + '\r\n';
+  return reportCsv(CSV_COLUMNS, rows.map((row) => CSV_COLUMNS.map((c) => text(row[c]))));
 }

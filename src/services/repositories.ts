@@ -1,5 +1,6 @@
 // The repositories of one database, built once and passed to whoever needs them.
 import type { Kysely } from 'kysely';
+import { BinaryRepository } from '../store/binary.repository.js';
 import type { Dialect } from '../store/database.js';
 import { EscalationRepository } from '../store/escalation.repository.js';
 import { IdentityRepository } from '../store/identity.repository.js';
@@ -21,6 +22,7 @@ export interface Repositories {
   scans: ScanRepository;
   jobs: JobRepository;
   results: ResultRepository;
+  binaries: BinaryRepository;
   findings: FindingRepository;
   escalations: EscalationRepository;
   rules: RuleRepository;
@@ -36,6 +38,7 @@ export function createRepositories(db: Kysely<Database>, dialect: Dialect): Repo
     scans: new ScanRepository(db),
     jobs: new JobRepository(db, dialect),
     results: new ResultRepository(db),
+    binaries: new BinaryRepository(db),
     findings: new FindingRepository(db),
     escalations: new EscalationRepository(db),
     rules: new RuleRepository(db),

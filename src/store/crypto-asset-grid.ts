@@ -1,15 +1,14 @@
 // The cryptographic assets grid: assets of each image's latest completed scan (or of a named scan) in the
 // caller's organisation, filtered and paged.
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { CryptoAsset } from '../engine/types.js';
+import { conditionSql, latestDoneScans, type GridCondition } from './grid-query.js';
 import type { Database } from './schema.js';
 
 export type CryptoColumn = 'product_id' | 'image_id' | 'scan_id' | 'asset_type' | 'name' | 'is_expired';
 
-export interface CryptoCondition {
-  column: CryptoColumn;
+export interface CryptoCondition extends GridCondition<CryptoColumn> {
   comparator: 'equals' | 'in' | 'contains' | 'notContains';
-  values: Array<string | number>;
 }
 
 export interface CryptoGridRow extends CryptoAsset {
@@ -28,22 +27,8 @@ export async function queryCryptoAssetGrid(
     .selectFrom('crypto_assets as c')
     .innerJoin('products as p', 'p.id', 'c.product_id')
     .where('p.org_id', '=', criteria.orgId);
-  if (!explicitScan) {
-    query = query.where('c.scan_id', 'in', (eb) =>
-      eb.selectFrom('scans as s').select('s.id').where('s.state', '=', 'done').where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('scans as s2').select('s2.id').whereRef('s2.image_id', '=', 's.image_id').where('s2.state', '=', 'done')
-          .where((e) => e.or([e('s2.create_time', '>', e.ref('s.create_time')), e.and([e('s2.create_time', '=', e.ref('s.create_time')), e('s2.id', '>', e.ref('s.id'))])])))),
-      ));
-  }
-  for (const condition of criteria.conditions) {
-    const column = sql.ref(`c.${condition.column}`);
-    const [first] = condition.values;
-    const like = `%${String(first).toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-    if (condition.comparator === 'equals') query = query.where(sql<SqlBool>`${column} = ${first}`);
-    else if (condition.comparator === 'in') query = query.where(sql<SqlBool>`${column} in (${sql.join(condition.values)})`);
-    else if (condition.comparator === 'contains') query = query.where(sql<SqlBool>`lower(${column}) like ${like} escape '\\'`);
-    else query = query.where(sql<SqlBool>`lower(${column}) not like ${like} escape '\\'`);
-  }
+  if (!explicitScan) query = query.where('c.scan_id', 'in', latestDoneScans(db));
+  for (const condition of criteria.conditions) query = query.where(conditionSql('c', condition));
   const counted = await query.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
   let rows = query
     .select(['c.id', 'c.product_id', 'c.image_id', 'c.scan_id', 'c.data'])

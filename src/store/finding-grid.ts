@@ -2,6 +2,7 @@
 // carried-forward issue status, filtered, sorted and paged in SQL; in compare mode the union of a baseline
 // and a target image with each row's comparison status (new | resolved | unchanged) by fingerprint.
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { conditionSql, latestDoneScans, type Comparator, type GridCondition as Condition } from './grid-query.js';
 import type { Database } from './schema.js';
 
 export type GridColumn =
@@ -9,13 +10,8 @@ export type GridColumn =
   | 'component_name' | 'component_version' | 'product_id' | 'image_id' | 'scan_id' | 'create_time' | 'fingerprint' | 'comparison' | 'data'
   | 'severity_rank';
 
-export type Comparator = 'equals' | 'in' | 'contains' | 'notContains' | 'between' | 'overlaps';
-
-export interface GridCondition {
-  column: GridColumn;
-  comparator: Comparator;
-  values: Array<string | number>;
-}
+export type { Comparator };
+export type GridCondition = Condition<GridColumn>;
 
 export interface GridCriteria {
   orgId: string;
@@ -53,18 +49,7 @@ const SEVERITY_RANK = sql<number>`case f.severity when 'critical' then 5 when 'h
 export async function queryFindingGrid(db: Kysely<Database>, criteria: GridCriteria): Promise<{ total: number; rows: GridRow[] }> {
   const explicitScans = criteria.conditions.some((c) => c.column === 'scan_id');
   // Scans whose findings count: each image's newest completed scan, unless the caller names scans.
-  const latestDone = db
-    .selectFrom('scans as s')
-    .select('s.id')
-    .where('s.state', '=', 'done')
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(
-        selectFrom('scans as s2').select('s2.id')
-          .whereRef('s2.image_id', '=', 's.image_id')
-          .where('s2.state', '=', 'done')
-          .where((eb) => eb.or([eb('s2.create_time', '>', eb.ref('s.create_time')), eb.and([eb('s2.create_time', '=', eb.ref('s.create_time')), eb('s2.id', '>', eb.ref('s.id'))])])),
-      )),
-    );
+  const latestDone = latestDoneScans(db);
 
   const base = (comparison: RawBuilder<string | null>) => {
     let query = db
@@ -97,7 +82,7 @@ export async function queryFindingGrid(db: Kysely<Database>, criteria: GridCrite
   }
 
   let query = db.selectFrom(derived.as('g') as never) as unknown as ReturnType<typeof gridFrom>;
-  for (const condition of criteria.conditions) query = query.where(conditionSql(condition));
+  for (const condition of criteria.conditions) query = query.where(conditionSql('g', condition));
 
   const counted = await query.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
   let rows = query.selectAll();
@@ -110,26 +95,4 @@ export async function queryFindingGrid(db: Kysely<Database>, criteria: GridCrite
 // Only for its type: a query over the derived table `g`.
 function gridFrom(db: Kysely<{ g: GridRow & { severity_rank: number } }>) {
   return db.selectFrom('g');
-}
-
-function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-function conditionSql(condition: GridCondition) {
-  const column = sql.ref(`g.${condition.column}`);
-  const [first, second] = condition.values;
-  switch (condition.comparator) {
-    case 'equals':
-      return sql<SqlBool>`${column} = ${first}`;
-    case 'in':
-    case 'overlaps':
-      return condition.values.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`${column} in (${sql.join(condition.values)})`;
-    case 'contains':
-      return sql<SqlBool>`lower(${column}) like ${`%${escapeLike(String(first).toLowerCase())}%`} escape '\\'`;
-    case 'notContains':
-      return sql<SqlBool>`(${column} is null or lower(${column}) not like ${`%${escapeLike(String(first).toLowerCase())}%`} escape '\\')`;
-    case 'between':
-      return sql<SqlBool>`${column} >= ${first} and ${column} <= ${second}`;
-  }
 }

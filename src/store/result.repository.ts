@@ -2,6 +2,7 @@
 // plus the image counts computed from them. The files tree and problems live in a blob (see services).
 import type { Kysely } from 'kysely';
 import type { Component, CryptoAsset, EngineFinding, ScanResult } from '../engine/types.js';
+import { replaceScanBinaries } from './binary.repository.js';
 import { newId, nowIso } from './ids.js';
 import type { Database } from './schema.js';
 
@@ -32,8 +33,6 @@ export interface ImageCounts {
 }
 
 const BATCH = 100;
-/** CWE-676 "Use of Potentially Dangerous Function": the findings that report unsafe function use. */
-const UNSAFE_FUNCTION_CWE = '%"cwe":"CWE-676"%';
 
 async function insertBatches<T extends keyof Database>(db: Kysely<Database>, table: T, rows: Array<Database[T]>): Promise<void> {
   for (let i = 0; i < rows.length; i += BATCH) {
@@ -45,7 +44,7 @@ export class ResultRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Replaces the scan's rows with the result's (idempotent, so a retried scan stores once). */
-  async store(ref: ScanRef, result: Pick<ScanResult, 'components' | 'findings' | 'cryptoAssets'>): Promise<void> {
+  async store(ref: ScanRef, result: Pick<ScanResult, 'components' | 'findings' | 'cryptoAssets' | 'binaries'>): Promise<void> {
     const now = nowIso();
     await this.db.transaction().execute(async (trx) => {
       for (const table of ['components', 'findings', 'crypto_assets'] as const) {
@@ -60,6 +59,7 @@ export class ResultRepository {
         id: newId(), scan_id: ref.scanId, image_id: ref.imageId, product_id: ref.productId, ref: a.ref, asset_type: a.assetType,
         name: a.name, is_expired: a.details['expired'] === true ? 1 : 0, data: JSON.stringify(a),
       })));
+      await replaceScanBinaries(trx, ref, result.binaries);
     });
   }
 
@@ -73,7 +73,11 @@ export class ResultRepository {
     return rows.map((r) => ({ ...(JSON.parse(r.data) as CryptoAsset), id: r.id, scanId: r.scan_id, imageId: r.image_id }));
   }
 
-  /** Counts of an image from its latest finished scan (all zero before one exists), plus open escalations. */
+  /**
+   * Counts of an image from its latest finished scan (all zero before one exists), plus open escalations.
+   * unsafeFunctionsCount is the scan's stored total of unsafe function uses (call sites where decoded, imports
+   * elsewhere: totalUnsafeUses); a scan stored before binaries were recorded (0006) counts 0 until rescanned.
+   */
   async counts(imageId: string, scanId: string | undefined): Promise<ImageCounts> {
     const escalations = await this.db
       .selectFrom('escalations').select((eb) => eb.fn.countAll<number>().as('n'))
@@ -88,7 +92,7 @@ export class ResultRepository {
     const assets = await this.db.selectFrom('crypto_assets').select((eb) => eb.fn.countAll<number>().as('n')).where('scan_id', '=', scanId).executeTakeFirstOrThrow();
     const expired = await this.db.selectFrom('crypto_assets').select((eb) => eb.fn.countAll<number>().as('n')).where('scan_id', '=', scanId).where('is_expired', '=', 1).executeTakeFirstOrThrow();
     const kev = await this.db.selectFrom('findings').select((eb) => eb.fn.countAll<number>().as('n')).where('scan_id', '=', scanId).where('is_kev', '=', 1).executeTakeFirstOrThrow();
-    const unsafe = await this.db.selectFrom('findings').select((eb) => eb.fn.countAll<number>().as('n')).where('scan_id', '=', scanId).where('data', 'like', UNSAFE_FUNCTION_CWE).executeTakeFirstOrThrow();
+    const unsafe = await this.db.selectFrom('scans').select('unsafe_uses').where('id', '=', scanId).executeTakeFirst();
     const types = await this.db
       .selectFrom('findings').select(['finding_type', (eb) => eb.fn.countAll<number>().as('n')])
       .where('scan_id', '=', scanId).groupBy('finding_type').orderBy('finding_type').execute();
@@ -98,7 +102,7 @@ export class ResultRepository {
       cryptographicAssetsCount: count(assets),
       expiredCertificatesCount: count(expired),
       kev: count(kev),
-      unsafeFunctionsCount: count(unsafe),
+      unsafeFunctionsCount: Number(unsafe?.unsafe_uses ?? 0),
       findingTypeCounts: types.map((t) => ({ type: t.finding_type, count: Number(t.n) })),
     };
   }

@@ -141,6 +141,8 @@ export interface ScansTable {
   create_time: string;
   /** The engine's ScanSummary JSON once the scan is done (migration 0002). */
   summary: string | null;
+  /** Unsafe function uses of the image (totalUnsafeUses of its binaries); null when stored before 0006. */
+  unsafe_uses: number | null;
 }
 
 /** A scan's problems, one row each, paged and filtered by level (migration 0002). */
@@ -261,6 +263,39 @@ export interface CryptoAssetsTable {
   data: string;
 }
 
+/** A scan's executables and shared objects (0006): filtered columns, the rest of the engine's BinaryInfo as JSON. */
+export interface BinariesTable {
+  id: string;
+  scan_id: string;
+  image_id: string;
+  product_id: string;
+  org_id: string;
+  path: string;
+  format: string;
+  type: string;
+  arch: string;
+  bits: number;
+  endian: string;
+  nx: number;
+  /** ELF flags: null on PE/TE rows. */
+  pie: number | null;
+  relro: string | null;
+  canary: number | null;
+  fortify: number | null;
+  stripped: number | null;
+  /** PE/TE flags: null on ELF rows. */
+  aslr: number | null;
+  high_entropy_va: number | null;
+  cfg: number | null;
+  safe_seh: number | null;
+  force_integrity: number | null;
+  signed: number | null;
+  unsafe_uses: number;
+  network_facing: number;
+  /** {unsafeFunctions, callSitesDecoded, symbols, rpath, runpath} of the engine's BinaryInfo. */
+  data: string;
+}
+
 /** Filled by the vulnerability engine when a finding becomes more serious (new KEV entry, higher EPSS, ...). */
 export interface EscalationsTable {
   id: string;
@@ -315,6 +350,7 @@ export interface CoreTables {
   finding_statuses: FindingStatusesTable;
   finding_status_history: FindingStatusHistoryTable;
   crypto_assets: CryptoAssetsTable;
+  binaries: BinariesTable;
   escalations: EscalationsTable;
   rules: RulesTable;
   disabled_builtin_rules: DisabledBuiltinRulesTable;

@@ -78,6 +78,7 @@ describe('auth and permissions', () => {
       { method: 'POST', path: `${img}/findingsReport:download?contentType=csv`, permission: 'reports.view', body: {}, tenant: true },
       { method: 'GET', path: `${img}/vexReport:cycloneDX`, permission: 'reports.view', tenant: true },
       { method: 'POST', path: '/api/v4/grids/cryptographicAssets:gridList', permission: 'findings.view', body: { filters: [{ field: 'productId', value: productId }] }, tenant: false },
+      { method: 'POST', path: '/api/v4/grids/binaries:gridList', permission: 'findings.view', body: { filters: [{ field: 'productId', value: productId }] }, tenant: false },
       { method: 'GET', path: `/api/v4/products/${productId}/findings/-/escalations`, permission: 'findings.view', tenant: true },
       { method: 'POST', path: `/api/v4/products/${productId}/findings/-/escalations:acknowledge`, permission: 'findings.update', body: { ids: [findingId] }, tenant: true },
       { method: 'GET', path: '/api/v4/rules', permission: 'rules.view', tenant: false },
@@ -140,6 +141,8 @@ describe('auth and permissions', () => {
     expect(list.body.products.map((p: { id: string }) => p.id)).not.toContain(`products/${productId}`);
     const grid = await call(t.base, tokens.other, 'POST', '/api/v4/grids/findings:gridList', { filters: [{ field: 'productId', value: productId }] });
     expect(grid.body.total).toBe(0);
+    const binaries = await call(t.base, tokens.other, 'POST', '/api/v4/grids/binaries:gridList', { filters: [{ field: 'productId', value: productId }] });
+    expect(binaries.body.total).toBe(0);
   });
 
   it('machine clients use client_credentials; refresh tokens renew access; OAuth errors follow RFC 6749', async () => {

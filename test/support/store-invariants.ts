@@ -41,7 +41,7 @@ export async function databaseIntegrityProblems(db: Kysely<Database>, dialect: D
   return problems;
 }
 
-/** A scan's findings, components and crypto assets are each stored once: no two rows share an identity in one scan. */
+/** A scan's findings, components, crypto assets and binaries are each stored once: no two rows share an identity in one scan. */
 export async function duplicateResultProblems(db: Kysely<Database>): Promise<string[]> {
   const problems: string[] = [];
   const findings = await db.selectFrom('findings').select(['scan_id', 'fingerprint', db.fn.countAll<number>().as('n')])
@@ -52,6 +52,9 @@ export async function duplicateResultProblems(db: Kysely<Database>): Promise<str
       .groupBy(['scan_id', 'ref']).having(db.fn.countAll(), '>', 1).execute();
     for (const row of rows) problems.push(`scan ${row.scan_id} has ${row.n} ${table} with ref ${row.ref}`);
   }
+  const binaries = await db.selectFrom('binaries').select(['scan_id', 'path', db.fn.countAll<number>().as('n')])
+    .groupBy(['scan_id', 'path']).having(db.fn.countAll(), '>', 1).execute();
+  for (const row of binaries) problems.push(`scan ${row.scan_id} has ${row.n} binaries at ${row.path}`);
   return problems;
 }
 

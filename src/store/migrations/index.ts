@@ -6,6 +6,7 @@ import * as scanSummary from './0002-scan-summary.js';
 import * as findingStateJustification from './0003-finding-state-justification.js';
 import * as identityHardening from './0004-identity-hardening.js';
 import * as customRules from './0005-custom-rules.js';
+import * as binaries from './0006-binaries.js';
 import * as vulnerabilities from './0100-vulnerabilities.js';
 import * as vulnerabilityCriteria from './0101-vulnerability-criteria.js';
 import * as kevCatalogDate from './0102-kev-catalog-date.js';
@@ -18,6 +19,7 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0003-finding-state-justification', findingStateJustification],
   ['0004-identity-hardening', identityHardening],
   ['0005-custom-rules', customRules],
+  ['0006-binaries', binaries],
   ['0100-vulnerabilities', vulnerabilities],
   ['0101-vulnerability-criteria', vulnerabilityCriteria],
   ['0102-kev-catalog-date', kevCatalogDate],

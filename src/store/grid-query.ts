@@ -1,0 +1,52 @@
+// What every grid query shares: the scans whose rows count (each image's newest completed scan) and one
+// filter condition as SQL over a named column. The findings, cryptographic-asset and binary grids use these.
+import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { Database } from './schema.js';
+
+export type Comparator = 'equals' | 'in' | 'contains' | 'notContains' | 'between' | 'overlaps';
+
+/** One validated filter: `column` is a known column name (from a fixed table, never raw input). */
+export interface GridCondition<Column extends string = string> {
+  column: Column;
+  comparator: Comparator;
+  values: Array<string | number>;
+}
+
+/** Ids of each image's newest completed scan (ties on create time broken by id), as a subquery. */
+export function latestDoneScans(db: Kysely<Database>) {
+  return db
+    .selectFrom('scans as s')
+    .select('s.id')
+    .where('s.state', '=', 'done')
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(
+        selectFrom('scans as s2').select('s2.id')
+          .whereRef('s2.image_id', '=', 's.image_id')
+          .where('s2.state', '=', 'done')
+          .where((eb) => eb.or([eb('s2.create_time', '>', eb.ref('s.create_time')), eb.and([eb('s2.create_time', '=', eb.ref('s.create_time')), eb('s2.id', '>', eb.ref('s.id'))])])),
+      )),
+    );
+}
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The condition on `table.column`; text comparisons (contains, notContains) ignore case. */
+export function conditionSql(table: string, condition: GridCondition) {
+  const column = sql.ref(`${table}.${condition.column}`);
+  const [first, second] = condition.values;
+  switch (condition.comparator) {
+    case 'equals':
+      return sql<SqlBool>`${column} = ${first}`;
+    case 'in':
+    case 'overlaps':
+      return condition.values.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`${column} in (${sql.join(condition.values)})`;
+    case 'contains':
+      return sql<SqlBool>`lower(${column}) like ${`%${escapeLike(String(first).toLowerCase())}%`} escape '\\'`;
+    case 'notContains':
+      return sql<SqlBool>`(${column} is null or lower(${column}) not like ${`%${escapeLike(String(first).toLowerCase())}%`} escape '\\')`;
+    case 'between':
+      return sql<SqlBool>`${column} >= ${first} and ${column} <= ${second}`;
+  }
+}
