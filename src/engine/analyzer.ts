@@ -20,6 +20,8 @@ export interface AnalysisContext {
   vulnerabilities?: VulnerabilitySource;
   /** An organisation's own YARA rule sources, scanned with the built-in rules (engine/malware). */
   rules?: CustomRuleSource[];
+  /** Debug files attached to the image (local paths and names), matched to its binaries by the binaries analyzer. */
+  debugFiles?: Array<{ path: string; name: string }>;
   signal: AbortSignal;
   /** Reports progress inside the analysis phase (0..100 of this analyzer). */
   progress(percent: number): void;

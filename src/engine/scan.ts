@@ -30,6 +30,8 @@ export interface ScanOptions {
   vulnerabilities?: VulnerabilitySource;
   /** An organisation's own YARA rule sources ({id, name, source}), scanned with the built-in rules. */
   rules?: CustomRuleSource[];
+  /** Debug files attached to the image ({local path, name}): ELF debug files and PDBs that name stripped binaries' functions. */
+  debugFiles?: Array<{ path: string; name: string }>;
   /** Defaults to the registries; tests pass their own. */
   analyzers?: readonly Analyzer[];
   handlers?: readonly Handler[];
@@ -74,6 +76,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     problems: unpacked.problems,
     vulnerabilities: options.vulnerabilities,
     rules: options.rules,
+    debugFiles: options.debugFiles,
     signal,
     progress: () => {},
   };
