@@ -68,10 +68,11 @@ export async function analyzePe(path: string, buf: Buffer, debug?: DebugSymbolIn
     });
   }
   // A program that defines an unsafe function links it in; a DLL that exports one implements it (like msvcrt).
+  // A public named like an import is the import's thunk (`jmp [IAT slot]`), found by findX86Stubs.
   if (!pe.isDll) {
     for (const fn of functions) {
       const name = unsafeFunctionName(fn.name, 'pe');
-      if (!name || targets.addresses.has(fn.address)) continue;
+      if (!name || targets.addresses.has(fn.address) || candidates.some((c) => c.symbol === fn.name)) continue;
       targets.addresses.set(fn.address, candidates.push({ name, symbol: fn.name, linkage: 'static' }) - 1);
     }
   }
