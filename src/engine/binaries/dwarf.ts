@@ -184,7 +184,12 @@ function readForm(c: Cursor, form: number, unit: Unit, sections: DwarfSections, 
     case 0x2a: return { addrx: c.u16() };
     case 0x2b: return { addrx: c.u24() };
     case 0x2c: return { addrx: c.u32() };
-    case DW_FORM_indirect: return readForm(c, c.uleb(), unit, sections);
+    case DW_FORM_indirect: {
+      const actual = c.uleb();
+      // An indirect form naming itself again would recurse once per byte of a hostile section.
+      if (actual === DW_FORM_indirect || actual === DW_FORM_implicit_const) throw new FormatError(`.debug_info: DW_FORM_indirect to form 0x${actual.toString(16)}`);
+      return readForm(c, actual, unit, sections);
+    }
     default:
       throw new FormatError(`.debug_info: unknown attribute form 0x${form.toString(16)}`);
   }
