@@ -20,6 +20,8 @@ export interface ScanThreadInput {
   imageName?: string;
   workDir: string;
   limits?: Partial<Limits>;
+  /** The image's attached debug files (local paths, names), matched to its binaries. */
+  debugFiles?: Array<{ path: string; name: string }>;
 }
 
 /** A scan, the abort of the running one, or the end of the thread (its database is closed, then it exits). */
@@ -48,6 +50,7 @@ function main(): void {
         workDir: input.workDir,
         imageName: input.imageName,
         limits: input.limits,
+        debugFiles: input.debugFiles,
         signal: current.signal,
         vulnerabilities: await source,
         onProgress: (p) => {

@@ -10,6 +10,7 @@ import { levelOf } from '../engine/problems.js';
 import type { ScanResult } from '../engine/types.js';
 import type { Limits } from '../engine/unpack/limits.js';
 import type { BlobStore } from '../store/blob-store.js';
+import { localDebugFiles } from './debug-files.js';
 import type { Repositories } from './repositories.js';
 import { writeResultDocument } from './result-document.js';
 
@@ -18,7 +19,7 @@ export interface RunScanDeps {
   blobs: BlobStore;
   dataDir: string;
   /** Runs the engine (in a thread in production); rejects on failure or abort. */
-  analyse(input: { imagePath: string; imageName: string; workDir: string; limits?: Partial<Limits> }, signal: AbortSignal, onProgress: (p: { phase: string; percent: number }) => void): Promise<ScanResult>;
+  analyse(input: { imagePath: string; imageName: string; workDir: string; limits?: Partial<Limits>; debugFiles?: Array<{ path: string; name: string }> }, signal: AbortSignal, onProgress: (p: { phase: string; percent: number }) => void): Promise<ScanResult>;
   limits?: Partial<Limits>;
 }
 
@@ -42,8 +43,9 @@ export async function runScan(deps: RunScanDeps, scanId: string, signal: AbortSi
   await mkdir(workDir, { recursive: true });
   try {
     const imagePath = await blobs.localPath(image.blobKey, workDir);
+    const debugFiles = await localDebugFiles(repos, blobs, image.id, workDir);
     let lastWrite = 0;
-    const result = await deps.analyse({ imagePath, imageName: image.fileName, workDir: join(workDir, 'extract'), limits: deps.limits }, signal, (p) => {
+    const result = await deps.analyse({ imagePath, imageName: image.fileName, workDir: join(workDir, 'extract'), limits: deps.limits, debugFiles }, signal, (p) => {
       const now = Date.now();
       if (now - lastWrite < 1000) return;
       lastWrite = now;
