@@ -82,24 +82,20 @@ class Cursor {
     throw new FormatError(`${this.what}: unsupported ${n}-byte value`);
   }
   uleb(): number {
-    let result = 0;
-    let scale = 1;
-    for (let i = 0; i < 10; i++) {
-      const b = this.u8();
-      result += (b & 0x7f) * scale;
-      if (!(b & 0x80)) return result;
-      scale *= 128;
-    }
-    throw new FormatError(`${this.what}: LEB128 value too long at ${this.at}`);
+    return this.leb(false);
   }
   sleb(): number {
+    return this.leb(true);
+  }
+  /** LEB128, at most 10 bytes (values past 2^53 lose precision; DWARF offsets and indexes never get there). */
+  private leb(signed: boolean): number {
     let result = 0;
     let scale = 1;
     for (let i = 0; i < 10; i++) {
       const b = this.u8();
       result += (b & 0x7f) * scale;
       scale *= 128;
-      if (!(b & 0x80)) return b & 0x40 ? result - scale : result;
+      if (!(b & 0x80)) return signed && b & 0x40 ? result - scale : result;
     }
     throw new FormatError(`${this.what}: LEB128 value too long at ${this.at}`);
   }
