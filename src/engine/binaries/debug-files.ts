@@ -96,8 +96,10 @@ export class DebugSymbolIndex {
     const buf = await readFile(file.path);
     if (isPdb(buf)) {
       const pdb = parsePdb(buf);
-      const key = `${pdb.guid}:${pdb.dbiAge}`;
-      this.pdbById.set(key, { file: file.name, path: file.path, pdb });
+      // Linkers write the same age in the info and DBI streams; where they differ (incremental links), the
+      // image's RSDS record has been seen to carry either, so both match.
+      const entry = { file: file.name, path: file.path, pdb };
+      for (const age of new Set([pdb.dbiAge, pdb.age])) this.pdbById.set(`${pdb.guid}:${age}`, entry);
       this.keys.set(file.path, { name: file.name, key: `PDB GUID ${pdb.guid}, age ${pdb.dbiAge}` });
       return;
     }
