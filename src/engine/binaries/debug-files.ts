@@ -3,13 +3,15 @@
 //     .symtab names the functions of a stripped binary, or, without one, the DWARF subprograms (dwarf.ts).
 //   PDBs by the GUID and age of the PE's CodeView RSDS record; their public symbols name the functions.
 // A file that is neither, cannot be read, or matches no binary of the image is a 'warning' problem naming it:
-// the scan goes on without it.
+// the scan goes on without it. Compressed DWARF sections (SHF_COMPRESSED, zlib or zstd) are read; GNU's older
+// .zdebug_* sections are not.
 import { readFile, stat } from 'node:fs/promises';
 import type { Problem } from '../types.js';
 import { FormatError } from '../unpack/handler.js';
 import { bufferSource } from './byte-source.js';
 import { dwarfFunctions } from './dwarf.js';
-import { type ElfInfo, type ElfSymbol, isElf, parseElf, readSection } from './elf.js';
+import { readDebugSection } from './debug-sections.js';
+import { type ElfInfo, type ElfSymbol, isElf, parseElf } from './elf.js';
 import { isPdb } from './pdb-msf.js';
 import { type PdbInfo, parsePdb } from './pdb.js';
 
@@ -38,7 +40,6 @@ export interface PdbDebugSymbols {
   pdb: PdbInfo;
 }
 
-const SHF_COMPRESSED = 0x800;
 /** Larger debug files are not read (a problem says so). */
 const MAX_DEBUG_FILE = 512 * 1024 * 1024;
 
@@ -51,16 +52,14 @@ async function dwarfSymbols(elf: ElfInfo, buf: Buffer): Promise<ElfSymbol[] | st
   const section = (name: string) => elf.sections.find((s) => s.name === name);
   const info = section('.debug_info');
   if (!info) return elf.sections.some((s) => s.name === '.zdebug_info') ? 'its DWARF is in compressed .zdebug sections, which are not read' : 'it has neither a .symtab nor DWARF .debug_info';
-  const names = ['.debug_info', '.debug_abbrev', '.debug_str', '.debug_line_str', '.debug_str_offsets', '.debug_addr'];
-  if (names.some((n) => ((section(n)?.flags ?? 0) & SHF_COMPRESSED) !== 0)) return 'its DWARF sections are compressed (SHF_COMPRESSED), which is not read; link with --compress-debug-sections=none';
   const read = async (name: string) => {
     const s = section(name);
-    return s ? readSection(bufferSource(buf), s) : undefined;
+    return s ? readDebugSection(elf, buf, s) : undefined;
   };
   const abbrev = await read('.debug_abbrev');
   if (!abbrev) return 'its .debug_info has no .debug_abbrev';
   const functions = dwarfFunctions({
-    info: await readSection(bufferSource(buf), info), abbrev, str: await read('.debug_str'), lineStr: await read('.debug_line_str'),
+    info: await readDebugSection(elf, buf, info), abbrev, str: await read('.debug_str'), lineStr: await read('.debug_line_str'),
     strOffsets: await read('.debug_str_offsets'), addr: await read('.debug_addr'), le: elf.endian === 'le',
   });
   return functions.map((f, index) => ({ name: f.name, index, value: f.address, size: 0, type: 'func', bind: 'global', defined: true }));

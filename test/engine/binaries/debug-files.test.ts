@@ -90,12 +90,20 @@ describe.each(ELF_BUILDS)('stripped ELF and its debug file ($label)', ({ cc, fla
     expect(problems[1]!.message).toMatch(/matches no binary of the image \(build-id [0-9a-f]+\)/);
   });
 
-  it.runIf(available)('says so when the DWARF sections are compressed', async () => {
+  it.runIf(available)('reads DWARF sections compressed with zlib and zstd (SHF_COMPRESSED), and says so for .zdebug ones', async () => {
     const { root, dwarfOnly } = setup();
-    execFileSync('objcopy', ['--compress-debug-sections=zlib', dwarfOnly, `${dwarfOnly}.z`]);
-    const ctx = await analyze(root, [{ path: `${dwarfOnly}.z`, name: 'tool.debug' }]);
+    for (const method of ['zlib', 'zstd']) {
+      const compressed = `${dwarfOnly}.${method}`;
+      execFileSync('objcopy', [`--compress-debug-sections=${method}`, dwarfOnly, compressed]);
+      expect(execFileSync('readelf', ['-SW', compressed], { stdio: 'pipe' }).toString()).toMatch(/\.debug_info .* C /);
+      const ctx = await analyze(root, [{ path: compressed, name: 'tool.debug' }]);
+      expect(ctx.binaries![0]!.symbols.source).toBe('dwarf');
+      expect(callersOf(ctx.binaries![0]!, 'strcpy')).toEqual(['copy_name']);
+    }
+    execFileSync('objcopy', ['--compress-debug-sections=zlib-gnu', dwarfOnly, `${dwarfOnly}.gnu`]);
+    const ctx = await analyze(root, [{ path: `${dwarfOnly}.gnu`, name: 'tool.debug' }]);
     expect(ctx.binaries![0]!.symbols.source).toBe('none');
-    expect(ctx.problems.find((p) => p.source === 'debug-files')?.message).toMatch(/compressed/);
+    expect(ctx.problems.find((p) => p.source === 'debug-files')?.message).toMatch(/compressed \.zdebug sections, which are not read/);
   });
 });
 
