@@ -2,11 +2,13 @@
 // and clang forms), a PE named by its PDB, and the files that match nothing or cannot be read, reported as
 // warnings. Inputs are built here with gcc/clang, strip, objcopy, lld-link (debug-inputs.ts).
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AnalysisContext } from '../../../src/engine/analyzer.js';
 import { createBinariesAnalyzer } from '../../../src/engine/binaries/binaries.analyzer.js';
+import { bufferSource } from '../../../src/engine/binaries/byte-source.js';
+import { parseElf } from '../../../src/engine/binaries/elf.js';
 import { FileIndex } from '../../../src/engine/file-index.js';
 import { levelOf } from '../../../src/engine/problems.js';
 import type { BinaryInfo, EngineFinding } from '../../../src/engine/types.js';
@@ -100,6 +102,14 @@ describe.each(ELF_BUILDS)('stripped ELF and its debug file ($label)', ({ cc, fla
       expect(ctx.binaries![0]!.symbols.source).toBe('dwarf');
       expect(callersOf(ctx.binaries![0]!, 'strcpy')).toEqual(['copy_name']);
     }
+    // A damaged zlib stream is a warning naming the section, not a crash.
+    const damaged = readFileSync(`${dwarfOnly}.zlib`);
+    const info = (await parseElf(bufferSource(damaged))).sections.find((s) => s.name === '.debug_info')!;
+    damaged.fill(0x55, info.offset + 30, info.offset + 60);
+    writeFileSync(`${dwarfOnly}.bad`, damaged);
+    const bad = await analyze(root, [{ path: `${dwarfOnly}.bad`, name: 'tool.debug' }]);
+    expect(bad.binaries![0]!.symbols.source).toBe('none');
+    expect(bad.problems.find((p) => p.source === 'debug-files')?.message).toMatch(/^debug file not read: \.debug_info: compressed data is corrupt/);
     execFileSync('objcopy', ['--compress-debug-sections=zlib-gnu', dwarfOnly, `${dwarfOnly}.gnu`]);
     const ctx = await analyze(root, [{ path: `${dwarfOnly}.gnu`, name: 'tool.debug' }]);
     expect(ctx.binaries![0]!.symbols.source).toBe('none');
@@ -138,7 +148,7 @@ describe('PE and its PDB', () => {
     mkdirSync(second);
     const other = buildPeWithPdb(second, 'first'); // same source, new GUID
     const corrupt = join(dir(), 'corrupt.pdb');
-    const bytes = Buffer.from(execFileSync('cat', [first.pdb]));
+    const bytes = readFileSync(first.pdb);
     writeFileSync(corrupt, bytes.subarray(0, bytes.length >> 1));
     const ctx = await analyze(root, [{ path: other.pdb, name: 'other.pdb' }, { path: corrupt, name: 'corrupt.pdb' }]);
     expect(ctx.binaries![0]!.symbols.source).toBe('none');
