@@ -1,12 +1,15 @@
-// Files attached to an image (debug symbols: .pdb, ELF debug files): attach, list, get, download.
+// Files attached to an image (debug symbols: .pdb, ELF debug files): attach (which queues a scan that uses the
+// file, unless `rescan=false`), list, get, download.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import { requireImage } from '../services/access.js';
+import { attachDebugFile } from '../services/debug-files.js';
 import { InvalidInputError, NotFoundError } from '../services/errors.js';
 import { sanitizeName } from '../services/uploads.js';
 import { attachmentDisposition } from './content-disposition.js';
 import type { ApiDeps } from './deps.js';
 import { readForm } from './multipart-form.js';
+import { Bool, parseBool } from './images.js';
 import { fileOut } from './presenters.js';
 import { errorResponses, Ulid } from './schemas.js';
 
@@ -17,21 +20,27 @@ export const fileRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
   app.post('/api/v4/products/:productId/images/:imageId/files', {
     config: { permission: 'images.update' },
     schema: {
-      tags: ['files'], summary: 'Attach a debug symbol file (multipart field `file`)', consumes: ['multipart/form-data'], params: ImageParams,
-      response: { 201: Type.Object({ id: Type.String(), filename: Type.String(), createTime: Type.String() }), ...errorResponses(413, 415, 507) },
+      tags: ['files'], summary: 'Attach a debug symbol file (multipart field `file`) and queue a scan that uses it', consumes: ['multipart/form-data'], params: ImageParams,
+      description: 'A PDB is matched to a PE image by the GUID and age of its CodeView record, an ELF debug file (`objcopy --only-keep-debug`, or any ELF with symbols or DWARF) to a stripped binary by GNU build-id; their function names then name the callers of unsafe functions. A file that matches no binary of the image is a warning problem of the scan.',
+      querystring: Type.Object({ rescan: Bool('Queue a new scan of the image that uses the file (default true)') }),
+      response: {
+        201: Type.Object({ id: Type.String(), filename: Type.String(), createTime: Type.String(), scanId: Type.Optional(Type.String({ description: 'The scan queued to use the file (absent with rescan=false)' })) }),
+        ...errorResponses(413, 415, 507),
+      },
     },
   }, async (request, reply) => {
     const principal = principalOf(request);
     const { image } = await requireImage(repos, principal, request.params.productId, request.params.imageId);
+    const rescan = parseBool(request.query.rescan, 'rescan', true);
     if (!request.isMultipart()) throw new InvalidInputError('send the file as multipart/form-data in a part named `file`', [{ reason: 'required', field: 'file' }]);
     const form = await readForm(request, blobs, { keyPrefix: 'files', maxBytes: uploads.maxBytes });
     if (!form.file) throw new InvalidInputError('the multipart form has no `file` part', [{ reason: 'required', field: 'file' }]);
     const filename = sanitizeName(form.file.filename || 'debug-symbols');
-    const file = await repos.images.addFile({
-      imageId: image.id, productId: image.productId, filename, blob: form.file.blob, authorId: principal.userId,
+    const { file, scan } = await attachDebugFile(repos, blobs, principal, image, {
+      filename, blob: form.file.blob, rescan,
       metadata: { contentType: form.file.mimetype, size: form.file.blob.size, sha256: form.file.blob.sha256, kind: kindOf(filename) },
     });
-    return reply.status(201).send({ id: file.id, filename: file.filename, createTime: file.createTime });
+    return reply.status(201).send({ id: file.id, filename: file.filename, createTime: file.createTime, ...(scan && { scanId: scan.id }) });
   });
 
   app.get('/api/v4/products/:productId/images/:imageId/files', {

@@ -13,7 +13,7 @@ import { sendFindingsReport } from './reports.js';
 
 const ProductParams = Type.Object({ productId: Ulid('Product id') });
 const ImageParams = Type.Object({ productId: Ulid('Product id'), imageId: Ulid('Image id') });
-const Bool = (description: string) => Type.Optional(Type.Union([Type.Boolean(), Type.String()], { description }));
+export const Bool = (description: string) => Type.Optional(Type.Union([Type.Boolean(), Type.String()], { description }));
 
 export function parseBool(value: unknown, name: string, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;

@@ -22,6 +22,8 @@ export interface AnalysisContext {
   rules?: CustomRuleSource[];
   /** Built-in rules switched off by the organisation, by id ('builtin/<file>/<rule>', see malware/rule-catalog.ts). */
   disabledBuiltinRules?: string[];
+  /** Debug files attached to the image (local paths and names), matched to its binaries by the binaries analyzer. */
+  debugFiles?: Array<{ path: string; name: string }>;
   signal: AbortSignal;
   /** Reports progress inside the analysis phase (0..100 of this analyzer). */
   progress(percent: number): void;

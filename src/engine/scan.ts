@@ -33,6 +33,8 @@ export interface ScanOptions {
   rules?: CustomRuleSource[];
   /** Built-in rules not to report, by id ('builtin/<file>/<rule>'): an organisation's false positives. */
   disabledBuiltinRules?: string[];
+  /** Debug files attached to the image ({local path, name}): ELF debug files and PDBs that name stripped binaries' functions. */
+  debugFiles?: Array<{ path: string; name: string }>;
   /** Defaults to the registries; tests pass their own. */
   analyzers?: readonly Analyzer[];
   handlers?: readonly Handler[];
@@ -78,6 +80,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     vulnerabilities: options.vulnerabilities,
     rules: options.rules,
     disabledBuiltinRules: options.disabledBuiltinRules,
+    debugFiles: options.debugFiles,
     signal,
     progress: () => {},
   };

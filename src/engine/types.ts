@@ -214,8 +214,16 @@ interface BinaryBase {
     imported: number;
     /** Defined global dynamic symbols (ELF) or exported functions (PE). */
     exported: number;
-    /** Defined .symtab symbols (ELF; 0 when stripped) or COFF symbols (PE, not read: 0). */
+    /** Defined .symtab symbols (ELF; 0 when stripped) or COFF symbols (PE, not read: 0); with a debug file, its function symbols. */
     defined: number;
+    /**
+     * Where the function names that name callers came from: the binary's own .symtab (or a matched ELF debug
+     * file's), a matched PDB's publics, a matched debug file's DWARF, or none (ELF callers may then still be named
+     * from exported dynamic symbols). Absent in results stored before it existed.
+     */
+    source?: 'symtab' | 'pdb' | 'dwarf' | 'none';
+    /** The attached debug file (its name) the names came from. */
+    debugFile?: string;
   };
 }
 

@@ -24,6 +24,8 @@ export interface ScanThreadInput {
   /** The organisation's enabled custom rule sources and its disabled built-in rule ids. */
   rules?: CustomRuleSource[];
   disabledBuiltinRules?: string[];
+  /** The image's attached debug files (local paths, names), matched to its binaries. */
+  debugFiles?: Array<{ path: string; name: string }>;
 }
 
 /** A scan, the abort of the running one, or the end of the thread (its database is closed, then it exits). */
@@ -54,6 +56,7 @@ function main(): void {
         limits: input.limits,
         rules: input.rules,
         disabledBuiltinRules: input.disabledBuiltinRules,
+        debugFiles: input.debugFiles,
         signal: current.signal,
         vulnerabilities: await source,
         onProgress: (p) => {

@@ -11,6 +11,7 @@ import type { ScanResult } from '../engine/types.js';
 import type { CustomRuleSource } from '../engine/malware/rules.js';
 import type { Limits } from '../engine/unpack/limits.js';
 import type { BlobStore } from '../store/blob-store.js';
+import { localDebugFiles } from './debug-files.js';
 import type { Repositories } from './repositories.js';
 import { writeResultDocument } from './result-document.js';
 import { scanRules } from './rules.js';
@@ -23,6 +24,8 @@ export interface AnalyseInput {
   limits?: Partial<Limits>;
   rules?: CustomRuleSource[];
   disabledBuiltinRules?: string[];
+  /** The image's attached debug files, fetched into the work folder (services/debug-files.ts). */
+  debugFiles?: Array<{ path: string; name: string }>;
 }
 
 export interface RunScanDeps {
@@ -56,8 +59,9 @@ export async function runScan(deps: RunScanDeps, scanId: string, signal: AbortSi
     const imagePath = await blobs.localPath(image.blobKey, workDir);
     // the rules enabled now: a rule changed later applies to the scans after this one
     const rules = await scanRules(repos, image.orgId);
+    const debugFiles = await localDebugFiles(repos, blobs, image.id, workDir);
     let lastWrite = 0;
-    const result = await deps.analyse({ imagePath, imageName: image.fileName, workDir: join(workDir, 'extract'), limits: deps.limits, ...rules }, signal, (p) => {
+    const result = await deps.analyse({ imagePath, imageName: image.fileName, workDir: join(workDir, 'extract'), limits: deps.limits, ...rules, debugFiles }, signal, (p) => {
       const now = Date.now();
       if (now - lastWrite < 1000) return;
       lastWrite = now;

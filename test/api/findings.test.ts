@@ -109,7 +109,7 @@ describe('findings over HTTP', () => {
     const base = `/api/v4/products/${productId}/images/${images[0]}/files`;
     const attached = await call(t.base, token, 'POST', base, form);
     expect(attached.status).toBe(201);
-    expect(Object.keys(attached.body).sort()).toEqual(['createTime', 'filename', 'id']);
+    expect(Object.keys(attached.body).sort()).toEqual(['createTime', 'filename', 'id', 'scanId']);
     const list = await call(t.base, token, 'GET', base);
     expect(list.body.files).toHaveLength(1);
     const one = await call(t.base, token, 'GET', `${base}/${attached.body.id}`);

@@ -2,10 +2,12 @@
 // read once (one buffer) and gives a BinaryInfo (hardening, unsafe functions with call sites, symbol counts)
 // in ScanResult.binaries, plus its findings (binary-findings.ts). Relocatable objects and kernel modules are
 // not binaries here. A file that does not parse (or trips a bug) is noted and skipped; the stage goes on.
+// Debug files attached to the image (debug-files.ts) name the functions of the stripped binaries they match.
 import type { AnalysisContext, Analyzer } from '../analyzer.js';
 import type { FileNode } from '../types.js';
 import { FormatError } from '../unpack/handler.js';
 import { binaryFindings } from './binary-findings.js';
+import { DebugSymbolIndex } from './debug-files.js';
 import { isElf } from './elf.js';
 import { analyzeElf } from './elf-binary.js';
 import { isPe } from './pe.js';
@@ -19,12 +21,12 @@ export interface BinariesAnalyzerOptions {
 /** File types that may be binaries: typed by the unpacker, or untyped ('data', e.g. a plain folder's files). */
 const MAY_BE_BINARY = new Set(['elf', 'pe', 'data']);
 
-async function analyzeNode(ctx: AnalysisContext, node: FileNode): Promise<void> {
+async function analyzeNode(ctx: AnalysisContext, node: FileNode, debug: DebugSymbolIndex): Promise<void> {
   const head = await ctx.index.readRange(node, 0, 4);
   const elf = isElf(head);
   if (!elf && !isPe(head)) return;
   const buf = await ctx.index.read(node);
-  const analyzed = elf ? { binary: await analyzeElf(node.path, buf), mitigationsApply: true } : await analyzePe(node.path, buf);
+  const analyzed = elf ? { binary: await analyzeElf(node.path, buf, debug), mitigationsApply: true } : await analyzePe(node.path, buf, debug);
   if (!analyzed.binary) return;
   (ctx.binaries ??= []).push(analyzed.binary);
   ctx.findings.push(...binaryFindings(analyzed.binary, node.fsPath, analyzed.mitigationsApply));
@@ -36,6 +38,7 @@ export function createBinariesAnalyzer(options: BinariesAnalyzerOptions = {}): A
     id: 'binaries',
     phase: 'binary analysis',
     async run(ctx: AnalysisContext): Promise<void> {
+      const debug = await DebugSymbolIndex.load(ctx.debugFiles ?? [], ctx.problems, ctx.signal);
       const files = ctx.index.files().filter((n) => n.size >= 64 && MAY_BE_BINARY.has(n.type));
       let done = 0;
       for (const node of files) {
@@ -44,7 +47,7 @@ export function createBinariesAnalyzer(options: BinariesAnalyzerOptions = {}): A
           ctx.problems.push({ path: node.path, source: 'binaries', kind: 'limit', message: `not analysed: ${node.size} bytes exceeds the ${maxFileSize}-byte limit` });
         } else {
           try {
-            await analyzeNode(ctx, node);
+            await analyzeNode(ctx, node, debug);
           } catch (error) {
             if (ctx.signal.aborted) throw error;
             // A malformed binary is expected in firmware; anything else is a bug, reported but contained to the file.
@@ -54,6 +57,7 @@ export function createBinariesAnalyzer(options: BinariesAnalyzerOptions = {}): A
         }
         ctx.progress(Math.floor((++done * 100) / files.length));
       }
+      debug.reportUnmatched(ctx.problems);
     },
   };
 }

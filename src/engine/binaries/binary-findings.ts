@@ -8,12 +8,25 @@ import type { BinaryInfo, BinaryUnsafeFunction, EngineFinding } from '../types.j
 
 const MAX_CALLERS_LISTED = 5;
 
+/** The first callers with their call sites ('copy_name ×2', ..., 'N more'). */
+function listCallers(f: BinaryUnsafeFunction): string[] {
+  const callers = f.callers.slice(0, MAX_CALLERS_LISTED).map((c) => `${c.function} ×${c.callSites}`);
+  if (f.callers.length > MAX_CALLERS_LISTED) callers.push(`${f.callers.length - MAX_CALLERS_LISTED} more`);
+  return callers;
+}
+
 function describeUse(f: BinaryUnsafeFunction): string {
   const how = f.linkage === 'imported' ? 'imported' : 'linked in';
   if (f.callSites === undefined) return `${f.symbol} (${how})`;
-  const callers = f.callers.slice(0, MAX_CALLERS_LISTED).map((c) => `${c.function} ×${c.callSites}`);
-  if (f.callers.length > MAX_CALLERS_LISTED) callers.push(`${f.callers.length - MAX_CALLERS_LISTED} more`);
+  const callers = listCallers(f);
   return `${f.symbol} (${how}, ${f.callSites} call site${f.callSites === 1 ? '' : 's'}${callers.length ? `: ${callers.join(', ')}` : ''})`;
+}
+
+/** `strcpy ×3 in copy_name ×2, main ×1`: the evidence names the callers where symbols or debug files give them. */
+function evidenceOf(f: BinaryUnsafeFunction): string {
+  if (f.callSites === undefined) return f.symbol;
+  const callers = listCallers(f);
+  return `${f.symbol} ×${f.callSites}${callers.length ? ` in ${callers.join(', ')}` : ''}`;
 }
 
 function unsafeFunctionFinding(binary: BinaryInfo, fsPath: string): EngineFinding {
@@ -30,7 +43,7 @@ function unsafeFunctionFinding(binary: BinaryInfo, fsPath: string): EngineFindin
     severity: binary.networkFacing ? 'medium' : 'low',
     identifiers: [{ cwe: 'CWE-676', rule }],
     recommendedAction: 'Replace unbounded copies and formatting with bounded ones (snprintf, strlcpy/strncpy with explicit termination, fgets) and command execution with fork/exec of fixed argument vectors; review each call site for attacker-controlled input.',
-    occurrences: [{ path: binary.path, evidence: binary.unsafeFunctions.map((f) => f.callSites === undefined ? f.symbol : `${f.symbol} ×${f.callSites}`).join(', ') }],
+    occurrences: [{ path: binary.path, evidence: binary.unsafeFunctions.map(evidenceOf).join('; ') }],
   };
 }
 

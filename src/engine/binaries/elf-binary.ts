@@ -12,6 +12,7 @@ import type { CallTargets, CodeRegion } from './call-sites.js';
 import { decodeAarch64Calls, decodeArmCalls, findAarch64Stubs, findArmStubs } from './call-sites-arm.js';
 import { decodeMipsCalls, findMipsStubs } from './call-sites-mips.js';
 import { decodeX86Calls, findX86Stubs } from './call-sites-x86.js';
+import type { DebugSymbolIndex, SymbolSource } from './debug-files.js';
 import { type ElfInfo, type ElfSymbol, parseElf, PT_LOAD, SHT_NOBITS } from './elf.js';
 import { DT_PLTGOT, gotSlots, MIPS_GP_OFFSET } from './elf-got.js';
 import { elfHardening, isPieExecutable } from './elf-hardening.js';
@@ -129,10 +130,23 @@ function socketApi(elf: ElfInfo): Set<string> {
   return names;
 }
 
-export async function analyzeElf(path: string, buf: Buffer): Promise<BinaryInfo | undefined> {
+/**
+ * A stripped binary takes the function symbols of its matched debug file (by build-id): they name callers, find
+ * statically linked unsafe functions and the stack canary, as the binary's own .symtab would.
+ */
+function useDebugSymbols(elf: ElfInfo, debug: DebugSymbolIndex | undefined): { source: SymbolSource; debugFile?: string } {
+  const matched = debug?.elf(elf.buildId);
+  if (elf.symbols?.some((s) => s.defined && s.type === 'func')) return { source: 'symtab' };
+  if (!matched) return { source: 'none' };
+  elf.symbols = matched.symbols;
+  return { source: matched.source, debugFile: matched.file };
+}
+
+export async function analyzeElf(path: string, buf: Buffer, debug?: DebugSymbolIndex): Promise<BinaryInfo | undefined> {
   const src = bufferSource(buf);
   const elf = await parseElf(src, { symtab: true });
   if (elf.type !== 'executable' && elf.type !== 'shared-object') return undefined;
+  const names = useDebugSymbols(elf, debug);
   const isExecutable = elf.type === 'executable' || isPieExecutable(elf);
   const { candidates, imported, linked } = candidatesOf(elf, isExecutable);
   const decoded = DECODED.has(elf.machine) && !(elf.machine === EM_MIPS && (elf.flags & EF_MIPS_COMPRESSED) !== 0);
@@ -155,6 +169,7 @@ export async function analyzeElf(path: string, buf: Buffer): Promise<BinaryInfo 
       imported: elf.dynamicSymbols.filter((s) => !s.defined).length,
       exported: elf.dynamicSymbols.filter((s) => s.defined && s.bind !== 'local').length,
       defined: elf.symbols?.filter((s) => s.defined).length ?? 0,
+      ...names,
     },
   };
 }

@@ -56,6 +56,8 @@ export interface PeInfo {
   version?: PeVersionInfo;
   /** CodeView debug record path (the PDB or, for EDK II modules, the .dll build path). */
   pdbPath?: string;
+  /** The RSDS record's PDB GUID (16 bytes as hex, file order) and age: what matches the image's PDB. */
+  pdbId?: { guid: string; age: number };
   problems: string[];
 }
 
@@ -108,7 +110,7 @@ export function rvaToOffset(sections: PeSection[], rva: number, delta = 0): numb
   return undefined;
 }
 
-function readSections(buf: Buffer, at: number, count: number): PeSection[] {
+export function readSections(buf: Buffer, at: number, count: number): PeSection[] {
   const out: PeSection[] = [];
   for (let i = 0; i < count; i++) {
     const o = at + i * 40;
@@ -183,8 +185,9 @@ export async function parsePe(src: ByteSource): Promise<PeInfo> {
   });
   await guard(info, 'debug directory', async () => {
     if (dirs[6]?.rva) {
-      const path = await readCodeView(src, (rva) => rvaToOffset(sections, rva), dirs[6].rva, dirs[6].size);
-      if (path) info.pdbPath = path;
+      const cv = await readCodeView(src, (rva) => rvaToOffset(sections, rva), dirs[6].rva, dirs[6].size);
+      if (cv?.path) info.pdbPath = cv.path;
+      if (cv?.id) info.pdbId = cv.id;
     }
   });
   return info;
@@ -217,8 +220,9 @@ async function parseTe(src: ByteSource, head: Buffer): Promise<PeInfo> {
   const debugSize = head.readUInt32LE(36);
   await guard(info, 'debug directory', async () => {
     if (debugRva) {
-      const path = await readCodeView(src, (rva) => rvaToOffset(sections, rva, delta), debugRva, debugSize, delta);
-      if (path) info.pdbPath = path;
+      const cv = await readCodeView(src, (rva) => rvaToOffset(sections, rva, delta), debugRva, debugSize, delta);
+      if (cv?.path) info.pdbPath = cv.path;
+      if (cv?.id) info.pdbId = cv.id;
     }
   });
   return info;
@@ -304,7 +308,7 @@ async function readExports(src: ByteSource, sections: PeSection[], rva: number):
   return out;
 }
 
-async function readCodeView(src: ByteSource, map: (rva: number) => number | undefined, rva: number, size: number, delta = 0): Promise<string | undefined> {
+async function readCodeView(src: ByteSource, map: (rva: number) => number | undefined, rva: number, size: number, delta = 0): Promise<{ path: string; id?: { guid: string; age: number } } | undefined> {
   const at = map(rva);
   if (at === undefined) return undefined;
   const dir = await readExact(src, at, Math.min(size, 28 * 32), 'debug directory');
@@ -314,9 +318,9 @@ async function readCodeView(src: ByteSource, map: (rva: number) => number | unde
     const raw = dir.readUInt32LE(o + 24) - delta;
     const cv = await readExact(src, raw, len, 'CodeView record');
     const sig = cv.toString('latin1', 0, 4);
-    if (sig === 'RSDS') return cStringAt(cv, 24, 4096);
-    if (sig === 'NB10') return cStringAt(cv, 16, 4096);
-    if (sig === 'MTOC') return cStringAt(cv, 20, 4096);
+    if (sig === 'RSDS' && cv.length >= 24) return { path: cStringAt(cv, 24, 4096), id: { guid: cv.toString('hex', 4, 20), age: cv.readUInt32LE(20) } };
+    if (sig === 'NB10') return { path: cStringAt(cv, 16, 4096) };
+    if (sig === 'MTOC') return { path: cStringAt(cv, 20, 4096) };
   }
   return undefined;
 }
