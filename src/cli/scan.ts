@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import type { ScanResult, Severity } from '../engine/types.js';
 import type { VulnerabilitySource } from '../engine/vulns/source.js';
@@ -20,6 +20,7 @@ interface ScanCliOptions extends LimitFlags {
   quiet?: boolean;
   vulndb: boolean;
   failOnIncomplete?: boolean;
+  debugFile: string[];
 }
 
 /** Exit code of a scan whose analysis is incomplete, with --fail-on-incomplete. */
@@ -35,7 +36,8 @@ export function register(program: Command): void {
     .option('--work-dir <dir>', 'unpack into this folder and keep it (default: a temporary folder, removed)')
     .option('-q, --quiet', 'no progress and no summary on standard error (an incomplete analysis is still reported)')
     .option('--fail-on-incomplete', `exit with code ${EXIT_INCOMPLETE} when part of the image could not be analysed`)
-    .option('--no-vulndb', 'do not match components against the local vulnerability database');
+    .option('--no-vulndb', 'do not match components against the local vulnerability database')
+    .option('--debug-file <file>', 'a PDB or ELF debug file whose symbols name the functions of a stripped binary (repeatable)', (file: string, all: string[]) => [...all, file], [] as string[]);
   addLimitOptions(command).action(async (file: string, opts: ScanCliOptions) => {
     const { findReport, reports } = await import('../reports/index.js');
     const format = opts.format.toLowerCase();
@@ -46,6 +48,10 @@ export function register(program: Command): void {
     // The engine (handlers, analyzers) is loaded on use, so other commands start fast.
     const { scan } = await import('../engine/scan.js');
     const { isEngineError } = await import('../engine/errors.js');
+    const debugFiles = opts.debugFile.map((path) => {
+      if (!existsSync(path)) throw new Error(`debug file not found: ${path}`);
+      return { path, name: basename(path) };
+    });
     const workDir = opts.workDir ?? (await mkdtemp(join(tmpdir(), 'firmscope-scan-')));
     const vulndb = opts.vulndb ? await openLocalVulnDb() : undefined;
     if (opts.vulndb && !vulndb && !opts.quiet) {
@@ -57,6 +63,7 @@ export function register(program: Command): void {
         workDir,
         vulnerabilities: vulndb?.source,
         limits: limitsFromFlags(opts),
+        debugFiles,
         onProgress: ({ phase }) => {
           if (!opts.quiet && phase !== lastPhase) process.stderr.write(`firmscope: ${phase}\n`);
           lastPhase = phase;
