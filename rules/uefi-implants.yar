@@ -10,8 +10,9 @@
 // SHA-256 values go to known-bad-sha256.txt instead (the engine already hashes every file with SHA-256).
 // `sample = "hash-only"`: no sample can be built for such a rule (rules.test.ts checks the condition is a hash).
 //
-// Not covered: CosmicStrand (no public indicator we could verify; its C2 name was removed from this file) and
-// MoonBounce by content (Kaspersky publishes hashes, covered below, and no string that survives in CORE_DXE).
+// Code patterns: for CosmicStrand and MoonBounce the public indicators of content are instruction sequences of
+// their hooks, published with disassembly by Binarly's FwHunt rules (CC0) after Kaspersky's reports; the rules
+// below match those byte sequences in a PE/TE image (the hooks live in patched CSMCORE and CORE_DXE drivers).
 import "hash"
 
 rule lojax_secdxe_module
@@ -164,4 +165,39 @@ rule blacklotus_c2_gate
     $c8 = "xrepositoryx.name" ascii wide nocase
   condition:
     $gate and any of ($c*)
+}
+
+rule cosmicstrand_handleprotocol_hook
+{
+  meta:
+    family = "cosmicstrand"
+    severity = "critical"
+    description = "CosmicStrand UEFI rootkit: the hook added to the CSMCORE DXE driver, which saves every register, compares the patched code bytes and EFI_LOADED_IMAGE_PROTOCOL's GUID, then calls its HandleProtocol hook"
+    reference = "https://securelist.com/cosmicstrand-uefi-firmware-rootkit/106973/"
+    reference2 = "https://github.com/binarly-io/FwHunt/blob/a2e3be630e407a49c8076178c712bcf6cccda1bf/rules/Threats/CosmicStrand.yml"
+  strings:
+    // mov rcx,[rsp]; push rax..r15; sub rsp,60h; mov rax,<48 85 C0 74 07 33 C0 E9>; cmp [rcx],rax; jnz
+    $save_and_compare = { 48 8B 0C 24 50 53 51 52 55 56 57 41 52 41 53 41 54 41 55 41 56 41 57 48 83 EC 60 48 B8 48 85 C0 74 07 33 C0 E9 48 39 01 75 ?? }
+    // then mov rax,<GUID low>; cmp rax,[rdx]; jnz; mov rax,<GUID high>; cmp rax,[rdx+8]; jnz; mov r15,[gST]; mov r14,[r8]
+    $loaded_image_guid = { 48 B8 A1 31 1B 5B 62 95 D2 11 48 3B 02 75 ?? 48 B8 8E 3F 00 A0 C9 69 72 3B 48 3B 42 08 75 ?? 4C 8B 3D ?? ?? ?? ?? 4D 8B 30 }
+  condition:
+    // both parts, the GUID comparison right after the register save (the first of each: the hook is one block)
+    (uint16(0) == 0x5A4D or uint16(0) == 0x5A56) and $save_and_compare and $loaded_image_guid and
+      @loaded_image_guid[1] == @save_and_compare[1] + !save_and_compare[1]
+}
+
+rule moonbounce_core_dxe_hooks
+{
+  meta:
+    family = "moonbounce"
+    severity = "critical"
+    description = "MoonBounce (APT41) UEFI rootkit: the inline hooks its tampered CORE_DXE writes over CoreCreateEventInternal and AllocatePool (a 'mov rax' stub, then pushfq and the saved registers)"
+    reference = "https://securelist.com/moonbounce-the-dark-side-of-uefi-firmware/105468/"
+    reference2 = "https://github.com/binarly-io/FwHunt/blob/a2e3be630e407a49c8076178c712bcf6cccda1bf/rules/Threats/MoonBounce-CORE-DXE.yml"
+  strings:
+    // mov byte [rax],48h; mov dword [rax+1],<48 89 ... >; pushfq; push rbx rcx rdx r8 r9 rsi rdi; sub rsp,38h|48h; call $+5
+    $hook_create_event = { C6 00 48 C7 40 01 8B C4 48 89 9C 53 51 52 41 50 41 51 56 57 48 83 EC 38 E8 00 00 00 00 }
+    $hook_allocate_pool = { C6 00 48 C7 40 01 89 5C 24 08 9C 53 51 52 41 50 41 51 56 57 48 83 EC 48 E8 00 00 00 00 }
+  condition:
+    (uint16(0) == 0x5A4D or uint16(0) == 0x5A56) and any of them
 }
