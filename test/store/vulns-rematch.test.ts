@@ -6,7 +6,9 @@ import type { Kysely } from 'kysely';
 import { expect, it } from 'vitest';
 import type { Component, EngineFinding } from '../../src/engine/types.js';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
+import { VulnerabilityMatcher } from '../../src/engine/vulns/matcher.js';
 import type { VulnerabilityRecord, VulnerabilitySource } from '../../src/engine/vulns/source.js';
+import { openDatabase } from '../../src/store/database.js';
 import { newId } from '../../src/store/ids.js';
 import type { Database } from '../../src/store/schema.js';
 import { ResultRepository } from '../../src/store/result.repository.js';
@@ -91,13 +93,13 @@ describeEachDatabase('vulnerability re-matching', (get) => {
   });
 });
 
-describeEachDatabase('vulnerability re-matching withdraws findings that no longer match', (get) => {
-  const record = (id: string, modified: string, criteria: VulnerabilityRecord['criteria']): VulnerabilityRecord => ({
-    id, aliases: [], source: 'nvd', cwes: [], references: [], modified, criteria,
-    cvss: { v3: { baseScore: 7.5, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:H', version: '3.1' } },
-  });
-  const upTo = (end: string) => [[{ criteria: 'cpe:2.3:a:busybox:busybox:*:*:*:*:*:*:*:*', vulnerable: true, versionEndIncluding: end }]];
+const record = (id: string, modified: string, criteria: VulnerabilityRecord['criteria']): VulnerabilityRecord => ({
+  id, aliases: [], source: 'nvd', cwes: [], references: [], modified, criteria,
+  cvss: { v3: { baseScore: 7.5, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:H', version: '3.1' } },
+});
+const upTo = (end: string) => [[{ criteria: 'cpe:2.3:a:busybox:busybox:*:*:*:*:*:*:*:*', vulnerable: true, versionEndIncluding: end }]];
 
+describeEachDatabase('vulnerability re-matching withdraws findings that no longer match', (get) => {
   it('a narrower range or a rejection removes the finding, its open escalations and its counts', async () => {
     const { db } = get();
     const { image } = await productWithImages(db);
@@ -132,5 +134,66 @@ describeEachDatabase('vulnerability re-matching withdraws findings that no longe
     expect(await results.counts(latest.imageId, latest.scanId)).toMatchObject({ newEscalationsCount: 0, findingTypeCounts: [] });
     // idempotent
     expect(await rematchLatestImages(db, vulns)).toMatchObject({ newFindings: 0, withdrawnFindings: 0, escalations: 0 });
+  });
+});
+
+// Re-matches overlap (an import while another still re-matches, a sync and an import): each image's changes are
+// applied once, whichever connection gets there first, and every re-match succeeds.
+describeEachDatabase('overlapping re-matches', (get) => {
+  const sum = (summaries: Array<Record<'newFindings' | 'updatedFindings' | 'escalations', number>>, key: 'newFindings' | 'updatedFindings' | 'escalations') =>
+    summaries.reduce((n, s) => n + s[key], 0);
+
+  it('re-matches on three connections at once store each new vulnerability and escalate each risk rise once', async () => {
+    const { db, url, dataDir } = get();
+    const { product, image } = await productWithImages(db);
+    const latest = await image('2026-02-01T00:00:00.000Z', '1.31.1');
+    const vulns = new VulnerabilityRepository(db);
+    const others = [await openDatabase({ url, dataDir }), await openDatabase({ url, dataDir })];
+    const together = () => Promise.all([db, ...others.map((o) => o.db)].map((d) => rematchLatestImages(d, new VulnerabilityRepository(d))));
+    const escalations = async (reason: string) =>
+      (await db.selectFrom('escalations').select('finding_fingerprint').where('product_id', '=', product).where('reason', '=', reason).execute()).length;
+    try {
+      const cves = ['CVE-2097-1000', 'CVE-2097-1001', 'CVE-2097-1002'];
+      for (const [round, cve] of cves.entries()) {
+        await vulns.putRecord(record(cve, '2024-01-01T00:00:00.000Z', upTo('1.33.1')));
+        const summaries = await together();
+        expect(sum(summaries, 'newFindings'), `round ${round}`).toBe(1);
+        expect(sum(summaries, 'escalations'), `round ${round}`).toBe(1);
+      }
+      const rows = await db.selectFrom('findings').select('pname').where('scan_id', '=', latest.scanId).orderBy('pname').execute();
+      expect(rows.map((r) => r.pname)).toEqual(cves);
+      expect(await escalations('new-vulnerability')).toBe(3);
+
+      // all three become known exploited: each finding is updated and escalated once
+      await vulns.putKev(cves.map((cveId) => ({ cveId, dateAdded: '2026-03-01' })));
+      const summaries = await together();
+      expect(sum(summaries, 'updatedFindings')).toBe(3);
+      expect(sum(summaries, 'escalations')).toBe(3);
+      expect(await escalations('kev')).toBe(3);
+      expect((await db.selectFrom('findings').select('is_kev').where('scan_id', '=', latest.scanId).execute()).map((r) => r.is_kev)).toEqual([1, 1, 1]);
+    } finally {
+      await Promise.all(others.map((o) => o.close()));
+    }
+  });
+
+  it('storing a scan\'s result on two connections at once stores it once; findings sharing a fingerprint are stored once', async () => {
+    const { db, url, dataDir } = get();
+    const { product, image } = await productWithImages(db);
+    const { imageId, scanId } = await image('2026-02-01T00:00:00.000Z', '1.31.1', []);
+    const vulns = new VulnerabilityRepository(db);
+    await vulns.putRecord(record('CVE-2097-2000', '2024-01-01T00:00:00.000Z', upTo('1.33.1')));
+    // (the suite's database also holds the records of the test before)
+    const findings = (await new VulnerabilityMatcher(vulns).matchAll([busybox('1.31.1')], [])).filter((f) => f.pname === 'CVE-2097-2000');
+    expect(findings).toHaveLength(1);
+    const result = { components: [busybox('1.31.1'), busybox('1.31.1')], findings: [findings[0]!, { ...findings[0]!, severity: 'low' as const }], cryptoAssets: [] };
+    const other = await openDatabase({ url, dataDir });
+    try {
+      await Promise.all([db, other.db].map((d) => new ResultRepository(d).store({ scanId, imageId, productId: product }, result)));
+    } finally {
+      await other.close();
+    }
+    expect((await db.selectFrom('components').select('id').where('scan_id', '=', scanId).execute()).length).toBe(2);
+    const stored = await db.selectFrom('findings').select(['fingerprint', 'severity']).where('scan_id', '=', scanId).execute();
+    expect(stored).toEqual([{ fingerprint: findings[0]!.fingerprint, severity: findings[0]!.severity }]);
   });
 });
