@@ -29,9 +29,9 @@ export interface OpenDatabaseOptions {
 }
 
 const PG_INT8 = 20;
+const PG_NUMERIC = 1700;
 /** How long a SQLite writer waits for another connection's write lock before giving up with SQLITE_BUSY. */
 const SQLITE_BUSY_TIMEOUT_MS = 10_000;
-const PG_NUMERIC = 1700;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<OpenedDatabase> {
   const url = options.url?.trim();
