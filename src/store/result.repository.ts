@@ -1,8 +1,9 @@
 // A finished scan's stored result: components, findings and crypto assets as rows (queried by the API),
 // plus the image counts computed from them. The files tree and problems live in a blob (see services).
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Component, CryptoAsset, EngineFinding, ScanResult } from '../engine/types.js';
 import { replaceScanBinaries } from './binary.repository.js';
+import { dialectOf } from './database.js';
 import { newId, nowIso } from './ids.js';
 import type { Database } from './schema.js';
 
@@ -40,6 +41,21 @@ async function insertBatches<T extends keyof Database>(db: Kysely<Database>, tab
   }
 }
 
+/**
+ * Locks the scan's row until the transaction ends, so that writers of its result rows (storing the result,
+ * re-matching its vulnerabilities) run one after the other, each reading what the one before committed. Without
+ * it, two PostgreSQL transactions (READ COMMITTED) could both find a vulnerability missing and both record it, or
+ * both see a risk rise and both escalate it; the unique index on findings(scan_id, fingerprint) stops the first,
+ * not the second. FOR NO KEY UPDATE conflicts with itself and with updates of the row, but not with the key-share
+ * locks that inserting rows referring to the scan takes. On SQLite every transaction begins IMMEDIATE (the
+ * database's one write lock, see database.ts), which already serialises them. False when the scan is gone.
+ */
+export async function lockScanForResultWrite(trx: Transaction<Database>, scanId: string): Promise<boolean> {
+  let query = trx.selectFrom('scans').select('id').where('id', '=', scanId);
+  if (dialectOf(trx) === 'postgres') query = query.forNoKeyUpdate();
+  return (await query.executeTakeFirst()) !== undefined;
+}
+
 export class ResultRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -47,6 +63,7 @@ export class ResultRepository {
   async store(ref: ScanRef, result: Pick<ScanResult, 'components' | 'findings' | 'cryptoAssets' | 'binaries'>): Promise<void> {
     const now = nowIso();
     await this.db.transaction().execute(async (trx) => {
+      await lockScanForResultWrite(trx, ref.scanId);
       for (const table of ['components', 'findings', 'crypto_assets'] as const) {
         await trx.deleteFrom(table).where('scan_id', '=', ref.scanId).execute();
       }
@@ -54,7 +71,13 @@ export class ResultRepository {
         id: newId(), scan_id: ref.scanId, image_id: ref.imageId, product_id: ref.productId, ref: c.ref, name: c.name,
         version: c.version ?? null, type: c.type, cpe: c.cpe ?? null, purl: c.purl ?? null, data: JSON.stringify(c),
       })));
-      await insertBatches(trx, 'findings', result.findings.map((f) => findingRow(ref, f, now)));
+      // One row per fingerprint (the unique index): the engine merged them already, and should two findings still
+      // share one, the first is kept rather than failing the whole result.
+      const findings = result.findings.map((f) => findingRow(ref, f, now));
+      for (let i = 0; i < findings.length; i += BATCH) {
+        await trx.insertInto('findings').values(findings.slice(i, i + BATCH))
+          .onConflict((oc) => oc.columns(['scan_id', 'fingerprint']).doNothing()).execute();
+      }
       await insertBatches(trx, 'crypto_assets', result.cryptoAssets.map((a) => ({
         id: newId(), scan_id: ref.scanId, image_id: ref.imageId, product_id: ref.productId, ref: a.ref, asset_type: a.assetType,
         name: a.name, is_expired: a.details['expired'] === true ? 1 : 0, data: JSON.stringify(a),

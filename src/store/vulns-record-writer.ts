@@ -3,9 +3,13 @@
 // A batch is one transaction, so no record is ever half-written. The rules are those of a single write: a record
 // replaces the stored one only when newer (or, both undated, when it differs); a record met twice in one batch
 // counts as it would one after the other.
+// Writers of the vulnerability data (record batches here, KEV and EPSS batches in vulns.repository.ts) decide what
+// to write from what they read, so concurrent ones (two imports, an import and a sync) take turns: each transaction
+// begins with lockVulnerabilityWrites and reads only after it.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { recordKeys, shouldReplace, type PutResult } from '../engine/vulns/memory-source.js';
 import type { VulnerabilityRecord } from '../engine/vulns/source.js';
+import { dialectOf } from './database.js';
 import type { Database } from './schema.js';
 import { requestRematch } from './vuln-rematch-request.js';
 import { criteriaRows } from './vulns-criteria.js';
@@ -25,6 +29,20 @@ async function insertRows<T extends keyof Database>(trx: Transaction<Database>, 
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
     await trx.insertInto(table).values(rows.slice(i, i + ROWS_PER_INSERT) as never).execute();
   }
+}
+
+/**
+ * Makes the transaction the only writer of the vulnerability data until it ends. On PostgreSQL a transaction-scoped
+ * advisory lock (keyed by the schema, so databases in other schemas of one server do not wait for each other):
+ * without it two imports of the same record both found it missing and both inserted it, and the second failed on
+ * the primary key. ON CONFLICT on the record row alone would not do: whether a record replaces the stored one, and
+ * which lookup rows (products, criteria, packages, aliases) to delete and insert with it, depends on the stored
+ * version, which only a read after the other writer committed gives. On SQLite every transaction begins IMMEDIATE,
+ * holding the database's write lock already (database.ts).
+ */
+export async function lockVulnerabilityWrites(trx: Transaction<Database>): Promise<void> {
+  if (dialectOf(trx) !== 'postgres') return;
+  await sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':firmscope-vulnerability-writes'))`.execute(trx);
 }
 
 /** The stored (modified, data) of the records, by `${source}\0${record_id}`. */
@@ -49,6 +67,7 @@ export async function writeRecords(db: Kysely<Database>, records: VulnerabilityR
     return { record, source: record.source ?? 'unknown', recordId: record.sourceId ?? record.id, data: JSON.stringify(stored) };
   });
   return db.transaction().execute(async (trx) => {
+    await lockVulnerabilityWrites(trx);
     const stored = await storedVersions(trx, pending);
     const inDatabase = new Set(stored.keys());
     const results: PutResult[] = [];

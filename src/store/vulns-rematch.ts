@@ -7,12 +7,18 @@
 // it. Deleting, rather than setting an issue status, keeps the user's workflow intact: a status belongs to the
 // product's fingerprint, carries forward to later images and records who set it (API-NOTES, Findings).
 // Nothing is withdrawn from an image whose matching reported an error (a failed lookup is not "no match").
+// Re-matches may overlap (a sync and an import, or an import re-run while the first still re-matches): each image's
+// transaction first locks its scan (lockScanForResultWrite), so overlapping ones apply their changes one after the
+// other, the later reading what the earlier committed; a finding is only ever inserted if its fingerprint is not
+// in the scan yet (the unique index decides), and an escalation is recorded only for a row this transaction
+// actually inserted or changed.
 import type { Kysely } from 'kysely';
 import { severityRank } from '../engine/vulns/cvss.js';
 import { VulnerabilityMatcher } from '../engine/vulns/matcher.js';
 import type { VulnerabilitySource } from '../engine/vulns/source.js';
 import type { Component, EngineFinding, Problem } from '../engine/types.js';
 import { newId, nowIso } from './ids.js';
+import { lockScanForResultWrite } from './result.repository.js';
 import type { Database } from './schema.js';
 
 export interface RematchOptions {
@@ -85,6 +91,7 @@ export async function rematchLatestImages(db: Kysely<Database>, source: Vulnerab
     const complete = !summary.problems.slice(problemsBefore).some((p) => p.kind === 'error');
     summary.images++;
     await db.transaction().execute(async (trx) => {
+      if (!(await lockScanForResultWrite(trx, target.scanId))) return; // deleted since it was listed
       const existing = new Map((await trx.selectFrom('findings').select(['id', 'fingerprint', 'data'])
         .where('scan_id', '=', target.scanId).where('finding_type', '=', 'dependencyVulnerability').execute())
         .map((r) => [r.fingerprint, { id: r.id, finding: JSON.parse(r.data) as EngineFinding }]));
@@ -104,15 +111,17 @@ export async function rematchLatestImages(db: Kysely<Database>, source: Vulnerab
       for (const finding of findings) {
         const old = existing.get(finding.fingerprint);
         if (!old) {
-          await trx.insertInto('findings').values({
+          const inserted = await trx.insertInto('findings').values({
             id: newId(), scan_id: target.scanId, image_id: target.imageId, product_id: target.productId, create_time: now, ...findingColumns(finding),
-          }).execute();
+          }).onConflict((oc) => oc.columns(['scan_id', 'fingerprint']).doNothing()).returning('id').executeTakeFirst();
+          if (!inserted) continue; // the scan has it already (a finding of another type cannot share the fingerprint)
           summary.newFindings++;
           await escalate(finding.fingerprint, 'new-vulnerability', { pname: finding.pname, severity: finding.severity, isKev: finding.isKev ?? false });
           continue;
         }
         if (JSON.stringify(old.finding) === JSON.stringify(finding)) continue;
-        await trx.updateTable('findings').set(findingColumns(finding)).where('id', '=', old.id).execute();
+        const updated = await trx.updateTable('findings').set(findingColumns(finding)).where('id', '=', old.id).executeTakeFirst();
+        if (Number(updated.numUpdatedRows) === 0) continue;
         summary.updatedFindings++;
         for (const e of escalationsOf(old.finding, finding, threshold)) await escalate(finding.fingerprint, e.reason, e.details);
       }

@@ -13,7 +13,7 @@ import type { Database } from './schema.js';
 import { requestRematch } from './vuln-rematch-request.js';
 import { criteriaFor } from './vulns-criteria.js';
 import { listCte } from './vulns-lists.js';
-import { writeRecords } from './vulns-record-writer.js';
+import { lockVulnerabilityWrites, writeRecords } from './vulns-record-writer.js';
 
 export interface ImportSummary {
   inserted: number;
@@ -247,6 +247,7 @@ export class VulnerabilityRepository implements VulnerabilitySource {
     const changed: string[] = [];
     for (const part of chunks(entries, BATCH)) {
       await this.db.transaction().execute(async (trx) => {
+        await lockVulnerabilityWrites(trx);
         const before = changed.length;
         const existing = new Map((await trx.selectFrom('vuln_kev').selectAll().where('cve_id', 'in', part.map((e) => e.cveId)).execute()).map((r) => [r.cve_id, r]));
         for (const e of part) {
@@ -272,6 +273,7 @@ export class VulnerabilityRepository implements VulnerabilitySource {
     const changed: string[] = [];
     for (const part of chunks(entries, BATCH)) {
       await this.db.transaction().execute(async (trx) => {
+        await lockVulnerabilityWrites(trx);
         const before = changed.length;
         const existing = new Map((await trx.selectFrom('vuln_epss').selectAll().where('cve_id', 'in', part.map((e) => e.cveId)).execute()).map((r) => [r.cve_id, r]));
         const inserts: Database['vuln_epss'][] = [];
@@ -296,11 +298,15 @@ export class VulnerabilityRepository implements VulnerabilitySource {
 
   /** Records a feed's own date (the newest one seen) and, for NVD sync, the cursor to resume from. */
   async setFeed(feed: FeedName, date: string | null, cursor?: string, now = new Date().toISOString()): Promise<void> {
-    const old = await this.db.selectFrom('vuln_feeds').selectAll().where('feed', '=', feed).executeTakeFirst();
-    const feedDate = old?.feed_date && (!date || old.feed_date > date) ? old.feed_date : date;
-    const row = { feed_date: feedDate, cursor: cursor ?? old?.cursor ?? null, updated_at: now };
-    if (old) await this.db.updateTable('vuln_feeds').set(row).where('feed', '=', feed).execute();
-    else await this.db.insertInto('vuln_feeds').values({ feed, ...row }).execute();
+    // One upsert, so that two imports recording the same feed at once both succeed: the newer date wins, and a
+    // cursor is kept unless a new one is given.
+    await this.db.insertInto('vuln_feeds').values({ feed, feed_date: date, cursor: cursor ?? null, updated_at: now })
+      .onConflict((oc) => oc.column('feed').doUpdateSet({
+        feed_date: sql<string | null>`CASE WHEN vuln_feeds.feed_date IS NOT NULL AND (excluded.feed_date IS NULL OR vuln_feeds.feed_date > excluded.feed_date) THEN vuln_feeds.feed_date ELSE excluded.feed_date END`,
+        cursor: sql<string | null>`COALESCE(excluded.cursor, vuln_feeds.cursor)`,
+        updated_at: sql<string>`excluded.updated_at`,
+      }))
+      .execute();
   }
 
   async feed(feed: FeedName): Promise<{ feedDate: string | null; cursor: string | null } | undefined> {

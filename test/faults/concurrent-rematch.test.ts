@@ -1,7 +1,8 @@
 // Several `firmscope vulndb import` processes at once (a scheduled sync and a manual import, or an import re-run while
 // the first still re-matches) on a server with a scanned BusyBox: each round imports a new generated record for
 // BusyBox (the real NVD record of CVE-2021-42386 under a new id) with every process, and the latest scan must
-// then hold that vulnerability as exactly one finding. An import may lose the race with an error, never the data.
+// then hold that vulnerability as exactly one finding with one escalation, and every import must succeed (the
+// writers wait for each other instead of failing on a lock or a duplicate key).
 // First the same race without processes: two re-matches at once on two connections of one test.
 import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -47,6 +48,10 @@ for (const dialect of testDialects()) {
       return file;
     }
     const findingsOf = (cve: string) => t.server.runtime.repos.db.selectFrom('findings').select('id').where('scan_id', '=', scanId).where('pname', '=', cve).execute();
+    /** The escalations recorded for the finding of `cve` in the BusyBox scan. */
+    const escalationsOf = (cve: string) => t.server.runtime.repos.db.selectFrom('escalations').select('reason')
+      .where('finding_fingerprint', 'in', (eb) => eb.selectFrom('findings').select('fingerprint').where('scan_id', '=', scanId).where('pname', '=', cve))
+      .execute();
 
     it('two re-matches at once, on two connections, store a new vulnerability as one finding', async () => {
       const cve = 'CVE-2099-0999';
@@ -57,6 +62,8 @@ for (const dialect of testDialects()) {
         const described = outcomes.map((o) => (o.status === 'fulfilled' ? `${o.value.newFindings} new findings` : `failed: ${String(o.reason)}`)).join('; ');
         expect(outcomes.some((o) => o.status === 'fulfilled'), described).toBe(true);
         expect((await findingsOf(cve)).length, `${cve} findings of the BusyBox scan after two re-matches (${described})`).toBe(1);
+        expect(outcomes.every((o) => o.status === 'fulfilled'), described).toBe(true);
+        expect(await escalationsOf(cve), described).toEqual([{ reason: 'new-vulnerability' }]);
       } finally {
         await Promise.all(connections.map((c) => c.close()));
       }
@@ -74,6 +81,8 @@ for (const dialect of testDialects()) {
         const context = log.join('\n');
         expect(codes.some((c) => c === 0), context).toBe(true);
         expect((await findingsOf(cve)).length, `${cve} findings of the BusyBox scan\n${context}`).toBe(1);
+        expect(codes, `every import succeeds\n${context}`).toEqual(codes.map(() => 0));
+        expect(await escalationsOf(cve), context).toEqual([{ reason: 'new-vulnerability' }]);
       }
       console.info(`concurrent imports [${dialect}]\n  ${log.join('\n  ')}`);
     }, 120_000);

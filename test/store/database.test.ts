@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { migrations } from '../../src/store/migrations/index.js';
-import { describeEachDatabase } from '../support/databases.js';
+import { describeEachDatabase, openTestDatabase } from '../support/databases.js';
 
 describeEachDatabase('openDatabase', (get) => {
   it('runs every migration once and records it', async () => {
@@ -61,4 +61,39 @@ describeEachDatabase('openDatabase', (get) => {
 
 it('a bad PostgreSQL URL fails with the reason', async () => {
   await expect(openDatabase({ url: 'postgres://nobody@127.0.0.1:1/none', dataDir: '/tmp' })).rejects.toThrow();
+});
+
+// SQLite write transactions begin IMMEDIATE: one that reads before it writes waits for another connection's write
+// lock (without stopping the event loop, so that connection, here in the same process, can finish), then reads
+// what it committed. A DEFERRED one read a stale snapshot and failed at its first write with "database is locked".
+it('a SQLite write transaction waits for another connection\'s, then reads what it committed', async () => {
+  const first = await openTestDatabase('sqlite');
+  const second = await openDatabase({ dataDir: first.dataDir });
+  const now = new Date().toISOString();
+  try {
+    let locked = () => {};
+    const holding = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const firstDone = first.db.transaction().execute(async (trx) => {
+      await trx.insertInto('organisations').values({ id: 'W1', name: 'first', create_time: now }).execute();
+      locked();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    await holding;
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 20);
+    const seen = await second.db.transaction().execute(async (trx) => {
+      const rows = await trx.selectFrom('organisations').select('id').execute();
+      await trx.insertInto('organisations').values({ id: 'W2', name: 'second', create_time: now }).execute();
+      return rows.map((r) => r.id);
+    }).finally(() => clearInterval(timer));
+    await firstDone;
+    expect(seen).toEqual(['W1']);
+    expect(ticks, 'timer ticks while the second transaction waited').toBeGreaterThan(5);
+    expect((await first.db.selectFrom('organisations').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual(['W1', 'W2']);
+  } finally {
+    await second.close();
+    await first.close();
+  }
 });

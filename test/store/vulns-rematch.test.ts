@@ -2,50 +2,20 @@
 // import; a later KEV entry and EPSS rise escalate the existing finding; re-running changes nothing. A finding
 // whose record no longer matches (narrower range, rejected) is withdrawn with its open escalations, unless the
 // matching failed.
-import type { Kysely } from 'kysely';
 import { expect, it } from 'vitest';
-import type { Component, EngineFinding } from '../../src/engine/types.js';
+import type { EngineFinding } from '../../src/engine/types.js';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
+import { VulnerabilityMatcher } from '../../src/engine/vulns/matcher.js';
 import type { VulnerabilityRecord, VulnerabilitySource } from '../../src/engine/vulns/source.js';
-import { newId } from '../../src/store/ids.js';
-import type { Database } from '../../src/store/schema.js';
+import { openDatabase } from '../../src/store/database.js';
 import { ResultRepository } from '../../src/store/result.repository.js';
 import { escalationsOf, rematchLatestImages } from '../../src/store/vulns-rematch.js';
 import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { haveShared, sharedPath } from '../support/shared.js';
+import { busybox, productWithImages } from '../support/store-fixtures.js';
 
 const hasData = haveShared('vulndata', 'nvd-cve2.0-CVE-2021-42386.json');
-
-const busybox = (version: string): Component => ({
-  ref: `busybox@${version}`, name: 'busybox', version, type: 'application', confidence: 0.95,
-  cpe: `cpe:2.3:a:busybox:busybox:${version}:*:*:*:*:*:*:*`, paths: ['rootfs/bin/busybox'],
-  evidence: [{ path: 'rootfs/bin/busybox', method: 'version-signature', match: `BusyBox v${version}` }], foundBy: ['version-signatures'],
-});
-
-/** A product in a new organisation, and a way to add an image with one finished scan whose inventory is given. */
-async function productWithImages(db: Kysely<Database>) {
-  const t = '2026-01-01T00:00:00.000Z';
-  const org = newId();
-  const product = newId();
-  await db.insertInto('organisations').values({ id: org, name: `org-${org}`, create_time: t }).execute();
-  await db.insertInto('products').values({ id: product, org_id: org, name: 'router', description: null, author_id: 'u', is_archived: 0, create_time: t, update_time: t }).execute();
-  const image = async (created: string, version: string, components: Component[] = [busybox(version)]) => {
-    const imageId = newId();
-    const scanId = newId();
-    await db.insertInto('images').values({
-      id: imageId, product_id: product, org_id: org, name: `fw ${version}`, version, file_name: 'fw.bin', blob_key: 'k', size: 1,
-      sha256: 'a', sha1: 'b', md5: 'c', detected_type: null, author_id: 'u', is_archived: 0, create_time: created, update_time: created,
-    }).execute();
-    await db.insertInto('scans').values({
-      id: scanId, image_id: imageId, product_id: product, org_id: org, author_id: 'u', state: 'done', state_id: newId(), state_time: created,
-      error: null, progress_phase: null, progress_percent: null, engine_version: '0.1.0', result_blob_key: null, create_time: created,
-    }).execute();
-    await new ResultRepository(db).store({ scanId, imageId, productId: product }, { components, findings: [], cryptoAssets: [] });
-    return { imageId, scanId };
-  };
-  return { product, image };
-}
 
 it('escalationsOf names each way risk rose', () => {
   const base = { severity: 'medium', isKev: false, epss: { probability: 0.05, percentile: 0.5 } } as EngineFinding;
@@ -91,13 +61,13 @@ describeEachDatabase('vulnerability re-matching', (get) => {
   });
 });
 
-describeEachDatabase('vulnerability re-matching withdraws findings that no longer match', (get) => {
-  const record = (id: string, modified: string, criteria: VulnerabilityRecord['criteria']): VulnerabilityRecord => ({
-    id, aliases: [], source: 'nvd', cwes: [], references: [], modified, criteria,
-    cvss: { v3: { baseScore: 7.5, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:H', version: '3.1' } },
-  });
-  const upTo = (end: string) => [[{ criteria: 'cpe:2.3:a:busybox:busybox:*:*:*:*:*:*:*:*', vulnerable: true, versionEndIncluding: end }]];
+const record = (id: string, modified: string, criteria: VulnerabilityRecord['criteria']): VulnerabilityRecord => ({
+  id, aliases: [], source: 'nvd', cwes: [], references: [], modified, criteria,
+  cvss: { v3: { baseScore: 7.5, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:H', version: '3.1' } },
+});
+const upTo = (end: string) => [[{ criteria: 'cpe:2.3:a:busybox:busybox:*:*:*:*:*:*:*:*', vulnerable: true, versionEndIncluding: end }]];
 
+describeEachDatabase('vulnerability re-matching withdraws findings that no longer match', (get) => {
   it('a narrower range or a rejection removes the finding, its open escalations and its counts', async () => {
     const { db } = get();
     const { image } = await productWithImages(db);
@@ -132,5 +102,66 @@ describeEachDatabase('vulnerability re-matching withdraws findings that no longe
     expect(await results.counts(latest.imageId, latest.scanId)).toMatchObject({ newEscalationsCount: 0, findingTypeCounts: [] });
     // idempotent
     expect(await rematchLatestImages(db, vulns)).toMatchObject({ newFindings: 0, withdrawnFindings: 0, escalations: 0 });
+  });
+});
+
+// Re-matches overlap (an import while another still re-matches, a sync and an import): each image's changes are
+// applied once, whichever connection gets there first, and every re-match succeeds.
+describeEachDatabase('overlapping re-matches', (get) => {
+  const sum = (summaries: Array<Record<'newFindings' | 'updatedFindings' | 'escalations', number>>, key: 'newFindings' | 'updatedFindings' | 'escalations') =>
+    summaries.reduce((n, s) => n + s[key], 0);
+
+  it('re-matches on three connections at once store each new vulnerability and escalate each risk rise once', async () => {
+    const { db, url, dataDir } = get();
+    const { product, image } = await productWithImages(db);
+    const latest = await image('2026-02-01T00:00:00.000Z', '1.31.1');
+    const vulns = new VulnerabilityRepository(db);
+    const others = [await openDatabase({ url, dataDir }), await openDatabase({ url, dataDir })];
+    const together = () => Promise.all([db, ...others.map((o) => o.db)].map((d) => rematchLatestImages(d, new VulnerabilityRepository(d))));
+    const escalations = async (reason: string) =>
+      (await db.selectFrom('escalations').select('finding_fingerprint').where('product_id', '=', product).where('reason', '=', reason).execute()).length;
+    try {
+      const cves = ['CVE-2097-1000', 'CVE-2097-1001', 'CVE-2097-1002'];
+      for (const [round, cve] of cves.entries()) {
+        await vulns.putRecord(record(cve, '2024-01-01T00:00:00.000Z', upTo('1.33.1')));
+        const summaries = await together();
+        expect(sum(summaries, 'newFindings'), `round ${round}`).toBe(1);
+        expect(sum(summaries, 'escalations'), `round ${round}`).toBe(1);
+      }
+      const rows = await db.selectFrom('findings').select('pname').where('scan_id', '=', latest.scanId).orderBy('pname').execute();
+      expect(rows.map((r) => r.pname)).toEqual(cves);
+      expect(await escalations('new-vulnerability')).toBe(3);
+
+      // all three become known exploited: each finding is updated and escalated once
+      await vulns.putKev(cves.map((cveId) => ({ cveId, dateAdded: '2026-03-01' })));
+      const summaries = await together();
+      expect(sum(summaries, 'updatedFindings')).toBe(3);
+      expect(sum(summaries, 'escalations')).toBe(3);
+      expect(await escalations('kev')).toBe(3);
+      expect((await db.selectFrom('findings').select('is_kev').where('scan_id', '=', latest.scanId).execute()).map((r) => r.is_kev)).toEqual([1, 1, 1]);
+    } finally {
+      await Promise.all(others.map((o) => o.close()));
+    }
+  });
+
+  it('storing a scan\'s result on two connections at once stores it once; findings sharing a fingerprint are stored once', async () => {
+    const { db, url, dataDir } = get();
+    const { product, image } = await productWithImages(db);
+    const { imageId, scanId } = await image('2026-02-01T00:00:00.000Z', '1.31.1', []);
+    const vulns = new VulnerabilityRepository(db);
+    await vulns.putRecord(record('CVE-2097-2000', '2024-01-01T00:00:00.000Z', upTo('1.33.1')));
+    // (the suite's database also holds the records of the test before)
+    const findings = (await new VulnerabilityMatcher(vulns).matchAll([busybox('1.31.1')], [])).filter((f) => f.pname === 'CVE-2097-2000');
+    expect(findings).toHaveLength(1);
+    const result = { components: [busybox('1.31.1'), busybox('1.31.1')], findings: [findings[0]!, { ...findings[0]!, severity: 'low' as const }], cryptoAssets: [] };
+    const other = await openDatabase({ url, dataDir });
+    try {
+      await Promise.all([db, other.db].map((d) => new ResultRepository(d).store({ scanId, imageId, productId: product }, result)));
+    } finally {
+      await other.close();
+    }
+    expect((await db.selectFrom('components').select('id').where('scan_id', '=', scanId).execute()).length).toBe(2);
+    const stored = await db.selectFrom('findings').select(['fingerprint', 'severity']).where('scan_id', '=', scanId).execute();
+    expect(stored).toEqual([{ fingerprint: findings[0]!.fingerprint, severity: findings[0]!.severity }]);
   });
 });

@@ -5,6 +5,7 @@ import { expect, it } from 'vitest';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
 import { VulnerabilityMatcher } from '../../src/engine/vulns/matcher.js';
 import type { VulnerabilityRecord } from '../../src/engine/vulns/source.js';
+import { openDatabase } from '../../src/store/database.js';
 import { clearRematch, rematchRequestedAt } from '../../src/store/vuln-rematch-request.js';
 import { writeRecords } from '../../src/store/vulns-record-writer.js';
 import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
@@ -178,5 +179,41 @@ describeEachDatabase('vulnerability repository', (get) => {
     expect(summary.kev).toBe(2);
     expect(summary.errors).toHaveLength(1);
     expect(summary.errors[0]!.file).toBe(file);
+  });
+});
+
+// Imports at once (a scheduled sync and a manual import of the same data): every one succeeds, each record, KEV
+// entry and EPSS score is written once, and the feeds' dates are recorded.
+describeEachDatabase('vulnerability imports at once', (get) => {
+  it.runIf(hasData)('three imports of the same feeds on three connections at once all succeed and store the data once', async () => {
+    const { db, url, dataDir } = get();
+    const dir = mkdtempSync(join(tmpdir(), 'firmscope-epss-'));
+    writeFileSync(join(dir, 'epss.csv'), '#model_version:v2025.03.14,score_date:2025-08-25T00:00:00Z\ncve,epss,percentile\nCVE-2021-42386,0.5,0.97\nCVE-2022-28391,0.2,0.9\n');
+    const paths = [vulndata('nvd-corpus'), vulndata('cisa-kev-known_exploited_vulnerabilities.json'), join(dir, 'epss.csv')];
+    const others = [await openDatabase({ url, dataDir }), await openDatabase({ url, dataDir })];
+    try {
+      const summaries = await Promise.all([db, ...others.map((o) => o.db)].map((d) => new VulnerabilityRepository(d).importItems(readFeeds(paths))));
+      expect(summaries.map((s) => s.errors)).toEqual([[], [], []]);
+      expect(summaries.reduce((n, s) => n + s.inserted, 0)).toBe(44);
+      expect(summaries.reduce((n, s) => n + s.unchanged, 0)).toBe(88);
+      const repo = new VulnerabilityRepository(db);
+      expect(await tableCounts(repo)).toEqual({ records: [{ source: 'nvd', count: 44 }], kev: 1404, epss: 2 });
+      const status = await repo.status();
+      expect(status.feeds.map((f) => f.feed)).toEqual(['epss', 'kev', 'nvd']);
+      expect(status.feeds.find((f) => f.feed === 'kev')?.feedDate).toBe('2025-08-25T17:04:19.9796Z');
+    } finally {
+      await Promise.all(others.map((o) => o.close()));
+    }
+  });
+
+  it('recording a feed keeps the newest date and the last cursor given', async () => {
+    const repo = new VulnerabilityRepository(get().db);
+    await repo.setFeed('osv', '2026-01-02T00:00:00Z', 'c1');
+    await repo.setFeed('osv', '2026-01-01T00:00:00Z');
+    expect(await repo.feed('osv')).toEqual({ feedDate: '2026-01-02T00:00:00Z', cursor: 'c1' });
+    await repo.setFeed('osv', null, 'c2');
+    expect(await repo.feed('osv')).toEqual({ feedDate: '2026-01-02T00:00:00Z', cursor: 'c2' });
+    await repo.setFeed('osv', '2026-01-03T00:00:00Z');
+    expect(await repo.feed('osv')).toEqual({ feedDate: '2026-01-03T00:00:00Z', cursor: 'c2' });
   });
 });

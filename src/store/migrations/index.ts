@@ -12,6 +12,7 @@ import * as vulnerabilityCriteria from './0101-vulnerability-criteria.js';
 import * as kevCatalogDate from './0102-kev-catalog-date.js';
 import * as criteriaCoveringIndex from './0103-criteria-covering-index.js';
 import * as rematchRequest from './0104-rematch-request.js';
+import * as findingsUniqueFingerprint from './0105-findings-unique-fingerprint.js';
 
 export const migrations: Array<[name: string, migration: Migration]> = [
   ['0001-core', core],
@@ -25,4 +26,5 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0102-kev-catalog-date', kevCatalogDate],
   ['0103-criteria-covering-index', criteriaCoveringIndex],
   ['0104-rematch-request', rematchRequest],
+  ['0105-findings-unique-fingerprint', findingsUniqueFingerprint],
 ];
