@@ -37,6 +37,8 @@ export const DEBIAN_PACKAGES: Readonly<Record<string, string>> = {
   objcopy: 'binutils',
   objdump: 'binutils',
   openssl: 'openssl',
+  pdfinfo: 'poppler-utils',
+  pdftotext: 'poppler-utils',
   readelf: 'binutils',
   strip: 'binutils',
   ubinize: 'mtd-utils',
