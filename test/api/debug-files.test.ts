@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildElfWithDebug, type ElfDebugBuild } from '../engine/binaries/debug-inputs.js';
-import { haveTools } from '../engine/binaries/toolchain.js';
+import { needCommands } from '../support/requirements.js';
 import { testDialects } from '../support/databases.js';
 import { ADMIN, call, passwordToken, startTestServer, uploadAndScan, waitFor, type TestServer } from '../support/server.js';
 
-const available = haveTools(['gcc', 'objcopy', 'strip'], 'the debug-file API tests');
+const available = needCommands(['gcc', 'objcopy', 'strip'], 'the debug-file API tests');
 
 for (const dialect of testDialects()) {
   describe.runIf(available)(`debug files over HTTP [${dialect}]`, () => {

@@ -1,8 +1,8 @@
-// Access to ../shared (corpus, vulndata, schemas) for tests. Absent data skips the test with a visible notice;
-// it is never copied into the project.
-import { existsSync } from 'node:fs';
+// Access to ../shared (corpus, vulndata, schemas) for tests. Absent data skips the test with a visible notice, or
+// fails the run under CI (requirements.ts); it is never copied into the project.
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { needSharedFile } from './requirements.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const sharedRoot = process.env.FIRMSCOPE_SHARED_DIR ?? resolve(projectRoot, '..', 'shared');
@@ -11,12 +11,12 @@ export function sharedPath(...parts: string[]): string {
   return join(sharedRoot, ...parts);
 }
 
-/** True when the shared file exists; otherwise prints why the dependent tests are skipped. */
+/**
+ * True when the shared file exists; otherwise false with a notice naming it, or under CI an error (requirements.ts):
+ * the tests that need it must not skip there.
+ */
 export function haveShared(...parts: string[]): boolean {
-  const path = sharedPath(...parts);
-  if (existsSync(path)) return true;
-  console.warn(`NOTICE: ${path} is absent; tests that need it are skipped`);
-  return false;
+  return needSharedFile(sharedPath(...parts), join('../shared', ...parts), 'the tests that need it');
 }
 
 export const corpus = (name: string): string => sharedPath('corpus', name);

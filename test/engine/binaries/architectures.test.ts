@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeElf } from '../../../src/engine/binaries/elf-binary.js';
-import { buildDir, haveTools, readelfHardening } from './toolchain.js';
+import { buildDir, readelfHardening } from './toolchain.js';
+import { needCommands } from '../../support/requirements.js';
 
 const LIBC = `char *strcpy(char *d, const char *s) { char *r = d; while ((*d++ = *s++) != 0) {} return r; }
 int sprintf(char *b, const char *f, ...) { b[0] = f[0]; return 0; }
@@ -41,7 +42,7 @@ const TARGETS: Array<{ triple: string; arch: string; bits: 32 | 64; endian: 'le'
   { triple: 'riscv64-linux-gnu', arch: 'riscv64', bits: 64, endian: 'le', decoded: false },
 ];
 
-describe.runIf(haveTools(['clang', 'ld.lld', 'readelf'], 'the cross-architecture ELF tests are'))('ELF binaries of every supported architecture (clang + ld.lld)', () => {
+describe.runIf(needCommands(['clang', 'ld.lld', 'readelf'], 'the cross-architecture ELF tests'))('ELF binaries of every supported architecture (clang + ld.lld)', () => {
   const dir = buildDir('elf-arch-', { 'libc.c': LIBC, 'prog.c': PROGRAM });
   const run = (cmd: string, args: string[]): void => {
     execFileSync(cmd, args, { cwd: dir(), stdio: 'pipe' });

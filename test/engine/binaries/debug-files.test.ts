@@ -13,7 +13,8 @@ import { FileIndex } from '../../../src/engine/file-index.js';
 import { levelOf } from '../../../src/engine/problems.js';
 import type { BinaryInfo, EngineFinding } from '../../../src/engine/types.js';
 import { buildElfWithDebug, buildPeWithPdb, PE_TOOLS } from './debug-inputs.js';
-import { buildDir, haveTools } from './toolchain.js';
+import { buildDir } from './toolchain.js';
+import { needCommands } from '../../support/requirements.js';
 
 /** Runs the binaries analyzer over the folder `root` with the debug files. */
 async function analyze(root: string, debugFiles: Array<{ path: string; name: string }> = []): Promise<AnalysisContext> {
@@ -42,7 +43,7 @@ const ELF_BUILDS = [
 ];
 
 describe.each(ELF_BUILDS)('stripped ELF and its debug file ($label)', ({ cc, flags }) => {
-  const available = haveTools([cc, 'objcopy', 'strip'], `the ${cc} debug-file tests`);
+  const available = needCommands([cc, 'objcopy', 'strip'], `the ${cc} debug-file tests`);
   const dir = buildDir('debug-elf-');
   const setup = () => {
     const built = buildElfWithDebug(dir(), 'tool', cc, flags);
@@ -118,7 +119,7 @@ describe.each(ELF_BUILDS)('stripped ELF and its debug file ($label)', ({ cc, fla
 });
 
 describe('PE and its PDB', () => {
-  const available = haveTools(PE_TOOLS, 'the PE/PDB debug-file tests');
+  const available = needCommands(PE_TOOLS, 'the PE/PDB debug-file tests');
   const dir = buildDir('debug-pe-');
 
   it.runIf(available)('names callers and finds the linked-in sprintf only with the PDB', async () => {

@@ -8,7 +8,8 @@ import { type DwarfSections, dwarfFunctions } from '../../../src/engine/binaries
 import { parseElf, readSection } from '../../../src/engine/binaries/elf.js';
 import { FormatError } from '../../../src/engine/unpack/handler.js';
 import { buildElfWithDebug, bytes } from './debug-inputs.js';
-import { buildDir, haveTools } from './toolchain.js';
+import { buildDir } from './toolchain.js';
+import { needCommands } from '../../support/requirements.js';
 
 async function sectionsOf(path: string): Promise<DwarfSections> {
   const buf = bytes(path);
@@ -39,7 +40,7 @@ const BUILDS = [
 ];
 
 describe.each(BUILDS)('DWARF functions ($label)', ({ cc, flags }) => {
-  const available = haveTools([cc, 'objcopy', 'strip', 'nm'], `the ${cc} DWARF tests`);
+  const available = needCommands([cc, 'objcopy', 'strip', 'nm'], `the ${cc} DWARF tests`);
   const dir = buildDir('dwarf-');
 
   it.runIf(available)('names the subprograms with code, at the addresses nm gives', async () => {

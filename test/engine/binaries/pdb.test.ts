@@ -10,7 +10,8 @@ import { parsePdb } from '../../../src/engine/binaries/pdb.js';
 import { parsePe } from '../../../src/engine/binaries/pe.js';
 import { FormatError } from '../../../src/engine/unpack/handler.js';
 import { buildPeWithPdb, bytes, PE_TOOLS } from './debug-inputs.js';
-import { buildDir, haveTools } from './toolchain.js';
+import { buildDir } from './toolchain.js';
+import { needCommands } from '../../support/requirements.js';
 
 const pdbutil = (args: string[]): string => execFileSync('llvm-pdbutil', args, { stdio: 'pipe' }).toString();
 
@@ -37,7 +38,7 @@ function parsesOrFormatError(fn: () => unknown, label: string): 'ok' | 'rejected
 }
 
 describe('PDB reader', () => {
-  const available = haveTools([...PE_TOOLS, 'llvm-pdbutil'], 'the PDB reader tests');
+  const available = needCommands([...PE_TOOLS, 'llvm-pdbutil'], 'the PDB reader tests');
   const dir = buildDir('pdb-');
   let built: { exe: string; pdb: string } | undefined;
   const build = () => (built ??= buildPeWithPdb(dir(), 'tool'));

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { analyzePe } from '../../../src/engine/binaries/pe-binary.js';
 import { corpus, haveShared } from '../../support/shared.js';
-import { buildDir, haveTools } from './toolchain.js';
+import { buildDir } from './toolchain.js';
+import { needCommands } from '../../support/requirements.js';
 
 const MSVCRT_DEF = 'LIBRARY msvcrt.dll\nEXPORTS\nstrcpy\nsprintf\nsystem\n_popen\n';
 const PROGRAM = `char *strcpy(char *, const char *);
@@ -58,7 +59,7 @@ function readobjHardening(file: string) {
   };
 }
 
-describe.runIf(haveTools(['clang', 'ld.lld', 'llvm-dlltool', 'llvm-readobj'], 'the built-PE tests are'))('PE images built with clang and lld-link', () => {
+describe.runIf(needCommands(['clang', 'ld.lld', 'llvm-dlltool', 'llvm-readobj'], 'the built-PE tests'))('PE images built with clang and lld-link', () => {
   const folder = buildDir('pe-hardening-', { 'msvcrt.def': MSVCRT_DEF, 'main.c': PROGRAM, 'lc.c': LOAD_CONFIG_32 });
   let dir = '';
   beforeAll(() => {

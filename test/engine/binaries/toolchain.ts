@@ -1,10 +1,12 @@
 // Builds test binaries with the host and cross compilers, and reads the reference facts back with binutils
-// (readelf, objdump), independently of the engine's parser. A missing compiler skips its tests with a notice.
-import { execFileSync, spawnSync } from 'node:child_process';
+// (readelf, objdump), independently of the engine's parser. A missing compiler skips its tests with a notice (fails
+// them under CI).
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { needCommands } from '../../support/requirements.js';
 
 export interface Toolchain {
   /** Test label: 'x86-64', 'arm', 'mipsel', ... */
@@ -21,13 +23,6 @@ export const TOOLCHAINS: Toolchain[] = [
   { label: 'aarch64', cc: 'aarch64-linux-gnu-gcc', objdump: 'aarch64-linux-gnu-objdump' },
 ];
 
-/** Whether every command is installed; prints a notice naming what is skipped when not. */
-export function haveTools(commands: string[], skipped: string): boolean {
-  const missing = commands.filter((c) => spawnSync('sh', ['-c', `command -v ${c}`], { stdio: 'ignore' }).status !== 0);
-  if (missing.length) console.warn(`NOTICE: ${missing.join(', ')} not installed; ${skipped} skipped`);
-  return missing.length === 0;
-}
-
 /**
  * A temporary build folder for the current describe block, holding `files` (name → content) from beforeAll and
  * removed afterAll; the returned function gives its path.
@@ -43,13 +38,9 @@ export function buildDir(prefix: string, files: Record<string, string> = {}): ()
 }
 
 const available = new Map<string, boolean>();
-/** Whether the compiler and its objdump run; prints a notice naming the skipped architecture when not. */
+/** Whether the compiler and its objdump are installed (requirements.ts: a notice, or under CI an error, when not). */
 export function haveCompiler(t: Toolchain): boolean {
-  if (!available.has(t.cc)) {
-    const runs = [t.cc, t.objdump].every((cmd) => spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0);
-    if (!runs) console.warn(`NOTICE: ${t.cc} or ${t.objdump} is not installed; the ${t.label} binary tests are skipped`);
-    available.set(t.cc, runs);
-  }
+  if (!available.has(t.cc)) available.set(t.cc, needCommands([t.cc, t.objdump], `the ${t.label} binary tests`));
   return available.get(t.cc)!;
 }
 

@@ -1,12 +1,12 @@
 // Constant tables: published values (typed here from the standards and reference code, independent of the
 // generated signatures) compiled into synthetic binaries must be found; random data and CRC tables must not
 // count as cryptography; a real OpenSSL libcrypto shows its tables.
-import { existsSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { constantSignatures } from '../../../src/engine/crypto/constants/index.js';
 import { detectFile } from '../../../src/engine/crypto/detect-file.js';
+import { needSystemFile } from '../../support/requirements.js';
 import { NOW, analyze, detectBuffer, pseudoRandom, tempDir } from './support.js';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -124,7 +124,7 @@ describe('constant tables', () => {
     }
   });
 
-  const libcrypto = ['/usr/lib/x86_64-linux-gnu/libcrypto.so.3', '/usr/lib/aarch64-linux-gnu/libcrypto.so.3'].find(existsSync);
+  const libcrypto = needSystemFile(['/usr/lib/x86_64-linux-gnu/libcrypto.so.3', '/usr/lib/aarch64-linux-gnu/libcrypto.so.3'], 'openssl', 'the real libcrypto test');
   it.skipIf(!libcrypto)('finds the tables and the library in a real OpenSSL 3 libcrypto', async () => {
     const handle = await open(libcrypto!, 'r');
     try {

@@ -13,6 +13,7 @@ import { elfCryptoImports } from '../../../src/engine/crypto/elf-imports.js';
 import { ipsecAlgorithms, parseConfig } from '../../../src/engine/crypto/config-files.js';
 import { suiteAlgorithms } from '../../../src/engine/crypto/protocols.js';
 import { scan } from '../../../src/engine/scan.js';
+import { needSystemFile } from '../../support/requirements.js';
 import { corpus, haveShared } from '../../support/shared.js';
 import { NOW, analyze, detectBuffer, pseudoRandom, tempDir } from './support.js';
 
@@ -47,7 +48,7 @@ describe('library detection', () => {
 });
 
 describe('ELF imports', () => {
-  it.skipIf(!existsSync('/usr/bin/openssl'))('reads the crypto functions a dynamically linked program imports (the openssl tool)', async () => {
+  it.skipIf(!needSystemFile(['/usr/bin/openssl'], 'openssl', 'the ELF import test on the openssl tool'))('reads the crypto functions a dynamically linked program imports (the openssl tool)', async () => {
     const hits = await elfCryptoImports(bufferSource(await readFile('/usr/bin/openssl')));
     expect(hits.length).toBeGreaterThan(3);
     expect(hits.every((h) => h.method === 'elf-import' && h.library === 'OpenSSL')).toBe(true);

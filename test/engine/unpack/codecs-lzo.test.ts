@@ -2,16 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { lzo1xDecompress } from '../../../src/engine/unpack/codecs-lzo.js';
 import { FormatError } from '../../../src/engine/unpack/handler.js';
+import { needCommands } from '../../support/requirements.js';
 
-const haveLzop = (() => {
-  try {
-    execFileSync('lzop', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    console.warn('NOTICE: lzop is not installed; the lzop round-trip tests are skipped');
-    return false;
-  }
-})();
+const haveLzop = needCommands(['lzop'], 'the lzop round-trip tests');
 
 /** Splits an .lzo file (lzop's container) into its blocks: [compressed bytes, decoded size]. */
 function lzopBlocks(file: Buffer): Array<{ data: Buffer; size: number; stored: boolean }> {

@@ -9,7 +9,7 @@
 // inputs of a phase do not depend on how many iterations the other one managed. FIRMSCOPE_FUZZ_MS sets the time
 // of each phase (default 10 s); the whole file stays under about 2 × that plus one deadline.
 import { randomInt } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -20,7 +20,7 @@ import { Budget, resolveLimits } from '../../../src/engine/unpack/limits.js';
 import { FileReader } from '../../../src/engine/unpack/reader.js';
 import { handlers } from '../../../src/engine/unpack/registry.js';
 import { DirectorySink } from '../../../src/engine/unpack/sink.js';
-import { corpus, sharedPath } from '../../support/shared.js';
+import { corpus, haveShared, sharedPath } from '../../support/shared.js';
 
 const DEFAULT_SEED = 20261125;
 const seedSetting = process.env.FIRMSCOPE_FUZZ_SEED;
@@ -112,8 +112,7 @@ async function assertConfined(root: string): Promise<void> {
 
 /** Every file of the corpus (executables, keys and all images), or none when the corpus is absent. */
 const corpusDir = sharedPath('corpus');
-const available = existsSync(corpusDir) ? readdirSync(corpusDir).filter((name) => !name.endsWith('.md')).sort() : [];
-if (available.length === 0) console.warn(`NOTICE: ${corpusDir} is absent or empty; the fuzz test is skipped`);
+const available = haveShared('corpus') ? readdirSync(corpusDir).filter((name) => !name.endsWith('.md')).sort() : [];
 let work: string;
 const sources: Buffer[] = [];
 beforeAll(async () => {

@@ -10,6 +10,7 @@ import { FileIndex } from '../../../src/engine/file-index.js';
 import type { FileNode } from '../../../src/engine/types.js';
 import type { WeaknessRule } from '../../../src/engine/weaknesses/rule.js';
 import { createWeaknessesAnalyzer } from '../../../src/engine/weaknesses/weaknesses.analyzer.js';
+import { needCommands } from '../../support/requirements.js';
 import { runInventory } from '../inventory/support.js';
 
 const dirs: string[] = [];
@@ -67,5 +68,4 @@ export function opensslPasswd(scheme: '-1' | '-5' | '-6', password: string): str
   }
 }
 
-export const HAVE_OPENSSL = opensslPasswd('-1', 'probe') !== undefined;
-if (!HAVE_OPENSSL) console.warn('NOTICE: openssl is not installed; tests that generate password hashes with it are skipped');
+export const HAVE_OPENSSL = needCommands(['openssl'], 'the tests that generate password hashes with openssl');

@@ -6,6 +6,7 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync 
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { pseudoRandom as noise } from '../../../support/bytes.js';
+import { needCommands } from '../../../support/requirements.js';
 import { FormatError, type Handler } from '../../../../src/engine/unpack/handler.js';
 import { entry, extractWith, tempDir, type Extraction } from '../extract-harness.js';
 
@@ -16,23 +17,18 @@ export function run(cmd: string, args: string[], opts: { cwd?: string; input?: B
   return execFileSync(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], ...opts });
 }
 
+/** Whether the Debian command is installed (requirements.ts: a notice, or under CI an error, when not). */
 export function haveTool(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd} || test -x /usr/sbin/${cmd} || test -x /sbin/${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    console.warn(`NOTICE: ${cmd} is not installed; tests that need it are skipped`);
-    return false;
-  }
+  return needCommands([cmd], `the tests that need ${cmd}`);
 }
 
 /**
  * The set-up every image test starts with: whether the Debian tools that build its images are installed (a notice
- * names the first missing one), a work folder removed after the test file, and the `src` folder for the sample tree.
+ * names the missing ones, or under CI an error), a work folder removed after the test file, and the `src` folder for the sample tree.
  */
 export function imageWorkspace(name: string, ...tools: string[]): { enabled: boolean; work: string; src: string } {
   const work = tempDir(name);
-  return { enabled: tools.every((t) => haveTool(t)), work, src: join(work, 'src') };
+  return { enabled: needCommands(tools, `the ${name} image tests`), work, src: join(work, 'src') };
 }
 
 /**
