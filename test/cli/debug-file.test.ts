@@ -1,22 +1,14 @@
 // `firmscope scan --debug-file`: an offline scan uses an attached ELF debug file the way a server scan does, so
 // the stripped binary's unsafe-function finding names its calling functions; a missing debug file is a clear error.
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { register } from '../../src/cli/scan.js';
 import type { ScanResult } from '../../src/engine/types.js';
 import { buildElfWithDebug } from '../engine/binaries/debug-inputs.js';
 import { runCli, useCliFolder } from '../support/cli.js';
+import { needCommands } from '../support/requirements.js';
 
-const haveGcc = (() => {
-  try {
-    execFileSync('gcc', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    console.warn('NOTICE: gcc is missing: the --debug-file CLI test is skipped (Debian package gcc)');
-    return false;
-  }
-})();
+const haveGcc = needCommands(['gcc', 'objcopy', 'strip'], 'the --debug-file CLI test');
 
 const folder = useCliFolder('fs-cli-debug-');
 let dir: string;
