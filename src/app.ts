@@ -39,6 +39,8 @@ export interface AppOptions extends ApiDeps {
   rateLimitPerMinute?: number;
   /** A pino logger; absent means no request logging (tests). */
   logger?: Logger;
+  /** False while the server is still starting (it listens before it creates the first admin): /healthz answers 503. */
+  ready?: () => boolean;
 }
 
 /**
@@ -105,7 +107,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/api/v4/openapi.json', { schema: { hide: true } as Record<string, unknown> }, async () => app.swagger());
-  app.get('/healthz', { schema: { hide: true } as Record<string, unknown> }, async () => ({ status: 'ok', version: ENGINE_VERSION }));
+  app.get('/healthz', { schema: { hide: true } as Record<string, unknown> }, async (_request, reply) =>
+    (options.ready?.() ?? true) ? { status: 'ok', version: ENGINE_VERSION } : reply.status(503).send({ status: 'starting', version: ENGINE_VERSION }));
 
   // 3. Identity provider
   await app.register(identityRoutes, { realm, issuer: `${baseUrl}/realms/${realm}`, publicClientId, tokens, identities: deps.repos.identities });

@@ -69,12 +69,15 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
   const runtime = await openRuntime(config, logger);
   let app: FastifyInstance | undefined;
   let url: string;
+  // /healthz says 503 'starting' until the first admin exists, so nobody signs in before it does
+  let ready = false;
   try {
-    app = await buildServiceApp(config, runtime);
+    app = await buildServiceApp(config, runtime, () => ready);
     url = await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
       throw new Error(listenFailure(error, config));
     });
     await bootstrapAdmin(config, runtime);
+    ready = true;
   } catch (error) {
     await app?.close();
     await runtime.database.close();
@@ -95,7 +98,7 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
 }
 
 /** The HTTP app with its token service (signing key from the store) and upload settings. */
-async function buildServiceApp(config: Config, runtime: Runtime): Promise<FastifyInstance> {
+async function buildServiceApp(config: Config, runtime: Runtime, ready: () => boolean): Promise<FastifyInstance> {
   const { repos, blobs } = runtime;
   const key = await loadSigningKey(repos.identities);
   const issuer = `${config.baseUrl}/realms/${config.realm}`;
@@ -110,6 +113,7 @@ async function buildServiceApp(config: Config, runtime: Runtime): Promise<Fastif
     repos, blobs, tokens, baseUrl: config.baseUrl, realm: config.realm, publicClientId: config.publicClientId,
     uploads: { baseUrl: config.baseUrl, secret: await resolveUploadSecret(config.uploadSecret, config.dataDir), urlSeconds: config.uploadUrlSeconds, maxBytes: config.maxUploadBytes },
     logger: runtime.logger,
+    ready,
   });
 }
 
