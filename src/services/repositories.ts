@@ -4,6 +4,7 @@ import { BinaryRepository } from '../store/binary.repository.js';
 import type { Dialect } from '../store/database.js';
 import { EscalationRepository } from '../store/escalation.repository.js';
 import { IdentityRepository } from '../store/identity.repository.js';
+import { ImageOverviewRepository } from '../store/image-overview.repository.js';
 import { ImageRepository } from '../store/image.repository.js';
 import { JobRepository } from '../store/job.repository.js';
 import { ProductRepository } from '../store/product.repository.js';
@@ -19,6 +20,7 @@ export interface Repositories {
   identities: IdentityRepository;
   products: ProductRepository;
   images: ImageRepository;
+  overviews: ImageOverviewRepository;
   scans: ScanRepository;
   jobs: JobRepository;
   results: ResultRepository;
@@ -35,6 +37,7 @@ export function createRepositories(db: Kysely<Database>, dialect: Dialect): Repo
     identities: new IdentityRepository(db),
     products: new ProductRepository(db),
     images: new ImageRepository(db),
+    overviews: new ImageOverviewRepository(db),
     scans: new ScanRepository(db),
     jobs: new JobRepository(db, dialect),
     results: new ResultRepository(db),
