@@ -14,7 +14,7 @@ import { closeScanThreads, runEngineInThread } from './jobs/engine-runner.js';
 import { failAbandonedScan, scanJobHandler } from './jobs/scan-job.js';
 import { JobWorker } from './jobs/worker.js';
 import { bootstrap, ensureDefaultOrg } from './services/bootstrap.js';
-import { createRepositories, type Repositories } from './services/repositories.js';
+import { createRepositories, type Repositories } from './store/repositories.js';
 import { SCAN_JOB } from './services/scans.js';
 import { resolveUploadSecret } from './services/upload-secret.js';
 import { openDatabase, type OpenedDatabase } from './store/database.js';

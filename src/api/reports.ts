@@ -7,7 +7,7 @@ import { findReport } from '../reports/index.js';
 import { requireImage } from '../services/access.js';
 import { InvalidInputError, NotReadyError } from '../services/errors.js';
 import { findingGrid, type GridRequest } from '../services/finding-grid.js';
-import type { Repositories } from '../services/repositories.js';
+import type { Repositories } from '../store/repositories.js';
 import { latestDoneScan, loadReportInput } from '../services/report-input.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { Image } from '../store/image.repository.js';

@@ -2,7 +2,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { Escalation, EscalationFilter } from '../store/escalation.repository.js';
 import { requireProduct } from './access.js';
-import type { Repositories } from './repositories.js';
+import type { Repositories } from '../store/repositories.js';
 
 export async function listEscalations(repos: Repositories, principal: Principal, productId: string, filter: EscalationFilter): Promise<Escalation[]> {
   const product = await requireProduct(repos, principal, productId);

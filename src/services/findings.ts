@@ -5,7 +5,7 @@ import type { VexJustification } from '../reports/report.js';
 import type { IssueStatus, StatusChange, StoredFinding } from '../store/finding.repository.js';
 import { requireProduct } from './access.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
-import type { Repositories } from './repositories.js';
+import type { Repositories } from '../store/repositories.js';
 
 export interface FindingWithHistory {
   finding: StoredFinding;

@@ -6,7 +6,7 @@ import type { ImageOverview } from '../store/image-overview.repository.js';
 import type { Image, ImageFile } from '../store/image.repository.js';
 import { requireImage, requireProduct } from './access.js';
 import { NotFoundError } from './errors.js';
-import type { Repositories } from './repositories.js';
+import type { Repositories } from '../store/repositories.js';
 
 export interface ImageView {
   image: Image;

@@ -2,7 +2,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { Product } from '../store/product.repository.js';
 import { requireProduct } from './access.js';
-import type { Repositories } from './repositories.js';
+import type { Repositories } from '../store/repositories.js';
 
 export function listProducts(repos: Repositories, principal: Principal, options: { includeArchived?: boolean }): Promise<Product[]> {
   return repos.products.list(principal.orgId, options);

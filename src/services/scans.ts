@@ -7,7 +7,7 @@ import type { ScanStateType } from '../store/schema.js';
 import type { StoredComponent } from '../store/result.repository.js';
 import { requireImage } from './access.js';
 import { ConflictError, NotReadyError } from './errors.js';
-import { createRepositories, type Repositories } from './repositories.js';
+import type { Repositories } from '../store/repositories.js';
 
 export const SCAN_JOB = 'scan';
 
@@ -22,7 +22,7 @@ export const TRANSITIONS: Record<ScanStateType, ScanStateType[]> = {
 
 /** Creates a scan in state `new` and the durable job that runs it, atomically. */
 export async function createScan(repos: Repositories, image: Image, authorId: string): Promise<Scan> {
-  return repos.db.transaction().execute((trx) => createScanIn(createRepositories(trx, repos.dialect), image, authorId));
+  return repos.transaction((tx) => createScanIn(tx, image, authorId));
 }
 
 /** The scan and its job, written through repositories the caller has opened on its own transaction. */

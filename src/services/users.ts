@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Client, Organisation, User } from '../store/identity.repository.js';
 import { NotFoundError } from './errors.js';
 import { createClient, createUser } from './identity-admin.js';
-import type { Repositories } from './repositories.js';
+import type { Repositories } from '../store/repositories.js';
 
 export interface UsersOfOrg {
   org: Organisation;

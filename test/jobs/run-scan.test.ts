@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskFullError, UnrecognisedImageError } from '../../src/engine/errors.js';
 import type { ScanResult } from '../../src/engine/types.js';
 import { readResultDocument } from '../../src/services/result-document.js';
-import { createRepositories, type Repositories } from '../../src/services/repositories.js';
+import { createRepositories, type Repositories } from '../../src/store/repositories.js';
 import { runScan, type RunScanDeps } from '../../src/services/run-scan.js';
 import { createScan } from '../../src/services/scans.js';
 import { FilesystemBlobStore } from '../../src/store/filesystem-blob-store.js';

@@ -4,7 +4,7 @@ import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs,
 import { beforeAll, expect, it } from 'vitest';
 import type { BinaryInfo, EngineFinding } from '../../src/engine/types.js';
 import { listImages } from '../../src/services/images.js';
-import { createRepositories, type Repositories } from '../../src/services/repositories.js';
+import { createRepositories, type Repositories } from '../../src/store/repositories.js';
 import { describeEachDatabase } from '../support/databases.js';
 
 /** Counts the statements run through the Kysely instance it is attached to. */

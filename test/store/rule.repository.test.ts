@@ -2,7 +2,7 @@
 // unique per organisation (a ConflictError, also on rename), enabled-only listing, idempotent switches.
 import { beforeAll, expect, it } from 'vitest';
 import { ConflictError } from '../../src/services/errors.js';
-import { createRepositories, type Repositories } from '../../src/services/repositories.js';
+import { createRepositories, type Repositories } from '../../src/store/repositories.js';
 import { describeEachDatabase } from '../support/databases.js';
 
 const SOURCE = 'rule r { strings: $a = "RRRR" condition: $a }';
