@@ -5,7 +5,7 @@ import { principalOf } from '../auth/authenticate.js';
 import { requireImage } from '../services/access.js';
 import { attachDebugFile } from '../services/debug-files.js';
 import { listImageFiles, requireImageFile } from '../services/images.js';
-import { InvalidInputError } from '../services/errors.js';
+import { InvalidInputError } from '../errors.js';
 import { sanitizeName } from '../services/uploads.js';
 import { attachmentDisposition } from './content-disposition.js';
 import type { ApiDeps } from './deps.js';

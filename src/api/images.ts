@@ -3,7 +3,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import { requireImage, requireProduct } from '../services/access.js';
-import { InvalidInputError } from '../services/errors.js';
+import { InvalidInputError } from '../errors.js';
 import { imageView, latestFindings, listImages, updateImage } from '../services/images.js';
 import { finalizeUpload, generateUploadUrl } from '../services/uploads.js';
 import type { ApiDeps } from './deps.js';

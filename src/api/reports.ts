@@ -5,7 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { principalOf } from '../auth/authenticate.js';
 import { findReport } from '../reports/index.js';
 import { requireImage } from '../services/access.js';
-import { InvalidInputError, NotReadyError } from '../services/errors.js';
+import { InvalidInputError, NotReadyError } from '../errors.js';
 import { findingGrid, type GridRequest } from '../services/finding-grid.js';
 import type { Repositories } from '../store/repositories.js';
 import { latestDoneScan, loadReportInput } from '../services/report-input.js';

@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Image } from '../store/image.repository.js';
 import type { Product } from '../store/product.repository.js';
 import type { Scan } from '../store/scan.repository.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError } from '../errors.js';
 import type { Repositories } from '../store/repositories.js';
 
 export async function requireProduct(repos: Repositories, principal: Principal, productId: string): Promise<Product> {

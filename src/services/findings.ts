@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import type { VexJustification } from '../reports/report.js';
 import type { IssueStatus, StatusChange, StoredFinding } from '../store/finding.repository.js';
 import { requireProduct } from './access.js';
-import { InvalidInputError, NotFoundError } from './errors.js';
+import { InvalidInputError, NotFoundError } from '../errors.js';
 import type { Repositories } from '../store/repositories.js';
 
 export interface FindingWithHistory {

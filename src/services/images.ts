@@ -5,7 +5,7 @@ import type { StoredFinding } from '../store/finding.repository.js';
 import type { ImageOverview } from '../store/image-overview.repository.js';
 import type { Image, ImageFile } from '../store/image.repository.js';
 import { requireImage, requireProduct } from './access.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError } from '../errors.js';
 import type { Repositories } from '../store/repositories.js';
 
 export interface ImageView {

@@ -4,7 +4,7 @@
 import type { ProblemLevel } from '../engine/types.js';
 import { PROBLEM_LEVELS } from '../engine/problems.js';
 import type { Scan, StoredProblem } from '../store/scan.repository.js';
-import { InvalidInputError, NotReadyError } from './errors.js';
+import { InvalidInputError, NotReadyError } from '../errors.js';
 import { MAX_PAGE_SIZE } from './grid-request.js';
 import type { Repositories } from '../store/repositories.js';
 

@@ -6,7 +6,7 @@ import type { Scan } from '../store/scan.repository.js';
 import type { ScanStateType } from '../store/schema.js';
 import type { StoredComponent } from '../store/result.repository.js';
 import { requireImage } from './access.js';
-import { ConflictError, NotReadyError } from './errors.js';
+import { ConflictError, NotReadyError } from '../errors.js';
 import type { Repositories } from '../store/repositories.js';
 
 export const SCAN_JOB = 'scan';

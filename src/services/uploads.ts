@@ -7,7 +7,7 @@ import type { Image } from '../store/image.repository.js';
 import { newId } from '../store/ids.js';
 import type { Scan } from '../store/scan.repository.js';
 import { requireProduct } from './access.js';
-import { ConflictError, InvalidInputError, NotFoundError } from './errors.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import type { Repositories } from '../store/repositories.js';
 import { createScanIn } from './scans.js';
 import { uploadUrl, verifyUpload } from './upload-signature.js';
