@@ -29,7 +29,7 @@ import { protectScope } from './auth/authenticate.js';
 import { identityRoutes } from './auth/identity-routes.js';
 import type { TokenService } from './auth/token-service.js';
 import { ENGINE_VERSION } from './engine/version.js';
-import { InvalidInputError } from './services/errors.js';
+import { InvalidInputError } from './errors.js';
 
 export interface AppOptions extends ApiDeps {
   tokens: TokenService;

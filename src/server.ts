@@ -14,16 +14,17 @@ import { closeScanThreads, runEngineInThread } from './jobs/engine-runner.js';
 import { failAbandonedScan, scanJobHandler } from './jobs/scan-job.js';
 import { JobWorker } from './jobs/worker.js';
 import { bootstrap, ensureDefaultOrg } from './services/bootstrap.js';
-import { createRepositories, type Repositories } from './services/repositories.js';
+import { createRepositories, type Repositories } from './store/repositories.js';
 import { SCAN_JOB } from './services/scans.js';
 import { resolveUploadSecret } from './services/upload-secret.js';
+import type { BlobStore } from './store/blob-store.js';
 import { openDatabase, type OpenedDatabase } from './store/database.js';
 import { FilesystemBlobStore } from './store/filesystem-blob-store.js';
 
 export interface Runtime {
   database: OpenedDatabase;
   repos: Repositories;
-  blobs: FilesystemBlobStore;
+  blobs: BlobStore;
   logger: Logger;
 }
 

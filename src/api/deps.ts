@@ -1,5 +1,5 @@
 // What the resource plugins receive: passed explicitly as plugin options, never hung on the app instance.
-import type { Repositories } from '../services/repositories.js';
+import type { Repositories } from '../store/repositories.js';
 import type { UploadSettings } from '../services/uploads.js';
 import type { BlobStore } from '../store/blob-store.js';
 

@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import {
   ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, NotReadyError, TooLargeError, UnauthenticatedError,
   InsufficientStorageError, UnprocessableError,
-} from '../services/errors.js';
+} from '../errors.js';
 
 export interface ErrorResponse {
   message: string;

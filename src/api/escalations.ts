@@ -3,7 +3,7 @@
 // segment wins over the `/findings/:findingId` route, so these paths never meet its ULID validation.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
-import { requireProduct } from '../services/access.js';
+import { acknowledgeEscalations, listEscalations } from '../services/escalations.js';
 import type { Escalation } from '../store/escalation.repository.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses, Ulid } from './schemas.js';
@@ -48,9 +48,8 @@ export const escalationRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, 
       response: { 200: Type.Object({ escalations: Type.Array(EscalationSchema) }), ...errorResponses() },
     },
   }, async (request) => {
-    const product = await requireProduct(repos, principalOf(request), request.params.productId);
     const { imageId, acknowledged, reason } = request.query;
-    const escalations = await repos.escalations.list(product.id, { imageId, acknowledged, reason });
+    const escalations = await listEscalations(repos, principalOf(request), request.params.productId, { imageId, acknowledged, reason });
     return { escalations: escalations.map(present) } as never;
   });
 
@@ -62,7 +61,6 @@ export const escalationRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, 
       response: { 200: Type.Object({ acknowledged: Type.Integer({ description: 'How many were open and are now acknowledged' }) }), ...errorResponses(415) },
     },
   }, async (request) => {
-    const product = await requireProduct(repos, principalOf(request), request.params.productId);
-    return { acknowledged: await repos.escalations.acknowledge(product.id, request.body.ids) };
+    return { acknowledged: await acknowledgeEscalations(repos, principalOf(request), request.params.productId, request.body.ids) };
   });
 };

@@ -4,7 +4,8 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { principalOf } from '../auth/authenticate.js';
 import { requireImage } from '../services/access.js';
 import { attachDebugFile } from '../services/debug-files.js';
-import { InvalidInputError, NotFoundError } from '../services/errors.js';
+import { listImageFiles, requireImageFile } from '../services/images.js';
+import { InvalidInputError } from '../errors.js';
 import { sanitizeName } from '../services/uploads.js';
 import { attachmentDisposition } from './content-disposition.js';
 import type { ApiDeps } from './deps.js';
@@ -47,17 +48,14 @@ export const fileRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
     config: { permission: 'images.view' },
     schema: { tags: ['files'], summary: 'Files attached to the image', params: ImageParams, response: { 200: Type.Object({ files: Type.Array(Type.Ref('File')) }), ...errorResponses() } },
   }, async (request) => {
-    const { image } = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
-    return { files: (await repos.images.listFiles(image.id)).map((f) => fileOut(f, baseUrl)) };
+    return { files: (await listImageFiles(repos, principalOf(request), request.params.productId, request.params.imageId)).map((f) => fileOut(f, baseUrl)) };
   });
 
   app.get('/api/v4/products/:productId/images/:imageId/files/:fileId', {
     config: { permission: 'images.view' },
     schema: { tags: ['files'], summary: 'One attached file (with its downloadUrl)', params: FileParams, response: { 200: Type.Ref('File'), ...errorResponses() } },
   }, async (request) => {
-    const { image } = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
-    const file = await repos.images.getFile(image.id, request.params.fileId);
-    if (!file) throw new NotFoundError(`file ${request.params.fileId} not found`, [{ reason: 'notFound', field: 'fileId' }]);
+    const file = await requireImageFile(repos, principalOf(request), request.params.productId, request.params.imageId, request.params.fileId);
     return fileOut(file, baseUrl);
   });
 
@@ -65,9 +63,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
     config: { permission: 'images.view' },
     schema: { tags: ['files'], summary: 'Download an attached file', params: FileParams, response: { 200: Type.Unknown(), ...errorResponses() } },
   }, async (request, reply) => {
-    const { image } = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
-    const file = await repos.images.getFile(image.id, request.params.fileId);
-    if (!file) throw new NotFoundError(`file ${request.params.fileId} not found`, [{ reason: 'notFound', field: 'fileId' }]);
+    const file = await requireImageFile(repos, principalOf(request), request.params.productId, request.params.imageId, request.params.fileId);
     return reply
       .header('content-type', 'application/octet-stream')
       .header('content-disposition', attachmentDisposition(file.filename))

@@ -3,12 +3,9 @@
 // an OpenVEX justification; both kept in the history and stated in the VEX reports.
 import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
-import type { Principal } from '../auth/principal.js';
-import { requireProduct } from '../services/access.js';
-import { InvalidInputError, NotFoundError } from '../services/errors.js';
-import type { Repositories } from '../services/repositories.js';
-import { VEX_JUSTIFICATIONS, type VexJustification } from '../reports/report.js';
-import { ISSUE_STATUSES, type IssueStatus, type StoredFinding } from '../store/finding.repository.js';
+import { getFinding, setFindingStatus, updateFindingStatus, type FindingWithHistory } from '../services/findings.js';
+import { VEX_JUSTIFICATIONS } from '../reports/report.js';
+import { ISSUE_STATUSES } from '../store/finding.repository.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses, Ulid } from './schemas.js';
 
@@ -62,50 +59,33 @@ const FullFinding = Type.Object({
   productId: Type.String(), imageId: Type.String(), scanId: Type.String(), createTime: Type.String(),
 });
 
-async function requireFinding(repos: Repositories, principal: Principal, productId: string, findingId: string): Promise<StoredFinding> {
-  const product = await requireProduct(repos, principal, productId);
-  const finding = await repos.findings.get(product.id, findingId);
-  if (!finding) throw new NotFoundError(`finding ${findingId} not found in product ${productId}`, [{ reason: 'notFound', field: 'findingId' }]);
-  return finding;
-}
-
-const normaliseStatus = (status: string): IssueStatus => (status === 'in progress' ? 'inProgress' : (status as IssueStatus));
-
-/** A justification says why a finding does not apply, so it only goes with status rejected (VEX not_affected). */
-function justificationFor(status: IssueStatus, justification: VexJustification | undefined, field: string): VexJustification | null {
-  if (justification === undefined) return null;
-  if (status !== 'rejected') {
-    throw new InvalidInputError(`${field} applies only to status rejected (not affected), not to ${status}`, [{ reason: 'invalidArgument', field }]);
-  }
-  return justification;
+/** A finding in full, with its status history. */
+function fullFindingOut({ finding: f, history }: FindingWithHistory) {
+  return {
+    id: f.id, pname: f.pname, name: f.name, findingType: f.findingType, severity: f.severity, issueStatus: f.issueStatus,
+    ...(f.justification ? { justification: f.justification } : {}),
+    ...(f.title ? { title: f.title } : {}), ...(f.description ? { description: f.description } : {}), fingerprint: f.fingerprint,
+    identifiers: f.identifiers ?? [], ...(f.cvss ? { cvss: f.cvss } : {}),
+    ...(f.cvssLatestBaseScore !== undefined ? { cvssLatestBaseScore: f.cvssLatestBaseScore } : {}),
+    ...(f.epss ? { epss: { probability: f.epss.probability, percentile: f.epss.percentile } } : {}),
+    predicates: [{ kev: Boolean(f.isKev) }], references: f.references ?? [],
+    ...(f.recommendedAction ? { recommendedAction: f.recommendedAction } : {}), ...(f.knownFixedVersion ? { knownFixedVersion: f.knownFixedVersion } : {}),
+    ...(Array.isArray(f.match?.matches) ? { matches: f.match.matches as Static<typeof VulnerabilityMatch>[] } : {}),
+    ...(f.component ? { component: { name: f.component.name, version: f.component.version, cpe: f.component.cpe, purl: f.component.purl } } : {}),
+    occurrences: f.occurrences.map((o) => ({ imageId: f.imageId, scanId: f.scanId, path: o.path, offset: o.offset, evidence: o.evidence })),
+    history: history.map((h) => ({
+      status: h.status, author: h.author, createTime: h.createTime, ...(h.comment ? { comment: h.comment } : {}), ...(h.justification ? { justification: h.justification } : {}),
+    })),
+    productId: f.productId, imageId: f.imageId, scanId: f.scanId, createTime: f.createTime,
+  };
 }
 
 export const findingRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos }) => {
-  const full = async (f: StoredFinding) => {
-    const history = await repos.findings.history(f.productId, f.fingerprint);
-    return {
-      id: f.id, pname: f.pname, name: f.name, findingType: f.findingType, severity: f.severity, issueStatus: f.issueStatus,
-      ...(f.justification ? { justification: f.justification } : {}),
-      ...(f.title ? { title: f.title } : {}), ...(f.description ? { description: f.description } : {}), fingerprint: f.fingerprint,
-      identifiers: f.identifiers ?? [], ...(f.cvss ? { cvss: f.cvss } : {}),
-      ...(f.cvssLatestBaseScore !== undefined ? { cvssLatestBaseScore: f.cvssLatestBaseScore } : {}),
-      ...(f.epss ? { epss: { probability: f.epss.probability, percentile: f.epss.percentile } } : {}),
-      predicates: [{ kev: Boolean(f.isKev) }], references: f.references ?? [],
-      ...(f.recommendedAction ? { recommendedAction: f.recommendedAction } : {}), ...(f.knownFixedVersion ? { knownFixedVersion: f.knownFixedVersion } : {}),
-      ...(Array.isArray(f.match?.matches) ? { matches: f.match.matches as Static<typeof VulnerabilityMatch>[] } : {}),
-      ...(f.component ? { component: { name: f.component.name, version: f.component.version, cpe: f.component.cpe, purl: f.component.purl } } : {}),
-      occurrences: f.occurrences.map((o) => ({ imageId: f.imageId, scanId: f.scanId, path: o.path, offset: o.offset, evidence: o.evidence })),
-      history: history.map((h) => ({
-        status: h.status, author: h.author, createTime: h.createTime, ...(h.comment ? { comment: h.comment } : {}), ...(h.justification ? { justification: h.justification } : {}),
-      })),
-      productId: f.productId, imageId: f.imageId, scanId: f.scanId, createTime: f.createTime,
-    };
-  };
 
   app.get('/api/v4/products/:productId/findings/:findingId', {
     config: { permission: 'findings.view' },
     schema: { tags: ['findings'], summary: 'A finding in full, with occurrences and status history', params: Params, response: { 200: FullFinding, ...errorResponses() } },
-  }, async (request) => (await full(await requireFinding(repos, principalOf(request), request.params.productId, request.params.findingId))) as never);
+  }, async (request) => fullFindingOut(await getFinding(repos, principalOf(request), request.params.productId, request.params.findingId)) as never);
 
   app.post('/api/v4/products/:productId/findings/:findingId/CreateFindingState', {
     config: { permission: 'findings.update' },
@@ -115,11 +95,7 @@ export const findingRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { r
       response: { 201: StateChange, ...errorResponses(415) },
     },
   }, async (request, reply) => {
-    const principal = principalOf(request);
-    const finding = await requireFinding(repos, principal, request.params.productId, request.params.findingId);
-    const status = normaliseStatus(request.body.status);
-    const justification = justificationFor(status, request.body.justification, 'justification');
-    const change = await repos.findings.setStatus(finding, status, request.body.comment ?? null, principal.userId, justification);
+    const { finding, change } = await setFindingStatus(repos, principalOf(request), request.params.productId, request.params.findingId, request.body);
     return reply.status(201).send({
       id: change.id, author: change.author, findingId: finding.id, status: change.status, createTime: change.createTime,
       ...(change.comment ? { comment: change.comment } : {}), ...(change.justification ? { justification: change.justification } : {}),
@@ -134,11 +110,8 @@ export const findingRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { r
       response: { 200: FullFinding, ...errorResponses(415) },
     },
   }, async (request) => {
-    const principal = principalOf(request);
-    const finding = await requireFinding(repos, principal, request.params.productId, request.params.findingId);
-    const status = normaliseStatus(request.body.issueStatus);
-    const justification = justificationFor(status, request.body.justification, 'justification');
-    await repos.findings.setStatus(finding, status, request.body.comment ?? null, principal.userId, justification);
-    return (await full((await repos.findings.get(finding.productId, finding.id))!)) as never;
+    const { issueStatus: status, ...rest } = request.body;
+    const updated = await updateFindingStatus(repos, principalOf(request), request.params.productId, request.params.findingId, { status, ...rest });
+    return fullFindingOut(updated) as never;
   });
 };

@@ -3,7 +3,8 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import { requireImage, requireProduct } from '../services/access.js';
-import { InvalidInputError } from '../services/errors.js';
+import { InvalidInputError } from '../errors.js';
+import { imageView, latestFindings, listImages, updateImage } from '../services/images.js';
 import { finalizeUpload, generateUploadUrl } from '../services/uploads.js';
 import type { ApiDeps } from './deps.js';
 import { readForm } from './multipart-form.js';
@@ -33,10 +34,9 @@ export const imageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, deps)
       response: { 200: Type.Object({ images: Type.Array(Type.Ref('Image')) }), ...errorResponses() },
     },
   }, async (request) => {
-    const product = await requireProduct(repos, principalOf(request), request.params.productId);
-    const options = { reported: parseBool(request.query.status, 'status', false), withCounts: parseBool(request.query.withCounts, 'withCounts', false), baseUrl };
-    const images = await repos.images.list(product.id);
-    return { images: await Promise.all(images.map((image) => imageOut(repos, image, options))) };
+    const options = { reported: parseBool(request.query.status, 'status', false), baseUrl };
+    const images = await listImages(repos, principalOf(request), request.params.productId, parseBool(request.query.withCounts, 'withCounts', false));
+    return { images: images.map((view) => imageOut(view, options)) };
   });
 
   app.get('/api/v4/products/:productId/images/:imageId', {
@@ -58,13 +58,10 @@ export const imageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, deps)
     if (request.query.contentType === 'pdf' || request.query.contentType === 'csv') {
       return sendFindingsReport(repos, blobs, reply, { product, image, format: request.query.contentType });
     }
-    const out = await imageOut(repos, image, {
-      reported: parseBool(request.query.status, 'status', false), withCounts: parseBool(request.query.withCounts, 'withCounts', true), baseUrl,
-    });
+    const view = await imageView(repos, image, parseBool(request.query.withCounts, 'withCounts', true));
+    const out = imageOut(view, { reported: parseBool(request.query.status, 'status', false), baseUrl });
     if (!fields.includes('findings')) return out;
-    const latest = await repos.scans.latest(image.id, ['done']);
-    const findings = latest ? await repos.findings.ofScan(latest.id) : [];
-    return { ...out, findings };
+    return { ...out, findings: await latestFindings(repos, image) };
   });
 
   app.patch('/api/v4/products/:productId/images/:imageId', {
@@ -77,9 +74,8 @@ export const imageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, deps)
       response: { 200: Type.Ref('Image'), ...errorResponses(415) },
     },
   }, async (request) => {
-    const { image } = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
-    const updated = await repos.images.update(image.productId, image.id, request.body);
-    return imageOut(repos, updated!, { reported: false, withCounts: true, baseUrl });
+    const updated = await updateImage(repos, principalOf(request), request.params.productId, request.params.imageId, request.body);
+    return imageOut(updated, { reported: false, baseUrl });
   });
 
   app.get('/api/v4/products/:productId/tempFiles::generateUploadUrl', {
@@ -116,7 +112,7 @@ export const imageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, deps)
         tempFileId: field('tempFileId')?.trim() || undefined, imageName: field('imageName'), version: field('version'), filename: field('filename'),
         createScan: parseBool(field('createScan'), 'createScan', true), file: form.file,
       });
-      return reply.status(201).send(await imageOut(repos, image, { reported: false, withCounts: false, baseUrl }));
+      return reply.status(201).send(imageOut(await imageView(repos, image, false), { reported: false, baseUrl }));
     } catch (error) {
       if (form.file && field('tempFileId') === undefined) await blobs.delete(form.file.blob.key);
       throw error;

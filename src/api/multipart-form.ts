@@ -4,7 +4,7 @@ import type {} from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { BlobStore, StoredBlob } from '../store/blob-store.js';
 import { newId } from '../store/ids.js';
-import { DomainError, InvalidInputError } from '../services/errors.js';
+import { DomainError, InvalidInputError } from '../errors.js';
 import { refuseNul } from './nul-guard.js';
 
 export interface ParsedForm {

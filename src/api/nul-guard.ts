@@ -1,7 +1,7 @@
 // NUL (U+0000) in text input: PostgreSQL cannot store it in a text column (the request answered 500) and no
 // name, id, e-mail or comment legitimately holds one. Refused with 400 naming the field, on both databases:
 // for every route by one hook in app.ts (body, query string, path params) and where multipart fields are read.
-import { InvalidInputError } from '../services/errors.js';
+import { InvalidInputError } from '../errors.js';
 
 const NUL = '\u0000';
 

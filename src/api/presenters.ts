@@ -1,5 +1,6 @@
-// Stored records → the wire shapes of API-NOTES (ids, parents, authors, reported scan states).
-import type { Repositories } from '../services/repositories.js';
+// Stored records → the wire shapes of API-NOTES (ids, parents, authors, reported scan states). Pure functions
+// of what they are given: the services read everything an output needs beforehand.
+import type { ImageView } from '../services/images.js';
 import type { Image, ImageFile } from '../store/image.repository.js';
 import type { Product } from '../store/product.repository.js';
 import type { Scan } from '../store/scan.repository.js';
@@ -72,20 +73,12 @@ export function fileOut(file: ImageFile, baseUrl: string) {
 
 export interface ImageOutOptions {
   reported: boolean;
-  withCounts: boolean;
   baseUrl: string;
 }
 
-/** The hardening summary of a scan, when its binaries were recorded. */
-async function hardeningOut(repos: Repositories, scanId: string) {
-  const hardening = await repos.binaries.hardening(scanId);
-  return hardening ? { hardening } : {};
-}
-
-export async function imageOut(repos: Repositories, image: Image, options: ImageOutOptions) {
-  const scans = await repos.scans.listByImage(image.id);
-  const files = await repos.images.listFiles(image.id);
-  const latestDone = scans.find((s) => s.state === 'done');
+/** An image with its overview; counts and hardening appear when the overview was read with them. */
+export function imageOut({ image, overview }: ImageView, options: ImageOutOptions) {
+  const { scans, files } = overview;
   const analysis = analysisOut(scans[0]);
   return {
     id: image.id,
@@ -102,8 +95,8 @@ export async function imageOut(repos: Repositories, image: Image, options: Image
     files: files.map((f) => fileOut(f, options.baseUrl)),
     scans: scans.map((s) => scanOut(s, options.reported)),
     ...(scans[0] ? { latestScan: scanOut(scans[0], options.reported) } : {}),
-    ...(options.withCounts ? { counts: await repos.results.counts(image.id, latestDone?.id) } : {}),
-    ...(options.withCounts && latestDone ? await hardeningOut(repos, latestDone.id) : {}),
+    ...(overview.counts ? { counts: overview.counts } : {}),
+    ...(overview.hardening ? { hardening: overview.hardening } : {}),
     ...(analysis ? { analysis } : {}),
   };
 }

@@ -2,6 +2,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import { requireProduct } from '../services/access.js';
+import { createProduct, listProducts, updateProduct } from '../services/products.js';
 import type { ApiDeps } from './deps.js';
 import { productOut } from './presenters.js';
 import { errorResponses, Ulid } from './schemas.js';
@@ -19,7 +20,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { r
       response: { 200: Type.Object({ products: Type.Array(Type.Ref('Product')) }), ...errorResponses() },
     },
   }, async (request) => {
-    const products = await repos.products.list(principalOf(request).orgId, { includeArchived: request.query.includeArchived });
+    const products = await listProducts(repos, principalOf(request), { includeArchived: request.query.includeArchived });
     return { products: products.map((p) => productOut(p)) };
   });
 
@@ -31,10 +32,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { r
       response: { 201: Type.Ref('Product'), ...errorResponses(415) },
     },
   }, async (request, reply) => {
-    const principal = principalOf(request);
-    const product = await repos.products.create({
-      orgId: principal.orgId, name: request.body.name.trim(), description: request.body.description ?? null, authorId: principal.userId,
-    });
+    const product = await createProduct(repos, principalOf(request), request.body);
     return reply.status(201).send(productOut(product));
   });
 
@@ -51,11 +49,6 @@ export const productRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { r
       response: { 200: Type.Ref('Product'), ...errorResponses(415) },
     },
   }, async (request) => {
-    const principal = principalOf(request);
-    const product = await requireProduct(repos, principal, request.params.productId);
-    const updated = await repos.products.update(principal.orgId, product.id, {
-      name: request.body.name?.trim(), description: request.body.description, isArchived: request.body.isArchived,
-    });
-    return productOut(updated!, true);
+    return productOut(await updateProduct(repos, principalOf(request), request.params.productId, request.body), true);
   });
 };

@@ -4,9 +4,8 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import { requireImage, requireScan } from '../services/access.js';
-import { NotReadyError } from '../services/errors.js';
 import { listScanProblems } from '../services/scan-problems.js';
-import { createScan, setScanState } from '../services/scans.js';
+import { createScan, listScans, scanComponents, setScanState } from '../services/scans.js';
 import type { ApiDeps } from './deps.js';
 import { parseBool } from './images.js';
 import { LEVEL_RULES, OUTCOME_RULES, ProblemSchema } from './outcome-schemas.js';
@@ -34,9 +33,8 @@ export const scanRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
       response: { 200: Type.Object({ scans: Type.Array(Type.Ref('Scan')), status: Type.Optional(Type.String()) }), ...errorResponses() },
     },
   }, async (request) => {
-    const { image } = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
     const reported = parseBool(request.query.status, 'status', false);
-    const scans = await repos.scans.listByImage(image.id);
+    const scans = await listScans(repos, principalOf(request), request.params.productId, request.params.imageId);
     if (reported && scans.length === 0) return { scans: [], status: 'no_scans' };
     return { scans: scans.map((s) => scanOut(s, reported)) };
   });
@@ -82,8 +80,7 @@ export const scanRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
     },
   }, async (request) => {
     const { scan } = await requireScan(repos, principalOf(request), request.params.productId, request.params.imageId, request.params.scanId);
-    if (scan.state !== 'done') throw new NotReadyError(`scan ${scan.id} is '${scan.state}'; components are available once it is done`);
-    return { components: await repos.results.components(scan.id) };
+    return { components: await scanComponents(repos, scan) };
   });
 
   app.get('/api/v4/products/:productId/images/:imageId/scans/:scanId/problems', {

@@ -2,9 +2,8 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import { ROLE_DESCRIPTIONS, ROLE_PERMISSIONS, ROLES } from '../auth/permissions.js';
-import { NotFoundError } from '../services/errors.js';
-import { createClient, createUser } from '../services/identity-admin.js';
-import type { User } from '../store/identity.repository.js';
+import { createOrgClient, createOrgUser, currentUser, listOrgUsers } from '../services/users.js';
+import type { Organisation, User } from '../store/identity.repository.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses } from './schemas.js';
 
@@ -19,31 +18,28 @@ export interface UserRoutesOptions extends ApiDeps {
   publicClientId: string;
 }
 
-export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (app, { repos, publicClientId }) => {
-  const userOut = async (user: User, withPermissions = false) => {
-    const org = await repos.identities.findOrg(user.orgId);
-    if (!org) throw new NotFoundError('organisation not found');
-    return {
-      id: user.id, email: user.email, role: user.role, status: user.status, createTime: user.createTime,
-      organisation: { id: org.id, name: org.name }, ...(withPermissions ? { permissions: ROLE_PERMISSIONS[user.role] } : {}),
-    };
+function userOut(user: User, org: Organisation, withPermissions = false) {
+  return {
+    id: user.id, email: user.email, role: user.role, status: user.status, createTime: user.createTime,
+    organisation: { id: org.id, name: org.name }, ...(withPermissions ? { permissions: ROLE_PERMISSIONS[user.role] } : {}),
   };
+}
 
+export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (app, { repos, publicClientId }) => {
   app.get('/api/v4/users/me', {
     config: { permission: 'users.view' },
     schema: { tags: ['users'], summary: 'The calling user, with role and permissions', response: { 200: UserSchema, ...errorResponses() } },
   }, async (request) => {
-    const user = await repos.identities.findUser(principalOf(request).userId);
-    if (!user) throw new NotFoundError('user not found');
-    return userOut(user, true);
+    const { user, org } = await currentUser(repos, principalOf(request));
+    return userOut(user, org, true);
   });
 
   app.get('/api/v4/users', {
     config: { permission: 'users.manage' },
     schema: { tags: ['users'], summary: 'Users of the organisation', response: { 200: Type.Object({ users: Type.Array(UserSchema) }), ...errorResponses() } },
   }, async (request) => {
-    const users = await repos.identities.listUsers(principalOf(request).orgId);
-    return { users: await Promise.all(users.map((u) => userOut(u))) };
+    const { users, org } = await listOrgUsers(repos, principalOf(request));
+    return { users: users.map((u) => userOut(u, org)) };
   });
 
   app.post('/api/v4/users', {
@@ -54,8 +50,8 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
       response: { 201: UserSchema, ...errorResponses(409, 415) },
     },
   }, async (request, reply) => {
-    const user = await createUser(repos.identities, { orgId: principalOf(request).orgId, ...request.body });
-    return reply.status(201).send(await userOut(user));
+    const { user, org } = await createOrgUser(repos, principalOf(request), request.body);
+    return reply.status(201).send(userOut(user, org));
   });
 
   app.get('/api/v4/roles', {
@@ -74,7 +70,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
       response: { 201: Type.Object({ clientId: Type.String(), clientSecret: Type.String(), name: Type.String(), role: Type.String(), createTime: Type.String() }), ...errorResponses(409, 415) },
     },
   }, async (request, reply) => {
-    const { client, clientSecret } = await createClient(repos.identities, { orgId: principalOf(request).orgId, ...request.body, publicClientId });
+    const { client, clientSecret } = await createOrgClient(repos, principalOf(request), { ...request.body, publicClientId });
     return reply.status(201).send({ clientId: client.clientId, clientSecret, name: client.name, role: client.role, createTime: client.createTime });
   });
 };

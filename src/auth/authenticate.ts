@@ -2,7 +2,7 @@
 // declare `config.permission`; registering one without it fails at start-up, so none is open by accident.
 // The permission is also published in the OpenAPI document as the operation's `x-permission`.
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
-import { ForbiddenError, UnauthenticatedError } from '../services/errors.js';
+import { ForbiddenError, UnauthenticatedError } from '../errors.js';
 import { roleAllows, type Permission } from './permissions.js';
 import type { Principal } from './principal.js';
 import type { TokenService } from './token-service.js';

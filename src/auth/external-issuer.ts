@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { ConfigError, type Config } from '../config.js';
-import { ConflictError, UnauthenticatedError } from '../services/errors.js';
+import { ConflictError, UnauthenticatedError } from '../errors.js';
 import type { IdentityRepository, User } from '../store/identity.repository.js';
 import type { Role } from '../store/schema.js';
 import { describeJoseError } from './jose-errors.js';

@@ -2,7 +2,7 @@
 // refresh_token grants), OpenID discovery, JWKS and userinfo. OAuth errors follow RFC 6749 §5.2.
 import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { UnauthenticatedError } from '../services/errors.js';
+import { UnauthenticatedError } from '../errors.js';
 import type { IdentityRepository } from '../store/identity.repository.js';
 import { verifySecret } from './passwords.js';
 import { SignInThrottle } from './sign-in-throttle.js';

@@ -1,7 +1,7 @@
 // Issues and verifies the identity provider's RS256 tokens, and hands an external issuer's tokens to
 // ExternalIssuer (external-issuer.ts). Access and refresh tokens are JWTs told apart by their `typ` claim.
 import { createLocalJWKSet, jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { UnauthenticatedError } from '../services/errors.js';
+import { UnauthenticatedError } from '../errors.js';
 import type { IdentityRepository, User } from '../store/identity.repository.js';
 import { newId } from '../store/ids.js';
 import { ExternalIssuer, type ExternalIssuerSettings } from './external-issuer.js';

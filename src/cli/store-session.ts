@@ -1,6 +1,6 @@
 // Runs an operator command against the service's store (same DATABASE_URL / FIRMSCOPE_DATA_DIR as `serve`).
 import { loadConfig, type Config } from '../config.js';
-import { createRepositories, type Repositories } from '../services/repositories.js';
+import { createRepositories, type Repositories } from '../store/repositories.js';
 import { openDatabase } from '../store/database.js';
 
 export async function withRepositories<T>(fn: (repos: Repositories, config: Config) => Promise<T>): Promise<T> {

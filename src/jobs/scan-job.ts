@@ -1,6 +1,6 @@
 // The 'scan' job kind: runs the scan use case with the engine in a worker thread.
 import { runScan, type RunScanDeps } from '../services/run-scan.js';
-import type { Repositories } from '../services/repositories.js';
+import type { Repositories } from '../store/repositories.js';
 import type { Job } from '../store/job.repository.js';
 import type { JobHandler } from './worker.js';
 

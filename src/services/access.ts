@@ -4,8 +4,8 @@ import type { Principal } from '../auth/principal.js';
 import type { Image } from '../store/image.repository.js';
 import type { Product } from '../store/product.repository.js';
 import type { Scan } from '../store/scan.repository.js';
-import { NotFoundError } from './errors.js';
-import type { Repositories } from './repositories.js';
+import { NotFoundError } from '../errors.js';
+import type { Repositories } from '../store/repositories.js';
 
 export async function requireProduct(repos: Repositories, principal: Principal, productId: string): Promise<Product> {
   const product = await repos.products.get(principal.orgId, productId);

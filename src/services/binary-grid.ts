@@ -3,12 +3,12 @@
 import type { Principal } from '../auth/principal.js';
 import { reportCsv } from '../reports/csv.js';
 import type { BinaryDetails } from '../store/binary.repository.js';
-import { queryBinaryGrid, type BinaryColumn, type BinaryGridRow } from '../store/binary-grid.js';
+import type { BinaryColumn, BinaryGridRow } from '../store/binary-grid.js';
 import type { Comparator, GridCondition } from '../store/grid-query.js';
 import {
   booleanValue, filterComparator, filterValues, gridError as bad, gridFilters, gridPage, gridSort, numberValue, type GridRequest, type GridResult,
 } from './grid-request.js';
-import type { Repositories } from './repositories.js';
+import type { Repositories } from '../store/repositories.js';
 
 type Kind = 'id' | 'text' | 'enum' | 'flag' | 'number';
 
@@ -60,7 +60,7 @@ export async function binaryGrid(repos: Repositories, principal: Principal, requ
   if (!conditions.some((c) => c.column === 'product_id' || c.column === 'image_id')) bad('a productId or imageId filter is required to scope the grid', 'filters');
   const page = gridPage(request);
   const sort = gridSort(request, SORT, [{ column: 'unsafe_uses', direction: 'desc' }, { column: 'path', direction: 'asc' }]);
-  const { total, rows } = await queryBinaryGrid(repos.db, {
+  const { total, rows } = await repos.grids.binaries({
     orgId: principal.orgId, conditions, sort, offset: page.offset, limit: options.all ? undefined : page.limit,
   });
   return { total, rows: rows.map(toRow) };

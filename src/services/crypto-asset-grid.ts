@@ -1,8 +1,8 @@
 // POST /api/v4/grids/cryptographicAssets:gridList: validates the request and runs the store query.
 import type { Principal } from '../auth/principal.js';
-import { queryCryptoAssetGrid, type CryptoColumn, type CryptoCondition } from '../store/crypto-asset-grid.js';
+import type { CryptoColumn, CryptoCondition } from '../store/crypto-asset-grid.js';
 import { booleanValue, filterComparator, gridError as bad, gridFilters, gridPage, gridSort, type GridRequest } from './grid-request.js';
-import type { Repositories } from './repositories.js';
+import type { Repositories } from '../store/repositories.js';
 
 // A Map (grid-request.ts says why).
 const FIELDS = new Map<string, CryptoColumn>(Object.entries({
@@ -26,5 +26,5 @@ export async function cryptoAssetGrid(repos: Repositories, principal: Principal,
     bad('a productId, imageId or scanId filter is required to scope the grid', 'filters');
   }
   const [sort] = gridSort(request, FIELDS, [{ column: 'name', direction: 'asc' }]);
-  return queryCryptoAssetGrid(repos.db, { orgId: principal.orgId, conditions, sort: sort!, ...gridPage(request) });
+  return repos.grids.cryptoAssets({ orgId: principal.orgId, conditions, sort: sort!, ...gridPage(request) });
 }

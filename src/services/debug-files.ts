@@ -8,7 +8,7 @@ import type { Principal } from '../auth/principal.js';
 import type { BlobStore, StoredBlob } from '../store/blob-store.js';
 import type { Image, ImageFile } from '../store/image.repository.js';
 import type { Scan } from '../store/scan.repository.js';
-import { createRepositories, type Repositories } from './repositories.js';
+import type { Repositories } from '../store/repositories.js';
 import { createScanIn } from './scans.js';
 
 export interface AttachInput {
@@ -22,8 +22,7 @@ export interface AttachInput {
 /** Records the file and (unless `rescan` is false) queues a scan of the image; the blob is removed when that fails. */
 export async function attachDebugFile(repos: Repositories, blobs: BlobStore, principal: Principal, image: Image, input: AttachInput): Promise<{ file: ImageFile; scan?: Scan }> {
   try {
-    return await repos.db.transaction().execute(async (trx) => {
-      const tx = createRepositories(trx, repos.dialect);
+    return await repos.transaction(async (tx) => {
       const file = await tx.images.addFile({
         imageId: image.id, productId: image.productId, filename: input.filename, blob: input.blob, authorId: principal.userId, metadata: input.metadata,
       });

@@ -3,12 +3,12 @@
 import type { Principal } from '../auth/principal.js';
 import type { EngineFinding } from '../engine/types.js';
 import { reportCsv } from '../reports/csv.js';
-import { queryFindingGrid, type Comparator, type GridColumn, type GridCondition, type GridRow } from '../store/finding-grid.js';
+import type { Comparator, GridColumn, GridCondition, GridRow } from '../store/finding-grid.js';
 import { isUlid } from '../store/ids.js';
 import {
   booleanValue, filterComparator, filterValues, gridError as bad, gridFilters, gridPage, gridSort, numberValue, type GridRequest, type GridResult,
 } from './grid-request.js';
-import type { Repositories } from './repositories.js';
+import type { Repositories } from '../store/repositories.js';
 
 export type { GridRequest, GridResult };
 
@@ -81,7 +81,7 @@ export async function findingGrid(repos: Repositories, principal: Principal, req
   const page = gridPage(request);
   const sort = gridSort(request, SORT, [{ column: 'severity_rank', direction: 'desc' }, { column: 'cvss_score', direction: 'desc' }]);
 
-  const { total, rows } = await queryFindingGrid(repos.db, {
+  const { total, rows } = await repos.grids.findings({
     orgId: principal.orgId, conditions, sort, compare: left && right ? { left, right } : undefined,
     offset: page.offset, limit: options.all ? undefined : page.limit,
   });

@@ -3,7 +3,7 @@
 // Maps, so '__proto__', 'constructor' or 'toString' are unknown names (400), never an inherited Object property
 // handed to the SQL builder. The findings, cryptographic-asset and binary grids all validate with these.
 import type { Comparator } from '../store/grid-query.js';
-import { InvalidInputError } from './errors.js';
+import { InvalidInputError } from '../errors.js';
 
 export interface GridRequest {
   filters?: Array<{ field?: unknown; value?: unknown; comparator?: unknown }>;

@@ -6,7 +6,7 @@ import { isRole, ROLES } from '../auth/permissions.js';
 import { SignInThrottle } from '../auth/sign-in-throttle.js';
 import type { IdentityRepository } from '../store/identity.repository.js';
 import type { Role } from '../store/schema.js';
-import { InvalidInputError, NotFoundError } from './errors.js';
+import { InvalidInputError, NotFoundError } from '../errors.js';
 
 function role(value: string): Role {
   if (!isRole(value)) throw new InvalidInputError(`unknown role '${value}'; use one of ${ROLES.join(', ')}`);

@@ -4,8 +4,8 @@ import type { BlobStore } from '../store/blob-store.js';
 import type { Image } from '../store/image.repository.js';
 import type { Product } from '../store/product.repository.js';
 import type { Scan } from '../store/scan.repository.js';
-import { NotReadyError } from './errors.js';
-import type { Repositories } from './repositories.js';
+import { NotReadyError } from '../errors.js';
+import type { Repositories } from '../store/repositories.js';
 import { readResultDocument } from './result-document.js';
 
 /** The latest completed scan of the image, or NotReadyError (422) naming the current state. */

@@ -6,8 +6,8 @@ import { builtinRuleCatalog, declaredRules, type BuiltinRuleInfo } from '../engi
 import { checkRuleSource, type CustomRuleSource } from '../engine/malware/rules.js';
 import { isUlid } from '../store/ids.js';
 import type { CustomRule } from '../store/rule.repository.js';
-import { ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from './errors.js';
-import type { Repositories } from './repositories.js';
+import { ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from '../errors.js';
+import type { Repositories } from '../store/repositories.js';
 
 /** Largest custom rule source, in bytes of UTF-8. */
 export const MAX_RULE_SOURCE_BYTES = 256 * 1024;

@@ -12,7 +12,7 @@ import type { CustomRuleSource } from '../engine/malware/rules.js';
 import type { Limits } from '../engine/unpack/limits.js';
 import type { BlobStore } from '../store/blob-store.js';
 import { localDebugFiles } from './debug-files.js';
-import type { Repositories } from './repositories.js';
+import type { Repositories } from '../store/repositories.js';
 import { writeResultDocument } from './result-document.js';
 import { scanRules } from './rules.js';
 

@@ -4,9 +4,9 @@
 import type { ProblemLevel } from '../engine/types.js';
 import { PROBLEM_LEVELS } from '../engine/problems.js';
 import type { Scan, StoredProblem } from '../store/scan.repository.js';
-import { InvalidInputError, NotReadyError } from './errors.js';
+import { InvalidInputError, NotReadyError } from '../errors.js';
 import { MAX_PAGE_SIZE } from './grid-request.js';
-import type { Repositories } from './repositories.js';
+import type { Repositories } from '../store/repositories.js';
 
 export interface ProblemQuery {
   /** One level or a comma-separated list: info, warning, error. */

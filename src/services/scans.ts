@@ -4,8 +4,10 @@ import type { Principal } from '../auth/principal.js';
 import type { Image } from '../store/image.repository.js';
 import type { Scan } from '../store/scan.repository.js';
 import type { ScanStateType } from '../store/schema.js';
-import { ConflictError } from './errors.js';
-import { createRepositories, type Repositories } from './repositories.js';
+import type { StoredComponent } from '../store/result.repository.js';
+import { requireImage } from './access.js';
+import { ConflictError, NotReadyError } from '../errors.js';
+import type { Repositories } from '../store/repositories.js';
 
 export const SCAN_JOB = 'scan';
 
@@ -20,7 +22,7 @@ export const TRANSITIONS: Record<ScanStateType, ScanStateType[]> = {
 
 /** Creates a scan in state `new` and the durable job that runs it, atomically. */
 export async function createScan(repos: Repositories, image: Image, authorId: string): Promise<Scan> {
-  return repos.db.transaction().execute((trx) => createScanIn(createRepositories(trx, repos.dialect), image, authorId));
+  return repos.transaction((tx) => createScanIn(tx, image, authorId));
 }
 
 /** The scan and its job, written through repositories the caller has opened on its own transaction. */
@@ -28,6 +30,17 @@ export async function createScanIn(tx: Repositories, image: Image, authorId: str
   const scan = await tx.scans.create({ imageId: image.id, productId: image.productId, orgId: image.orgId, authorId });
   await tx.jobs.enqueue({ kind: SCAN_JOB, scanId: scan.id, payload: { scanId: scan.id }, maxAttempts: 3 });
   return scan;
+}
+
+export async function listScans(repos: Repositories, principal: Principal, productId: string, imageId: string): Promise<Scan[]> {
+  const { image } = await requireImage(repos, principal, productId, imageId);
+  return repos.scans.listByImage(image.id);
+}
+
+/** The components a finished scan found; NotReadyError before it is done. */
+export async function scanComponents(repos: Repositories, scan: Scan): Promise<StoredComponent[]> {
+  if (scan.state !== 'done') throw new NotReadyError(`scan ${scan.id} is '${scan.state}'; components are available once it is done`);
+  return repos.results.components(scan.id);
 }
 
 export async function setScanState(repos: Repositories, principal: Principal, scan: Scan, to: ScanStateType): Promise<Scan> {

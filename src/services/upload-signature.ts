@@ -1,7 +1,7 @@
 // Pre-signed upload URLs: an HMAC over the method, product, temp file and expiry, so the URL works only for
 // a PUT of that temp file in that product until it expires, with no bearer token.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ForbiddenError } from './errors.js';
+import { ForbiddenError } from '../errors.js';
 
 export interface UploadTarget {
   productId: string;

@@ -7,8 +7,8 @@ import type { Image } from '../store/image.repository.js';
 import { newId } from '../store/ids.js';
 import type { Scan } from '../store/scan.repository.js';
 import { requireProduct } from './access.js';
-import { ConflictError, InvalidInputError, NotFoundError } from './errors.js';
-import { createRepositories, type Repositories } from './repositories.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
+import type { Repositories } from '../store/repositories.js';
 import { createScanIn } from './scans.js';
 import { uploadUrl, verifyUpload } from './upload-signature.js';
 
@@ -98,8 +98,7 @@ export async function finalizeUpload(
   // Claiming the upload, creating the image and its scan are one transaction: a crash between them must not
   // leave a temp file spent without its image (the client's retry would get 409 and the upload be lost), nor
   // an image without the scan that was asked for.
-  const finalized = repos.db.transaction().execute(async (trx) => {
-    const tx = createRepositories(trx, repos.dialect);
+  const finalized = repos.transaction(async (tx) => {
     const stored = claimTempId ? await tx.images.claimUpload(claimTempId) : blob;
     if (!stored) throw alreadyFinalized(claimTempId!);
     const image = await tx.images.create({

@@ -66,27 +66,49 @@ export class BinaryRepository {
 
   /** The scan's hardening summary; undefined when its binaries were never recorded (stored before 0006). */
   async hardening(scanId: string): Promise<HardeningSummary | undefined> {
-    const scan = await this.db.selectFrom('scans').select('unsafe_uses').where('id', '=', scanId).executeTakeFirst();
-    if (scan?.unsafe_uses === null || scan?.unsafe_uses === undefined) return undefined;
+    return (await this.hardeningOf([scanId])).get(scanId);
+  }
+
+  /**
+   * The hardening summary of each scan, in a fixed number of queries whatever their number; a scan whose
+   * binaries were never recorded (stored before 0006) has none.
+   */
+  async hardeningOf(scanIds: string[]): Promise<Map<string, HardeningSummary>> {
+    const out = new Map<string, HardeningSummary>();
+    if (scanIds.length === 0) return out;
+    const recorded = await this.db.selectFrom('scans').select('id').where('id', 'in', scanIds).where('unsafe_uses', 'is not', null).execute();
+    const ids = recorded.map((r) => r.id);
+    if (ids.length === 0) return out;
     const sum = (column: string) => sql<Numeric>`sum(${sql.ref(column)})`;
-    const elfSums = await this.db.selectFrom('binaries')
+    const elfRows = await this.db.selectFrom('binaries')
       .select([
-        sql<Numeric>`count(*)`.as('count'), sum('nx').as('nx'), sum('pie').as('pie'), sum('canary').as('canary'), sum('fortify').as('fortify'),
+        'scan_id', sql<Numeric>`count(*)`.as('count'), sum('nx').as('nx'), sum('pie').as('pie'), sum('canary').as('canary'), sum('fortify').as('fortify'),
         sum('stripped').as('stripped'),
         sql<Numeric>`sum(case when relro = 'full' then 1 else 0 end)`.as('relroFull'),
         sql<Numeric>`sum(case when relro = 'partial' then 1 else 0 end)`.as('relroPartial'),
       ])
-      .where('scan_id', '=', scanId).where('format', '=', 'elf').where('type', '!=', 'kernel')
-      .executeTakeFirstOrThrow();
-    const peSums = await this.db.selectFrom('binaries')
+      .where('scan_id', 'in', ids).where('format', '=', 'elf').where('type', '!=', 'kernel').groupBy('scan_id')
+      .execute();
+    const peRows = await this.db.selectFrom('binaries')
       .select([
-        sql<Numeric>`count(*)`.as('count'), sum('nx').as('nx'), sum('aslr').as('aslr'), sum('high_entropy_va').as('highEntropyVa'), sum('cfg').as('cfg'),
+        'scan_id', sql<Numeric>`count(*)`.as('count'), sum('nx').as('nx'), sum('aslr').as('aslr'), sum('high_entropy_va').as('highEntropyVa'), sum('cfg').as('cfg'),
         sum('safe_seh').as('safeSeh'), sum('force_integrity').as('forceIntegrity'), sum('signed').as('signed'),
       ])
-      .where('scan_id', '=', scanId).where('format', 'in', ['pe', 'te'])
-      .executeTakeFirstOrThrow();
-    const all = await this.db.selectFrom('binaries').select(sql<Numeric>`count(*)`.as('n')).where('scan_id', '=', scanId).executeTakeFirstOrThrow();
-    return { binaries: Number(all.n), elf: shares(elfSums), pe: shares(peSums) };
+      .where('scan_id', 'in', ids).where('format', 'in', ['pe', 'te']).groupBy('scan_id')
+      .execute();
+    const allRows = await this.db.selectFrom('binaries').select(['scan_id', sql<Numeric>`count(*)`.as('n')]).where('scan_id', 'in', ids).groupBy('scan_id').execute();
+    const byScan = <T extends { scan_id: string }>(rows: T[]) => new Map(rows.map(({ scan_id, ...rest }) => [scan_id, rest]));
+    const elf = byScan(elfRows);
+    const pe = byScan(peRows);
+    const all = byScan(allRows);
+    const noElf = { count: 0, nx: 0, pie: 0, relroFull: 0, relroPartial: 0, canary: 0, fortify: 0, stripped: 0 };
+    const noPe = { count: 0, nx: 0, aslr: 0, highEntropyVa: 0, cfg: 0, safeSeh: 0, forceIntegrity: 0, signed: 0 };
+    for (const id of ids) {
+      const e = elf.get(id);
+      const p = pe.get(id);
+      out.set(id, { binaries: Number(all.get(id)?.n ?? 0), elf: e ? shares(e) : noElf, pe: p ? shares(p) : noPe });
+    }
+    return out;
   }
 }
 

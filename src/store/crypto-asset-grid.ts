@@ -18,10 +18,15 @@ export interface CryptoGridRow extends CryptoAsset {
   scanId: string;
 }
 
-export async function queryCryptoAssetGrid(
-  db: Kysely<Database>,
-  criteria: { orgId: string; conditions: CryptoCondition[]; sort: { column: CryptoColumn; direction: 'asc' | 'desc' }; offset: number; limit?: number },
-): Promise<{ total: number; rows: CryptoGridRow[] }> {
+export interface CryptoGridCriteria {
+  orgId: string;
+  conditions: CryptoCondition[];
+  sort: { column: CryptoColumn; direction: 'asc' | 'desc' };
+  offset: number;
+  limit?: number;
+}
+
+export async function queryCryptoAssetGrid(db: Kysely<Database>, criteria: CryptoGridCriteria): Promise<{ total: number; rows: CryptoGridRow[] }> {
   const explicitScan = criteria.conditions.some((c) => c.column === 'scan_id');
   let query = db
     .selectFrom('crypto_assets as c')

@@ -6,7 +6,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { InsufficientStorageError, InvalidInputError, NotFoundError, TooLargeError } from '../services/errors.js';
+import { InsufficientStorageError, InvalidInputError, NotFoundError, TooLargeError } from '../errors.js';
 import type { BlobStore, StoredBlob, WriteOptions } from './blob-store.js';
 
 /** The disk (ENOSPC) or the user's quota (EDQUOT) is full: the write may succeed once space is freed. */

@@ -186,6 +186,15 @@ export class ImageRepository {
     return rows.map((r) => this.toFile(r));
   }
 
+  /** The attached files of several images in one query, oldest first within each image. */
+  async listFilesOfImages(imageIds: string[]): Promise<Map<string, ImageFile[]>> {
+    const out = new Map<string, ImageFile[]>(imageIds.map((id) => [id, []]));
+    if (imageIds.length === 0) return out;
+    const rows = await this.files().where('image_files.image_id', 'in', imageIds).orderBy('image_files.create_time').orderBy('image_files.id').execute();
+    for (const row of rows) out.get(row.image_id)?.push(this.toFile(row));
+    return out;
+  }
+
   async getFile(imageId: string, id: string): Promise<ImageFile | undefined> {
     const row = await this.files().where('image_files.image_id', '=', imageId).where('image_files.id', '=', id).executeTakeFirst();
     return row && this.toFile(row);

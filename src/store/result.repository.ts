@@ -1,11 +1,13 @@
 // A finished scan's stored result: components, findings and crypto assets as rows (queried by the API),
 // plus the image counts computed from them. The files tree and problems live in a blob (see services).
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Component, CryptoAsset, EngineFinding, ScanResult } from '../engine/types.js';
 import { replaceScanBinaries } from './binary.repository.js';
 import { dialectOf } from './database.js';
 import { newId, nowIso } from './ids.js';
 import type { Database } from './schema.js';
+
+type Numeric = number | string | bigint | null;
 
 export interface ScanRef {
   scanId: string;
@@ -102,32 +104,48 @@ export class ResultRepository {
    * elsewhere: totalUnsafeUses); a scan stored before binaries were recorded (0006) counts 0 until rescanned.
    */
   async counts(imageId: string, scanId: string | undefined): Promise<ImageCounts> {
-    const escalations = await this.db
-      .selectFrom('escalations').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('image_id', '=', imageId).where('acknowledged', '=', 0).executeTakeFirstOrThrow();
-    const empty: ImageCounts = {
-      newEscalationsCount: Number(escalations.n), dependenciesCount: 0, cryptographicAssetsCount: 0, findingTypeCounts: [], kev: 0,
-      expiredCertificatesCount: 0, unsafeFunctionsCount: 0,
-    };
-    if (!scanId) return empty;
-    const count = (n: { n: number | string | bigint }) => Number(n.n);
-    const components = await this.db.selectFrom('components').select((eb) => eb.fn.countAll<number>().as('n')).where('scan_id', '=', scanId).executeTakeFirstOrThrow();
-    const assets = await this.db.selectFrom('crypto_assets').select((eb) => eb.fn.countAll<number>().as('n')).where('scan_id', '=', scanId).executeTakeFirstOrThrow();
-    const expired = await this.db.selectFrom('crypto_assets').select((eb) => eb.fn.countAll<number>().as('n')).where('scan_id', '=', scanId).where('is_expired', '=', 1).executeTakeFirstOrThrow();
-    const kev = await this.db.selectFrom('findings').select((eb) => eb.fn.countAll<number>().as('n')).where('scan_id', '=', scanId).where('is_kev', '=', 1).executeTakeFirstOrThrow();
-    const unsafe = await this.db.selectFrom('scans').select('unsafe_uses').where('id', '=', scanId).executeTakeFirst();
-    const types = await this.db
-      .selectFrom('findings').select(['finding_type', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('scan_id', '=', scanId).groupBy('finding_type').orderBy('finding_type').execute();
-    return {
-      ...empty,
-      dependenciesCount: count(components),
-      cryptographicAssetsCount: count(assets),
-      expiredCertificatesCount: count(expired),
-      kev: count(kev),
-      unsafeFunctionsCount: Number(unsafe?.unsafe_uses ?? 0),
-      findingTypeCounts: types.map((t) => ({ type: t.finding_type, count: Number(t.n) })),
-    };
+    return (await this.countsOf([{ imageId, scanId }])).get(imageId)!;
+  }
+
+  /** The counts of several images, each from its latest finished scan, in a fixed number of queries. */
+  async countsOf(images: Array<{ imageId: string; scanId: string | undefined }>): Promise<Map<string, ImageCounts>> {
+    const imageIds = images.map((i) => i.imageId);
+    const scanIds = images.flatMap((i) => (i.scanId ? [i.scanId] : []));
+    const n = (value: Numeric | undefined) => Number(value ?? 0);
+    const escalations = imageIds.length === 0 ? [] : await this.db
+      .selectFrom('escalations').select(['image_id', sql<Numeric>`count(*)`.as('n')])
+      .where('image_id', 'in', imageIds).where('acknowledged', '=', 0).groupBy('image_id').execute();
+    const newEscalations = new Map(escalations.map((r) => [r.image_id, n(r.n)]));
+    const perScan = new Map<string, Omit<ImageCounts, 'newEscalationsCount'>>();
+    if (scanIds.length > 0) {
+      const components = await this.db.selectFrom('components').select(['scan_id', sql<Numeric>`count(*)`.as('n')])
+        .where('scan_id', 'in', scanIds).groupBy('scan_id').execute();
+      const assets = await this.db.selectFrom('crypto_assets')
+        .select(['scan_id', sql<Numeric>`count(*)`.as('n'), sql<Numeric>`sum(case when is_expired = 1 then 1 else 0 end)`.as('expired')])
+        .where('scan_id', 'in', scanIds).groupBy('scan_id').execute();
+      const types = await this.db.selectFrom('findings')
+        .select(['scan_id', 'finding_type', sql<Numeric>`count(*)`.as('n'), sql<Numeric>`sum(case when is_kev = 1 then 1 else 0 end)`.as('kev')])
+        .where('scan_id', 'in', scanIds).groupBy(['scan_id', 'finding_type']).orderBy('finding_type').execute();
+      const unsafe = await this.db.selectFrom('scans').select(['id', 'unsafe_uses']).where('id', 'in', scanIds).execute();
+      for (const scanId of scanIds) {
+        perScan.set(scanId, {
+          dependenciesCount: 0, cryptographicAssetsCount: 0, findingTypeCounts: [], kev: 0, expiredCertificatesCount: 0, unsafeFunctionsCount: 0,
+        });
+      }
+      for (const r of components) perScan.get(r.scan_id)!.dependenciesCount = n(r.n);
+      for (const r of assets) Object.assign(perScan.get(r.scan_id)!, { cryptographicAssetsCount: n(r.n), expiredCertificatesCount: n(r.expired) });
+      for (const r of types) {
+        const counts = perScan.get(r.scan_id)!;
+        counts.findingTypeCounts.push({ type: r.finding_type, count: n(r.n) });
+        counts.kev += n(r.kev);
+      }
+      for (const r of unsafe) perScan.get(r.id)!.unsafeFunctionsCount = n(r.unsafe_uses);
+    }
+    return new Map(images.map(({ imageId, scanId }) => [imageId, {
+      newEscalationsCount: newEscalations.get(imageId) ?? 0,
+      dependenciesCount: 0, cryptographicAssetsCount: 0, findingTypeCounts: [], kev: 0, expiredCertificatesCount: 0, unsafeFunctionsCount: 0,
+      ...(scanId ? perScan.get(scanId) : {}),
+    }]));
   }
 }
 

@@ -93,6 +93,15 @@ export class ScanRepository {
     return rows.map(toScan);
   }
 
+  /** The scans of several images in one query, newest first within each image. */
+  async listByImages(imageIds: string[]): Promise<Map<string, Scan[]>> {
+    const out = new Map<string, Scan[]>(imageIds.map((id) => [id, []]));
+    if (imageIds.length === 0) return out;
+    const rows = await this.scans().where('scans.image_id', 'in', imageIds).orderBy('scans.create_time', 'desc').orderBy('scans.id', 'desc').execute();
+    for (const row of rows) out.get(row.image_id)?.push(toScan(row));
+    return out;
+  }
+
   /** The newest scan of an image in one of the given states (the one whose results the image shows). */
   async latest(imageId: string, states?: ScanStateType[]): Promise<Scan | undefined> {
     let query = this.scans().where('scans.image_id', '=', imageId);

@@ -1,7 +1,7 @@
 // Unique-constraint violations of either database, turned into the domain ConflictError. A check-then-insert
 // cannot stop two concurrent requests from inserting the same key; the constraint does, and this maps its error
 // (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY) to a 409 instead of a 500.
-import { ConflictError } from '../services/errors.js';
+import { ConflictError } from '../errors.js';
 
 const UNIQUE_CODES = new Set(['23505', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
 

@@ -70,7 +70,7 @@ for (const dialect of testDialects()) {
       tokens.other = await passwordToken(t.base, 'admin@other.test', 'other-password');
       productId = (await call(t.base, tokens.admin, 'POST', '/api/v4/products', { name: 'router' })).body.id.split('/')[1];
 
-      const { db } = t.server.runtime.repos;
+      const { db } = t.server.runtime.database;
       vulns = new VulnerabilityRepository(db);
       // The first image is the latest when the NVD record arrives; the second, scanned later, is matched on
       // the next change (a KEV entry and an EPSS rise) and escalates three ways.

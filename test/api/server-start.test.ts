@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
-import { createRepositories } from '../../src/services/repositories.js';
+import { createRepositories } from '../../src/store/repositories.js';
 import { openDatabase } from '../../src/store/database.js';
 import { freshPostgresUrl, testDialects } from '../support/databases.js';
 import { ADMIN, freePort, passwordToken } from '../support/server.js';

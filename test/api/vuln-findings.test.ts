@@ -62,7 +62,7 @@ for (const dialect of testDialects()) {
       t = await startTestServer({ postgres: dialect === 'postgres' });
       token = await passwordToken(t.base, ADMIN.email, ADMIN.password);
       feedDir = mkdtempSync(join(tmpdir(), 'firmscope-feeds-'));
-      const summary = await new VulnerabilityRepository(t.server.runtime.repos.db)
+      const summary = await new VulnerabilityRepository(t.server.runtime.database.db)
         .importItems(readFeeds([sharedPath('vulndata', `nvd-cve2.0-${CVE}.json`), ...generatedFeeds(feedDir)]));
       expect(summary).toMatchObject({ inserted: 2, kev: 1, epss: 1, errors: [] });
 

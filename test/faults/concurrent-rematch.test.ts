@@ -47,15 +47,15 @@ for (const dialect of testDialects()) {
       await writeFile(file, (await readFile(sharedPath('vulndata', RECORD), 'utf8')).replaceAll('CVE-2021-42386', cve));
       return file;
     }
-    const findingsOf = (cve: string) => t.server.runtime.repos.db.selectFrom('findings').select('id').where('scan_id', '=', scanId).where('pname', '=', cve).execute();
+    const findingsOf = (cve: string) => t.server.runtime.database.db.selectFrom('findings').select('id').where('scan_id', '=', scanId).where('pname', '=', cve).execute();
     /** The escalations recorded for the finding of `cve` in the BusyBox scan. */
-    const escalationsOf = (cve: string) => t.server.runtime.repos.db.selectFrom('escalations').select('reason')
+    const escalationsOf = (cve: string) => t.server.runtime.database.db.selectFrom('escalations').select('reason')
       .where('finding_fingerprint', 'in', (eb) => eb.selectFrom('findings').select('fingerprint').where('scan_id', '=', scanId).where('pname', '=', cve))
       .execute();
 
     it('two re-matches at once, on two connections, store a new vulnerability as one finding', async () => {
       const cve = 'CVE-2099-0999';
-      await new VulnerabilityRepository(t.server.runtime.repos.db).importItems(readFeeds([await recordFile(cve)]));
+      await new VulnerabilityRepository(t.server.runtime.database.db).importItems(readFeeds([await recordFile(cve)]));
       const connections = [await openDatabase({ url: t.databaseUrl, dataDir: t.dataDir }), await openDatabase({ url: t.databaseUrl, dataDir: t.dataDir })];
       try {
         const outcomes = await Promise.allSettled(connections.map(({ db }) => rematchLatestImages(db, new VulnerabilityRepository(db))));

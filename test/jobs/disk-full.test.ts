@@ -12,7 +12,7 @@ const fault = vi.hoisted(() => ({ code: undefined as string | undefined }));
 vi.mock('node:fs', async (original) => (await import('../support/full-disk.js')).fsWithFaults(await original(), fault));
 
 const { scan } = await import('../../src/engine/scan.js');
-const { createRepositories } = await import('../../src/services/repositories.js');
+const { createRepositories } = await import('../../src/store/repositories.js');
 const { runScan } = await import('../../src/services/run-scan.js');
 const { createScan } = await import('../../src/services/scans.js');
 const { FilesystemBlobStore } = await import('../../src/store/filesystem-blob-store.js');

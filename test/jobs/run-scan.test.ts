@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskFullError, UnrecognisedImageError } from '../../src/engine/errors.js';
 import type { ScanResult } from '../../src/engine/types.js';
 import { readResultDocument } from '../../src/services/result-document.js';
-import { createRepositories, type Repositories } from '../../src/services/repositories.js';
+import { createRepositories, type Repositories } from '../../src/store/repositories.js';
 import { runScan, type RunScanDeps } from '../../src/services/run-scan.js';
 import { createScan } from '../../src/services/scans.js';
+import type { BlobStore } from '../../src/store/blob-store.js';
 import { FilesystemBlobStore } from '../../src/store/filesystem-blob-store.js';
 import { openTestDatabase, type TestDatabase } from '../support/databases.js';
 
@@ -23,7 +24,7 @@ const result = (imagePath: string): ScanResult => ({
 describe('runScan', () => {
   let database: TestDatabase;
   let repos: Repositories;
-  let blobs: FilesystemBlobStore;
+  let blobs: BlobStore;
   const dataDir = mkdtempSync(join(tmpdir(), 'firmscope-run-'));
   let image: Awaited<ReturnType<Repositories['images']['create']>>;
 

@@ -4,7 +4,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { totalUnsafeUses } from '../../src/engine/binaries/unsafe-functions.js';
 import type { BinaryInfo, ElfHardening, PeHardening } from '../../src/engine/types.js';
 import { binaryGrid, binaryGridCsv } from '../../src/services/binary-grid.js';
-import { createRepositories, type Repositories } from '../../src/services/repositories.js';
+import { createRepositories, type Repositories } from '../../src/store/repositories.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { duplicateResultProblems } from '../support/store-invariants.js';
 

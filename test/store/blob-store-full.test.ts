@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { ScanResult } from '../../src/engine/types.js';
-import { InsufficientStorageError } from '../../src/services/errors.js';
+import { InsufficientStorageError } from '../../src/errors.js';
 import { readResultDocument, writeResultDocument } from '../../src/services/result-document.js';
 import { FilesystemBlobStore } from '../../src/store/filesystem-blob-store.js';
 

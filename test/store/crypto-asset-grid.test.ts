@@ -1,7 +1,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import type { CryptoAsset } from '../../src/engine/types.js';
 import { cryptoAssetGrid } from '../../src/services/crypto-asset-grid.js';
-import { createRepositories, type Repositories } from '../../src/services/repositories.js';
+import { createRepositories, type Repositories } from '../../src/store/repositories.js';
 import { describeEachDatabase } from '../support/databases.js';
 
 const asset = (ref: string, assetType: CryptoAsset['assetType'], name: string, details: Record<string, unknown> = {}): CryptoAsset => ({

@@ -2,7 +2,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import type { EngineFinding } from '../../src/engine/types.js';
 import { findingGrid, gridCsv } from '../../src/services/finding-grid.js';
-import { createRepositories, type Repositories } from '../../src/services/repositories.js';
+import { createRepositories, type Repositories } from '../../src/store/repositories.js';
 import { describeEachDatabase } from '../support/databases.js';
 
 function finding(fp: string, over: Partial<EngineFinding> = {}): EngineFinding {

@@ -1,7 +1,7 @@
 // The identity store on both databases: concurrent inserts of one key end in one row and ConflictErrors (the
 // unique constraint decides, not a check-then-insert), and the unique-violation helper knows both dialects.
 import { beforeAll, expect, it } from 'vitest';
-import { ConflictError } from '../../src/services/errors.js';
+import { ConflictError } from '../../src/errors.js';
 import { IdentityRepository } from '../../src/store/identity.repository.js';
 import { isUniqueViolation } from '../../src/store/unique-violation.js';
 import { describeEachDatabase } from '../support/databases.js';

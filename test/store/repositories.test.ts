@@ -1,6 +1,6 @@
-// Products, images, temp files, scans and identities on both dialects.
+// Products, images, temp files, scans, identities and transactions on both dialects.
 import { beforeAll, expect, it } from 'vitest';
-import { createRepositories, type Repositories } from '../../src/services/repositories.js';
+import { createRepositories, type Repositories } from '../../src/store/repositories.js';
 import { describeEachDatabase } from '../support/databases.js';
 
 describeEachDatabase('repositories', (get) => {
@@ -77,5 +77,19 @@ describeEachDatabase('repositories', (get) => {
     expect(states.map((s) => s.type).slice(0, 2)).toEqual(['new', 'running']);
     expect(states).toHaveLength(3);
     expect((await repos.scans.latest(image.id))?.id).toBe(scan.id);
+  });
+
+  it('transaction commits what fn wrote when it resolves, rolls all of it back when it throws, and nests by joining', async () => {
+    const names = async () => (await repos.products.list(orgB)).map((p) => p.name).sort();
+    await repos.transaction(async (tx) => {
+      await tx.products.create({ orgId: orgB, name: 'kept', authorId: userId });
+      await tx.transaction((inner) => inner.products.create({ orgId: orgB, name: 'kept-inner', authorId: userId }));
+    });
+    await expect(repos.transaction(async (tx) => {
+      await tx.products.create({ orgId: orgB, name: 'dropped', authorId: userId });
+      await tx.transaction((inner) => inner.products.create({ orgId: orgB, name: 'dropped-inner', authorId: userId }));
+      throw new Error('abort');
+    })).rejects.toThrow('abort');
+    expect(await names()).toEqual(['kept', 'kept-inner']);
   });
 });

@@ -1,8 +1,8 @@
 // An organisation's custom rules and disabled built-in rules on both dialects: scoped by organisation, names
 // unique per organisation (a ConflictError, also on rename), enabled-only listing, idempotent switches.
 import { beforeAll, expect, it } from 'vitest';
-import { ConflictError } from '../../src/services/errors.js';
-import { createRepositories, type Repositories } from '../../src/services/repositories.js';
+import { ConflictError } from '../../src/errors.js';
+import { createRepositories, type Repositories } from '../../src/store/repositories.js';
 import { describeEachDatabase } from '../support/databases.js';
 
 const SOURCE = 'rule r { strings: $a = "RRRR" condition: $a }';

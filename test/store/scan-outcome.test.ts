@@ -2,7 +2,7 @@
 // them), paged in the engine's order and filtered by level, on both databases.
 import { beforeAll, expect, it } from 'vitest';
 import type { ScanResult, ScanSummary } from '../../src/engine/types.js';
-import { createRepositories, type Repositories } from '../../src/services/repositories.js';
+import { createRepositories, type Repositories } from '../../src/store/repositories.js';
 import { describeEachDatabase } from '../support/databases.js';
 
 const summary: ScanSummary = {

@@ -3,8 +3,8 @@
 // flight. Each check returns sentences describing what is wrong (empty when all is well).
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import type { BlobStore } from '../../src/store/blob-store.js';
 import type { Dialect } from '../../src/store/database.js';
-import type { FilesystemBlobStore } from '../../src/store/filesystem-blob-store.js';
 import type { Database } from '../../src/store/schema.js';
 
 const FINAL = ['done', 'failed', 'cancelled'];
@@ -74,7 +74,7 @@ export async function unfinishedWorkProblems(db: Kysely<Database>): Promise<stri
 }
 
 /** Every image's blob exists and has the SHA-256 recorded for it (and the one `expected` gives for its name). */
-export async function imageBlobProblems(db: Kysely<Database>, blobs: FilesystemBlobStore, expected: Map<string, string>): Promise<string[]> {
+export async function imageBlobProblems(db: Kysely<Database>, blobs: BlobStore, expected: Map<string, string>): Promise<string[]> {
   const problems: string[] = [];
   for (const image of await db.selectFrom('images').select(['id', 'name', 'blob_key', 'sha256', 'size']).execute()) {
     const label = `image ${image.id} (${image.name})`;

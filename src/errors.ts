@@ -1,5 +1,5 @@
-// Domain errors: services and repositories throw these; the API's one error handler maps them to HTTP.
-// Domain code never throws HTTP errors.
+// Domain errors, below every layer that raises them: the store, auth and services throw these; the API's one
+// error handler maps them to HTTP. Domain code never throws HTTP errors.
 
 export interface ErrorDetail {
   reason: string;

@@ -1,0 +1,65 @@
+// One finding in full (with its status history) and its workflow: setting the issue status of the finding's
+// fingerprint in the product, carried forward to later images.
+import type { Principal } from '../auth/principal.js';
+import type { VexJustification } from '../reports/report.js';
+import type { IssueStatus, StatusChange, StoredFinding } from '../store/finding.repository.js';
+import { requireProduct } from './access.js';
+import { InvalidInputError, NotFoundError } from '../errors.js';
+import type { Repositories } from '../store/repositories.js';
+
+export interface FindingWithHistory {
+  finding: StoredFinding;
+  history: StatusChange[];
+}
+
+async function requireFinding(repos: Repositories, principal: Principal, productId: string, findingId: string): Promise<StoredFinding> {
+  const product = await requireProduct(repos, principal, productId);
+  const finding = await repos.findings.get(product.id, findingId);
+  if (!finding) throw new NotFoundError(`finding ${findingId} not found in product ${productId}`, [{ reason: 'notFound', field: 'findingId' }]);
+  return finding;
+}
+
+async function withHistory(repos: Repositories, finding: StoredFinding): Promise<FindingWithHistory> {
+  return { finding, history: await repos.findings.history(finding.productId, finding.fingerprint) };
+}
+
+export async function getFinding(repos: Repositories, principal: Principal, productId: string, findingId: string): Promise<FindingWithHistory> {
+  return withHistory(repos, await requireFinding(repos, principal, productId, findingId));
+}
+
+export interface StatusRequest {
+  /** An issue status; 'in progress' is accepted for inProgress. */
+  status: string;
+  comment?: string;
+  justification?: VexJustification;
+}
+
+const normaliseStatus = (status: string): IssueStatus => (status === 'in progress' ? 'inProgress' : (status as IssueStatus));
+
+/** A justification says why a finding does not apply, so it only goes with status rejected (VEX not_affected). */
+function justificationFor(status: IssueStatus, justification: VexJustification | undefined, field: string): VexJustification | null {
+  if (justification === undefined) return null;
+  if (status !== 'rejected') {
+    throw new InvalidInputError(`${field} applies only to status rejected (not affected), not to ${status}`, [{ reason: 'invalidArgument', field }]);
+  }
+  return justification;
+}
+
+/** Sets the status; returns the finding it was set through and the recorded change. */
+export async function setFindingStatus(
+  repos: Repositories, principal: Principal, productId: string, findingId: string, request: StatusRequest,
+): Promise<{ finding: StoredFinding; change: StatusChange }> {
+  const finding = await requireFinding(repos, principal, productId, findingId);
+  const status = normaliseStatus(request.status);
+  const justification = justificationFor(status, request.justification, 'justification');
+  const change = await repos.findings.setStatus(finding, status, request.comment ?? null, principal.userId, justification);
+  return { finding, change };
+}
+
+/** Sets the status and returns the finding as it now is, in full. */
+export async function updateFindingStatus(
+  repos: Repositories, principal: Principal, productId: string, findingId: string, request: StatusRequest,
+): Promise<FindingWithHistory> {
+  const { finding } = await setFindingStatus(repos, principal, productId, findingId, request);
+  return withHistory(repos, (await repos.findings.get(finding.productId, finding.id))!);
+}
