@@ -4,7 +4,7 @@
 // The signature and the lists are written apart, so the lists' certificates and hashes are read in turn.
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { efiSignatureListHandler } from './efi-signature-list.js';
-import { GUIDS, guidBytes } from './uefi-guid.js';
+import { GUIDS, guidBytes } from './uefi/guid.js';
 
 const TIME = 16;
 const CERT_HEADER = 8 + 16; // WIN_CERTIFICATE + CertType GUID

@@ -5,7 +5,7 @@
 import { X509Certificate } from 'node:crypto';
 import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
 import { struct } from '../struct.js';
-import { GUIDS, guidBytes, guidString } from './uefi-guid.js';
+import { GUIDS, guidBytes, guidString } from './uefi/guid.js';
 
 const ListHeader = struct('le', { type: 'bytes[16]', listSize: 'u32', headerSize: 'u32', signatureSize: 'u32' });
 const OWNER = 16;

@@ -4,7 +4,7 @@
 // kernel's appended uncompressed size).
 import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader } from '../handler.js';
 import { countOnly, payload } from './decode-stream.js';
-import { lz4DecodeInto } from './lz4-block.js';
+import { lz4DecodeInto } from '../codecs/lz4-block.js';
 import { payloadName } from './payload-name.js';
 
 const MAGIC = Buffer.from([0x02, 0x21, 0x4c, 0x18]);

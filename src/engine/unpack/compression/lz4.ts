@@ -3,7 +3,7 @@
 // size words; every block is decoded to validate it.
 import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader } from '../handler.js';
 import { countOnly, payload } from './decode-stream.js';
-import { lz4DecodeInto } from './lz4-block.js';
+import { lz4DecodeInto } from '../codecs/lz4-block.js';
 import { payloadName } from './payload-name.js';
 
 const MAGIC = Buffer.from([0x04, 0x22, 0x4d, 0x18]);

@@ -3,8 +3,8 @@
 // Linux include/uapi/linux/cramfs_fs.h and fs/cramfs/inode.c (block pointer, hole and extended pointer rules).
 import type { ChunkInfo, EntryMeta, Handler, Reader, Sink } from '../handler.js';
 import { FormatError } from '../handler.js';
-import { xz } from '../codecs.js';
-import { LzmaFamilyDecoder } from './squashfs-compressors.js';
+import { xz } from '../codecs/blocks.js';
+import { LzmaFamilyDecoder } from './squashfs/compressors.js';
 import { struct } from '../struct.js';
 
 const headerFields = {
