@@ -51,13 +51,13 @@ interface Store {
   guidCount: number;
 }
 
-interface StoreMeta {
+type StoreMeta = {
   variables: number;
   deleted: number;
   guids: number;
   /** Data-only entries no variable links to, and entries whose body could not be read. */
   unreadable: number;
-}
+};
 
 /** Reads the body of the entry whose bytes are `raw` (header included) at absolute offset `at`. */
 function parseEntry(raw: Buffer, at: number): Entry {
@@ -203,7 +203,7 @@ function variables(store: Store, guids: string[], start: number, sink?: Sink): {
   return { list, unreadable };
 }
 
-async function chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo<StoreMeta> | null> {
   const head = await reader.read(start, HEADER);
   if (head.length < HEADER || head.toString('latin1', 0, 4) !== 'NVAR') return null;
   // Drivers hold 'NVAR' as a constant: a carved candidate must start with a readable, valid full entry.
@@ -218,15 +218,15 @@ async function chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise
   const { list, unreadable } = variables(store, guids, start);
   const active = list.filter((v) => v.state === 'active').length;
   const meta: StoreMeta = { variables: active, deleted: list.length - active, guids: store.guidCount, unreadable };
-  return { start, end, meta: meta as unknown as Record<string, unknown> };
+  return { start, end, meta };
 }
 
-async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
+async function extract(reader: Reader, info: ChunkInfo<StoreMeta>, sink: Sink): Promise<void> {
   const { store, guids } = await readStore(reader, info.start, sink.signal);
   await writeVariables(reader, variables(store, guids, info.start, sink).list, sink);
 }
 
-export const amiNvarHandler: Handler = {
+export const amiNvarHandler: Handler<StoreMeta> = {
   id: 'ami-nvar',
   kind: 'boot',
   doc: {

@@ -16,14 +16,14 @@ const MIN_FV_HEADER = 0x48;
 const VSS_HEADER = 16;
 const GUID_STORE_HEADER = 28;
 
-interface FdcMeta {
+type FdcMeta = {
   storeKind: '$VSS' | 'guid';
   bodyStart: number;
   variables: number;
   deleted: number;
-}
+};
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number): Promise<ChunkInfo<FdcMeta> | null> {
   const head = await reader.read(start, FdcHeader.size + MIN_FV_HEADER);
   if (head.length < FdcHeader.size + MIN_FV_HEADER) return null;
   const h = FdcHeader.parse(head);
@@ -44,15 +44,15 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
   else throw new FormatError('_FDC region: the volume holds no $VSS or variable-GUID store');
   if (meta.bodyStart > end) throw new FormatError('_FDC region: store header runs past the region');
   for await (const v of vssVariables(reader, meta.bodyStart, end, 0)) meta[v.state === 'active' ? 'variables' : 'deleted']++;
-  return { start, end, meta: meta as unknown as Record<string, unknown> };
+  return { start, end, meta };
 }
 
-async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-  const meta = info.meta as unknown as FdcMeta;
+async function extract(reader: Reader, info: ChunkInfo<FdcMeta>, sink: Sink): Promise<void> {
+  const meta = info.meta!;
   await writeVariables(reader, vssVariables(reader, meta.bodyStart, info.end, 0), sink);
 }
 
-export const insydeFdcHandler: Handler = {
+export const insydeFdcHandler: Handler<FdcMeta> = {
   id: 'insyde-fdc',
   kind: 'boot',
   doc: {

@@ -29,13 +29,13 @@ interface Entries {
   badChecksums: number[];
 }
 
-interface StoreMeta {
+type StoreMeta = {
   variables: number;
   deleted: number;
   /** Data entries whose name or GUID id is unknown. */
   unnamed: number;
   checksumOk: boolean;
-}
+};
 
 /** The checksum byte makes the 8-bit sum of an entry (from its size field on) zero. */
 const checksumOk = (raw: Buffer) => ((sum8(raw.subarray(2)) + raw[1]!) & 0xff) === 0;
@@ -102,7 +102,7 @@ function variables(entries: Entries): NvramVariable[] {
   return list;
 }
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number): Promise<ChunkInfo<StoreMeta> | null> {
   const raw = await reader.read(start, StoreEntry.size);
   if (raw.length < StoreEntry.size) return null;
   const h = StoreEntry.parse(raw);
@@ -117,11 +117,11 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
   const list = variables(entries);
   const active = list.filter((v) => v.state === 'active').length;
   const meta: StoreMeta = { variables: active, deleted: list.length - active, unnamed: entries.data.length - list.length, checksumOk: checksumOk(raw) };
-  return { start, end, meta: meta as unknown as Record<string, unknown> };
+  return { start, end, meta };
 }
 
-async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-  const meta = info.meta as unknown as StoreMeta;
+async function extract(reader: Reader, info: ChunkInfo<StoreMeta>, sink: Sink): Promise<void> {
+  const meta = info.meta!;
   const entries = await readEntries(reader, info.start, info.end, sink.signal);
   if (!meta.checksumOk) sink.problem('warning', 'EVSA store: header checksum mismatch', info.start);
   for (const at of entries.badChecksums) sink.problem('warning', `EVSA entry at 0x${at.toString(16)}: checksum mismatch`, info.start + at);
@@ -129,7 +129,7 @@ async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<voi
   await writeVariables(reader, variables(entries), sink);
 }
 
-export const phoenixEvsaHandler: Handler = {
+export const phoenixEvsaHandler: Handler<StoreMeta> = {
   id: 'phoenix-evsa',
   kind: 'boot',
   doc: {

@@ -19,11 +19,11 @@ const START_ID = 0x55aa;
 const VAR_ADDED = 0x3f;
 const VAR_IN_DELETED_TRANSITION = 0x3e;
 
-interface StoreMeta {
+type StoreMeta = {
   authenticated: boolean;
   variables: number;
   deleted: number;
-}
+};
 
 /** A variable, with the facts of its authenticated header when the store has them. */
 interface Variable extends NvramVariable {
@@ -74,7 +74,7 @@ async function* variables(reader: Reader, start: number, end: number, authentica
   }
 }
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number): Promise<ChunkInfo<StoreMeta> | null> {
   const raw = await reader.read(start, StoreHeader.size);
   if (raw.length < StoreHeader.size) return null;
   const h = StoreHeader.parse(raw);
@@ -84,15 +84,15 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
   const end = storeEnd(reader, start, { label: 'variable store', formatted: h.format === 0x5a && h.size >= StoreHeader.size, format: h.format, size: h.size });
   if (end === null) return null;
   const meta: StoreMeta = { authenticated, ...(await countVariables(variables(reader, start, end, authenticated))) };
-  return { start, end, meta: meta as unknown as Record<string, unknown> };
+  return { start, end, meta };
 }
 
-async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-  const meta = info.meta as unknown as StoreMeta;
+async function extract(reader: Reader, info: ChunkInfo<StoreMeta>, sink: Sink): Promise<void> {
+  const meta = info.meta!;
   await writeVariables(reader, variables(reader, info.start, info.end, meta.authenticated), sink);
 }
 
-export const uefiVarstoreHandler: Handler = {
+export const uefiVarstoreHandler: Handler<StoreMeta> = {
   id: 'uefi-varstore',
   kind: 'boot',
   doc: {

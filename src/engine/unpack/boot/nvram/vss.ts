@@ -38,7 +38,7 @@ const VENDOR_AT: Record<VssLayout, number> = {
   plain: Plain.offsetOf('vendor'), apple: Apple.offsetOf('vendor'), auth: Auth.offsetOf('vendor'), intel: Intel.offsetOf('vendor'),
 };
 
-interface StoreMeta {
+type StoreMeta = {
   signature: string;
   variables: number;
   deleted: number;
@@ -46,7 +46,7 @@ interface StoreMeta {
   /** Absolute start of the first variable, and alignment of the variables. */
   bodyStart: number;
   alignment: number;
-}
+};
 
 function efiTime(raw: Buffer): string | undefined {
   const year = raw.readUInt16LE(0);
@@ -144,7 +144,7 @@ async function readHeader(reader: Reader, start: number): Promise<{ signature: s
   return { signature: h.signature, size: h.size, format: h.format, header: SignatureHeader.size, alignment: 0 };
 }
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number): Promise<ChunkInfo<StoreMeta> | null> {
   const h = await readHeader(reader, start);
   if (!h) return null;
   // The signatures are also constants in variable drivers: past offset 0 an unformatted header is not a store.
@@ -156,15 +156,15 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
     meta[v.state === 'active' ? 'variables' : 'deleted']++;
     if (!meta.layouts.includes(v.layout)) meta.layouts.push(v.layout);
   }
-  return { start, end, meta: meta as unknown as Record<string, unknown> };
+  return { start, end, meta };
 }
 
-async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-  const meta = info.meta as unknown as StoreMeta;
+async function extract(reader: Reader, info: ChunkInfo<StoreMeta>, sink: Sink): Promise<void> {
+  const meta = info.meta!;
   await writeVariables(reader, vssVariables(reader, meta.bodyStart, info.end, meta.alignment), sink);
 }
 
-export const nvramVssHandler: Handler = {
+export const nvramVssHandler: Handler<StoreMeta> = {
   id: 'nvram-vss',
   kind: 'boot',
   doc: {

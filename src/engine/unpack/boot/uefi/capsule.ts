@@ -18,14 +18,14 @@ const CAPSULES: Record<string, string> = {
 const PKCS7 = '4AAFD29D-68DF-49EE-8AA9-347D375665A7';
 const MAX_ITEMS = 256;
 
-interface CapsuleMeta {
+type CapsuleMeta = {
   kind: string;
   guid: string;
   flags: number;
   bodyStart: number;
-}
+};
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number): Promise<ChunkInfo<CapsuleMeta> | null> {
   const raw = await reader.read(start, CapsuleHeader.size + 4);
   if (raw.length < CapsuleHeader.size + 4) return null;
   const h = CapsuleHeader.parse(raw);
@@ -42,7 +42,7 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
     if (bodyStart < CapsuleHeader.size + 4 || bodyStart > h.imageSize) throw new FormatError('capsule: AMI ROM image offset out of range');
   }
   const meta: CapsuleMeta = { kind, guid, flags: h.flags, bodyStart };
-  return { start, end, meta: meta as unknown as Record<string, unknown> };
+  return { start, end, meta };
 }
 
 async function extractFmp(reader: Reader, from: number, to: number, sink: Sink): Promise<void> {
@@ -82,14 +82,14 @@ async function extractFmp(reader: Reader, from: number, to: number, sink: Sink):
   }
 }
 
-async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-  const meta = info.meta as unknown as CapsuleMeta;
+async function extract(reader: Reader, info: ChunkInfo<CapsuleMeta>, sink: Sink): Promise<void> {
+  const meta = info.meta!;
   const from = info.start + meta.bodyStart;
   if (meta.kind === 'fmp') await extractFmp(reader, from, info.end, sink);
   else await sink.copy(meta.kind === 'efi' ? 'body.fv' : 'rom.bin', reader, from, info.end, { meta: { capsule: meta.kind } });
 }
 
-export const uefiCapsuleHandler: Handler = {
+export const uefiCapsuleHandler: Handler<CapsuleMeta> = {
   id: 'uefi-capsule',
   kind: 'boot',
   doc: {

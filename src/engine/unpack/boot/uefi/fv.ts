@@ -35,7 +35,7 @@ const LEAF_NAMES: Record<string, string> = {
   RAW: 'raw.bin', COMPATIBILITY16: 'csm16.bin', FIRMWARE_VOLUME_IMAGE: 'volume.fv',
 };
 
-interface FvMeta {
+type FvMeta = {
   fileSystem: string;
   fileSystemGuid: string;
   fvName?: string;
@@ -43,7 +43,7 @@ interface FvMeta {
   erasePolarity: number;
   /** Offset of the first file (or of the data of a non-FFS volume), relative to the chunk. */
   dataOffset: number;
-}
+};
 
 // Vendor volumes whose files follow the FFS2 layout (the list UEFITool treats as FFSv2).
 const FFS2_COMPATIBLE: Record<string, string> = {
@@ -64,7 +64,7 @@ function fileSystemName(guid: string): string {
 
 const isFfs = (meta: FvMeta) => meta.fileSystem === 'ffs3' || FFS2_COMPATIBLE[meta.fileSystemGuid] !== undefined;
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number): Promise<ChunkInfo<FvMeta> | null> {
   const head = await reader.read(start, 0x48);
   if (head.length < 0x48) return null;
   const h = FvHeader.parse(head);
@@ -97,7 +97,7 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
     meta.dataOffset = h.extHeaderOffset + ext.readUInt32LE(16);
   }
   meta.dataOffset = Math.ceil(meta.dataOffset / 8) * 8;
-  return { start, end, meta: meta as unknown as Record<string, unknown> };
+  return { start, end, meta };
 }
 
 interface FfsFile {
@@ -192,8 +192,8 @@ async function writeFile(reader: Reader, info: ChunkInfo, file: FfsFile, dirs: S
   }
 }
 
-async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-  const meta = info.meta as unknown as FvMeta;
+async function extract(reader: Reader, info: ChunkInfo<FvMeta>, sink: Sink): Promise<void> {
+  const meta = info.meta!;
   if (!isFfs(meta)) {
     await sink.copy(meta.fileSystem === 'nvram' ? 'nvram.bin' : 'volume-data.bin', reader, info.start + meta.dataOffset, info.end);
     return;
@@ -216,7 +216,7 @@ async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<voi
   }
 }
 
-export const uefiFvHandler: Handler = {
+export const uefiFvHandler: Handler<FvMeta> = {
   id: 'uefi-fv',
   kind: 'boot',
   doc: {

@@ -15,7 +15,7 @@ export { parseLzmaAloneHeader, parseLzmaHeaders } from './variants.js';
 /** lc=3 lp=0 pb=2 (the default), lc=1 lp=2 pb=2 (OpenWrt MIPS kernels), lc=4 lp=0 pb=2, lc=2 lp=1 pb=2. */
 const COMMON_PROPS = [0x5d, 0x6d, 0x5e, 0x65];
 
-interface LzmaMeta extends LzmaHeader {
+type LzmaMeta = LzmaHeader & {
   /**
    * 'sized': decoded to the declared size; 'unsized': to its end marker, or to where its input ends when that could
    * not be measured; 'measured': no marker, size measured (measureUnsized) and decoded to it.
@@ -27,9 +27,9 @@ interface LzmaMeta extends LzmaHeader {
   cut?: UnsizedEnd['cut'];
   /** 'measured': where the decoder's input was cut (zero bytes follow). */
   inputEnd?: number;
-}
+};
 
-async function probe(reader: Reader, start: number, header: LzmaHeader, ctx?: ChunkContext): Promise<ChunkInfo | null> {
+async function probe(reader: Reader, start: number, header: LzmaHeader, ctx?: ChunkContext): Promise<ChunkInfo<LzmaMeta> | null> {
   if (header.size !== undefined) {
     try {
       const counted = await countOnly('lzma', decodeSized(reader, start, undefined, ctx?.signal), ctx);
@@ -82,7 +82,7 @@ function survivesProbe(head: Buffer, header: LzmaHeader): boolean {
   return props !== null && passes(probeLzma({ kind: 'raw', props }, head.subarray(header.headerSize), QUIET_BELOW));
 }
 
-function warn(sink: Sink, chunk: ChunkInfo, meta: LzmaMeta): void {
+function warn(sink: Sink, chunk: ChunkInfo<LzmaMeta>, meta: LzmaMeta): void {
   const at = `lzma: stream at ${chunk.start}`;
   if (meta.mode === 'sized') return;
   if (meta.size !== undefined && !(meta.endMarker && meta.decoded === meta.size)) {
@@ -97,7 +97,7 @@ function warn(sink: Sink, chunk: ChunkInfo, meta: LzmaMeta): void {
   sink.problem('warning', `${at} has ${meta.size === undefined ? 'an unknown size and ' : ''}no end marker; it ${why}`, chunk.start);
 }
 
-export const lzmaHandler: Handler = {
+export const lzmaHandler: Handler<LzmaMeta> = {
   id: 'lzma',
   kind: 'compression',
   doc: {
@@ -110,7 +110,7 @@ export const lzmaHandler: Handler = {
   },
   magics: COMMON_PROPS.map((p) => ({ bytes: Buffer.from([p, 0x00, 0x00]) })),
   confidence: 40,
-  async chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
+  async chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo<LzmaMeta> | null> {
     const head = await reader.read(start, PROBE_BYTES);
     const headers = parseLzmaHeaders(head).filter((header) => survivesProbe(head, header));
     let failure: unknown;
@@ -127,7 +127,7 @@ export const lzmaHandler: Handler = {
     return null;
   },
   async extract(reader, chunk, sink) {
-    const meta = chunk.meta as unknown as LzmaMeta;
+    const meta = chunk.meta!;
     warn(sink, chunk, meta);
     const name = payloadName(reader.path, ['.lzma', '.lz']);
     if (meta.mode === 'sized') await sink.file(name, payload(decodeSized(reader, chunk.start, chunk.end, sink.signal)));

@@ -24,7 +24,7 @@ const MIN_OUTPUT_BEFORE_BREAK = 4096;
 
 export type LzmaLayout = 'alone' | 'no-size';
 
-export interface LzmaHeader {
+export type LzmaHeader = {
   layout: LzmaLayout;
   /** 13 for the LZMA-alone header, 5 for the variant without a size field. */
   headerSize: number;
@@ -32,7 +32,7 @@ export interface LzmaHeader {
   dictSize: number;
   /** Uncompressed size, or undefined when the header says unknown (-1) or has no size field. */
   size?: number;
-}
+};
 
 /** Properties byte and dictionary size: lc + lp <= 4, a dictionary of 4 KiB .. 1.5 GiB that is 2^n or 2^n + 2^(n-1). */
 function plausibleProps(props: number, dictSize: number): boolean {
