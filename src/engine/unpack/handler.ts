@@ -109,23 +109,6 @@ export interface Handler<Meta extends ChunkMeta = ChunkMeta> {
   extract?(reader: Reader, chunk: ChunkInfo<Meta>, sink: Sink): Promise<void>;
 }
 
-/** A malformed or truncated input: an expected, trusted failure with a reason a person can read. */
-export class FormatError extends Error {
-  override name = 'FormatError';
-
-  constructor(message: string, options?: ErrorOptions) {
-    // Thrown for every rejected candidate (thousands in a large image) and only ever reported by its message:
-    // capturing a stack trace would cost more than the check that failed.
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      super(message, options);
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
-  }
-}
-
 /** A configured limit was reached (depth, bytes, files, time). */
 export class LimitError extends Error {
   override name = 'LimitError';

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { decompress as zstdDecompress } from 'fzstd';
 import { decodeLzma, lzma, type DecodeOptions, type LzmaProps } from './lzma.js';
 import { lz4DecodeInto } from './lz4-block.js';
-import { FormatError } from '../handler.js';
+import { FormatError } from '../../format-error.js';
 
 export { lzma, type DecodeOptions, type LzmaProps } from './lzma.js';
 

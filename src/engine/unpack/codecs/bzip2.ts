@@ -2,7 +2,8 @@
 // "bzip2 format specification", J. Gilchrist): Huffman + MTF + RUNA/RUNB, inverse BWT, RLE1, per-block and
 // combined CRCs. It decodes one block at a time from a bounded window of the file and knows the exact byte where
 // the stream ends, which no JavaScript bzip2 library reports.
-import { FormatError, type Reader } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { Reader } from '../handler.js';
 
 const BLOCK_MAGIC_HI = 0x314159;
 const BLOCK_MAGIC_LO = 0x265359;

@@ -1,6 +1,6 @@
 // LZ4 block decoding into a buffer that may already hold earlier output: linked blocks of an LZ4 frame refer
 // back into the previous 64 KiB. Written from the LZ4 Block Format description.
-import { FormatError } from '../handler.js';
+import { FormatError } from '../../format-error.js';
 
 /**
  * Decodes `src` into `dst` starting at `from` (dst[0..from) is the dictionary) and returns the new end.

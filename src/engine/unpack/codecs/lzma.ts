@@ -4,7 +4,7 @@
 // output piece over through setImmediate. Input is fed in steps so that one call can never expand into an
 // unbounded burst of output; the decoder state is always released before returning.
 import { createRequire } from 'node:module';
-import { FormatError } from '../handler.js';
+import { FormatError } from '../../format-error.js';
 
 const require = createRequire(import.meta.url);
 // lzma-native is CommonJS with a native binding; loaded lazily so tools that never decode LZMA skip it.

@@ -1,7 +1,7 @@
 // LZO1X decompressor (the raw block format liblzo2's lzo1x_1/lzo1x_999 compressors produce, as used by SquashFS
 // LZO blocks, lzop and UBIFS), written from the instruction encoding described in Linux
 // Documentation/staging/lzo.rst. Every read and copy is bounds-checked; the output is capped at `maxOutput`.
-import { FormatError } from '../handler.js';
+import { FormatError } from '../../format-error.js';
 
 /**
  * Decodes one LZO1X block. Stops at the end-of-stream instruction; input or output overruns, zero or

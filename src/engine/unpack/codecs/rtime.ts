@@ -1,6 +1,6 @@
 // JFFS2's "rtime" compressor: each output byte is followed by a repeat count that copies from the previous
 // position where the same byte value was written. Written from the description of Linux fs/jffs2/compr_rtime.c.
-import { FormatError } from '../handler.js';
+import { FormatError } from '../../format-error.js';
 
 /** Decodes an rtime block to exactly `outputSize` bytes. */
 export function rtimeDecompress(data: Buffer, outputSize: number): Buffer {

@@ -2,7 +2,7 @@
 // describes the decoder): an 8-byte header (compressed size, original size) and blocks of LZ77 symbols coded
 // with three canonical Huffman tables (symbol/length, position, and the table that codes the symbol lengths).
 // EFI and Tiano differ only in the bit width of the position-table size: 4 and 5.
-import { FormatError } from '../handler.js';
+import { FormatError } from '../../format-error.js';
 
 const BITBUFSIZ = 32;
 const MAXMATCH = 256;

@@ -3,7 +3,8 @@
 // volume) names the volumes. Extraction writes one file per volume, its LEBs in order (unmapped ones as 0xFF),
 // which the driver then unpacks further (usually UBIFS). Written from Linux include/uapi/mtd/ubi-media.h.
 import zlib from 'node:zlib';
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { struct } from '../struct.js';
 
 const EC_MAGIC = 0x55424923; // "UBI#"

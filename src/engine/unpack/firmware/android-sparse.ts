@@ -1,7 +1,8 @@
 // Android sparse image (libsparse, as made by img2simg and used for fastboot system/vendor images): a 28-byte
 // little-endian header (block size, total blocks, chunk count) and chunks of raw blocks, a 4-byte fill pattern,
 // "don't care" holes or CRC32 markers. Extraction expands it to the raw image, streamed block range by range.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { struct } from '../struct.js';
 
 const Header = struct('le', {

@@ -2,7 +2,8 @@
 // 'HdrS' at 0x202, followed by the protected-mode part of syssize × 16 bytes. From boot protocol 2.08 the
 // header locates the compressed kernel (payload_offset/payload_length, relative to the protected-mode part).
 // Every codec but gzip has the decompressed size appended as 4 little-endian bytes, which are stripped here.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { struct } from '../struct.js';
 import { payloadExtension } from './common.js';
 

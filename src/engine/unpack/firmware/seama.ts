@@ -3,7 +3,8 @@
 // the image. A header with image size 0 is a "seal" that only carries meta data and precedes other SEAMA
 // images. Big-endian normally; a byte-swapped little-endian variant exists.
 import { createHash } from 'node:crypto';
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { hashRange, payloadExtension } from './common.js';
 
 const MAGIC = 0x5ea3a417;

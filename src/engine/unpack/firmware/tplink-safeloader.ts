@@ -4,7 +4,8 @@
 // bases are relative to 0x1014. Each partition (os-image, file-system, support-list, soft-version, ...) is
 // written under its own name.
 import { createHash } from 'node:crypto';
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { hashRange, safeName } from './common.js';
 
 const TABLE_AT = 0x1014;

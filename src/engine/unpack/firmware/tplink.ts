@@ -8,7 +8,8 @@
 // Images that carry a bootloader put the bootloader right after the header and the ordinary firmware (with its
 // own header) after it; their outer header's kernel/rootfs fields describe that inner firmware.
 import { createHash } from 'node:crypto';
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { struct } from '../struct.js';
 import { hashRange, payloadExtension } from './common.js';
 

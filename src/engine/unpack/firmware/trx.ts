@@ -2,7 +2,8 @@
 // 'HDR0', total length, CRC32 over everything after the CRC field, flags/version, and 3 (v1) or 4 (v2)
 // partition offsets relative to the header (loader/kernel, rootfs, ...). The CRC is the Ethernet CRC32 without
 // the final inversion, i.e. the bitwise complement of the standard CRC.
-import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkContext, ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { struct } from '../struct.js';
 import { crc32Range, payloadExtension } from './common.js';
 

@@ -5,7 +5,8 @@ import { createGunzip } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { lzma } from '../codecs/blocks.js';
-import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkContext, ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { struct } from '../struct.js';
 import { crc32Range, decodeRange, safeName } from './common.js';
 

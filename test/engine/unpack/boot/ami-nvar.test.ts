@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { amiNvarHandler } from '../../../../src/engine/unpack/boot/nvram/ami-nvar.js';
 import { GUIDS } from '../../../../src/engine/unpack/boot/uefi/guid.js';
 import { unpack } from '../../../../src/engine/unpack/driver.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { expectTruncationsRefused, extractFiles } from '../extract-harness.js';
 import { expectCorruptionsRefused } from '../filesystems/fs-image-harness.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import zlib from 'node:zlib';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 import { inflate, lz4Block, lzma, lzmaAlone, lzmaRaw, parseLzmaPropsByte, xz } from '../../../../src/engine/unpack/codecs/blocks.js';
 
 const text = Buffer.from('firmscope '.repeat(5000));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { decodeLzma, decodeLzmaSync, lzma, probeLzma, type DecodeOptions, type LzmaCoder } from '../../../../src/engine/unpack/codecs/lzma.js';
 import { parseLzmaPropsByte } from '../../../../src/engine/unpack/codecs/blocks.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 
 const text = Buffer.concat([Buffer.from('firmscope '.repeat(5000)), randomBytes(20000)]);
 

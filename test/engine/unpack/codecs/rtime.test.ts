@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rtimeDecompress } from '../../../../src/engine/unpack/codecs/rtime.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 
 describe('rtime', () => {
   it('copies runs from the previous position of the same byte, overlapping included', () => {

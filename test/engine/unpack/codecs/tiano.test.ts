@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tianoDecompress } from '../../../../src/engine/unpack/codecs/tiano.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 import { tianoCompress } from '../boot/tiano-encoder.js';
 
 const sample = Buffer.concat([

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { gzipHandler } from '../../../../src/engine/unpack/compression/gzip.js';
 import { lzmaHandler, parseLzmaAloneHeader, parseLzmaHeaders } from '../../../../src/engine/unpack/compression/lzma/lzma.js';
 import { unpack } from '../../../../src/engine/unpack/driver.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { FillerBoundedReader } from '../../../../src/engine/unpack/compression/reader-views.js';
 import { findLzmaEnd } from '../../../../src/engine/unpack/compression/lzma/end-finder.js';

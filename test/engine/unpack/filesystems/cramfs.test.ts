@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { cramfsHandler } from '../../../../src/engine/unpack/filesystems/cramfs.js';
 import { bombTree, expectBombStopped } from '../bomb-harness.js';
 import { lzma } from '../../../../src/engine/unpack/codecs/blocks.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 import {
   cleanup,
   entry,

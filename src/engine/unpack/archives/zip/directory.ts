@@ -1,6 +1,7 @@
 // Locating and reading a zip archive's central directory (APPNOTE.TXT 6.3): the end-of-central-directory
 // record (with its zip64 locator and record when sizes overflow 32 bits), and the directory entries.
-import { FormatError, type Reader } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { Reader } from '../../handler.js';
 
 const EOCD = Buffer.from('PK\x05\x06', 'latin1');
 const WINDOW = 1024 * 1024;

@@ -2,7 +2,8 @@
 // a 64 KiB window, length code 285 meaning 3 + a 16-bit extra value (instead of 258), and distance codes 30 and 31
 // (32769 and 49153, 14 extra bits each). No maintained npm package decodes it. The compressed entry is read into
 // memory (bounded); the output is yielded in pieces, so a bomb meets the sink's byte budget as it grows.
-import { FormatError, type Reader } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { Reader } from '../../handler.js';
 
 const MAX_INPUT = 64 * 1024 * 1024;
 const WINDOW = 64 * 1024;

@@ -4,7 +4,8 @@
 // numbered it) and xz (95). Encrypted entries are described, never decoded.
 import zlib from 'node:zlib';
 import { lzma, parseLzmaPropsByte } from '../../codecs/blocks.js';
-import { FormatError, type Reader } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { Reader } from '../../handler.js';
 import { bzip2Blocks } from '../../codecs/bzip2.js';
 import { decodeRange } from '../../compression/decode-stream.js';
 import { lzmaDecoder } from '../../compression/lzma-stream.js';

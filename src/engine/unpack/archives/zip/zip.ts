@@ -4,7 +4,8 @@
 // Declared sizes are enforced (a lying size stops the entry) and the sink's byte budget stops zip bombs; CRCs are
 // checked. Encrypted entries and unsupported methods are reported per entry; the rest is extracted.
 import zlib from 'node:zlib';
-import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkContext, ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { findLayout, readDirectory, type ZipEntry } from './directory.js';
 import { encryption, entryBlocks, METHOD_NAMES } from './methods.js';
 

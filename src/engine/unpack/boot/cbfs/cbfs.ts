@@ -3,7 +3,8 @@
 // (compression, stage header, hash, position, ...). Stages and payloads are decoded: a legacy stage becomes its
 // loadable program, a SELF payload one file per segment, other files (stages of type 0x11 among them, whose load
 // address is an attribute) are decompressed when an attribute says so.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { struct } from '../../struct.js';
 import { COMPRESSION, decompress, MAX_SEGMENTS, Segment, SEGMENT_TYPES, StageHeader } from './decode.js';
 

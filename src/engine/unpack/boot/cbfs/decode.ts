@@ -3,7 +3,7 @@
 // segments. Everything here works on one file's bytes in memory (CBFS files are small) with capped output.
 import { lzmaAlone } from '../../codecs/blocks.js';
 import { lz4DecodeInto } from '../../codecs/lz4-block.js';
-import { FormatError } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
 import { struct } from '../../struct.js';
 
 export const COMPRESSION = ['none', 'lzma', 'lz4'] as const;

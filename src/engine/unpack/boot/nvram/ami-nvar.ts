@@ -8,7 +8,8 @@
 // (its size in the last two bytes) carries extended attributes, a checksum, and for authenticated variables a
 // timestamp and a hash. Each variable becomes a file named as uefi-varstore names them; older values and deleted
 // variables go to 'deleted/'.
-import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkContext, ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { struct } from '../../struct.js';
 import { guidString } from '../uefi/guid.js';
 import { efiAttributeNames, sum8, ucs2z, writeVariables, type NvramVariable } from './variables.js';

@@ -3,7 +3,8 @@
 // The inner store's own size field is not trusted (UEFITool overrides it): its variables run to the end of the
 // region. They are read by the VSS walker of nvram-vss.ts (per-variable plain, authenticated, Apple and Intel
 // layouts) and written as files named as uefi-varstore names them.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { struct } from '../../struct.js';
 import { GUIDS, guidString } from '../uefi/guid.js';
 import { writeVariables } from './variables.js';

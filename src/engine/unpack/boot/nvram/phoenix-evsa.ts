@@ -5,7 +5,8 @@
 // follows and the data may outgrow the 16-bit entry size). A variable is a data entry joined to its name and GUID by
 // id; entries of other types are stepped over and erased space ends the list. Each variable becomes a file named
 // as uefi-varstore names them; superseded values go to 'deleted/'.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { struct } from '../../struct.js';
 import { guidString } from '../uefi/guid.js';
 import { efiAttributeNames, sum8, ucs2z, writeVariables, type NvramVariable } from './variables.js';

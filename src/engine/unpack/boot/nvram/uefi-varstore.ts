@@ -4,7 +4,8 @@
 // and data. Authenticated stores add a monotonic count, timestamp and public key index to each header.
 // Active variables become files named after the variable, deleted ones go to 'deleted/' (variables.ts names
 // them, as for the vendor NVRAM stores).
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { struct } from '../../struct.js';
 import { countVariables, efiAttributeNames, storeEnd, ucs2z, writeVariables, type NvramVariable } from './variables.js';
 import { GUIDS, guidBytes, guidString } from '../uefi/guid.js';

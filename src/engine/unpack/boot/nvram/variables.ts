@@ -2,7 +2,8 @@
 // variable they hand over, UEFI attribute names, UCS-2 names, and writing variables as files named one way (active
 // ones by name, older or deleted ones under 'deleted/', a clash suffixed with the vendor GUID), so downstream
 // readers (EFI signature lists in db/KEK/PK) see the same tree whatever the firmware vendor.
-import { FormatError, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { Reader, Sink } from '../../handler.js';
 import { safeName } from '../../firmware/common.js';
 
 export interface NvramVariable {

@@ -7,7 +7,8 @@
 // bytes with erased bytes (as chipsec allows). The walker is shared with insyde-fdc.ts.
 // Active variables become files named as uefi-varstore names them; deleted ones go to 'deleted/'.
 import zlib from 'node:zlib';
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { struct } from '../../struct.js';
 import { guidBytes, guidString } from '../uefi/guid.js';
 import { efiAttributeNames, storeEnd, ucs2z, writeVariables, type NvramVariable } from './variables.js';

@@ -2,7 +2,8 @@
 // a body. The body of an EFI capsule is a firmware volume; of an AMI Aptio capsule, a ROM image at the offset
 // its extended header gives; of an FMP capsule, embedded drivers and payloads (each with an image header, and
 // an optional PKCS#7 authentication in front of the image), which are written one by one.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { struct } from '../../struct.js';
 import { guidBytes, guidString } from './guid.js';
 

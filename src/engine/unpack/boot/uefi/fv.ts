@@ -2,7 +2,8 @@
 // length, block map, optional extended header with the volume's name) followed, for FFS2/FFS3 volumes, by
 // 8-byte aligned FFS files (GUID, type, attributes, 24-bit or FFS3 64-bit size, state bits). Each file becomes
 // a folder '<GUID>_<UI name>' holding its sections (PE32/TE images, raw data, nested volumes, ...).
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { struct } from '../../struct.js';
 import { safeName } from '../../firmware/common.js';
 import { GUIDS, guidString } from './guid.js';

@@ -5,7 +5,7 @@
 import zlib from 'node:zlib';
 import { lzmaAlone } from '../../codecs/blocks.js';
 import { tianoDecompress } from '../../codecs/tiano.js';
-import { FormatError } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
 import { bcjX86Decode } from '../../codecs/bcj-x86.js';
 import { GUIDS, guidString } from './guid.js';
 

@@ -3,7 +3,8 @@
 // stream, whose first byte is always 0. The header has no magic, so candidates are the common properties bytes
 // followed by a dictionary of at least 64 KiB, and must pass plausibility checks before anything is decoded;
 // then the stream must decode (random or otherwise compressed bytes break within a few dozen bytes).
-import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkContext, ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { parseLzmaPropsByte } from '../../codecs/blocks.js';
 import { probeLzma } from '../../codecs/lzma.js';
 import { countOnly, payload, QUIET_BELOW } from '../decode-stream.js';

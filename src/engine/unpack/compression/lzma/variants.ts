@@ -9,7 +9,8 @@
 // where its input ends: at the first run of padding (FillerBoundedReader) or at the end of the data, where its exact
 // size is then measured (measureUnsized); or, followed by other data, where its range coder last finished before
 // the decoder broke (measureBroken).
-import { FormatError, type ChunkContext, type Reader } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkContext, Reader } from '../../handler.js';
 import { lzma, parseLzmaPropsByte } from '../../codecs/blocks.js';
 import { struct } from '../../struct.js';
 import { countOnly, decodeRange, QUIET_BELOW } from '../decode-stream.js';

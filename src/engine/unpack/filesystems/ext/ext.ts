@@ -1,6 +1,7 @@
 // ext2, ext3 and ext4 filesystems: the superblock gives the chunk size (blocks × block size); extraction walks
 // the directory tree from the root inode, reading files through extent trees or block maps.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import {
   blockMapRuns,
   extentRuns,

@@ -1,7 +1,8 @@
 // ext2/3/4 on-disk structures: superblock, group descriptors, inodes, and the mapping of a file's logical blocks
 // to disk blocks (ext4 extent trees and ext2/3 direct/indirect block maps). Written from the kernel's
 // Documentation/filesystems/ext4 (ondisk layout) and fs/ext4/ext4.h.
-import { FormatError, type Reader } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { Reader } from '../../handler.js';
 import { struct } from '../../struct.js';
 
 export const EXT_MAGIC = 0xef53;

@@ -2,7 +2,7 @@
 // committed transactions whose blocks never reached their home location. Replaying them as an overlay (block
 // number → journal copy) makes the extracted tree what the kernel would mount. Written from Linux
 // include/linux/jbd2.h and fs/jbd2/recovery.c (scan, revoke and replay passes).
-import { FormatError } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
 import type { BlockSource, Runs } from './inode.js';
 
 const JBD2_MAGIC = 0xc03b3998;

@@ -1,7 +1,8 @@
 // FAT12, FAT16 and FAT32: the boot sector's BIOS parameter block gives the geometry and the chunk size
 // (total sectors × sector size); files and directories are cluster chains in the allocation table.
 // Written from Microsoft's FAT specification (fatgen103) and Linux fs/fat (inode.c, fatent.c).
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { struct } from '../../struct.js';
 import { ATTR, parseDirectory } from './dir.js';
 

@@ -2,7 +2,8 @@
 // and the directory hierarchy is read from the Rock Ridge tree when present (POSIX names, modes, symlinks),
 // else from the Joliet tree (Unicode long names), else from plain ISO names. Written from ECMA-119, SUSP/RRIP
 // 1.12 and the Joliet specification.
-import { FormatError, type ChunkInfo, type EntryMeta, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkInfo, EntryMeta, Handler, Reader, Sink } from '../../handler.js';
 import { bootCatalogBlock, bootImages } from './eltorito.js';
 import { FLAG_DIRECTORY, FLAG_MULTI_EXTENT, parseRecord, parseSusp, type DirRecord, type RockRidge } from './susp.js';
 

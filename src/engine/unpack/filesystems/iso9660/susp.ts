@@ -1,7 +1,8 @@
 // ISO 9660 directory records and their System Use area: the Rock Ridge (RRIP over SUSP) entries that carry
 // POSIX names, modes, symlink targets, device numbers and relocated directories. Written from ECMA-119 and
 // the SUSP 1.12 / RRIP 1.12 specifications.
-import { FormatError, type Reader } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { Reader } from '../../handler.js';
 import { decodeDev } from '../dev-t.js';
 
 export interface DirRecord {

@@ -7,7 +7,7 @@
 // compressor framework since 2.6 registers dynrubin under type 3 (RUBINMIPS) and rubinmips (decompress only) under
 // type 5. Both types are therefore read as dynrubin when the node starts with a valid dynrubin table (8 non-zero
 // probabilities, as its compressor always writes), and as rubinmips otherwise.
-import { FormatError } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
 
 const REG_SIZE = 16;
 const UPPER = 1 << (REG_SIZE - 1);

@@ -2,7 +2,7 @@
 // from the least significant bit on little-endian targets and from the most significant bit on big-endian
 // ones; squashfs-tools writes the other byte order by swapping, so one bit-position table serves both:
 // on little-endian images bit n is bit (n mod 8) of byte n/8, on big-endian images it is bit 7 − (n mod 8).
-import { FormatError } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
 
 /** name → [bit position, width in bits]; widths up to 64 (values above 2^53 lose precision, as for u64). */
 export type BitLayout = Record<string, readonly [number, number]>;

@@ -4,7 +4,7 @@
 import { lzo1xDecompress } from '../../codecs/lzo.js';
 import { inflate, lz4Block, parseLzmaPropsByte, xz, zstd, type LzmaProps } from '../../codecs/blocks.js';
 import { decodeLzma } from '../../codecs/lzma.js';
-import { FormatError } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
 
 export interface BlockDecoder {
   readonly name: string;

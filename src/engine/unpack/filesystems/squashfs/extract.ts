@@ -3,7 +3,7 @@
 // hardlinks (an inode reached a second time) and special files through the sink. SquashFS 3 and 4 differ only
 // in how inodes and directories are laid out; they provide a SquashImage and share this walker.
 import type { EntryMeta, Reader, Sink } from '../../handler.js';
-import { FormatError } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
 import type { BlockDecoder } from './compressors.js';
 
 export interface InodeRef {

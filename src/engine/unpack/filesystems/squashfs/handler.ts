@@ -3,7 +3,7 @@
 // block decoder and an opener that builds the inode, directory and fragment readers; this module makes from them
 // the handler's chunk() (the chunk ends at bytes_used) and extract() (the shared walk of extract.ts).
 import type { ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
-import { FormatError } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
 import { LzmaFamilyDecoder, type BlockDecoder } from './compressors.js';
 import { extractSquashfs, type SquashImage } from './extract.js';
 import { METADATA_SIZE, inodeRef, readWords, type MetadataSource } from './metadata.js';

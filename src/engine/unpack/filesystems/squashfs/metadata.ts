@@ -3,7 +3,7 @@
 // of (compressed) data. References into a table are (block position relative to the table start, offset inside
 // the decoded block); reads may run on into the following blocks.
 import type { Reader } from '../../handler.js';
-import { FormatError } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
 import type { BlockDecoder } from './compressors.js';
 
 export const METADATA_SIZE = 8192;

@@ -8,7 +8,7 @@
 // Written from squashfs-tools' squashfs_compat.h (layouts 1.x and 2.x), unsquash-1.c and unsquash-2.c; the directory
 // walk and file streaming are shared with 3 and 4.
 import type { Handler } from '../../handler.js';
-import { FormatError } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
 import { struct } from '../../struct.js';
 import { parseBits, type BitLayout } from './bits.js';
 import type { InodeCommon, InodeRef, SquashInode } from './extract.js';

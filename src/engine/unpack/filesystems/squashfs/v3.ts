@@ -3,7 +3,7 @@
 // blocks, props + raw stream blocks, and the 'shsq' magic). Written from squashfs-tools' squashfs_compat.h
 // (layout 3.x) and the 3.x unsquashfs; the directory walk and file streaming are shared with SquashFS 4.
 import type { Handler } from '../../handler.js';
-import { FormatError } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
 import { struct } from '../../struct.js';
 import { parseBits, type BitLayout } from './bits.js';
 import type { InodeRef, SquashInode } from './extract.js';

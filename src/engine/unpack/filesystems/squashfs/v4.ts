@@ -2,7 +2,7 @@
 // gzip, lzma (incl. vendor block layouts), lzo, xz, lz4 and zstd blocks. Written from Linux fs/squashfs/
 // squashfs_fs.h and the squashfs-tools format notes; the vendor LZMA layouts from the sasquatch project.
 import type { Handler } from '../../handler.js';
-import { FormatError } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
 import { struct } from '../../struct.js';
 import { COMPRESSION_NAMES, decoderFor } from './compressors.js';
 import type { InodeRef, SquashInode } from './extract.js';

@@ -3,7 +3,8 @@
 // after it name the "buds", the LEBs (and offsets in them) where journal heads wrote new nodes. Replaying
 // means reading every bud node newer than the commit start, in sequence order. Written from Linux
 // fs/ubifs/replay.c, log.c and scan.c.
-import { FormatError, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { Sink } from '../../handler.js';
 import { CommonHeader, NODE, UBIFS_MAGIC, UbifsVolume, type Header } from './nodes.js';
 
 export const LOG_LNUM = 3;

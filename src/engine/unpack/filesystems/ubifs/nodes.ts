@@ -3,7 +3,8 @@
 import zlib from 'node:zlib';
 import { inflateRaw, zstd } from '../../codecs/blocks.js';
 import { lzo1xDecompress } from '../../codecs/lzo.js';
-import { FormatError, type Reader } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { Reader } from '../../handler.js';
 import { struct } from '../../struct.js';
 
 export const UBIFS_MAGIC = 0x06101831;

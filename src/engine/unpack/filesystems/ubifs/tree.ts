@@ -4,7 +4,8 @@
 // blocks, directory entries add names (or remove them when they point at inode 0), truncation nodes drop blocks.
 // Extended-attribute entries work like directory entries under their host inode; the xattr inode they name holds
 // the value as its data.
-import { FormatError, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { Sink } from '../../handler.js';
 import { CommonHeader, DentNode, InodeNode, KEY, NODE, parseKey, UBIFS_BLOCK_SIZE, UbifsVolume } from './nodes.js';
 
 export interface InodeInfo {

@@ -3,7 +3,8 @@
 // Extraction walks the index, replays the journal written since (journal.ts), then rebuilds the tree from
 // the root inode. Written from Linux fs/ubifs (ubifs-media.h, tnc.c, replay.c).
 import zlib from 'node:zlib';
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import {
   COMPRESSION_NAMES,
   CommonHeader,

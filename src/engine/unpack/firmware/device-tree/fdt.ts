@@ -1,7 +1,8 @@
 // Flattened device tree (devicetree specification v0.4, chapter 5): a big-endian header, a memory reservation
 // block, a structure block of tokens (begin node, property, end node, nop, end) and a strings block. Parsed
 // into a tree whose property values are views into the blob, with their offsets for streamed extraction.
-import { FormatError, type Reader } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { Reader } from '../../handler.js';
 import { struct } from '../../struct.js';
 
 export const FDT_MAGIC = Buffer.from('d00dfeed', 'hex');

@@ -3,7 +3,8 @@
 // 'data-position' from its start). Each image is written under its node name with its description, type,
 // architecture, compression and addresses; hash subnodes (crc32, md5, sha1, sha256, sha512) are verified.
 import { createHash } from 'node:crypto';
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { crc32Range, hashRange, safeName } from '../common.js';
 import { FDT_MAGIC, parseFdt, propString, propU32, readFdtHeader, toDts, type FdtNode } from './fdt.js';
 

@@ -2,7 +2,8 @@
 // checksum) with extended segment (02) and linear (04) address records, start addresses (03, 05) and an
 // end-of-file record (01). The chunk ends after the end-of-file record; the data becomes one binary file per
 // contiguous memory region, named by its address.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { hexBytes, lines, MemoryImage } from './records.js';
 
 interface Parsed {

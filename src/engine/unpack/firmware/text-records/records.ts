@@ -1,6 +1,7 @@
 // What Intel HEX and Motorola S-record handlers share: reading a text file line by line in bounded blocks,
 // and turning address/data records into binary files, one per contiguous memory region.
-import { FormatError, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { Reader, Sink } from '../../handler.js';
 
 export interface Line {
   text: string;

@@ -2,7 +2,8 @@
 // (S1/S2/S3 data, S7/S8/S9 start address and end), an optional S0 header (module name) and S5/S6 counts.
 // The checksum is the ones' complement of the sum of count, address and data bytes. Data becomes one binary
 // file per contiguous memory region, named by its address.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { hexBytes, lines, MemoryImage } from './records.js';
 
 const ADDRESS_SIZE: Record<string, number> = { '0': 2, '1': 2, '2': 3, '3': 4, '5': 2, '6': 3, '7': 4, '8': 3, '9': 2 };
