@@ -5,7 +5,7 @@
 // Debug files attached to the image (debug-files.ts) name the functions of the stripped binaries they match.
 import type { AnalysisContext, Analyzer } from '../analyzer.js';
 import type { FileNode } from '../types.js';
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import { binaryFindings } from './binary-findings.js';
 import { DebugSymbolIndex } from './debug-files.js';
 import { isElf } from './elf.js';

@@ -7,7 +7,7 @@
 // .zdebug_* sections are not.
 import { readFile, stat } from 'node:fs/promises';
 import type { Problem } from '../types.js';
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import { bufferSource } from './byte-source.js';
 import { dwarfFunctions } from './dwarf.js';
 import { readDebugSection } from './debug-sections.js';

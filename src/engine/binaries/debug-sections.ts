@@ -4,7 +4,7 @@
 // `.zdebug_*` sections are not read (the caller says so).
 import { inflateSync } from 'node:zlib';
 import { decompress as zstdDecompress } from 'fzstd';
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import { bufferSource } from './byte-source.js';
 import { type ElfInfo, type ElfSection, MAX_TABLE, readSection } from './elf.js';
 

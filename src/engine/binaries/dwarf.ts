@@ -5,7 +5,7 @@
 // skipped by its form. Each read is bounds-checked: a damaged unit throws FormatError.
 //
 //   dwarfFunctions({ info, abbrev, str, lineStr, strOffsets, addr, le: true })  // [{ address, name }]
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 
 export interface DwarfSections {
   info: Buffer;

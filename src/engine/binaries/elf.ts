@@ -7,7 +7,7 @@
 //   const elf = await parseElf(nodeSource(index, node));            // header, sections, dynamic info
 //   const elf = await parseElf(src, { symtab: true });               // also .symtab (static symbols)
 //   elf.dynamicSymbols.filter((s) => !s.defined).map((s) => s.name) // imported functions
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import type { ByteSource } from './byte-source.js';
 import { readBuildId, readDynamic, readSymbols, readVersions } from './elf-dynamic.js';
 

@@ -2,7 +2,7 @@
 // substreams in a fixed order: module info, section contributions, section map, file info, type server map,
 // EC, and the optional debug header whose sixth entry is the stream holding the image's section headers.
 // Reference: LLVM's "The PDB DBI Stream" (llvm.org/docs/PDB/DbiStream.html).
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import { u16At, u32At } from './pdb-msf.js';
 
 export interface PdbModule {

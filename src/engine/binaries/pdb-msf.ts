@@ -4,7 +4,7 @@
 // against the file, so a truncated or corrupt PDB throws FormatError instead of reading out of bounds.
 //
 //   const msf = parseMsf(buf); const info = msf.stream(1);
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 
 const MAGIC = Buffer.from('Microsoft C/C++ MSF 7.00\r\n\x1aDS\0\0\0', 'latin1');
 const BLOCK_SIZES = new Set([512, 1024, 2048, 4096]);

@@ -5,7 +5,7 @@
 // section:offset into an RVA. Malformed input throws FormatError (pdb-msf.ts checks every block and stream).
 //
 //   const pdb = parsePdb(buf); pdb.publics.filter((p) => p.function).map((p) => [p.rva, p.name])
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import { parseDbi, type PdbModule, type PdbSectionContribution } from './pdb-dbi.js';
 import { parseMsf, u16At, u32At } from './pdb-msf.js';
 import { type PeSection, readSections } from './pe.js';

@@ -1,6 +1,6 @@
 // The VS_VERSIONINFO resource of a PE file: walks the resource tree to RT_VERSION (type 16), then reads the
 // VS_FIXEDFILEINFO numbers and the StringFileInfo strings (CompanyName, ProductName, ProductVersion, ...).
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import type { ByteSource } from './byte-source.js';
 
 export interface PeVersionInfo {

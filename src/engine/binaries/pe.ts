@@ -4,7 +4,7 @@
 //
 //   const pe = await parsePe(nodeSource(index, node));
 //   pe.version?.strings.ProductVersion; pe.imports.map((i) => i.dll)
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import type { ByteSource } from './byte-source.js';
 import { readVersionInfo, type PeVersionInfo } from './pe-version.js';
 

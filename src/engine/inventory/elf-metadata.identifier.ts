@@ -3,7 +3,7 @@
 import { posix } from 'node:path';
 import { nodeSource } from '../binaries/byte-source.js';
 import { isElf, parseElf } from '../binaries/elf.js';
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import type { VersionSignature } from './signature.js';
 import { familyById } from './package-families.js';

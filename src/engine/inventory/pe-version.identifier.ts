@@ -2,7 +2,7 @@
 // named by the VS_VERSIONINFO resource (ProductName/FileDescription with ProductVersion/FileVersion).
 import { nodeSource } from '../binaries/byte-source.js';
 import { parsePe } from '../binaries/pe.js';
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { familyOf } from './package-families.js';
 import { buildPurl } from './purl.js';

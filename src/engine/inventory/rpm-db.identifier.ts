@@ -3,7 +3,7 @@
 // recognised and skipped with a recorded reason.
 import Database from 'better-sqlite3';
 import picomatch from 'picomatch';
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { osReleaseOf } from './os-release.identifier.js';
 import { filesystemResolver, packageCandidate } from './package-candidate.js';

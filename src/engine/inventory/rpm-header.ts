@@ -1,6 +1,6 @@
 // RPM header blobs as stored in rpmdb (the header without its 8-byte magic): index count, data length, 16-byte
 // index entries (tag, type, offset, count), then the data store. Only the tags the inventory needs are decoded.
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 
 export const TAG = {
   NAME: 1000,

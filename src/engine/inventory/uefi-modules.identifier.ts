@@ -3,7 +3,7 @@
 import { posix } from 'node:path';
 import { nodeSource } from '../binaries/byte-source.js';
 import { parsePe } from '../binaries/pe.js';
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import type { FileNode } from '../types.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { buildPurl } from './purl.js';

@@ -1,7 +1,8 @@
 // Chunk selection for one file: walks the scanner's candidates in start order, asks each handler for its exact
 // extent, keeps the first valid chunk at each start (highest confidence first), skips candidates inside an
 // accepted chunk, and reports the gaps between chunks as unknown ranges.
-import { FormatError, LimitError, type ChunkInfo, type Handler, type Reader } from './handler.js';
+import { FormatError } from '../format-error.js';
+import { LimitError, type ChunkInfo, type Handler, type Reader } from './handler.js';
 import type { Budget } from './limits.js';
 import type { SignatureScanner } from './scanner.js';
 import type { Problem } from '../types.js';

@@ -40,12 +40,19 @@ export interface ChunkContext {
   maxOutput: number;
 }
 
+/**
+ * A chunk's metadata. A handler with its own metadata declares it as a type alias (an interface has no implicit
+ * index signature, so it would not fit here) and is typed Handler<ItsMeta> end to end: chunk() returns it and
+ * extract() receives it, with no cast.
+ */
+export type ChunkMeta = Record<string, unknown>;
+
 /** A validated chunk: the exact byte range [start, end) of one instance of the format. */
-export interface ChunkInfo {
+export interface ChunkInfo<Meta extends ChunkMeta = ChunkMeta> {
   start: number;
   end: number;
   /** Facts the extractor needs again or the result should show (header fields, names). */
-  meta?: Record<string, unknown>;
+  meta?: Meta;
 }
 
 export interface EntryMeta {
@@ -79,7 +86,7 @@ export interface Sink {
   readonly signal: AbortSignal;
 }
 
-export interface Handler {
+export interface Handler<Meta extends ChunkMeta = ChunkMeta> {
   /** Kebab-case id, also the FileNode.format of what it extracts: 'gzip', 'squashfs-v4', 'uefi-fv'. */
   id: string;
   kind: HandlerKind;
@@ -94,29 +101,12 @@ export interface Handler {
    * positive (quiet). Throwing FormatError records a corrupt chunk with its reason; any other exception is
    * recorded as a handler bug. Either way the scan goes on.
    */
-  chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null>;
+  chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo<Meta> | null>;
   /**
    * Extracts the chunk's children. Compression handlers write one payload file; containers write a tree.
    * Absent for formats that are only recognised (their chunk is kept as is).
    */
-  extract?(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<void>;
-}
-
-/** A malformed or truncated input: an expected, trusted failure with a reason a person can read. */
-export class FormatError extends Error {
-  override name = 'FormatError';
-
-  constructor(message: string, options?: ErrorOptions) {
-    // Thrown for every rejected candidate (thousands in a large image) and only ever reported by its message:
-    // capturing a stack trace would cost more than the check that failed.
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      super(message, options);
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
-  }
+  extract?(reader: Reader, chunk: ChunkInfo<Meta>, sink: Sink): Promise<void>;
 }
 
 /** A configured limit was reached (depth, bytes, files, time). */

@@ -3,7 +3,8 @@
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { FormatError, type Reader } from './handler.js';
+import { FormatError } from '../format-error.js';
+import type { Reader } from './handler.js';
 
 const PAGE_SIZE = 64 * 1024;
 const MAX_PAGES = 64;

@@ -4,7 +4,7 @@
 //   const UImageHeader = struct('be', { magic: 'u32', hcrc: 'u32', ..., name: 'char[32]' });
 //   const h = UImageHeader.parse(buf);       // h.magic: number, h.name: string
 //   UImageHeader.size                        // 64
-import { FormatError } from './handler.js';
+import { FormatError } from '../format-error.js';
 
 type Scalar = 'u8' | 'u16' | 'u32' | 'u64' | 'i8' | 'i16' | 'i32' | 'i64';
 type Sized = `bytes[${number}]` | `char[${number}]`;

@@ -1,7 +1,7 @@
 // CVE JSON 5 record (CVE Services / cvelistV5) → VulnerabilityRecord. The CNA container gives the description,
 // CWE, references and CVSS; ADP containers (CISA vulnrichment) add metrics and CPEs. Criteria come from the
 // affected entries (cve5-affected.ts): from the CPEs a record lists, or from vendor and product when it lists none.
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import { cvss2BaseScore, cvss3BaseScore } from './cvss.js';
 import { arr, CVE_ID, isObj, isoTime, num, obj, optStr, str, uniqueBy, type Obj } from './feed-values.js';
 import { affectedCriteria, vendorProductCpe } from './cve5-affected.js';

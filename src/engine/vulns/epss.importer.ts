@@ -5,7 +5,7 @@
 // Read line by line from a (decompressed) stream; a bad line is reported and skipped.
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import { CVE_ID } from './feed-values.js';
 
 export interface EpssEntry {

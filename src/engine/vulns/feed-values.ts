@@ -1,5 +1,5 @@
 // Small checked accessors shared by the feed importers: a malformed record becomes a FormatError naming the field.
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 
 export type Obj = Record<string, unknown>;
 

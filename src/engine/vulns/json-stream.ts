@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { JSONParser } from '@streamparser/json';
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 
 export type JsonEvent =
   /** `header`: the root's properties that precede the array, read so far (a KEV catalog's date comes first). */

@@ -1,7 +1,7 @@
 // CISA Known Exploited Vulnerabilities catalog (known_exploited_vulnerabilities.json): one entry per CVE, each
 // stamped with the date of the catalog it came from, so that an entry from an older catalog (a sample or an old
 // download imported later) never replaces the one from a newer catalog.
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import { CVE_ID, obj, optStr, str, type Obj } from './feed-values.js';
 
 export interface KevEntry {

@@ -1,7 +1,7 @@
 // NVD CVE API 2.0: one `cve` object (an element of a response page's `vulnerabilities`, or a single-record file
 // as in fkie-cad/nvd-json-data-feeds) → VulnerabilityRecord. Configurations become criteria groups, CVSS v2/v3.x/v4
 // metrics prefer NVD's Primary entry, and the CISA fields NVD carries become the KEV entry.
-import { FormatError } from '../unpack/handler.js';
+import { FormatError } from '../format-error.js';
 import { arr, CVE_ID, isObj, isoTime, num, obj, optStr, str, uniqueBy, type Obj } from './feed-values.js';
 import type { CpeCriterion, VulnerabilityRecord } from './source.js';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { bufferSource } from '../../../src/engine/binaries/byte-source.js';
 import { type DwarfSections, dwarfFunctions } from '../../../src/engine/binaries/dwarf.js';
 import { parseElf, readSection } from '../../../src/engine/binaries/elf.js';
-import { FormatError } from '../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../src/engine/format-error.js';
 import { buildElfWithDebug, bytes } from './debug-inputs.js';
 import { buildDir } from './toolchain.js';
 import { needCommands } from '../../support/requirements.js';

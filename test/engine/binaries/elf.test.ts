@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bufferSource } from '../../../src/engine/binaries/byte-source.js';
 import { elfArchitecture, parseElf } from '../../../src/engine/binaries/elf.js';
-import { FormatError } from '../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../src/engine/format-error.js';
 import { corpus, haveShared } from '../../support/shared.js';
 
 let dir = '';

@@ -8,7 +8,7 @@ import { parseDbi } from '../../../src/engine/binaries/pdb-dbi.js';
 import { parseMsf } from '../../../src/engine/binaries/pdb-msf.js';
 import { parsePdb } from '../../../src/engine/binaries/pdb.js';
 import { parsePe } from '../../../src/engine/binaries/pe.js';
-import { FormatError } from '../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../src/engine/format-error.js';
 import { buildPeWithPdb, bytes, PE_TOOLS } from './debug-inputs.js';
 import { buildDir } from './toolchain.js';
 import { needCommands } from '../../support/requirements.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { bufferSource } from '../../../src/engine/binaries/byte-source.js';
 import { parsePe } from '../../../src/engine/binaries/pe.js';
-import { FormatError } from '../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../src/engine/format-error.js';
 import { corpus, haveShared } from '../../support/shared.js';
 import { buildPe, versionInfo } from './pe-builder.js';
 

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { headerFiles, parseRpmHeader, TAG } from '../../../src/engine/inventory/rpm-header.js';
-import { FormatError } from '../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../src/engine/format-error.js';
 import { fixtureTrees, inventoryOfDirectory } from './support.js';
 
 /** Writes an RPM header blob (rpmdb layout, no magic) from tag → string | string[] | int32[]. */

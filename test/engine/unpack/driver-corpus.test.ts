@@ -6,8 +6,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compressionHandlers } from '../../../src/engine/unpack/compression/index.js';
 import { unpack } from '../../../src/engine/unpack/driver.js';
+import { handlers } from '../../../src/engine/unpack/registry.js';
 import { corpus, haveShared } from '../../support/shared.js';
 
 let dir: string;
@@ -51,7 +51,9 @@ describe.runIf(haveShared('corpus', 'bzImage_xz'))('corpus: bzImage_xz', () => {
   const vmlinuxSha = 'f1a444f39ed4c1c6b217aa15986229a8a2f5431db425481f7fd072683e9e188f';
 
   it('carves the xz stream at 0x4269 to the ELF vmlinux with compression handlers alone', async () => {
-    const result = await unpack(corpus('bzImage_xz'), join(dir, 'bz-carve'), { handlers: compressionHandlers });
+    const result = await unpack(corpus('bzImage_xz'), join(dir, 'bz-carve'), {
+      handlers: handlers.filter((h) => h.kind === 'compression'),
+    });
     const xzNodes = result.files.filter((f) => f.format === 'xz');
     expect(xzNodes).toHaveLength(1);
     expect(xzNodes[0]).toMatchObject({ path: 'bzImage_xz_extract/17001-426297.xz/bzImage_xz', offset: 0x4269, type: 'elf', size: 1015400 });

@@ -1,6 +1,7 @@
 // Tiny synthetic formats for driver tests: 'box' = 'BOX!' + u32le length + payload (extracted as one file named
 // by the handler), and variants that misbehave on purpose.
-import { FormatError, type Handler } from '../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../src/engine/format-error.js';
+import type { Handler } from '../../../src/engine/unpack/handler.js';
 
 export function box(payload: Buffer | string): Buffer {
   const body = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);

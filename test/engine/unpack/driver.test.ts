@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { unpack } from '../../../src/engine/unpack/driver.js';
-import { FormatError, type Handler } from '../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../src/engine/format-error.js';
+import type { Handler } from '../../../src/engine/unpack/handler.js';
 import { box, boxHandler } from './driver-helpers.js';
 
 let dir: string;

@@ -5,20 +5,16 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { archivesHandlers } from '../../../src/engine/unpack/archives/index.js';
-import { bootHandlers } from '../../../src/engine/unpack/boot/index.js';
-import { compressionHandlers } from '../../../src/engine/unpack/compression/index.js';
-import { filesystemsHandlers } from '../../../src/engine/unpack/filesystems/index.js';
-import { firmwareHandlers } from '../../../src/engine/unpack/firmware/index.js';
 import { handlers } from '../../../src/engine/unpack/registry.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
+// The test folders, by handler kind (the registry is one flat list; each handler's kind names its folder).
 const groups = {
-  archives: archivesHandlers,
-  boot: bootHandlers,
-  compression: compressionHandlers,
-  filesystems: filesystemsHandlers,
-  firmware: firmwareHandlers,
+  archives: handlers.filter((h) => h.kind === 'archive'),
+  boot: handlers.filter((h) => h.kind === 'boot'),
+  compression: handlers.filter((h) => h.kind === 'compression'),
+  filesystems: handlers.filter((h) => h.kind === 'filesystem'),
+  firmware: handlers.filter((h) => h.kind === 'firmware'),
 };
 
 describe('handler registry', () => {

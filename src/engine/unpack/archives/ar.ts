@@ -2,7 +2,8 @@
 // decimal sizes, data padded to even length. GNU long names ('//' table, '/N' references) and BSD long names
 // ('#1/N', name stored before the data) are resolved; the symbol tables ('/', '/SYM64/', '__.SYMDEF') are kept
 // as files. The archive ends at the last valid member; a damaged or truncated member ends it with a warning.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 
 const MAGIC = Buffer.from('!<arch>\n', 'latin1');
 const HEADER = 60;

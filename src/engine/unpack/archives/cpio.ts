@@ -1,7 +1,8 @@
 // cpio archives in their four encodings: newc (070701) and crc (070702) with 8-digit hex fields and 4-byte
 // alignment, odc (070707) with octal fields, and the old binary format (0x71C7 in either byte order) with
 // 2-byte alignment. Written from the cpio(5) manual; the archive ends after the 'TRAILER!!!' entry.
-import { FormatError, type ChunkInfo, type EntryMeta, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, EntryMeta, Handler, Reader, Sink } from '../handler.js';
 
 type Variant = 'newc' | 'odc' | 'binary-le' | 'binary-be';
 

@@ -1,7 +1,8 @@
 // tar (POSIX ustar, GNU and pax): 512-byte headers with an octal checksum, data padded to 512 bytes, two zero
 // blocks at the end. Written from the POSIX pax/ustar description; files are copied straight from the image
 // (no buffering), long names come from GNU 'L'/'K' records and pax 'path'/'linkpath' records.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 
 const BLOCK = 512;
 const RECORD = 20 * BLOCK;

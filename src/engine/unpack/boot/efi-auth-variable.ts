@@ -2,9 +2,10 @@
 // files for PK, KEK, db and dbx (the UEFI Forum's dbxupdate.bin, *.auth files in firmware packages). An
 // EFI_TIME, a WIN_CERTIFICATE_UEFI_GUID with a PKCS#7 signature, then the new value: EFI signature lists.
 // The signature and the lists are written apart, so the lists' certificates and hashes are read in turn.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { efiSignatureListHandler } from './efi-signature-list.js';
-import { GUIDS, guidBytes } from './uefi-guid.js';
+import { GUIDS, guidBytes } from './uefi/guid.js';
 
 const TIME = 16;
 const CERT_HEADER = 8 + 16; // WIN_CERTIFICATE + CertType GUID

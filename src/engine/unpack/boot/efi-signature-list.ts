@@ -3,9 +3,10 @@
 // size, then signatures of (owner GUID, data). X.509 certificates are written as DER files, hashes as one text
 // file per type (hex digest and owner), other types as raw files.
 import { X509Certificate } from 'node:crypto';
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { struct } from '../struct.js';
-import { GUIDS, guidBytes, guidString } from './uefi-guid.js';
+import { GUIDS, guidBytes, guidString } from './uefi/guid.js';
 
 const ListHeader = struct('le', { type: 'bytes[16]', listSize: 'u32', headerSize: 'u32', signatureSize: 'u32' });
 const OWNER = 16;

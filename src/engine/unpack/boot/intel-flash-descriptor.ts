@@ -2,7 +2,8 @@
 // 0x10, FLMAP0 giving the region section, and up to 16 FLREG entries (base and limit in 4 KiB units) for the
 // descriptor, BIOS, ME, GbE, platform data, EC and other regions. The chunk is the whole flash image; each
 // used region is written as its own file, where the volume and CBFS handlers take over.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 
 const SIGNATURE = Buffer.from('5aa5f00f', 'hex');
 const SIGNATURE_AT = 0x10;

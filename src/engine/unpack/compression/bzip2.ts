@@ -1,7 +1,7 @@
 // bzip2: 'BZh' + block size digit + blocks, each starting with a 48-bit magic, ending with an end-of-stream
-// magic and the combined CRC. Decoded by our own streaming decoder (bzip2-decoder.ts), which finds the exact end.
+// magic and the combined CRC. Decoded by our own streaming decoder (../codecs/bzip2.ts), which finds the exact end.
 import type { ChunkContext, ChunkInfo, Handler, Reader } from '../handler.js';
-import { bzip2Blocks, isStreamHeader } from './bzip2-decoder.js';
+import { bzip2Blocks, isStreamHeader } from '../codecs/bzip2.js';
 import { countOnly, payload } from './decode-stream.js';
 import { payloadName } from './payload-name.js';
 

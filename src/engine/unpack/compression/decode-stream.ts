@@ -3,7 +3,8 @@
 // the caller knows where the compressed stream ends. Count-only validation (chunk) and extraction (extract) run
 // the same generator; one discards the blocks, the other streams them to the sink.
 import type { Transform } from 'node:stream';
-import { FormatError, LimitError, type ChunkContext, type Reader } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import { LimitError, type ChunkContext, type Reader } from '../handler.js';
 
 export interface Decoder {
   stream: Transform;

@@ -2,7 +2,8 @@
 // exact end comes from inflating in count-only mode (node's inflate reports the input it consumed); the
 // trailer's CRC must match, so random bytes that happen to start with 1f 8b 08 are rejected.
 import zlib from 'node:zlib';
-import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkContext, ChunkInfo, Handler, Reader } from '../handler.js';
 import { struct } from '../struct.js';
 import { countOnly, decodeRange, payload } from './decode-stream.js';
 import { payloadName } from './payload-name.js';

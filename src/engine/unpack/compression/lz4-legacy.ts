@@ -2,9 +2,10 @@
 // 32-bit compressed size and data decoding to at most 8 MiB, with no end mark. The frame ends at the end of the
 // file, before another frame's magic, or before the first size word that cannot start a valid block (e.g. the
 // kernel's appended uncompressed size).
-import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkContext, ChunkInfo, Handler, Reader } from '../handler.js';
 import { countOnly, payload } from './decode-stream.js';
-import { lz4DecodeInto } from './lz4-block.js';
+import { lz4DecodeInto } from '../codecs/lz4-block.js';
 import { payloadName } from './payload-name.js';
 
 const MAGIC = Buffer.from([0x02, 0x21, 0x4c, 0x18]);

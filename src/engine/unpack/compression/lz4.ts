@@ -1,9 +1,10 @@
 // LZ4 frame format (magic 0x184D2204): descriptor, blocks (size word, high bit = stored), end mark, optional
 // content checksum; blocks may be linked (refer to the previous 64 KiB). The extent follows from the block
 // size words; every block is decoded to validate it.
-import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkContext, ChunkInfo, Handler, Reader } from '../handler.js';
 import { countOnly, payload } from './decode-stream.js';
-import { lz4DecodeInto } from './lz4-block.js';
+import { lz4DecodeInto } from '../codecs/lz4-block.js';
 import { payloadName } from './payload-name.js';
 
 const MAGIC = Buffer.from([0x04, 0x22, 0x4d, 0x18]);

@@ -2,7 +2,8 @@
 // a stream (for LZMA streams without an end marker), SplicedReader presents a byte range with a prefix and zero bytes
 // around it (a synthesized header for liblzma, or just an entry's compressed bytes for a zip method decoder).
 import type { Readable } from 'node:stream';
-import { FormatError, type Reader } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { Reader } from '../handler.js';
 
 /** Erased flash (0xFF) or zero fill: a run this long never occurs inside a range-coded LZMA stream. */
 export const FILLER_RUN = 32;

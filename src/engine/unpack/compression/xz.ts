@@ -3,7 +3,7 @@
 // are separate chunks (the driver finds the next header right after).
 import zlib from 'node:zlib';
 import type { ChunkContext, ChunkInfo, Handler, Reader } from '../handler.js';
-import { lzma } from '../codecs.js';
+import { lzma } from '../codecs/blocks.js';
 import { countOnly, decodeRange, payload } from './decode-stream.js';
 import { lzmaDecoder } from './lzma-stream.js';
 import { payloadName } from './payload-name.js';

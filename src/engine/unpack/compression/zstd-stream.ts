@@ -2,7 +2,8 @@
 // a Zstandard handler or a zip entry (methods 93 and 20) yields. Empty output chunks are dropped (zlib.crc32 of an
 // empty buffer returns 0, not the running CRC, so they would break a caller's checksum).
 import { Decompress } from 'fzstd';
-import { FormatError, type Reader } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { Reader } from '../handler.js';
 
 const STEP = 64 * 1024;
 

@@ -1,7 +1,8 @@
 // Zstandard frames (RFC 8878): the frame's extent is read from its header and block headers (each block states
 // its type and size), then the frame is decoded in count-only mode (zstd-stream.ts, fzstd's streaming decoder) to validate
 // it. Skippable frames are not payloads and are left to the gap report.
-import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkContext, ChunkInfo, Handler, Reader } from '../handler.js';
 import { countOnly, payload } from './decode-stream.js';
 import { payloadName } from './payload-name.js';
 import { zstdBlocks } from './zstd-stream.js';

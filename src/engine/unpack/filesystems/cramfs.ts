@@ -2,9 +2,9 @@
 // sizes and offsets, and files stored as per-page zlib blocks behind a table of block end pointers. Written from
 // Linux include/uapi/linux/cramfs_fs.h and fs/cramfs/inode.c (block pointer, hole and extended pointer rules).
 import type { ChunkInfo, EntryMeta, Handler, Reader, Sink } from '../handler.js';
-import { FormatError } from '../handler.js';
-import { xz } from '../codecs.js';
-import { LzmaFamilyDecoder } from './squashfs-compressors.js';
+import { FormatError } from '../../format-error.js';
+import { xz } from '../codecs/blocks.js';
+import { LzmaFamilyDecoder } from './squashfs/compressors.js';
 import { struct } from '../struct.js';
 
 const headerFields = {

@@ -3,7 +3,7 @@
 // Documentation/filesystems/romfs.rst. romfs stores no owners or permissions: files get 0644, or 0755 when the
 // executable bit is set, as the kernel does.
 import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
-import { FormatError } from '../handler.js';
+import { FormatError } from '../../format-error.js';
 import { struct } from '../struct.js';
 
 const SUPER = struct('be', { magic: 'bytes[8]', size: 'u32', checksum: 'u32' });

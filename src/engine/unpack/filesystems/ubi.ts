@@ -3,7 +3,8 @@
 // volume) names the volumes. Extraction writes one file per volume, its LEBs in order (unmapped ones as 0xFF),
 // which the driver then unpacks further (usually UBIFS). Written from Linux include/uapi/mtd/ubi-media.h.
 import zlib from 'node:zlib';
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { struct } from '../struct.js';
 
 const EC_MAGIC = 0x55424923; // "UBI#"
@@ -90,15 +91,18 @@ async function findPebSize(reader: Reader, start: number, first: Ec): Promise<nu
   return null;
 }
 
-interface UbiLayout {
+type UbiLayout = {
   pebSize: number;
   pebCount: number;
   vidHdrOffset: number;
   dataOffset: number;
-}
+};
 
-function layoutOf(chunk: ChunkInfo): UbiLayout {
-  const m = chunk.meta as unknown as UbiLayout;
+/** The chunk's metadata: its layout, the image sequence number, and why it is truncated when it is. */
+type UbiMeta = UbiLayout & { imageSeq: number; truncated?: string };
+
+function layoutOf(chunk: ChunkInfo<UbiMeta>): UbiLayout {
+  const m = chunk.meta!;
   return { pebSize: m.pebSize, pebCount: m.pebCount, vidHdrOffset: m.vidHdrOffset, dataOffset: m.dataOffset };
 }
 
@@ -116,7 +120,7 @@ interface Volume {
   dataPad: number;
 }
 
-async function extract(reader: Reader, chunk: ChunkInfo, sink: Sink): Promise<void> {
+async function extract(reader: Reader, chunk: ChunkInfo<UbiMeta>, sink: Sink): Promise<void> {
   const layout = layoutOf(chunk);
   const lebSize = layout.pebSize - layout.dataOffset;
   const maps = new Map<number, Map<number, Leb>>();
@@ -205,7 +209,7 @@ async function volumeTable(reader: Reader, chunk: ChunkInfo, layout: UbiLayout, 
   return [];
 }
 
-export const ubiHandler: Handler = {
+export const ubiHandler: Handler<UbiMeta> = {
   id: 'ubi',
   kind: 'filesystem',
   doc: {
@@ -233,7 +237,7 @@ export const ubiHandler: Handler = {
         pebCount = n + 1;
       } else if (!erased(raw) && raw.readUInt32BE(0) !== EC_MAGIC) break;
     }
-    const meta: Record<string, unknown> = {
+    const meta: UbiMeta = {
       pebSize,
       pebCount,
       vidHdrOffset: first.vidHdrOffset,

@@ -1,7 +1,8 @@
 // Android sparse image (libsparse, as made by img2simg and used for fastboot system/vendor images): a 28-byte
 // little-endian header (block size, total blocks, chunk count) and chunks of raw blocks, a 4-byte fill pattern,
 // "don't care" holes or CRC32 markers. Extraction expands it to the raw image, streamed block range by range.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { struct } from '../struct.js';
 
 const Header = struct('le', {
@@ -22,13 +23,13 @@ interface SparseChunk {
   dataEnd: number;
 }
 
-interface SparseMeta {
+type SparseMeta = {
   blockSize: number;
   totalBlocks: number;
   chunks: SparseChunk[];
-}
+};
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number): Promise<ChunkInfo<SparseMeta> | null> {
   const raw = await reader.read(start, Header.size);
   if (raw.length < Header.size) return null;
   const h = Header.parse(raw);
@@ -50,7 +51,7 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
   }
   if (blocks !== h.totalBlocks) throw new FormatError(`android sparse: chunks cover ${blocks} blocks, header says ${h.totalBlocks}`);
   const meta: SparseMeta = { blockSize: h.blockSize, totalBlocks: h.totalBlocks, chunks };
-  return { start, end: at, meta: meta as unknown as Record<string, unknown> };
+  return { start, end: at, meta };
 }
 
 async function* expand(reader: Reader, meta: SparseMeta, signal: AbortSignal): AsyncGenerator<Buffer> {
@@ -78,12 +79,12 @@ async function* expand(reader: Reader, meta: SparseMeta, signal: AbortSignal): A
   }
 }
 
-async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-  const meta = info.meta as unknown as SparseMeta;
+async function extract(reader: Reader, info: ChunkInfo<SparseMeta>, sink: Sink): Promise<void> {
+  const meta = info.meta!;
   await sink.file('image.raw', expand(reader, meta, sink.signal), { meta: { blockSize: meta.blockSize, blocks: meta.totalBlocks } });
 }
 
-export const androidSparseHandler: Handler = {
+export const androidSparseHandler: Handler<SparseMeta> = {
   id: 'android-sparse',
   kind: 'firmware',
   doc: {

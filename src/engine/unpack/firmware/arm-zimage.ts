@@ -2,7 +2,8 @@
 // its start and end addresses at 0x28/0x2C (the image size is their difference) and, in newer kernels, an
 // endianness marker at 0x30. The compressed kernel (piggy data: gzip, LZMA, xz, LZO, LZ4 or zstd) follows the
 // decompressor code; it is written from its first byte to the end of the image, for the compression handlers.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { payloadExtension } from './common.js';
 
 const MAGIC_AT = 0x24;

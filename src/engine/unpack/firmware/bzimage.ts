@@ -2,7 +2,8 @@
 // 'HdrS' at 0x202, followed by the protected-mode part of syssize × 16 bytes. From boot protocol 2.08 the
 // header locates the compressed kernel (payload_offset/payload_length, relative to the protected-mode part).
 // Every codec but gzip has the decompressed size appended as 4 little-endian bytes, which are stripped here.
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { struct } from '../struct.js';
 import { payloadExtension } from './common.js';
 
@@ -26,14 +27,14 @@ const SETUP_AT = 0x1f1;
 const PAYLOAD_AT = 0x248;
 const HDRS = 0x53726448;
 
-interface BzImageMeta {
+type BzImageMeta = {
   protocol: string;
   kernelVersion?: string;
   setupSize: number;
   payload?: { offset: number; length: number; codec: string; uncompressedSize?: number };
-}
+};
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number): Promise<ChunkInfo<BzImageMeta> | null> {
   const head = await reader.read(start, 0x250);
   if (head.length < 0x250) return null;
   const h = Setup.parse(head, SETUP_AT);
@@ -63,11 +64,11 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
     }
     meta.payload = payload;
   }
-  return { start, end, meta: meta as unknown as Record<string, unknown> };
+  return { start, end, meta };
 }
 
-async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-  const meta = info.meta as unknown as BzImageMeta;
+async function extract(reader: Reader, info: ChunkInfo<BzImageMeta>, sink: Sink): Promise<void> {
+  const meta = info.meta!;
   // The real-mode setup is not written: it would only be this same truncated image again.
   if (!meta.payload) {
     // Before protocol 2.08 the payload is not located by the header: keep the whole protected-mode part.
@@ -80,7 +81,7 @@ async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<voi
   });
 }
 
-export const bzimageHandler: Handler = {
+export const bzimageHandler: Handler<BzImageMeta> = {
   id: 'bzimage',
   kind: 'firmware',
   doc: {

@@ -3,21 +3,22 @@
 // the image. A header with image size 0 is a "seal" that only carries meta data and precedes other SEAMA
 // images. Big-endian normally; a byte-swapped little-endian variant exists.
 import { createHash } from 'node:crypto';
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { hashRange, payloadExtension } from './common.js';
 
 const MAGIC = 0x5ea3a417;
 const HEADER = 12;
 const MD5 = 16;
 
-interface SeamaMeta {
+type SeamaMeta = {
   endian: 'be' | 'le';
   meta: string[];
   imageStart?: number;
   imageSize: number;
-}
+};
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number): Promise<ChunkInfo<SeamaMeta> | null> {
   const raw = await reader.read(start, HEADER);
   if (raw.length < HEADER) return null;
   const le = raw.readUInt32LE(0) === MAGIC;
@@ -39,18 +40,18 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
     if (!hash.digest().equals(expected)) throw new FormatError('SEAMA: image MD5 mismatch');
     info.imageStart = metaStart + metaSize - start;
   }
-  return { start, end, meta: info as unknown as Record<string, unknown> };
+  return { start, end, meta: info };
 }
 
-async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-  const meta = info.meta as unknown as SeamaMeta;
+async function extract(reader: Reader, info: ChunkInfo<SeamaMeta>, sink: Sink): Promise<void> {
+  const meta = info.meta!;
   if (meta.imageStart === undefined) return; // a seal: its meta strings are all it has
   const from = info.start + meta.imageStart;
   const ext = payloadExtension(await reader.read(from, 16));
   await sink.copy(`image${ext ? `.${ext}` : ''}`, reader, from, info.end, { meta: { seama: meta.meta } });
 }
 
-export const seamaHandler: Handler = {
+export const seamaHandler: Handler<SeamaMeta> = {
   id: 'seama',
   kind: 'firmware',
   doc: {

@@ -4,7 +4,8 @@
 // bases are relative to 0x1014. Each partition (os-image, file-system, support-list, soft-version, ...) is
 // written under its own name.
 import { createHash } from 'node:crypto';
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { hashRange, safeName } from './common.js';
 
 const TABLE_AT = 0x1014;
@@ -18,13 +19,13 @@ interface Partition {
   size: number;
 }
 
-interface SafeloaderMeta {
+type SafeloaderMeta = {
   vendor: string;
   md5: 'valid' | 'mismatch';
   partitions: Partition[];
-}
+};
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number): Promise<ChunkInfo<SafeloaderMeta> | null> {
   const head = await reader.read(start, TABLE_AT + TABLE_SIZE);
   if (head.length < TABLE_AT + 16) return null;
   const text = head.subarray(TABLE_AT).toString('latin1');
@@ -49,11 +50,11 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
     md5: hash.digest().equals(head.subarray(4, 0x14)) ? 'valid' : 'mismatch',
     partitions,
   };
-  return { start, end: start + size, meta: meta as unknown as Record<string, unknown> };
+  return { start, end: start + size, meta };
 }
 
-async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-  const meta = info.meta as unknown as SafeloaderMeta;
+async function extract(reader: Reader, info: ChunkInfo<SafeloaderMeta>, sink: Sink): Promise<void> {
+  const meta = info.meta!;
   if (meta.md5 === 'mismatch') sink.problem('warning', 'TP-Link SafeLoader: MD5 does not match the standard salt', info.start);
   const taken = new Set<string>();
   for (const p of meta.partitions) {
@@ -65,7 +66,7 @@ async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<voi
   }
 }
 
-export const tplinkSafeloaderHandler: Handler = {
+export const tplinkSafeloaderHandler: Handler<SafeloaderMeta> = {
   id: 'tplink-safeloader',
   kind: 'firmware',
   doc: {

@@ -8,7 +8,8 @@
 // Images that carry a bootloader put the bootloader right after the header and the ordinary firmware (with its
 // own header) after it; their outer header's kernel/rootfs fields describe that inner firmware.
 import { createHash } from 'node:crypto';
-import { FormatError, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { struct } from '../struct.js';
 import { hashRange, payloadExtension } from './common.js';
 
@@ -104,7 +105,7 @@ function readHeader(raw: Buffer): Header | null {
   };
 }
 
-interface TplinkMeta {
+type TplinkMeta = {
   headerVersion: number;
   vendor?: string;
   fwVersion: string;
@@ -117,7 +118,7 @@ interface TplinkMeta {
   kernel: [number, number];
   rootfs: [number, number];
   boot: [number, number];
-}
+};
 
 async function md5Matches(reader: Reader, start: number, end: number, h: Header): Promise<boolean> {
   const hash = createHash('md5');
@@ -172,7 +173,7 @@ async function imageLength(reader: Reader, start: number, h: Header): Promise<{ 
   return { length: Math.min(h.fwLength, available), valid: false };
 }
 
-async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number): Promise<ChunkInfo<TplinkMeta> | null> {
   const h = readHeader(await reader.read(start, HEADER_SIZE));
   if (!h) return null;
   if (h.fwLength < HEADER_SIZE) throw new FormatError(`TP-Link: firmware length ${h.fwLength} is shorter than the header`);
@@ -194,7 +195,7 @@ async function chunk(reader: Reader, start: number): Promise<ChunkInfo | null> {
     kernel: h.bootLength ? [0, 0] : region(h.kernel, length, 'kernel'),
     rootfs: h.bootLength ? [0, 0] : region(h.rootfs, length, 'rootfs'),
   };
-  return { start, end: start + length, meta: meta as unknown as Record<string, unknown> };
+  return { start, end: start + length, meta };
 }
 
 /** The inner firmware after a bootloader: the next 512-aligned TP-Link header (v1 or v2), if any. */
@@ -205,8 +206,8 @@ async function innerHeader(reader: Reader, info: ChunkInfo, from: number): Promi
   return undefined;
 }
 
-async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-  const meta = info.meta as unknown as TplinkMeta;
+async function extract(reader: Reader, info: ChunkInfo<TplinkMeta>, sink: Sink): Promise<void> {
+  const meta = info.meta!;
   if (meta.md5 === 'mismatch') sink.problem('warning', 'TP-Link: MD5 does not match the standard salts', info.start);
   const put = async (name: string, [from, to]: [number, number]) => {
     if (to <= from) return;
@@ -223,7 +224,7 @@ async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<voi
   await put('rootfs', meta.rootfs);
 }
 
-export const tplinkHandler: Handler = {
+export const tplinkHandler: Handler<TplinkMeta> = {
   id: 'tplink',
   kind: 'firmware',
   doc: {

@@ -2,7 +2,8 @@
 // 'HDR0', total length, CRC32 over everything after the CRC field, flags/version, and 3 (v1) or 4 (v2)
 // partition offsets relative to the header (loader/kernel, rootfs, ...). The CRC is the Ethernet CRC32 without
 // the final inversion, i.e. the bitwise complement of the standard CRC.
-import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkContext, ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { struct } from '../struct.js';
 import { crc32Range, payloadExtension } from './common.js';
 
@@ -18,15 +19,15 @@ const Header = struct('le', {
 });
 const V2_EXTRA = 4; // version 2 adds a fourth offset
 
-interface TrxMeta {
+type TrxMeta = {
   version: number;
   flags: number;
   headerSize: number;
   /** [start, end) of each partition, relative to the chunk start. */
   partitions: Array<[number, number]>;
-}
+};
 
-async function chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo<TrxMeta> | null> {
   const raw = await reader.read(start, Header.size + V2_EXTRA);
   if (raw.length < Header.size) return null;
   const h = Header.parse(raw);
@@ -47,11 +48,11 @@ async function chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise
   if (crc !== h.crc) throw new FormatError('TRX: CRC32 mismatch');
   const partitions = used.map((o, i): [number, number] => [o, used[i + 1] ?? h.length]);
   const meta: TrxMeta = { version: h.version, flags: h.flags, headerSize, partitions };
-  return { start, end, meta: meta as unknown as Record<string, unknown> };
+  return { start, end, meta };
 }
 
-async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-  const meta = info.meta as unknown as TrxMeta;
+async function extract(reader: Reader, info: ChunkInfo<TrxMeta>, sink: Sink): Promise<void> {
+  const meta = info.meta!;
   for (const [i, [from, to]] of meta.partitions.entries()) {
     const ext = payloadExtension(await reader.read(info.start + from, 16));
     await sink.copy(`partition-${i}${ext ? `.${ext}` : ''}`, reader, info.start + from, info.start + to, {
@@ -60,7 +61,7 @@ async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<voi
   }
 }
 
-export const trxHandler: Handler = {
+export const trxHandler: Handler<TrxMeta> = {
   id: 'trx',
   kind: 'firmware',
   doc: {

@@ -4,8 +4,9 @@
 import { createGunzip } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
-import { lzma } from '../codecs.js';
-import { FormatError, type ChunkContext, type ChunkInfo, type Handler, type Reader, type Sink } from '../handler.js';
+import { lzma } from '../codecs/blocks.js';
+import { FormatError } from '../../format-error.js';
+import type { ChunkContext, ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 import { struct } from '../struct.js';
 import { crc32Range, decodeRange, safeName } from './common.js';
 
@@ -39,7 +40,7 @@ const COMP = ['none', 'gzip', 'bzip2', 'lzma', 'lzo', 'lz4', 'zstd'];
 const COMP_EXT = ['', '.gz', '.bz2', '.lzma', '.lzo', '.lz4', '.zst'];
 const MULTI = 4;
 
-export interface UImageMeta {
+export type UImageMeta = {
   name: string;
   os: string;
   arch: string;
@@ -51,7 +52,7 @@ export interface UImageMeta {
   dataSize: number;
   /** Sizes of the sub-images of a multi-file image. */
   parts?: number[];
-}
+};
 
 function printableName(raw: Buffer): string | null {
   const nul = raw.indexOf(0);
@@ -60,7 +61,7 @@ function printableName(raw: Buffer): string | null {
   return text.toString('latin1');
 }
 
-async function chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
+async function chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo<UImageMeta> | null> {
   const raw = await reader.read(start, Header.size);
   if (raw.length < Header.size) return null;
   const h = Header.parse(raw);
@@ -90,7 +91,7 @@ async function chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise
     dataSize: h.size,
   };
   if (h.type === MULTI) meta.parts = await multiSizes(reader, dataStart, end);
-  return { start, end, meta: meta as unknown as Record<string, unknown> };
+  return { start, end, meta };
 }
 
 /** The size table of a multi-file image, checked against the data size. */
@@ -130,8 +131,8 @@ async function writePayload(sink: Sink, reader: Reader, name: string, comp: numb
   await sink.copy(name + COMP_EXT[comp]!, reader, from, to);
 }
 
-async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<void> {
-  const meta = info.meta as unknown as UImageMeta;
+async function extract(reader: Reader, info: ChunkInfo<UImageMeta>, sink: Sink): Promise<void> {
+  const meta = info.meta!;
   const comp = COMP.indexOf(meta.compression);
   const base = safeName(meta.name, meta.type);
   const dataStart = info.start + Header.size;
@@ -146,7 +147,7 @@ async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<voi
   }
 }
 
-export const uimageHandler: Handler = {
+export const uimageHandler: Handler<UImageMeta> = {
   id: 'uimage',
   kind: 'firmware',
   doc: {

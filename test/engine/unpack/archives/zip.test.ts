@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { zipHandler } from '../../../../src/engine/unpack/archives/zip.js';
+import { zipHandler } from '../../../../src/engine/unpack/archives/zip/zip.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import zlib from 'node:zlib';

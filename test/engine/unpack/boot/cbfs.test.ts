@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cbfsHandler } from '../../../../src/engine/unpack/boot/cbfs.js';
+import { cbfsHandler } from '../../../../src/engine/unpack/boot/cbfs/cbfs.js';
 import { BufferReader, FileReader } from '../../../../src/engine/unpack/reader.js';
 import { corpus, haveShared } from '../../../support/shared.js';
 import { expectTruncationsRefused, runHandler } from '../extract-harness.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { efiAuthVariableHandler } from '../../../../src/engine/unpack/boot/efi-auth-variable.js';
-import { GUIDS, guidBytes } from '../../../../src/engine/unpack/boot/uefi-guid.js';
+import { GUIDS, guidBytes } from '../../../../src/engine/unpack/boot/uefi/guid.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { expectTruncationsRefused, runHandler } from '../extract-harness.js';
 import { selfSignedDer, signatureList } from './efi-builders.js';

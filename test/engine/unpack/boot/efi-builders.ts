@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GUIDS, guidBytes } from '../../../../src/engine/unpack/boot/uefi-guid.js';
+import { GUIDS, guidBytes } from '../../../../src/engine/unpack/boot/uefi/guid.js';
 
 export function selfSignedDer(cn: string): Buffer {
   const dir = mkdtempSync(join(tmpdir(), 'esl-cert-'));

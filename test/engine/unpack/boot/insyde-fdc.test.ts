@@ -1,8 +1,8 @@
 // Insyde '_FDC' regions built byte by byte (no Insyde image is in ../shared/corpus): a volume header, then a
 // '$VSS' or variable-GUID store whose own size field is wrong (the region's size rules).
 import { describe, expect, it } from 'vitest';
-import { insydeFdcHandler } from '../../../../src/engine/unpack/boot/insyde-fdc.js';
-import { GUIDS } from '../../../../src/engine/unpack/boot/uefi-guid.js';
+import { insydeFdcHandler } from '../../../../src/engine/unpack/boot/nvram/insyde-fdc.js';
+import { GUIDS } from '../../../../src/engine/unpack/boot/uefi/guid.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { expectTruncationsRefused, extractFiles } from '../extract-harness.js';
 import { expectCorruptionsRefused } from '../filesystems/fs-image-harness.js';

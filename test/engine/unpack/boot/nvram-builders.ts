@@ -2,7 +2,7 @@
 // and stores (GUID store at the end), VSS variables in their plain, authenticated, Apple and Intel layouts inside
 // '$VSS' and VSS2 stores, Insyde '_FDC' regions, and Phoenix EVSA stores. No such images are in ../shared/corpus.
 import zlib from 'node:zlib';
-import { guidBytes } from '../../../../src/engine/unpack/boot/uefi-guid.js';
+import { guidBytes } from '../../../../src/engine/unpack/boot/uefi/guid.js';
 
 const sum8 = (b: Buffer) => b.reduce((s, x) => (s + x) & 0xff, 0);
 

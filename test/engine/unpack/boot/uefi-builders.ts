@@ -1,6 +1,6 @@
 // Builders of UEFI PI structures for tests, from the PI spec vol. 3: sections, FFS files with their header
 // checksum, and firmware volumes with their header checksum and extended header.
-import { guidBytes } from '../../../../src/engine/unpack/boot/uefi-guid.js';
+import { guidBytes } from '../../../../src/engine/unpack/boot/uefi/guid.js';
 
 const pad4 = (b: Buffer) => Buffer.concat([b, Buffer.alloc((4 - (b.length % 4)) % 4)]);
 const pad8 = (b: Buffer, fill: number) => Buffer.concat([b, Buffer.alloc((8 - (b.length % 8)) % 8, fill)]);

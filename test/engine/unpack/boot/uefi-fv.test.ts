@@ -1,10 +1,10 @@
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { uefiFvHandler } from '../../../../src/engine/unpack/boot/uefi-fv.js';
-import { GUIDS, guidBytes, guidString } from '../../../../src/engine/unpack/boot/uefi-guid.js';
-import { SECTION_TYPES } from '../../../../src/engine/unpack/boot/uefi-sections.js';
-import { lzma } from '../../../../src/engine/unpack/codecs.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { uefiFvHandler } from '../../../../src/engine/unpack/boot/uefi/fv.js';
+import { GUIDS, guidBytes, guidString } from '../../../../src/engine/unpack/boot/uefi/guid.js';
+import { SECTION_TYPES } from '../../../../src/engine/unpack/boot/uefi/sections.js';
+import { lzma } from '../../../../src/engine/unpack/codecs/blocks.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 import { BufferReader, FileReader } from '../../../../src/engine/unpack/reader.js';
 import { corpus, haveShared } from '../../../support/shared.js';
 import { runHandler, truncations, type Extracted } from '../extract-harness.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { uefiVarstoreHandler } from '../../../../src/engine/unpack/boot/uefi-varstore.js';
-import { GUIDS } from '../../../../src/engine/unpack/boot/uefi-guid.js';
+import { uefiVarstoreHandler } from '../../../../src/engine/unpack/boot/nvram/uefi-varstore.js';
+import { GUIDS } from '../../../../src/engine/unpack/boot/uefi/guid.js';
 import { BufferReader, FileReader } from '../../../../src/engine/unpack/reader.js';
 import { corpus, haveShared } from '../../../support/shared.js';
 import { expectTruncationsRefused, runHandler } from '../extract-harness.js';

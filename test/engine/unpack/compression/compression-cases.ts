@@ -1,7 +1,8 @@
 // The shared test plan for single-payload compression handlers: round trip, exact end when carved between
 // garbage, truncation, corruption and a bomb against the byte budget.
 import { expect, it } from 'vitest';
-import { FormatError, LimitError, type Handler } from '../../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
+import { LimitError, type Handler } from '../../../../src/engine/unpack/handler.js';
 import { compressibleBytes, pseudoRandom } from '../../../support/bytes.js';
 import { extractFiles } from '../extract-harness.js';
 

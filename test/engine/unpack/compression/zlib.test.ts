@@ -1,7 +1,7 @@
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { plausibleZlibBody } from '../../../../src/engine/unpack/compression/zlib-probe.js';
-import { zlibHandler } from '../../../../src/engine/unpack/compression/zlib.js';
+import { plausibleZlibBody } from '../../../../src/engine/unpack/compression/zlib/probe.js';
+import { zlibHandler } from '../../../../src/engine/unpack/compression/zlib/zlib.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { compressibleBytes, pseudoRandom } from '../../../support/bytes.js';
 import { extractFiles } from '../extract-harness.js';

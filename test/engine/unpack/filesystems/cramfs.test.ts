@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cramfsHandler } from '../../../../src/engine/unpack/filesystems/cramfs.js';
 import { bombTree, expectBombStopped } from '../bomb-harness.js';
-import { lzma } from '../../../../src/engine/unpack/codecs.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { lzma } from '../../../../src/engine/unpack/codecs/blocks.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 import {
   cleanup,
   entry,

@@ -2,7 +2,7 @@ import { linkSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bombTree, expectBombStopped } from '../bomb-harness.js';
-import { extHandler } from '../../../../src/engine/unpack/filesystems/ext.js';
+import { extHandler } from '../../../../src/engine/unpack/filesystems/ext/ext.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import {
   cleanup,

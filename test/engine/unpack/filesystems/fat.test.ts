@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fatHandler } from '../../../../src/engine/unpack/filesystems/fat.js';
+import { fatHandler } from '../../../../src/engine/unpack/filesystems/fat/fat.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { cleanup, entry, expectCorruptionsRefused, expectTree, extractWith, imageWorkspace, noise, run, type SampleFile, sampleTree, writeTree } from './fs-image-harness.js';
 

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { pseudoRandom as noise } from '../../../support/bytes.js';
 import { needCommands } from '../../../support/requirements.js';
-import { FormatError, type Handler } from '../../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
+import type { Handler } from '../../../../src/engine/unpack/handler.js';
 import { entry, extractWith, tempDir, type Extraction } from '../extract-harness.js';
 
 export { entry, extractWith, tempDir, type Extraction } from '../extract-harness.js';

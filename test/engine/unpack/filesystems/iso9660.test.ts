@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { iso9660Handler } from '../../../../src/engine/unpack/filesystems/iso9660.js';
+import { iso9660Handler } from '../../../../src/engine/unpack/filesystems/iso9660/iso9660.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { cleanup, entry, expectCorruptionsRefused, expectTree, extractWith, imageWorkspace, noise, run, type SampleFile, sampleTree, sha256, writeTree } from './fs-image-harness.js';
 

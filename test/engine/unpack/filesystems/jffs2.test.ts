@@ -2,11 +2,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { jffs2Handler } from '../../../../src/engine/unpack/filesystems/jffs2.js';
-import { dynrubinDecompress, rubinmipsDecompress } from '../../../../src/engine/unpack/filesystems/jffs2-rubin.js';
+import { jffs2Handler } from '../../../../src/engine/unpack/filesystems/jffs2/jffs2.js';
+import { dynrubinDecompress, rubinmipsDecompress } from '../../../../src/engine/unpack/filesystems/jffs2/rubin.js';
 import { dynrubinEncode, MIPS_BITS, MIPS_DIVIDER, rubinEncode } from './jffs2-rubin-encoder.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
-import { lzma } from '../../../../src/engine/unpack/codecs.js';
+import { lzma } from '../../../../src/engine/unpack/codecs/blocks.js';
 import { cleanup, entry, expectCorruptionsRefused, expectTree, extractWith, imageWorkspace, noise, run, type SampleFile, sampleTree, writeTree } from './fs-image-harness.js';
 
 const { enabled, work, src } = imageWorkspace('jffs2', 'mkfs.jffs2');

@@ -2,7 +2,7 @@ import { chmodSync, linkSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { romfsHandler } from '../../../../src/engine/unpack/filesystems/romfs.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 import {
   cleanup,
   corrupt,

@@ -2,10 +2,10 @@
 // and no such image is in ../shared/corpus), in both byte orders, with and without fragments; cross-checked with
 // 7-Zip's independent SquashFS reader when it is installed.
 import { afterAll, describe, expect, it } from 'vitest';
-import { squashfsV2Handler } from '../../../../src/engine/unpack/filesystems/squashfs-v2.js';
-import { squashfsV3Handler } from '../../../../src/engine/unpack/filesystems/squashfs-v3.js';
-import { squashfsV4Handler } from '../../../../src/engine/unpack/filesystems/squashfs-v4.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { squashfsV2Handler } from '../../../../src/engine/unpack/filesystems/squashfs/v2.js';
+import { squashfsV3Handler } from '../../../../src/engine/unpack/filesystems/squashfs/v3.js';
+import { squashfsV4Handler } from '../../../../src/engine/unpack/filesystems/squashfs/v4.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 import { cleanup, entry, expectCorruptionsRefused, extractWith, haveTool, noise, tempDir } from './fs-image-harness.js';
 import { expect7zReadsTree, expectTree, routerTree } from './squashfs-tree.js';
 import { writeSquashfsV2, type V2Entry } from './squashfs-v2-writer.js';

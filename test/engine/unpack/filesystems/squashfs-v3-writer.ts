@@ -3,7 +3,7 @@
 // twice), extended directory and file inodes, and block codecs zlib / LZMA-alone / LZMA props+raw / bare raw LZMA / mixed
 // (sqlzma). Images it makes are cross-checked with 7-Zip's independent SquashFS reader in the tests.
 import zlib from 'node:zlib';
-import { lzma } from '../../../../src/engine/unpack/codecs.js';
+import { lzma } from '../../../../src/engine/unpack/codecs/blocks.js';
 
 export interface V3Entry {
   path: string;

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { squashfsV3Handler } from '../../../../src/engine/unpack/filesystems/squashfs-v3.js';
-import { squashfsV4Handler } from '../../../../src/engine/unpack/filesystems/squashfs-v4.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { squashfsV3Handler } from '../../../../src/engine/unpack/filesystems/squashfs/v3.js';
+import { squashfsV4Handler } from '../../../../src/engine/unpack/filesystems/squashfs/v4.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 import { cleanup, expectCorruptionsRefused, extractWith, haveTool, noise, tempDir } from './fs-image-harness.js';
 import { expect7zReadsTree, expectTree, routerTree } from './squashfs-tree.js';
 import { writeSquashfsV3, type V3Codec } from './squashfs-v3-writer.js';

@@ -1,8 +1,8 @@
 import { linkSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { squashfsV4Handler } from '../../../../src/engine/unpack/filesystems/squashfs-v4.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { squashfsV4Handler } from '../../../../src/engine/unpack/filesystems/squashfs/v4.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 import { corpus, haveShared } from '../../../support/shared.js';
 import {
   cleanup,

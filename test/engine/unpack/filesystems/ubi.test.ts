@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { unpack } from '../../../../src/engine/unpack/driver.js';
 import { ubiHandler } from '../../../../src/engine/unpack/filesystems/ubi.js';
-import { ubifsHandler } from '../../../../src/engine/unpack/filesystems/ubifs.js';
+import { ubifsHandler } from '../../../../src/engine/unpack/filesystems/ubifs/ubifs.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { cleanup, corrupt, entry, expectCorruptionsRefused, expectTree, extractWith, imageWorkspace, noise, run, type SampleFile, sampleTree, sha256, tempDir, writeTree } from './fs-image-harness.js';
 

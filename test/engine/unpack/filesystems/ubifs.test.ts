@@ -2,9 +2,9 @@ import { appendFileSync, linkSync, readFileSync, truncateSync, writeFileSync } f
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ubifsHandler } from '../../../../src/engine/unpack/filesystems/ubifs.js';
-import { capabilityText, xattrValue } from '../../../../src/engine/unpack/filesystems/ubifs-xattrs.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { ubifsHandler } from '../../../../src/engine/unpack/filesystems/ubifs/ubifs.js';
+import { capabilityText, xattrValue } from '../../../../src/engine/unpack/filesystems/xattrs.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { cleanup, corrupt, entry, expectCorruptionsRefused, expectTree, extractWith, imageWorkspace, noise, run, type SampleFile, sampleTree, writeTree } from './fs-image-harness.js';
 

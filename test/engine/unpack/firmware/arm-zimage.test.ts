@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { gzipHandler } from '../../../../src/engine/unpack/compression/gzip.js';
-import { FormatError } from '../../../../src/engine/unpack/handler.js';
+import { FormatError } from '../../../../src/engine/format-error.js';
 import { armZimageHandler } from '../../../../src/engine/unpack/firmware/arm-zimage.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { expectTruncationsRefused, extractFiles, runHandler } from '../extract-harness.js';

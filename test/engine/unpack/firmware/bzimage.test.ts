@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { xz } from '../../../../src/engine/unpack/codecs.js';
+import { xz } from '../../../../src/engine/unpack/codecs/blocks.js';
 import { bzimageHandler } from '../../../../src/engine/unpack/firmware/bzimage.js';
 import { BufferReader, FileReader } from '../../../../src/engine/unpack/reader.js';
 import { corpus, haveShared } from '../../../support/shared.js';

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { deviceTreeHandler } from '../../../../src/engine/unpack/firmware/device-tree.js';
+import { deviceTreeHandler } from '../../../../src/engine/unpack/firmware/device-tree/device-tree.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { expectTruncationsRefused, runHandler } from '../extract-harness.js';
 

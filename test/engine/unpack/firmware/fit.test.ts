@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fitHandler } from '../../../../src/engine/unpack/firmware/fit.js';
+import { fitHandler } from '../../../../src/engine/unpack/firmware/device-tree/fit.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { expectTruncationsRefused, runHandler } from '../extract-harness.js';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { srecHandler } from '../../../../src/engine/unpack/firmware/srec.js';
+import { srecHandler } from '../../../../src/engine/unpack/firmware/text-records/srec.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
 import { expectTruncationsRefused, runHandler } from '../extract-harness.js';
 

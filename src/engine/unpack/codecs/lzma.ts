@@ -1,0 +1,186 @@
+// Synchronous liblzma decoding of in-memory blocks (SquashFS and CramFS blocks, UEFI sections, CBFS stages)
+// through lzma-native's native Stream class, without its Node stream wrapper. The wrapper costs more than the
+// decoding for small blocks: it scans every input byte in JavaScript for xz stream boundaries and hands every
+// output piece over through setImmediate. Input is fed in steps so that one call can never expand into an
+// unbounded burst of output; the decoder state is always released before returning.
+import { createRequire } from 'node:module';
+import { FormatError } from '../../format-error.js';
+
+const require = createRequire(import.meta.url);
+// lzma-native is CommonJS with a native binding; loaded lazily so tools that never decode LZMA skip it.
+let lzmaModule: typeof import('lzma-native') | undefined;
+export function lzma(): typeof import('lzma-native') {
+  lzmaModule ??= require('lzma-native') as typeof import('lzma-native');
+  return lzmaModule;
+}
+
+export interface LzmaProps {
+  lc: number;
+  lp: number;
+  pb: number;
+  dictSize: number;
+}
+
+export type LzmaCoder = { kind: 'xz' } | { kind: 'alone'; memlimit?: number } | { kind: 'raw'; props: LzmaProps };
+
+export interface DecodeOptions {
+  /** Accept a decoder error once some output came out (raw streams without an end marker). */
+  allowTruncated?: boolean;
+  /** Stop successfully once this many bytes came out (a declared size), ignoring what follows. */
+  stopAt?: number;
+}
+
+/** Input bytes per native call: LZMA expands at most a few thousand times, so one step stays bounded. */
+const STEP = 16 * 1024;
+
+/** The part of lzma-native's native Stream used here (exported by the package, not in its typings). */
+interface NativeStream {
+  bufferHandler: (buf: Buffer | null | undefined, processedChunks: number | undefined, error: Error | null | undefined) => void;
+  streamDecoder(options: { flags?: number }): void;
+  aloneDecoder(options: { memlimit?: number }): void;
+  rawDecoder(options: { filters: unknown[] }): void;
+  code(input: Buffer | null, async: boolean): void;
+  resetUnderlying(): void;
+}
+
+function open(coder: LzmaCoder): NativeStream {
+  const lib = lzma() as unknown as { Stream: new () => NativeStream; CONCATENATED: number; FILTER_LZMA1: number };
+  const stream = new lib.Stream();
+  if (coder.kind === 'xz') stream.streamDecoder({ flags: lib.CONCATENATED });
+  else if (coder.kind === 'alone') stream.aloneDecoder({ memlimit: coder.memlimit });
+  else {
+    const { dictSize, lc, lp, pb } = coder.props;
+    stream.rawDecoder({ filters: [{ id: lib.FILTER_LZMA1, options: { dictSize, lc, lp, pb } }] });
+  }
+  return stream;
+}
+
+/** One decode: the native stream and what it has produced so far, checked against the cap and declared size. */
+class Decoding {
+  readonly stream: NativeStream;
+  private readonly parts: Buffer[] = [];
+  private total = 0;
+  private ended = false;
+  private capped = false;
+  private failure: Error | undefined;
+  /** Called after each batch of output the native side hands over (async mode waits on it). */
+  onReport: () => void = () => undefined;
+
+  constructor(
+    private readonly codec: string,
+    coder: LzmaCoder,
+    private readonly maxOutput: number,
+    private readonly options: DecodeOptions,
+  ) {
+    try {
+      this.stream = open(coder);
+    } catch (error) {
+      throw new FormatError(`${codec}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.stream.bufferHandler = (buf, processed, error) => {
+      if (buf) this.take(buf);
+      else if (error) this.failure ??= error;
+      else if (buf === null) this.ended = true;
+      if (buf === null || processed !== undefined) this.onReport();
+    };
+  }
+
+  private take(buf: Buffer): void {
+    const { stopAt } = this.options;
+    if (this.capped || (stopAt !== undefined && this.total >= stopAt)) return;
+    // The piece that reaches a declared size within the cap is kept even if it runs past the cap.
+    const reachesStop = stopAt !== undefined && stopAt <= this.maxOutput && this.total + buf.length >= stopAt;
+    if (this.total + buf.length > this.maxOutput && !reachesStop) {
+      this.capped = true;
+      return;
+    }
+    this.parts.push(buf);
+    this.total += buf.length;
+  }
+
+  get broke(): boolean {
+    return this.failure !== undefined;
+  }
+
+  get produced(): number {
+    return this.total;
+  }
+
+  get done(): boolean {
+    const { stopAt } = this.options;
+    return this.ended || this.capped || this.failure !== undefined || (stopAt !== undefined && this.total >= stopAt);
+  }
+
+  result(): Buffer {
+    const { codec, total, maxOutput } = this;
+    const { allowTruncated = false, stopAt } = this.options;
+    const output = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, total);
+    if (stopAt !== undefined && total >= stopAt) return output.subarray(0, stopAt);
+    if (this.capped) throw new FormatError(`${codec}: output exceeds ${maxOutput} bytes`);
+    if (this.failure && !(allowTruncated && total > 0)) throw new FormatError(`${codec}: ${this.failure.message}`);
+    if (stopAt !== undefined && !allowTruncated) throw new FormatError(`${codec}: stream ended after ${total} of ${stopAt} bytes`);
+    return output;
+  }
+}
+
+/**
+ * Decodes `input` completely (or to `stopAt`) on the calling thread and returns at most `maxOutput` bytes;
+ * FormatError otherwise. For small inputs (candidate probes) where a thread-pool round trip costs more.
+ */
+export function decodeLzmaSync(codec: string, coder: LzmaCoder, input: Buffer, maxOutput: number, options: DecodeOptions = {}): Buffer {
+  const decoding = new Decoding(codec, coder, maxOutput, options);
+  try {
+    for (let at = 0; at < input.length && !decoding.done; at += STEP) decoding.stream.code(input.subarray(at, at + STEP), false);
+    if (!decoding.done) decoding.stream.code(null, false);
+  } finally {
+    decoding.stream.resetUnderlying();
+  }
+  return decoding.result();
+}
+
+/** As decodeLzmaSync, but each step runs on the libuv thread pool, so blocks decode in parallel. */
+export async function decodeLzma(codec: string, coder: LzmaCoder, input: Buffer, maxOutput: number, options: DecodeOptions = {}): Promise<Buffer> {
+  const decoding = new Decoding(codec, coder, maxOutput, options);
+  const step = (chunk: Buffer | null) =>
+    new Promise<void>((resolve) => {
+      decoding.onReport = resolve;
+      decoding.stream.code(chunk, true);
+    });
+  try {
+    for (let at = 0; at < input.length && !decoding.done; at += STEP) await step(input.subarray(at, at + STEP));
+    if (!decoding.done) await step(null);
+  } finally {
+    decoding.stream.resetUnderlying();
+  }
+  return decoding.result();
+}
+
+/** Input bytes per call of a probe: the output of the call that breaks is lost, so calls are kept small. */
+const PROBE_STEP = 128;
+
+/**
+ * Whether an LZMA stream yields `enough` bytes from `input` before breaking on a data error; running out of input
+ * is no error here, so a real stream's prefix never breaks. A cheap first test for candidates of LZMA's weak
+ * signature: random bytes break within a few dozen bytes. (liblzma's output from the call that hits the error is
+ * dropped by lzma-native, hence the small steps.)
+ */
+export function probeLzma(coder: LzmaCoder, input: Buffer, enough: number): { produced: number; broke: boolean } {
+  let decoding: Decoding;
+  try {
+    decoding = new Decoding('lzma', coder, Math.max(enough, 1 << 16), {});
+  } catch {
+    return { produced: 0, broke: true };
+  }
+  // Stack traces of the expected decoder errors are never read.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    for (let at = 0; at < input.length && !decoding.done && decoding.produced < enough; at += PROBE_STEP) {
+      decoding.stream.code(input.subarray(at, at + PROBE_STEP), false);
+    }
+  } finally {
+    Error.stackTraceLimit = limit;
+    decoding.stream.resetUnderlying();
+  }
+  return { produced: decoding.produced, broke: decoding.broke };
+}

@@ -1,0 +1,304 @@
+// Version-independent SquashFS extraction: walks the directory tree from the root inode, streams regular files
+// block by block (decoding a few blocks ahead, in parallel, on the codec thread pool), and records symlinks,
+// hardlinks (an inode reached a second time) and special files through the sink. SquashFS 3 and 4 differ only
+// in how inodes and directories are laid out; they provide a SquashImage and share this walker.
+import type { EntryMeta, Reader, Sink } from '../../handler.js';
+import { FormatError } from '../../../format-error.js';
+import type { BlockDecoder } from './compressors.js';
+
+export interface InodeRef {
+  /** Position of the inode's metadata block relative to the inode table start. */
+  block: number;
+  offset: number;
+}
+
+export type SquashInode =
+  | ({ kind: 'dir'; dirBlock: number; dirOffset: number; /** bytes of listing (file_size − 3) */ listingSize: number } & InodeCommon)
+  | ({ kind: 'file'; blocksStart: number; fileSize: number; fragment: number; fragmentOffset: number; blockSizes: number[] } & InodeCommon)
+  | ({ kind: 'symlink'; target: string } & InodeCommon)
+  | ({ kind: 'device' | 'fifo' | 'socket'; rdev?: number } & InodeCommon);
+
+export interface InodeCommon {
+  mode: number;
+  uid: number;
+  gid: number;
+  mtime: number;
+}
+
+/** A metadata block decodes to at most 8 KiB and takes at least 3 bytes on disk (2-byte header, 1 byte of data). */
+const MAX_METADATA_EXPANSION = 8192 / 3;
+
+/**
+ * A regular-file inode (SquashFS 3 and 4 alike) from its decoded fields; `take` reads the block size list that
+ * follows the inode in the inode table (one 32-bit word per full block, plus the tail unless it is in a fragment).
+ */
+export function fileInode(
+  r: { startBlock: number; fragment: number; offset: number; fileSize: number },
+  take: (bytes: number) => Buffer,
+  fs: { endian: 'le' | 'be'; blockSize: number; bytesUsed: number },
+  ref: InodeRef,
+  common: InodeCommon,
+): SquashInode {
+  const fragment = r.fragment === 0xffffffff ? -1 : r.fragment;
+  const count = fragment === -1 ? Math.ceil(r.fileSize / fs.blockSize) : Math.floor(r.fileSize / fs.blockSize);
+  // The list is in compressed metadata, so it may be larger than the image (a sparse file's list is all zeros),
+  // but not larger than what the image's metadata blocks can decode to.
+  if (count * 4 > fs.bytesUsed * MAX_METADATA_EXPANSION) throw new FormatError(`inode ${ref.block}:${ref.offset}: file size ${r.fileSize} is impossible`);
+  const list = take(count * 4);
+  const blockSizes = Array.from({ length: count }, (_, i) => (fs.endian === 'le' ? list.readUInt32LE(i * 4) : list.readUInt32BE(i * 4)));
+  return { kind: 'file', blocksStart: r.startBlock, fileSize: r.fileSize, fragment, fragmentOffset: r.offset, blockSizes, ...common };
+}
+
+export interface SquashDirEntry {
+  name: string;
+  ref: InodeRef;
+}
+
+/** How one SquashFS version lays out a directory listing: its header and entry sizes and parsers. */
+export interface DirListingLayout {
+  headerSize: number;
+  header(raw: Buffer): { count: number; startBlock: number };
+  entrySize: number;
+  entry(raw: Buffer): { offset: number; size: number };
+}
+
+/** The directory reader of a SquashFS version: its directory metadata table read with its listing layout. */
+export function directoryReader(
+  dirs: { cursor(block: number, offset: number): { take(bytes: number): Buffer } },
+  layout: DirListingLayout,
+): (dir: Extract<SquashInode, { kind: 'dir' }>) => SquashDirEntry[] {
+  return (dir) => {
+    const c = dirs.cursor(dir.dirBlock, dir.dirOffset);
+    return readDirListing((n) => c.take(n), dir.listingSize, layout);
+  };
+}
+
+/**
+ * Reads a directory listing of `listingSize` bytes (SquashFS 3 and 4 alike): runs of entries, each run behind a
+ * header with the entry count − 1 and the inode block they share; names are stored with length − 1.
+ */
+export function readDirListing(take: (bytes: number) => Buffer, listingSize: number, layout: DirListingLayout): SquashDirEntry[] {
+  const entries: SquashDirEntry[] = [];
+  let left = listingSize;
+  while (left > 0) {
+    const head = layout.header(take(layout.headerSize));
+    left -= layout.headerSize;
+    if (head.count >= 256) throw new FormatError(`directory header with ${head.count + 1} entries (at most 256)`);
+    for (let i = 0; i <= head.count; i++) {
+      const entry = layout.entry(take(layout.entrySize));
+      const name = take(entry.size + 1).toString('utf8');
+      left -= layout.entrySize + entry.size + 1;
+      if (left < 0) throw new FormatError('directory entries run past the directory size');
+      entries.push({ name, ref: { block: head.startBlock, offset: entry.offset } });
+    }
+  }
+  return entries;
+}
+
+export interface SquashImage {
+  reader: Reader;
+  base: number;
+  /** Absolute end (base + bytes_used). */
+  limit: number;
+  blockSize: number;
+  decoder: BlockDecoder;
+  root: InodeRef;
+  /** Bit that marks a data block or fragment stored uncompressed, and the mask of the stored size. */
+  uncompressedBit: number;
+  readInode(ref: InodeRef): SquashInode;
+  readDir(inode: Extract<SquashInode, { kind: 'dir' }>): SquashDirEntry[];
+  /** Fragment block: start relative to base and its size word; throws FormatError for a bad index. */
+  fragment(index: number): { start: number; sizeWord: number };
+}
+
+const READ_AHEAD = 4;
+const FILE_CONCURRENCY = 8;
+const FRAGMENT_CACHE = 16;
+const MAX_DEPTH = 1024;
+
+export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<void> {
+  const fragments = new FragmentCache(img);
+  const seen = new Map<string, string>();
+  const visitedDirs = new Set<string>();
+  const running = new Set<Promise<void>>();
+  const key = (ref: InodeRef): string => `${ref.block}:${ref.offset}`;
+  // Hard links are recorded once their target is on disk (files are written concurrently).
+  const links: Array<{ path: string; target: string; meta: EntryMeta }> = [];
+  const failed = new Set<string>();
+
+  const wait = async (max: number): Promise<void> => {
+    while (running.size > max) await Promise.race(running);
+  };
+  const fileTask = (path: string, inode: Extract<SquashInode, { kind: 'file' }>): void => {
+    const task = sink
+      .file(path, fileData(img, inode, fragments), metaOf(inode))
+      .catch((error: unknown) => {
+        if (!(error instanceof FormatError)) throw error;
+        failed.add(path);
+        sink.problem('error', `${path}: ${error.message}`);
+      })
+      .finally(() => running.delete(task));
+    running.add(task);
+  };
+
+  // Depth-first, iterative: [directory inode ref, its path].
+  const stack: Array<{ ref: InodeRef; path: string; depth: number }> = [{ ref: img.root, path: '', depth: 0 }];
+  let firstError: unknown;
+  try {
+    while (stack.length > 0) {
+      const { ref, path, depth } = stack.pop()!;
+      sink.signal.throwIfAborted();
+      let entries: SquashDirEntry[];
+      try {
+        const dir = img.readInode(ref);
+        if (dir.kind !== 'dir') throw new FormatError(`inode ${key(ref)} of ${path || '/'} is not a directory`);
+        entries = img.readDir(dir);
+      } catch (error) {
+        if (!(error instanceof FormatError)) throw error;
+        if (path === '') throw error;
+        sink.problem('error', `${path}: ${error.message}`);
+        continue;
+      }
+      const subdirs: typeof stack = [];
+      for (const entry of entries) {
+        if (entry.name === '' || entry.name === '.' || entry.name === '..' || entry.name.includes('/')) {
+          sink.problem('error', `${path || '/'}: refused entry name ${JSON.stringify(entry.name)}`);
+          continue;
+        }
+        const child = path ? `${path}/${entry.name}` : entry.name;
+        const k = key(entry.ref);
+        let inode: SquashInode;
+        try {
+          inode = img.readInode(entry.ref);
+        } catch (error) {
+          if (!(error instanceof FormatError)) throw error;
+          sink.problem('error', `${child}: ${error.message}`);
+          continue;
+        }
+        if (inode.kind === 'dir') {
+          if (visitedDirs.has(k) || k === key(img.root)) {
+            sink.problem('error', `${child}: directory loop (inode ${k} already visited)`);
+            continue;
+          }
+          if (depth + 1 > MAX_DEPTH) {
+            sink.problem('error', `${child}: directories nested deeper than ${MAX_DEPTH}`);
+            continue;
+          }
+          visitedDirs.add(k);
+          await sink.dir(child, metaOf(inode));
+          subdirs.push({ ref: entry.ref, path: child, depth: depth + 1 });
+          continue;
+        }
+        const first = seen.get(k);
+        if (first !== undefined) {
+          links.push({ path: child, target: first, meta: metaOf(inode) });
+          continue;
+        }
+        seen.set(k, child);
+        if (inode.kind === 'file') {
+          await wait(FILE_CONCURRENCY - 1);
+          fileTask(child, inode);
+        } else if (inode.kind === 'symlink') {
+          sink.symlink(child, inode.target, metaOf(inode));
+        } else {
+          const meta = metaOf(inode);
+          if (inode.rdev !== undefined) meta.meta = { rdev: inode.rdev };
+          sink.special(child, inode.kind, meta);
+        }
+      }
+      // Reverse so the first subdirectory is visited first.
+      for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
+    }
+  } catch (error) {
+    firstError = error;
+  }
+  // Let files in flight finish (or fail) before reporting, so nothing writes after extract() returns.
+  const results = await Promise.allSettled([...running]);
+  if (firstError !== undefined) throw firstError;
+  const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (rejected) throw rejected.reason;
+  for (const link of links) {
+    if (failed.has(link.target)) sink.problem('error', `${link.path}: hard link to ${link.target}, which could not be extracted`);
+    else sink.hardlink(link.path, link.target, link.meta);
+  }
+}
+
+function metaOf(inode: InodeCommon): EntryMeta {
+  return { mode: inode.mode & 0o7777, uid: inode.uid, gid: inode.gid, mtime: inode.mtime };
+}
+
+/** The decoded bytes of one data block or fragment block, checked against the size it must have. */
+async function readBlock(img: SquashImage, start: number, sizeWord: number, expected: number, exact: boolean): Promise<Buffer> {
+  const stored = sizeWord & (img.uncompressedBit - 1);
+  if (stored === 0) return Buffer.alloc(expected); // sparse block
+  const abs = img.base + start;
+  if (abs + stored > img.limit) throw new FormatError(`data block at ${abs} (${stored} bytes) runs past the end of the filesystem`);
+  const data = await img.reader.readExact(abs, stored);
+  const out = (sizeWord & img.uncompressedBit) !== 0 ? data : await img.decoder.decode(data, img.blockSize);
+  if (exact ? out.length !== expected : out.length < expected) {
+    throw new FormatError(`data block at ${abs} decoded to ${out.length} bytes, expected ${expected}`);
+  }
+  return out;
+}
+
+async function* fileData(
+  img: SquashImage,
+  inode: Extract<SquashInode, { kind: 'file' }>,
+  fragments: FragmentCache,
+): AsyncIterable<Buffer> {
+  const { blockSizes, fileSize } = inode;
+  const blockSize = img.blockSize;
+  const pending: Array<Promise<Buffer>> = [];
+  let pos = inode.blocksStart;
+  let next = 0;
+  const schedule = (): void => {
+    const i = next++;
+    const word = blockSizes[i]!;
+    const expected = Math.min(blockSize, fileSize - i * blockSize);
+    const p = readBlock(img, pos, word, expected, true);
+    p.catch(() => undefined); // awaited in order below; avoid an unhandled rejection while it waits
+    pending.push(p);
+    pos += word & (img.uncompressedBit - 1);
+  };
+  try {
+    while (next < blockSizes.length && pending.length < READ_AHEAD) schedule();
+    while (pending.length > 0) {
+      const block = await pending.shift()!;
+      if (next < blockSizes.length) schedule();
+      yield block;
+    }
+  } finally {
+    pending.length = 0;
+  }
+  const tail = fileSize - blockSizes.length * blockSize;
+  if (inode.fragment !== -1 && tail > 0) {
+    const frag = await fragments.get(inode.fragment);
+    if (inode.fragmentOffset + tail > frag.length) {
+      throw new FormatError(`fragment ${inode.fragment} holds ${frag.length} bytes, file needs ${inode.fragmentOffset + tail}`);
+    }
+    yield frag.subarray(inode.fragmentOffset, inode.fragmentOffset + tail);
+  } else if (tail > 0) {
+    throw new FormatError(`file of ${fileSize} bytes has only ${blockSizes.length} blocks and no fragment`);
+  }
+}
+
+/** Decoded fragment blocks, shared by the small files packed in them (usually read in order). */
+class FragmentCache {
+  private readonly cache = new Map<number, Promise<Buffer>>();
+
+  constructor(private readonly img: SquashImage) {}
+
+  get(index: number): Promise<Buffer> {
+    let p = this.cache.get(index);
+    if (!p) {
+      const { start, sizeWord } = this.img.fragment(index);
+      p = readBlock(this.img, start, sizeWord, 1, false);
+      this.cache.set(index, p);
+      if (this.cache.size > FRAGMENT_CACHE) this.cache.delete(this.cache.keys().next().value as number);
+    } else {
+      this.cache.delete(index);
+      this.cache.set(index, p);
+    }
+    return p;
+  }
+}
