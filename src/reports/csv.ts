@@ -1,13 +1,15 @@
-// CSV as the reports and grid exports write it: RFC 4180 quoting, CRLF line ends, and cells that a spreadsheet
-// would run as a formula (=, +, -, @, tab, CR first) prefixed with a quote.
-export function csvCell(value: unknown): string {
-  let text = value === undefined || value === null ? '' : String(value);
-  // Spreadsheets run cells that start with these as formulas.
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+// CSV as the reports and grid exports write it: RFC 4180 quoting and CRLF line ends by csv-stringify, and cells
+// that a spreadsheet would run as a formula (=, +, -, @, tab, CR first) prefixed with a quote.
+import { stringify } from 'csv-stringify/sync';
+
+/** The cell's text, neutralised when a spreadsheet would run it as a formula. */
+function cellText(value: unknown): string {
+  const text = value === undefined || value === null ? '' : String(value);
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
 }
 
 /** A header line and one line per row of cell values. */
 export function reportCsv(header: readonly string[], rows: ReadonlyArray<readonly unknown[]>): string {
-  return [header.join(','), ...rows.map((row) => row.map(csvCell).join(','))].join('\r\n') + '\r\n';
+  // csv-stringify quotes a field holding the record delimiter ('\r\n') but not a lone CR or LF: quoted_match does
+  return stringify([[...header], ...rows.map((row) => row.map(cellText))], { record_delimiter: '\r\n', quoted_match: /[\r\n]/ });
 }

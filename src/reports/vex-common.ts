@@ -1,7 +1,7 @@
 // Shared by the VEX and SARIF generators: the findings with their workflow status (offline, the engine's
 // findings count as 'new'), how the image is identified (the SBOM's bom-ref, a generic purl pinned by the
 // image's SHA-256), and where a vulnerability id is looked up.
-import { buildPurl } from '../engine/inventory/purl.js';
+import { buildPurl } from '../engine/purl.js';
 import type { ReportFinding, ReportInput } from './report.js';
 import { imageName, imageVersion } from './sbom-common.js';
 import { IMAGE_REF } from './sbom-cyclonedx.js';

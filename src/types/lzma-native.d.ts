@@ -28,11 +28,3 @@ declare module 'lzma-native' {
   export const CHECK_NONE: number;
   export const CHECK_CRC32: number;
 }
-declare module 'lz4js' {
-  export function decompressBlock(src: Uint8Array, dst: Uint8Array, sIndex: number, sLength: number, dIndex: number): number;
-  export function decompressFrame(src: Uint8Array, dst: Uint8Array): number;
-  export function decompress(src: Uint8Array, maxSize?: number): Uint8Array;
-  export function compress(src: Uint8Array, maxSize?: number): Uint8Array;
-  export function compressBlock(src: Uint8Array, dst: Uint8Array, sIndex: number, sLength: number, hashTable: Uint32Array): number;
-  export function makeBuffer(size: number): Uint8Array;
-}

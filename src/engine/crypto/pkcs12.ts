@@ -1,6 +1,8 @@
 // PKCS#12 (PFX) containers: opened with node-forge, whose pure-JS ciphers include the legacy RC2-40 and 3DES
 // PBEs that OpenSSL 3 only has in its legacy provider. Tried with the empty and common passwords; a container
 // that opens yields its certificates (DER) and private keys (PKCS#8 DER), and the password that opened it.
+// Why node-forge: Node's crypto has no PKCS#12 reader, and the WebCrypto-based alternatives (pkijs) cannot
+// decrypt the RC2 and 3DES PBES1 bags that most firmware containers still use.
 import forge from 'node-forge';
 import { derChildren, derElement, derOid } from './der.js';
 import { COMMON_PASSWORDS } from './material.js';

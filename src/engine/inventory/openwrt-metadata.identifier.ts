@@ -1,8 +1,8 @@
 // OpenWrt sysupgrade image manifests: fwtool appends metadata JSON (dist, version, revision, target, board)
 // followed by a 16-byte trailer ('FWx0', CRC32, type, size) to the image; a signature chunk may follow it.
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
-import { buildCpe } from './cpe.js';
-import { buildPurl } from './purl.js';
+import { buildCpe } from '../cpe.js';
+import { buildPurl } from '../purl.js';
 
 const TRAILER = 16;
 const MAGIC = 0x46577830; // 'FWx0'

@@ -3,10 +3,10 @@
 import { posix } from 'node:path';
 import type { FileIndex } from '../file-index.js';
 import type { FileNode } from '../types.js';
-import { buildCpe } from './cpe.js';
+import { buildCpe } from '../cpe.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { filesystemResolver } from './package-candidate.js';
-import { buildPurl } from './purl.js';
+import { buildPurl } from '../purl.js';
 
 const FILES = new Set(['/etc/os-release', '/usr/lib/os-release', '/etc/openwrt_release', '/etc/lsb-release', '/etc/alpine-release', '/etc/debian_version']);
 

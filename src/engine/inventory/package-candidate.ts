@@ -4,7 +4,7 @@ import type { FileIndex } from '../file-index.js';
 import type { Component, FileNode } from '../types.js';
 import type { Candidate } from './identifier.js';
 import { familyCpe, familyOf, upstreamVersion } from './package-families.js';
-import { buildPurl } from './purl.js';
+import { buildPurl } from '../purl.js';
 
 export interface PackageRecord {
   name: string;

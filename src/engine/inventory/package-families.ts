@@ -1,7 +1,7 @@
 // Curated mapping from package names (opkg/ipkg, dpkg, apk) to the component families of the signature table,
 // which carry the NVD vendor/product names. Only listed packages get a CPE: an unmapped package keeps its purl
 // and no CPE, rather than a guessed vendor. Versions are reduced to the upstream release for CPE and merging.
-import { buildCpe } from './cpe.js';
+import { buildCpe } from '../cpe.js';
 import { signatures } from './signatures/index.js';
 import type { VersionSignature } from './signature.js';
 

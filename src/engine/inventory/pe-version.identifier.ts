@@ -5,7 +5,7 @@ import { parsePe } from '../binaries/pe.js';
 import { FormatError } from '../format-error.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { familyOf } from './package-families.js';
-import { buildPurl } from './purl.js';
+import { buildPurl } from '../purl.js';
 import { candidateFromHit } from './version-signatures.identifier.js';
 
 const isMz = (head: Buffer): boolean => head.length >= 64 && head[0] === 0x4d && head[1] === 0x5a;

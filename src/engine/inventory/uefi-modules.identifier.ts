@@ -6,7 +6,7 @@ import { parsePe } from '../binaries/pe.js';
 import { FormatError } from '../format-error.js';
 import type { FileNode } from '../types.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
-import { buildPurl } from './purl.js';
+import { buildPurl } from '../purl.js';
 
 const EXECUTABLE = new Set(['PE32', 'TE', 'PIC']);
 

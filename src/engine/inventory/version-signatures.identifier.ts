@@ -4,9 +4,9 @@
 import { posix } from 'node:path';
 import { detectType } from '../file-type.js';
 import type { FileNode } from '../types.js';
-import { buildCpe } from './cpe.js';
+import { buildCpe } from '../cpe.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
-import { buildPurl } from './purl.js';
+import { buildPurl } from '../purl.js';
 import { clean, SignatureMatcher, standaloneStrings, type SignatureHit, type VersionSignature } from './signature.js';
 import { signatures } from './signatures/index.js';
 

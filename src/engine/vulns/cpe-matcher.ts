@@ -2,7 +2,7 @@
 // versions and ranges alike. Every match says how it was made: the criterion, the range or version it matched,
 // the version scheme and the platform criteria of its configuration.
 import type { Component } from '../types.js';
-import { attributeMatches, CPE_ATTRIBUTES, cpeHasWildcard, cpeWildcardRegExp, parseCpe, unescapeCpe, type Cpe } from './cpe.js';
+import { attributeMatches, CPE_ATTRIBUTES, cpeHasWildcard, cpeWildcardRegExp, parseCpe, unescapeCpe, type Cpe } from '../cpe.js';
 import type { CpeCriterion, VulnerabilityRecord } from './source.js';
 import { genericScheme, inRange } from './version.js';
 

@@ -3,7 +3,7 @@
 // Each entry also carries sortable keys of its versions (version-key.ts), with which a database discards the
 // criteria whose range cannot hold a component's plain numeric version.
 import { criterionView, type CriterionView } from './cpe-matcher.js';
-import { unescapeCpe } from './cpe.js';
+import { unescapeCpe } from '../cpe.js';
 import type { VulnerabilityRecord } from './source.js';
 import { TOP_KEY, versionKey } from './version-key.js';
 

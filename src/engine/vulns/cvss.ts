@@ -1,59 +1,34 @@
 // CVSS base scores from vectors (OSV gives vectors only) and severity from the latest CVSS version a record has.
-// v3.x and v2: the formulas of the FIRST specifications. v4 has no formula: its score comes from the MacroVector
-// lookup table of the FIRST calculator, which ae-cvss-calculator (Apache-2.0, no dependencies) implements.
+// The scores come from ae-cvss-calculator (Apache-2.0, no dependencies): the formulas of the FIRST v2 and v3.x
+// specifications and, for v4 (which has no formula), the MacroVector lookup table of the FIRST calculator.
 import cvssCalculator from 'ae-cvss-calculator';
 import type { Severity } from '../types.js';
 import type { VulnerabilityRecord } from './source.js';
 
-function metrics(vector: string): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const part of vector.split('/')) {
-    const [k, v] = part.split(':');
-    if (k && v) map.set(k, v);
-  }
-  return map;
-}
+type CvssVector = InstanceType<typeof cvssCalculator.Cvss2>
+  | InstanceType<typeof cvssCalculator.Cvss3P0>
+  | InstanceType<typeof cvssCalculator.Cvss3P1>
+  | InstanceType<typeof cvssCalculator.Cvss4P0>;
 
-function roundUp(x: number): number {
-  const i = Math.round(x * 100000);
-  return i % 10000 === 0 ? i / 100000 : (Math.floor(i / 10000) + 1) / 10;
+/** The base score of a parsed vector; undefined when a base metric is missing or any metric or value is unknown. */
+function baseScore(parse: () => CvssVector): number | undefined {
+  try {
+    const vector = parse();
+    return vector.isBaseFullyDefined() ? vector.calculateScores().base : undefined;
+  } catch {
+    return undefined; // an unknown metric or value, or no vector at all
+  }
 }
 
 /** Base score of a CVSS v3.0/v3.1 vector ('CVSS:3.1/AV:N/...'); undefined when the vector is incomplete. */
 export function cvss3BaseScore(vector: string): number | undefined {
-  const m = metrics(vector);
-  const scopeChanged = m.get('S') === 'C';
-  const av = { N: 0.85, A: 0.62, L: 0.55, P: 0.2 }[m.get('AV') ?? ''];
-  const ac = { L: 0.77, H: 0.44 }[m.get('AC') ?? ''];
-  const pr = (scopeChanged ? { N: 0.85, L: 0.68, H: 0.5 } : { N: 0.85, L: 0.62, H: 0.27 })[m.get('PR') ?? ''];
-  const ui = { N: 0.85, R: 0.62 }[m.get('UI') ?? ''];
-  const cia = ['C', 'I', 'A'].map((k) => ({ H: 0.56, L: 0.22, N: 0 })[m.get(k) ?? '']);
-  if (av === undefined || ac === undefined || pr === undefined || ui === undefined || !m.has('S')) return undefined;
-  if (cia.some((v) => v === undefined)) return undefined;
-  const [c, i, a] = cia as number[];
-  const iss = 1 - (1 - c!) * (1 - i!) * (1 - a!);
-  const impact = scopeChanged ? 7.52 * (iss - 0.029) - 3.25 * (iss - 0.02) ** 15 : 6.42 * iss;
-  const exploitability = 8.22 * av * ac * pr * ui;
-  if (impact <= 0) return 0;
-  return roundUp(Math.min((scopeChanged ? 1.08 : 1) * (impact + exploitability), 10));
+  return baseScore(() => vector.startsWith('CVSS:3.0/') ? new cvssCalculator.Cvss3P0(vector) : new cvssCalculator.Cvss3P1(vector));
 }
 
-/** Base score of a CVSS v2 vector ('AV:N/AC:L/Au:N/C:P/I:P/A:P'). */
+/** Base score of a CVSS v2 vector ('AV:N/AC:L/Au:N/C:P/I:P/A:P', parentheses allowed). */
 export function cvss2BaseScore(vector: string): number | undefined {
-  const m = metrics(vector.replace(/^\(|\)$/g, ''));
-  const av = { L: 0.395, A: 0.646, N: 1.0 }[m.get('AV') ?? ''];
-  const ac = { H: 0.35, M: 0.61, L: 0.71 }[m.get('AC') ?? ''];
-  const au = { M: 0.45, S: 0.56, N: 0.704 }[m.get('Au') ?? ''];
-  const cia = ['C', 'I', 'A'].map((k) => ({ N: 0, P: 0.275, C: 0.66 })[m.get(k) ?? '']);
-  if (av === undefined || ac === undefined || au === undefined || cia.some((v) => v === undefined)) return undefined;
-  const [c, i, a] = cia as number[];
-  const impact = 10.41 * (1 - (1 - c!) * (1 - i!) * (1 - a!));
-  const exploitability = 20 * av * ac * au;
-  const f = impact === 0 ? 0 : 1.176;
-  return Math.round((0.6 * impact + 0.4 * exploitability - 1.5) * f * 10) / 10;
+  return baseScore(() => new cvssCalculator.Cvss2(vector.replace(/^\(|\)$/g, '')));
 }
-
-const CVSS4_BASE_METRICS = ['AV', 'AC', 'AT', 'PR', 'UI', 'VC', 'VI', 'VA', 'SC', 'SI', 'SA'];
 
 /**
  * Score of a CVSS v4.0 vector ('CVSS:4.0/AV:N/...') as the FIRST calculator gives it for the vector as written
@@ -62,13 +37,7 @@ const CVSS4_BASE_METRICS = ['AV', 'AC', 'AT', 'PR', 'UI', 'VC', 'VI', 'VA', 'SC'
  */
 export function cvss4BaseScore(vector: string): number | undefined {
   if (!vector.startsWith('CVSS:4.0/')) return undefined;
-  const m = metrics(vector);
-  if (CVSS4_BASE_METRICS.some((k) => !m.has(k))) return undefined;
-  try {
-    return new cvssCalculator.Cvss4P0(vector).calculateScores().base;
-  } catch {
-    return undefined; // an unknown metric or value
-  }
+  return baseScore(() => new cvssCalculator.Cvss4P0(vector));
 }
 
 /**

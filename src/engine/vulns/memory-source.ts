@@ -1,7 +1,7 @@
 // An in-memory vulnerability database with the same import rules as the store (per feed record: a newer
 // `modified` replaces an older one, an equal or older one changes nothing), for tests and `firmscope scan`
 // with feed files instead of a database.
-import { unescapeCpe, parseCpe } from './cpe.js';
+import { unescapeCpe, parseCpe } from '../cpe.js';
 import { indexCriteria, keyOfRecord, parseRecordKey, recordKey, type IndexedCriterion } from './criteria-index.js';
 import type { EpssEntry } from './epss.importer.js';
 import type { FeedItem } from './feed-reader.js';

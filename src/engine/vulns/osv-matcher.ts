@@ -2,7 +2,7 @@
 // ecosystem's own version scheme (dpkg for Debian/Ubuntu, rpm for Red Hat family and SUSE, generic otherwise).
 // Range events are evaluated as the OSV schema specifies.
 import type { Component } from '../types.js';
-import { osvEcosystem, parsePurl, type Purl } from './purl.js';
+import { osvEcosystem, parsePurl, type Purl } from '../purl.js';
 import type { AffectedPackage, VulnerabilityRecord } from './source.js';
 import { genericScheme, type VersionScheme } from './version.js';
 import { dpkgScheme } from './version-dpkg.js';

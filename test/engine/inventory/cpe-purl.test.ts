@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildCpe, cpeValue, parseCpe } from '../../../src/engine/inventory/cpe.js';
+import { buildCpe, cpeValue, parseCpe } from '../../../src/engine/cpe.js';
 import { familyCpe, familyOf, upstreamVersion } from '../../../src/engine/inventory/package-families.js';
-import { buildPurl } from '../../../src/engine/inventory/purl.js';
+import { buildPurl, osvEcosystem, parsePurl } from '../../../src/engine/purl.js';
 
 describe('CPE 2.3', () => {
   it('builds formatted strings with 13 fields and escapes reserved characters', () => {
@@ -9,7 +9,7 @@ describe('CPE 2.3', () => {
     expect(buildCpe({ part: 'o', vendor: 'linux', product: 'linux_kernel', version: '5.4.43' })).toBe('cpe:2.3:o:linux:linux_kernel:5.4.43:*:*:*:*:*:*:*');
     expect(buildCpe({ vendor: 'openbsd', product: 'openssh', version: '8.4', update: 'p1' })).toBe('cpe:2.3:a:openbsd:openssh:8.4:p1:*:*:*:*:*:*');
     expect(cpeValue('Node.js 1:2')).toBe('node.js_1\\:2');
-    expect(parseCpe(buildCpe({ vendor: 'a', product: 'b', version: 'x:y' }))).toHaveLength(13);
+    expect(parseCpe(buildCpe({ vendor: 'a', product: 'b', version: 'x:y' }))).toMatchObject({ part: 'a', vendor: 'a', product: 'b', version: 'x\\:y', other: '*' });
     expect(parseCpe('cpe:2.3:a:b')).toBeUndefined();
   });
 
@@ -30,6 +30,17 @@ describe('purl', () => {
     expect(buildPurl({ type: 'deb', name: 'x', version: '1:2.0' })).toBe('pkg:deb/x@1:2.0');
     expect(buildPurl({ type: 'generic', name: 'a b/c' })).toBe('pkg:generic/a%20b%2Fc');
     expect(() => buildPurl({ type: 'Bad Type', name: 'x' })).toThrow();
+  });
+
+  it('parses what it builds, and the same purl written with an unencoded +, into the same parts', () => {
+    const built = buildPurl({ type: 'deb', namespace: 'debian', name: 'libc6', version: '2.31-13+deb11u5', qualifiers: { arch: 'amd64' } });
+    const expected = { type: 'deb', namespace: 'debian', name: 'libc6', version: '2.31-13+deb11u5', qualifiers: { arch: 'amd64' } };
+    expect(parsePurl(built)).toEqual(expected);
+    expect(parsePurl('pkg:deb/debian/libc6@2.31-13+deb11u5?arch=amd64')).toEqual(expected);
+    expect(osvEcosystem(parsePurl(built)!)).toBe('Debian');
+    expect(parsePurl('pkg:npm/%40angular/core@1.0')).toMatchObject({ namespace: '@angular', name: 'core', version: '1.0' });
+    expect(parsePurl('busybox 1.31.1')).toBeUndefined();
+    expect(parsePurl('pkg:deb')).toBeUndefined();
   });
 });
 

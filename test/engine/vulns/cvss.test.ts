@@ -1,5 +1,6 @@
-// CVSS: scores from vectors (v4 by the FIRST MacroVector lookup, v3.x and v2 by the spec formulas, checked
-// against an independent implementation on every base vector), which version a record's severity comes from,
+// CVSS: scores from vectors (through ae-cvss-calculator: v4 by the FIRST MacroVector lookup, v3.x and v2 by the
+// spec formulas; every base vector reaches us with the calculator class of its version, and known vectors score
+// as the FIRST calculators give them), which version a record's severity comes from,
 // how the NVD importer picks among NVD's Primary and a CNA's Secondary metrics, and the severity bands.
 import cvssCalculator from 'ae-cvss-calculator';
 import { describe, expect, it } from 'vitest';
@@ -37,7 +38,7 @@ describe('CVSS v4.0 scores', () => {
   ])('is undefined for %s', (_, vector) => expect(cvss4BaseScore(vector)).toBeUndefined());
 });
 
-describe('CVSS v3.x and v2 formulas', () => {
+describe('CVSS v3.x and v2 formulas (each version by its own calculator class)', () => {
   const product = (...sets: string[][]): string[][] =>
     sets.reduce<string[][]>((acc, set) => acc.flatMap((prefix) => set.map((v) => [...prefix, v])), [[]]);
 

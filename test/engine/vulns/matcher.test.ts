@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { matchCpe } from '../../../src/engine/vulns/cpe-matcher.js';
-import { parseCpe } from '../../../src/engine/vulns/cpe.js';
+import { parseCpe } from '../../../src/engine/cpe.js';
 import { VulnerabilityMatcher } from '../../../src/engine/vulns/matcher.js';
 import { MemoryVulnerabilitySource } from '../../../src/engine/vulns/memory-source.js';
 import type { CpeCriterion, VulnerabilityRecord } from '../../../src/engine/vulns/source.js';

@@ -1,5 +1,33 @@
-// CPE 2.3 formatted strings (NISTIR 7695): splitting on unescaped ':' and unescaping, and the attribute
-// comparison the matcher needs. ANY ('*') and NA ('-') are kept as such; '*' and '?' inside a value are wildcards.
+// CPE 2.3 formatted strings (NISTIR 7695 §6.2): cpe:2.3:part:vendor:product:version:update:edition:language:
+// sw_edition:target_sw:target_hw:other. Building them for the inventory (vendor and product always come from the
+// curated mapping; a wildcard or empty vendor is refused, because such CPEs match every product of that name, the
+// classic false positive), and for the matcher: splitting on unescaped ':', unescaping, and the attribute
+// comparison. ANY ('*') and NA ('-') are kept as such; '*' and '?' inside a value are wildcards.
+
+const RESERVED = /[\\!"#$%&'()+,/:;<=>@[\]^`{|}~?*]/g;
+
+/** Escapes one attribute value; lower-cases and turns spaces into underscores as NVD does. */
+export function cpeValue(value: string): string {
+  const v = value.trim().toLowerCase().replace(/\s+/g, '_');
+  return v.replace(RESERVED, (c) => `\\${c}`);
+}
+
+export interface CpeParts {
+  part?: 'a' | 'o' | 'h';
+  vendor: string;
+  product: string;
+  version?: string;
+  update?: string;
+}
+
+export function buildCpe(p: CpeParts): string {
+  if (!p.vendor || p.vendor === '*' || !p.product || p.product === '*') {
+    throw new Error(`refusing a CPE without a concrete vendor and product (${p.vendor}:${p.product})`);
+  }
+  const version = p.version ? cpeValue(p.version) : '*';
+  const update = p.update ? cpeValue(p.update) : '*';
+  return ['cpe', '2.3', p.part ?? 'a', cpeValue(p.vendor), cpeValue(p.product), version, update, '*', '*', '*', '*', '*', '*'].join(':');
+}
 
 export const CPE_ATTRIBUTES = [
   'part', 'vendor', 'product', 'version', 'update', 'edition',
@@ -8,7 +36,7 @@ export const CPE_ATTRIBUTES = [
 
 export type Cpe = Record<(typeof CPE_ATTRIBUTES)[number], string>;
 
-/** Parses 'cpe:2.3:a:busybox:busybox:1.31.1:*:*:*:*:*:*:*'; undefined for anything else. */
+/** Parses 'cpe:2.3:a:busybox:busybox:1.31.1:*:*:*:*:*:*:*' (values lower-cased, escapes kept); undefined for anything else. */
 export function parseCpe(text: string): Cpe | undefined {
   if (!text.startsWith('cpe:2.3:')) return undefined;
   const fields: string[] = [];
