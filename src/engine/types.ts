@@ -281,3 +281,10 @@ export interface ScanResult {
   /** Always set by the engine; absent only in results stored by versions before it existed. */
   summary?: ScanSummary;
 }
+
+/** Why a vulnerability does not affect a product: the OpenVEX 0.2.0 justification labels (status not_affected). */
+export const VEX_JUSTIFICATIONS = [
+  'component_not_present', 'vulnerable_code_not_present', 'vulnerable_code_not_in_execute_path',
+  'vulnerable_code_cannot_be_controlled_by_adversary', 'inline_mitigations_already_exist',
+] as const;
+export type VexJustification = (typeof VEX_JUSTIFICATIONS)[number];

@@ -1,6 +1,6 @@
 // A report generator is a pure function of a stored scan result: the API serves it, `firmscope scan --format`
 // writes it offline. Generators register in index.ts.
-import type { EngineFinding, ScanResult } from '../engine/types.js';
+import type { EngineFinding, ScanResult, VexJustification } from '../engine/types.js';
 
 export interface ReportSubject {
   product: { id: string; name: string };
@@ -8,12 +8,8 @@ export interface ReportSubject {
   scan: { id: string; createTime: string };
 }
 
-/** Why a vulnerability does not affect a product: the OpenVEX 0.2.0 justification labels (status not_affected). */
-export const VEX_JUSTIFICATIONS = [
-  'component_not_present', 'vulnerable_code_not_present', 'vulnerable_code_not_in_execute_path',
-  'vulnerable_code_cannot_be_controlled_by_adversary', 'inline_mitigations_already_exist',
-] as const;
-export type VexJustification = (typeof VEX_JUSTIFICATIONS)[number];
+// The justification labels live with the engine's types, below the store that records them.
+export { VEX_JUSTIFICATIONS, type VexJustification } from '../engine/types.js';
 
 /** A finding as the service stores it: the engine's finding plus its id and workflow status. */
 export interface ReportFinding extends EngineFinding {

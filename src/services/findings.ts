@@ -1,7 +1,7 @@
 // One finding in full (with its status history) and its workflow: setting the issue status of the finding's
 // fingerprint in the product, carried forward to later images.
 import type { Principal } from '../auth/principal.js';
-import type { VexJustification } from '../reports/report.js';
+import type { VexJustification } from '../engine/types.js';
 import type { IssueStatus, StatusChange, StoredFinding } from '../store/finding.repository.js';
 import { requireProduct } from './access.js';
 import { InvalidInputError, NotFoundError } from '../errors.js';

@@ -2,7 +2,7 @@
 // history, so it carries forward to the same finding in every later image of the product.
 import type { Kysely } from 'kysely';
 import type { EngineFinding } from '../engine/types.js';
-import type { VexJustification } from '../reports/report.js';
+import type { VexJustification } from '../engine/types.js';
 import { authorSelection, toAuthor, type Author } from './author.js';
 import { newId, nowIso } from './ids.js';
 import type { Database, FindingStatusesTable } from './schema.js';
