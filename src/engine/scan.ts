@@ -5,6 +5,7 @@
 // analyse is refused with an UnrecognisedImageError rather than returned as a clean, empty result.
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import type { DebugFileInput } from './binaries/debug-files.js';
 import { analyzers as registeredAnalyzers } from './analyzers.js';
 import { UnrecognisedImageError } from './errors.js';
 import type { AnalysisContext, Analyzer } from './analyzer.js';
@@ -34,7 +35,7 @@ export interface ScanOptions {
   /** Built-in rules not to report, by id ('builtin/<file>/<rule>'): an organisation's false positives. */
   disabledBuiltinRules?: string[];
   /** Debug files attached to the image ({local path, name}): ELF debug files and PDBs that name stripped binaries' functions. */
-  debugFiles?: Array<{ path: string; name: string }>;
+  debugFiles?: DebugFileInput[];
   /** Defaults to the registries; tests pass their own. */
   analyzers?: readonly Analyzer[];
   handlers?: readonly Handler[];
