@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Command } from 'commander';
-import type { ScanResult, Severity } from '../engine/types.js';
+import { SEVERITIES, type ScanResult } from '../engine/types.js';
 import type { VulnerabilitySource } from '../engine/vulns/source.js';
 import { addLimitOptions, limitsFromFlags, type LimitFlags } from './unpack.js';
 
@@ -86,8 +86,6 @@ export function register(program: Command): void {
     }
   });
 }
-
-const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low', 'informational'];
 
 /** The summary printed on standard error: what was found, what went wrong, and whether the analysis is complete. */
 export function summaryLines(result: ScanResult): string {

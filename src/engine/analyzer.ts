@@ -1,6 +1,7 @@
 // An analysis stage that runs after unpacking: inventory, vulnerability matching, crypto, malware, binaries.
 // Each analyzer reads the FileIndex and what earlier analyzers added, and adds to the result. A crashing
 // analyzer is contained: the engine records a Problem and the others still run. The list lives in analyzers.ts.
+import type { DebugFileInput } from './binaries/debug-files.js';
 import type { FileIndex } from './file-index.js';
 import type { BinaryInfo, Component, CryptoAsset, EngineFinding, ImageInfo, Problem } from './types.js';
 import type { CustomRuleSource } from './malware/rules.js';
@@ -23,7 +24,7 @@ export interface AnalysisContext {
   /** Built-in rules switched off by the organisation, by id ('builtin/<file>/<rule>', see malware/rule-catalog.ts). */
   disabledBuiltinRules?: string[];
   /** Debug files attached to the image (local paths and names), matched to its binaries by the binaries analyzer. */
-  debugFiles?: Array<{ path: string; name: string }>;
+  debugFiles?: DebugFileInput[];
   signal: AbortSignal;
   /** Reports progress inside the analysis phase (0..100 of this analyzer). */
   progress(percent: number): void;

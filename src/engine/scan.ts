@@ -5,6 +5,7 @@
 // analyse is refused with an UnrecognisedImageError rather than returned as a clean, empty result.
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import type { DebugFileInput } from './binaries/debug-files.js';
 import { analyzers as registeredAnalyzers } from './analyzers.js';
 import { UnrecognisedImageError } from './errors.js';
 import type { AnalysisContext, Analyzer } from './analyzer.js';
@@ -12,7 +13,7 @@ import { FileIndex } from './file-index.js';
 import { detectType } from './file-type.js';
 import { mergeFindingsByFingerprint } from './finding-merge.js';
 import { hashFile } from './hash.js';
-import { levelOf, summarise, unrecognisedReason, withLevels } from './problems.js';
+import { summarise, unrecognisedReason, withLevels } from './problems.js';
 import type { ScanResult } from './types.js';
 import type { Limits } from './unpack/limits.js';
 import { unpack } from './unpack/driver.js';
@@ -34,7 +35,7 @@ export interface ScanOptions {
   /** Built-in rules not to report, by id ('builtin/<file>/<rule>'): an organisation's false positives. */
   disabledBuiltinRules?: string[];
   /** Debug files attached to the image ({local path, name}): ELF debug files and PDBs that name stripped binaries' functions. */
-  debugFiles?: Array<{ path: string; name: string }>;
+  debugFiles?: DebugFileInput[];
   /** Defaults to the registries; tests pass their own. */
   analyzers?: readonly Analyzer[];
   handlers?: readonly Handler[];
@@ -101,15 +102,25 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
   ctx.findings = mergeFindingsByFingerprint(ctx.findings); // one finding per fingerprint, whichever analyzers made them
 
   const problems = withLevels(ctx.problems);
+  const durationMs = Date.now() - started;
+  const summary = summarise({
+    problems,
+    filesExtracted: unpacked.stats.filesExtracted,
+    bytesExtracted: unpacked.stats.bytesExtracted,
+    formats: unpacked.stats.formats,
+    imageSize: size,
+    coveredBytes: unpacked.stats.coveredBytes,
+    phases,
+    durationMs,
+  });
   const reason = unrecognisedReason({
     type: image.type,
     head,
     formats: unpacked.stats.formats,
-    errors: problems.filter((p) => levelOf(p) === 'error').length,
+    errors: summary.problems.error,
     found: ctx.components.length + ctx.cryptoAssets.length + ctx.findings.length,
   });
   if (reason) throw new UnrecognisedImageError(reason);
-  const durationMs = Date.now() - started;
   return {
     engineVersion: ENGINE_VERSION,
     image,
@@ -127,16 +138,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
       formats: unpacked.stats.formats,
     },
     summary: {
-      ...summarise({
-        problems,
-        filesExtracted: unpacked.stats.filesExtracted,
-        bytesExtracted: unpacked.stats.bytesExtracted,
-        formats: unpacked.stats.formats,
-        imageSize: size,
-        coveredBytes: unpacked.stats.coveredBytes,
-        phases,
-        durationMs,
-      }),
+      ...summary,
       ruleSet: ruleSetDigest(options.rules, options.disabledBuiltinRules),
     },
   };

@@ -100,6 +100,8 @@ export interface Component {
 }
 
 export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'informational';
+/** Every severity, most severe first (report order). */
+export const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'informational'];
 export type FindingType = 'knownVulnerability' | 'maliciousCode' | 'dependencyVulnerability';
 
 export interface FindingOccurrence {

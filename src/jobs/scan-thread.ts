@@ -3,9 +3,7 @@
 // and a thread kept between scans keeps its database connection, its compiled code and the vulnerability records
 // it has parsed (each checked against its stored import time before use), so the next scan starts warm.
 import { parentPort, workerData } from 'node:worker_threads';
-import { scan } from '../engine/scan.js';
-import type { Limits } from '../engine/unpack/limits.js';
-import type { CustomRuleSource } from '../engine/malware/rules.js';
+import { scan, type ScanOptions } from '../engine/scan.js';
 import { openDatabase } from '../store/database.js';
 import { VulnerabilityRepository } from '../store/vulns.repository.js';
 
@@ -14,18 +12,9 @@ export interface ScanThreadConfig {
   database: { url?: string; dataDir: string };
 }
 
-/** One scan. */
-export interface ScanThreadInput {
+/** One scan: the image's path and the engine's options that cross the thread boundary (plain data only). */
+export interface ScanThreadInput extends Pick<ScanOptions, 'workDir' | 'imageName' | 'limits' | 'rules' | 'disabledBuiltinRules' | 'debugFiles'> {
   imagePath: string;
-  /** The uploaded file name, which names the image in the result (the stored file is named by its blob key). */
-  imageName?: string;
-  workDir: string;
-  limits?: Partial<Limits>;
-  /** The organisation's enabled custom rule sources and its disabled built-in rule ids. */
-  rules?: CustomRuleSource[];
-  disabledBuiltinRules?: string[];
-  /** The image's attached debug files (local paths, names), matched to its binaries. */
-  debugFiles?: Array<{ path: string; name: string }>;
 }
 
 /** A scan, the abort of the running one, or the end of the thread (its database is closed, then it exits). */
@@ -50,13 +39,9 @@ function main(): void {
     const current = (controller = new AbortController());
     try {
       let last = 0;
-      const result = await scan(input.imagePath, {
-        workDir: input.workDir,
-        imageName: input.imageName,
-        limits: input.limits,
-        rules: input.rules,
-        disabledBuiltinRules: input.disabledBuiltinRules,
-        debugFiles: input.debugFiles,
+      const { imagePath, ...options } = input;
+      const result = await scan(imagePath, {
+        ...options,
         signal: current.signal,
         vulnerabilities: await source,
         onProgress: (p) => {

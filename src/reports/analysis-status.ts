@@ -20,3 +20,11 @@ export function analysisStatus(result: ScanResult): AnalysisStatus | undefined {
 export function incompleteLine(status: AnalysisStatus): string {
   return `analysis incomplete: ${status.incompleteReasons.join('; ')}`;
 }
+
+/** The CycloneDX metadata properties (SBOM and CBOM alike): firmscope:analysisComplete and one reason each. */
+export function analysisProperties(status: AnalysisStatus): Array<{ name: string; value: string }> {
+  return [
+    { name: 'firmscope:analysisComplete', value: String(status.complete) },
+    ...status.incompleteReasons.map((reason) => ({ name: 'firmscope:analysisIncompleteReason', value: reason })),
+  ];
+}

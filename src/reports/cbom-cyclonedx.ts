@@ -7,7 +7,7 @@ import { assess } from '../engine/crypto/pqc.js';
 import { transitionText } from '../engine/crypto/pqc-table.js';
 import type { CryptoAsset, ScanResult } from '../engine/types.js';
 import type { ReportGenerator, ReportInput } from './report.js';
-import { analysisStatus } from './analysis-status.js';
+import { analysisProperties, analysisStatus } from './analysis-status.js';
 
 type Json = Record<string, unknown>;
 
@@ -151,6 +151,7 @@ function document(result: ScanResult, now: string, crypto: Json[], extra: Json[]
     const node = result.files.find((f) => f.path === path);
     return { type: 'file', 'bom-ref': ref, name: path, ...(node?.sha256 ? { hashes: [{ alg: 'SHA-256', content: node.sha256 }] } : {}) };
   });
+  const analysis = analysisStatus(result);
   const software = result.components.filter((c) => provides.has(c.ref)).map((c) => ({
     type: c.type, 'bom-ref': c.ref, name: c.name, ...(c.version ? { version: c.version } : {}), ...(c.cpe ? { cpe: c.cpe } : {}), ...(c.purl ? { purl: c.purl } : {}),
   }));
@@ -167,7 +168,7 @@ function document(result: ScanResult, now: string, crypto: Json[], extra: Json[]
       timestamp: now,
       tools: { components: [{ type: 'application', name: 'firmscope', version: result.engineVersion }] },
       component: { type: 'firmware', 'bom-ref': 'image', name: imageName, ...(input.subject?.image.version ? { version: input.subject.image.version } : {}), hashes: [{ alg: 'SHA-256', content: result.image.hashes.sha256 }] },
-      ...analysisProperties(result),
+      ...(analysis ? { properties: analysisProperties(analysis) } : {}),
     },
     components: [...software, ...files, ...crypto, ...extra],
     dependencies,
@@ -183,15 +184,3 @@ export const cbomCycloneDxReport: ReportGenerator = {
     return JSON.stringify(cbomDocument(input), null, 2);
   },
 };
-
-/** The same completeness properties as the CycloneDX SBOM: a CBOM of an incomplete analysis says so, and why. */
-function analysisProperties(result: ScanResult): { properties?: Array<{ name: string; value: string }> } {
-  const analysis = analysisStatus(result);
-  if (!analysis) return {};
-  return {
-    properties: [
-      { name: 'firmscope:analysisComplete', value: String(analysis.complete) },
-      ...analysis.incompleteReasons.map((reason) => ({ name: 'firmscope:analysisIncompleteReason', value: reason })),
-    ],
-  };
-}

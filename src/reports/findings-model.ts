@@ -1,10 +1,10 @@
 // The findings report's content, shared by its JSON, CSV and PDF forms: the subject, a summary and every
 // finding with its issue status, most severe first.
+import { SEVERITIES } from '../engine/types.js';
 import { analysisStatus, type AnalysisStatus } from './analysis-status.js';
 import { imageName, imageVersion } from './sbom-common.js';
 import type { ReportFinding, ReportInput } from './report.js';
 
-const SEVERITIES = ['critical', 'high', 'medium', 'low', 'informational'] as const;
 const TYPES = ['dependencyVulnerability', 'knownVulnerability', 'maliciousCode'] as const;
 
 export interface FindingsModel {

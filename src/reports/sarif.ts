@@ -3,7 +3,7 @@
 // EXTRACTED base, which starts with the image's file name). Rejected findings carry an external suppression;
 // every result carries the finding's fingerprint, so code-scanning tools follow it across images.
 import type { Invocation, Location, Log, ReportingDescriptor, Result } from 'sarif';
-import type { FindingOccurrence, Severity } from '../engine/types.js';
+import { SEVERITIES, type FindingOccurrence, type Severity } from '../engine/types.js';
 import { ENGINE_VERSION } from '../engine/version.js';
 import { analysisStatus, type AnalysisStatus } from './analysis-status.js';
 import type { ReportFinding, ReportGenerator, ReportInput } from './report.js';
@@ -12,7 +12,6 @@ import { advisoryUrl, cwesOf, fixAdvice, REJECTED_STATEMENT, reportFindings } fr
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 const BASE = 'EXTRACTED';
-const ORDER: Severity[] = ['critical', 'high', 'medium', 'low', 'informational'];
 const LEVEL: Record<Severity, Result.level> = { critical: 'error', high: 'error', medium: 'warning', low: 'note', informational: 'note' };
 /** GitHub's `security-severity` when a finding has no CVSS score: the middle of its severity band. */
 const SEVERITY_SCORE: Record<Severity, number> = { critical: 9.5, high: 8, medium: 5.5, low: 2, informational: 0 };
@@ -23,7 +22,7 @@ export function pathUri(path: string): string {
 }
 
 function ruleOf(id: string, findings: ReportFinding[]): ReportingDescriptor {
-  const worst = findings.reduce((a, b) => (ORDER.indexOf(b.severity) < ORDER.indexOf(a.severity) ? b : a));
+  const worst = findings.reduce((a, b) => (SEVERITIES.indexOf(b.severity) < SEVERITIES.indexOf(a.severity) ? b : a));
   const withText = findings.find((f) => f.description) ?? worst;
   const score = Math.max(...findings.map((f) => f.cvssLatestBaseScore ?? SEVERITY_SCORE[f.severity]));
   const cwes = [...new Set(findings.flatMap(cwesOf))];

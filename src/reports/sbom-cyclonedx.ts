@@ -6,7 +6,7 @@
 import { Enums, Models, Serialize, Spec } from '@cyclonedx/cyclonedx-library';
 import type { Component, Hashes } from '../engine/types.js';
 import { ENGINE_VERSION } from '../engine/version.js';
-import { analysisStatus } from './analysis-status.js';
+import { analysisProperties, analysisStatus } from './analysis-status.js';
 import type { ReportGenerator, ReportInput } from './report.js';
 import { documentUuid, imageName, imageVersion, TECHNIQUES } from './sbom-common.js';
 
@@ -72,10 +72,7 @@ export function buildCycloneDx(input: ReportInput): Record<string, unknown> {
   bom.metadata.component = image;
   // Whether the whole image was analysed: an SBOM of an incomplete analysis says so, and why.
   const analysis = analysisStatus(result);
-  if (analysis) {
-    bom.metadata.properties.add(new Models.Property('firmscope:analysisComplete', String(analysis.complete)));
-    for (const reason of analysis.incompleteReasons) bom.metadata.properties.add(new Models.Property('firmscope:analysisIncompleteReason', reason));
-  }
+  if (analysis) for (const p of analysisProperties(analysis)) bom.metadata.properties.add(new Models.Property(p.name, p.value));
   const models = new Map<string, Models.Component>();
   for (const c of result.components) {
     const model = toModel(c);

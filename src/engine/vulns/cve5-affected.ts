@@ -3,6 +3,7 @@
 // (`version` up to `lessThan` / `lessThanOrEqual`), and `defaultStatus` says what the versions not listed are.
 // With defaultStatus 'affected' (the Linux kernel CNA's form: everything is affected except the listed fixed
 // ranges), the affected ranges are the gaps between the unaffected ones.
+import { cpeValue } from '../cpe.js';
 import type { CpeCriterion } from './source.js';
 import { genericScheme } from './version.js';
 
@@ -16,17 +17,12 @@ const UNCOMPARABLE_TYPES = new Set(['git']);
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 
-/** A CPE 2.3 attribute value from free text as NVD writes names: lower-case, spaces to '_', punctuation escaped. */
-export function cpeName(value: string): string {
-  return value.trim().toLowerCase().replace(/\s+/g, '_').replace(/[^a-z0-9_.\-]/g, (c) => `\\${c}`);
-}
-
 /** The CPE an entry without `cpes` stands for, from its vendor and product; undefined when either is missing or 'n/a'. */
 export function vendorProductCpe(affected: Obj): string | undefined {
   const vendor = text(affected.vendor);
   const product = text(affected.product);
   if (!vendor || !product || UNBOUNDED.has(vendor.toLowerCase()) || UNBOUNDED.has(product.toLowerCase())) return undefined;
-  return `cpe:2.3:a:${cpeName(vendor)}:${cpeName(product)}:*:*:*:*:*:*:*:*`;
+  return `cpe:2.3:a:${cpeValue(vendor)}:${cpeValue(product)}:*:*:*:*:*:*:*:*`;
 }
 
 function withVersion(cpe: string, version: string): string | undefined {
