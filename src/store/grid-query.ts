@@ -52,7 +52,6 @@ export function conditionSql(table: string, condition: GridCondition) {
 }
 
 /** Any select over any tables: the three grids query different tables (and findings a derived one). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnySelect<Row = object> = SelectQueryBuilder<any, any, Row>;
 
 /**
