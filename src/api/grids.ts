@@ -6,7 +6,7 @@ import { principalOf } from '../auth/authenticate.js';
 import { binaryGrid, binaryGridCsv } from '../services/binary-grid.js';
 import { cryptoAssetGrid } from '../services/crypto-asset-grid.js';
 import { findingGrid, gridCsv } from '../services/finding-grid.js';
-import { MAX_FILTERS, MAX_LIST_VALUES } from '../services/grid-request.js';
+import { MAX_FILTERS, MAX_LIST_VALUES, MAX_PAGE_SIZE } from '../services/grid-request.js';
 import { attachmentDisposition } from './content-disposition.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses } from './schemas.js';
@@ -22,7 +22,7 @@ const Value = Type.Union([
 const Sort = Type.Object({ field: Type.String(), direction: Type.Optional(Type.String()) }, { additionalProperties: false });
 export const GridBody = Type.Object({
   filters: Type.Array(Type.Object({ field: Type.String(), value: Value, comparator: Type.Optional(Type.String()) }, { additionalProperties: false }), { maxItems: MAX_FILTERS }),
-  page: Type.Optional(Type.Object({ num: Type.Optional(Type.Integer({ minimum: 0 })), size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) }, { additionalProperties: false })),
+  page: Type.Optional(Type.Object({ num: Type.Optional(Type.Integer({ minimum: 0 })), size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })) }, { additionalProperties: false })),
   sortBy: Type.Optional(Type.Union([Sort, Type.Array(Sort, { maxItems: MAX_SORT_KEYS })])),
   fields: Type.Optional(Type.Array(Type.String(), { maxItems: 50 })),
 }, { additionalProperties: false });

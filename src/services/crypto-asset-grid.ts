@@ -1,7 +1,7 @@
 // POST /api/v4/grids/cryptographicAssets:gridList: validates the request and runs the store query.
 import type { Principal } from '../auth/principal.js';
 import type { CryptoColumn, CryptoCondition } from '../store/crypto-asset-grid.js';
-import { booleanValue, filterComparator, gridError as bad, gridFilters, gridPage, gridSort, type GridRequest } from './grid-request.js';
+import { booleanValue, filterComparator, filterValues, gridError as bad, gridFilters, gridPage, gridSort, type GridRequest } from './grid-request.js';
 import type { Repositories } from '../store/repositories.js';
 
 // A Map (grid-request.ts says why).
@@ -16,9 +16,9 @@ export async function cryptoAssetGrid(repos: Repositories, principal: Principal,
     const column = FIELDS.get(String(filter.field));
     if (!column) bad(`filters[${i}]: unknown field '${String(filter.field)}'; use one of ${[...FIELDS.keys()].join(', ')}`, `filters[${i}].field`);
     const comparator = filterComparator(filter, i, COMPARATORS);
-    const raw = Array.isArray(filter.value) ? filter.value : [filter.value];
-    if (raw.length === 0 || raw.some((v) => v === undefined || typeof v === 'object')) bad(`filters[${i}]: value is required`, `filters[${i}].value`);
-    if (comparator !== 'in' && raw.length !== 1) bad(`filters[${i}]: comparator ${comparator} takes one value`, `filters[${i}].value`);
+    // Objects and nulls count as missing values here, checked before filterValues checks the arity.
+    if ([filter.value].flat().some((v) => v === undefined || typeof v === 'object')) bad(`filters[${i}]: value is required`, `filters[${i}].value`);
+    const raw = filterValues(filter, i, comparator);
     const values = column === 'is_expired' ? raw.map((v) => booleanValue(v, `filters[${i}].value`)) : raw.map(String);
     return { column, comparator, values };
   });

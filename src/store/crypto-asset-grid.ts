@@ -1,8 +1,8 @@
 // The cryptographic assets grid: assets of each image's latest completed scan (or of a named scan) in the
 // caller's organisation, filtered and paged.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { CryptoAsset } from '../engine/types.js';
-import { conditionSql, latestDoneScans, type GridCondition } from './grid-query.js';
+import { conditionSql, countedPage, latestDoneScans, type GridCondition } from './grid-query.js';
 import type { Database } from './schema.js';
 
 export type CryptoColumn = 'product_id' | 'image_id' | 'scan_id' | 'asset_type' | 'name' | 'is_expired';
@@ -34,14 +34,10 @@ export async function queryCryptoAssetGrid(db: Kysely<Database>, criteria: Crypt
     .where('p.org_id', '=', criteria.orgId);
   if (!explicitScan) query = query.where('c.scan_id', 'in', latestDoneScans(db));
   for (const condition of criteria.conditions) query = query.where(conditionSql('c', condition));
-  const counted = await query.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-  let rows = query
-    .select(['c.id', 'c.product_id', 'c.image_id', 'c.scan_id', 'c.data'])
-    .orderBy(sql.ref(`c.${criteria.sort.column}`), criteria.sort.direction)
-    .orderBy('c.id');
-  if (criteria.limit !== undefined) rows = rows.limit(criteria.limit).offset(criteria.offset);
+  const selected = (q: typeof query) => q.select(['c.id', 'c.product_id', 'c.image_id', 'c.scan_id', 'c.data']);
+  const { total, rows } = await countedPage(query, selected, 'c', { ...criteria, sort: [criteria.sort] });
   return {
-    total: Number(counted?.n ?? 0),
-    rows: (await rows.execute()).map((r) => ({ ...(JSON.parse(r.data) as CryptoAsset), id: r.id, productId: r.product_id, imageId: r.image_id, scanId: r.scan_id })),
+    total,
+    rows: rows.map((r) => ({ ...(JSON.parse(r.data) as CryptoAsset), id: r.id, productId: r.product_id, imageId: r.image_id, scanId: r.scan_id })),
   };
 }

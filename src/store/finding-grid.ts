@@ -2,7 +2,7 @@
 // carried-forward issue status, filtered, sorted and paged in SQL; in compare mode the union of a baseline
 // and a target image with each row's comparison status (new | resolved | unchanged) by fingerprint.
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import { conditionSql, latestDoneScans, type Comparator, type GridCondition as Condition } from './grid-query.js';
+import { conditionSql, countedPage, latestDoneScans, type Comparator, type GridCondition as Condition } from './grid-query.js';
 import type { Database } from './schema.js';
 
 export type GridColumn =
@@ -84,12 +84,7 @@ export async function queryFindingGrid(db: Kysely<Database>, criteria: GridCrite
   let query = db.selectFrom(derived.as('g') as never) as unknown as ReturnType<typeof gridFrom>;
   for (const condition of criteria.conditions) query = query.where(conditionSql('g', condition));
 
-  const counted = await query.select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-  let rows = query.selectAll();
-  for (const s of criteria.sort) rows = rows.orderBy(sql.ref(`g.${s.column}`), s.direction);
-  rows = rows.orderBy(sql.ref('g.id'), 'asc');
-  if (criteria.limit !== undefined) rows = rows.limit(criteria.limit).offset(criteria.offset);
-  return { total: Number((counted as { n: number } | undefined)?.n ?? 0), rows: (await rows.execute()) as unknown as GridRow[] };
+  return countedPage(query, (q: typeof query) => q.selectAll(), 'g', criteria);
 }
 
 // Only for its type: a query over the derived table `g`.

@@ -1,6 +1,6 @@
-// What every grid query shares: the scans whose rows count (each image's newest completed scan) and one
-// filter condition as SQL over a named column. The findings, cryptographic-asset and binary grids use these.
-import { sql, type Kysely, type SqlBool } from 'kysely';
+// What every grid query shares: the scans whose rows count (each image's newest completed scan), one filter
+// condition as SQL over a named column, and the count, sort and page of the filtered rows. The findings, cryptographic-asset and binary grids use these.
+import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database } from './schema.js';
 
 export type Comparator = 'equals' | 'in' | 'contains' | 'notContains' | 'between' | 'overlaps';
@@ -49,4 +49,25 @@ export function conditionSql(table: string, condition: GridCondition) {
     case 'between':
       return sql<SqlBool>`${column} >= ${first} and ${column} <= ${second}`;
   }
+}
+
+/** Any select over any tables: the three grids query different tables (and findings a derived one). */
+type AnySelect<Row = object> = SelectQueryBuilder<any, any, Row>;
+
+/**
+ * The number of rows `query` matches and the page of them that `select` picks, sorted by `sort` (columns of
+ * `table`) and then by id so pages never overlap; every row when `limit` is absent (CSV export).
+ */
+export async function countedPage<Row>(
+  query: AnySelect,
+  select: (query: AnySelect) => AnySelect<Row>,
+  table: string,
+  criteria: { sort: Array<{ column: string; direction: 'asc' | 'desc' }>; offset: number; limit?: number },
+): Promise<{ total: number; rows: Row[] }> {
+  const counted = (await query.select(sql<number | string>`count(*)`.as('n')).executeTakeFirst()) as { n: number | string } | undefined;
+  let rows = select(query);
+  for (const s of criteria.sort) rows = rows.orderBy(sql.ref(`${table}.${s.column}`), s.direction);
+  rows = rows.orderBy(sql.ref(`${table}.id`), 'asc');
+  if (criteria.limit !== undefined) rows = rows.limit(criteria.limit).offset(criteria.offset);
+  return { total: Number(counted?.n ?? 0), rows: await rows.execute() };
 }

@@ -182,8 +182,7 @@ export class ImageRepository {
   }
 
   async listFiles(imageId: string): Promise<ImageFile[]> {
-    const rows = await this.files().where('image_files.image_id', '=', imageId).orderBy('image_files.create_time').orderBy('image_files.id').execute();
-    return rows.map((r) => this.toFile(r));
+    return (await this.listFilesOfImages([imageId])).get(imageId)!;
   }
 
   /** The attached files of several images in one query, oldest first within each image. */

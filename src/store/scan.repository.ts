@@ -89,8 +89,7 @@ export class ScanRepository {
   }
 
   async listByImage(imageId: string): Promise<Scan[]> {
-    const rows = await this.scans().where('scans.image_id', '=', imageId).orderBy('scans.create_time', 'desc').orderBy('scans.id', 'desc').execute();
-    return rows.map(toScan);
+    return (await this.listByImages([imageId])).get(imageId)!;
   }
 
   /** The scans of several images in one query, newest first within each image. */
