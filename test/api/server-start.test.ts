@@ -8,12 +8,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { createRepositories } from '../../src/store/repositories.js';
 import { openDatabase } from '../../src/store/database.js';
 import { freshPostgresUrl, testDialects } from '../support/databases.js';
-import { ADMIN, freePort, passwordToken } from '../support/server.js';
+import { ADMIN, passwordToken, testConfig } from '../support/server.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -77,21 +76,15 @@ for (const dialect of testDialects()) {
       expect(run.stderr).toContain('set PORT to a free port');
 
       // The same folder on a free port: the service starts and creates the configured admin.
-      const port = await freePort();
-      const server = await startServer(loadConfig({
-        PORT: String(port), HOST: '127.0.0.1', FIRMSCOPE_BASE_URL: `http://127.0.0.1:${port}`, FIRMSCOPE_DATA_DIR: dataDir, FIRMSCOPE_WORKERS: '0',
-        FIRMSCOPE_ADMIN_EMAIL: ADMIN.email, FIRMSCOPE_ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'silent', ...(pg ? { DATABASE_URL: pg.url } : {}),
-      }));
+      const config = await testConfig(dataDir, { FIRMSCOPE_WORKERS: '0', ...(pg ? { DATABASE_URL: pg.url } : {}) });
+      const server = await startServer(config);
       cleanups.push(() => server.close());
-      expect(await passwordToken(`http://127.0.0.1:${port}`, ADMIN.email, ADMIN.password)).toMatch(/^ey/);
+      expect(await passwordToken(config.baseUrl, ADMIN.email, ADMIN.password)).toMatch(/^ey/);
     }, 90_000);
 
     it('startServer rejects with the reason and leaves the data folder without an admin', async () => {
       const { dataDir, pg, taken } = await freshStart();
-      const config = loadConfig({
-        PORT: String(taken.port), HOST: '127.0.0.1', FIRMSCOPE_DATA_DIR: dataDir, FIRMSCOPE_ADMIN_EMAIL: ADMIN.email,
-        FIRMSCOPE_ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'silent', ...(pg ? { DATABASE_URL: pg.url } : {}),
-      });
+      const config = await testConfig(dataDir, pg ? { DATABASE_URL: pg.url } : {}, taken.port);
       const failure = await startServer(config).then(() => undefined, (error: unknown) => error);
       const database = await openDatabase({ url: pg?.url, dataDir });
       const { identities } = createRepositories(database.db, database.dialect);
