@@ -5,16 +5,14 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server.js';
 import { createRepositories } from '../../src/store/repositories.js';
 import { openDatabase } from '../../src/store/database.js';
+import { childEnv, firmscopeCommand, projectRoot } from '../support/cli-process.js';
 import { freshPostgresUrl, testDialects } from '../support/databases.js';
 import { ADMIN, passwordToken, testConfig } from '../support/server.js';
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** A port some other program holds for the test. */
 async function takenPort(): Promise<{ port: number; server: Server }> {
@@ -26,7 +24,7 @@ async function takenPort(): Promise<{ port: number; server: Server }> {
 
 /** Runs `firmscope serve` to its exit (or kills it after 60 s); resolves to its exit code and output. */
 function serve(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...firmscopeCommand(), 'serve'], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -59,12 +57,10 @@ for (const dialect of testDialects()) {
       const { dataDir, pg, taken } = await freshStart();
 
       // No admin configured: the first start would generate a password and print it.
-      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(taken.port), HOST: '127.0.0.1', FIRMSCOPE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
-      delete env.FIRMSCOPE_ADMIN_EMAIL;
-      delete env.FIRMSCOPE_ADMIN_PASSWORD;
-      if (pg) env.DATABASE_URL = pg.url;
-      else delete env.DATABASE_URL;
-      const run = await serve(env);
+      const run = await serve(childEnv({
+        PORT: String(taken.port), HOST: '127.0.0.1', FIRMSCOPE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', FIRMSCOPE_ADMIN_EMAIL: undefined,
+        FIRMSCOPE_ADMIN_PASSWORD: undefined, DATABASE_URL: pg?.url,
+      }));
       const database = await openDatabase({ url: pg?.url, dataDir });
       const { identities } = createRepositories(database.db, database.dialect);
       const users = (await Promise.all((await identities.listOrgs()).map((org) => identities.listUsers(org.id)))).flat();
