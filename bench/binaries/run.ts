@@ -13,6 +13,7 @@ import { createBinariesAnalyzer } from '../../src/engine/binaries/binaries.analy
 import { totalUnsafeUses } from '../../src/engine/binaries/unsafe-functions.js';
 import { FileIndex } from '../../src/engine/file-index.js';
 import { unpack } from '../../src/engine/unpack/driver.js';
+import { benchContext } from '../support.js';
 
 const target = resolve(process.argv[2] ?? '/usr/bin');
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
@@ -30,20 +31,6 @@ async function indexOf(path: string): Promise<{ index: FileIndex; cleanup: () =>
   return { index: new FileIndex(work, unpacked.files), cleanup: () => rmSync(work, { recursive: true, force: true }) };
 }
 
-function context(index: FileIndex): AnalysisContext {
-  return {
-    image: { fileName: target, size: 0, hashes: { sha256: '', sha1: '', md5: '' }, type: 'directory' },
-    index,
-    components: [],
-    findings: [],
-    cryptoAssets: [],
-    binaries: [],
-    problems: [],
-    signal: new AbortController().signal,
-    progress: () => {},
-  };
-}
-
 const cpuMs = (since: NodeJS.CpuUsage): number => {
   const u = process.cpuUsage(since);
   return (u.user + u.system) / 1000;
@@ -55,7 +42,7 @@ const bytes = index.files().reduce((n, f) => n + f.size, 0);
 console.log(`input: ${target}: ${index.files().length} files, ${(bytes / 1024 ** 2).toFixed(0)} MiB`);
 const results: Array<{ wall: number; cpu: number; ctx: AnalysisContext }> = [];
 for (let i = 0; i < runs; i++) {
-  const ctx = context(index);
+  const ctx = benchContext(index, target);
   const cpu = process.cpuUsage();
   const start = performance.now();
   await createBinariesAnalyzer().run(ctx);

@@ -4,9 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
-import { ADMIN, freePort, passwordToken, waitFor } from '../support/server.js';
+import { ADMIN, passwordToken, testConfig, waitFor } from '../support/server.js';
 
 const gate = vi.hoisted(() => {
   let open!: () => void;
@@ -21,12 +20,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'firmscope-ready-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 it('answers 503 starting until the first admin exists, then 200, and the admin can sign in', async () => {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const config = loadConfig({
-    PORT: String(port), HOST: '127.0.0.1', FIRMSCOPE_BASE_URL: base, FIRMSCOPE_DATA_DIR: dataDir, FIRMSCOPE_ADMIN_EMAIL: ADMIN.email,
-    FIRMSCOPE_ADMIN_PASSWORD: ADMIN.password, FIRMSCOPE_WORKERS: '0', LOG_LEVEL: 'silent',
-  });
+  const config = await testConfig(dataDir, { FIRMSCOPE_WORKERS: '0' });
+  const base = config.baseUrl;
   const starting = startServer(config);
   const early = await waitFor(async () => fetch(`${base}/healthz`).then((r) => r, () => undefined), 20_000, 20);
   expect(early.status).toBe(503);

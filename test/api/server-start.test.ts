@@ -5,17 +5,14 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { createRepositories } from '../../src/store/repositories.js';
 import { openDatabase } from '../../src/store/database.js';
+import { childEnv, firmscopeCommand, projectRoot } from '../support/cli-process.js';
 import { freshPostgresUrl, testDialects } from '../support/databases.js';
-import { ADMIN, freePort, passwordToken } from '../support/server.js';
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { ADMIN, passwordToken, testConfig } from '../support/server.js';
 
 /** A port some other program holds for the test. */
 async function takenPort(): Promise<{ port: number; server: Server }> {
@@ -27,7 +24,7 @@ async function takenPort(): Promise<{ port: number; server: Server }> {
 
 /** Runs `firmscope serve` to its exit (or kills it after 60 s); resolves to its exit code and output. */
 function serve(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...firmscopeCommand(), 'serve'], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -60,12 +57,10 @@ for (const dialect of testDialects()) {
       const { dataDir, pg, taken } = await freshStart();
 
       // No admin configured: the first start would generate a password and print it.
-      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(taken.port), HOST: '127.0.0.1', FIRMSCOPE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
-      delete env.FIRMSCOPE_ADMIN_EMAIL;
-      delete env.FIRMSCOPE_ADMIN_PASSWORD;
-      if (pg) env.DATABASE_URL = pg.url;
-      else delete env.DATABASE_URL;
-      const run = await serve(env);
+      const run = await serve(childEnv({
+        PORT: String(taken.port), HOST: '127.0.0.1', FIRMSCOPE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', FIRMSCOPE_ADMIN_EMAIL: undefined,
+        FIRMSCOPE_ADMIN_PASSWORD: undefined, DATABASE_URL: pg?.url,
+      }));
       const database = await openDatabase({ url: pg?.url, dataDir });
       const { identities } = createRepositories(database.db, database.dialect);
       const users = (await Promise.all((await identities.listOrgs()).map((org) => identities.listUsers(org.id)))).flat();
@@ -77,21 +72,15 @@ for (const dialect of testDialects()) {
       expect(run.stderr).toContain('set PORT to a free port');
 
       // The same folder on a free port: the service starts and creates the configured admin.
-      const port = await freePort();
-      const server = await startServer(loadConfig({
-        PORT: String(port), HOST: '127.0.0.1', FIRMSCOPE_BASE_URL: `http://127.0.0.1:${port}`, FIRMSCOPE_DATA_DIR: dataDir, FIRMSCOPE_WORKERS: '0',
-        FIRMSCOPE_ADMIN_EMAIL: ADMIN.email, FIRMSCOPE_ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'silent', ...(pg ? { DATABASE_URL: pg.url } : {}),
-      }));
+      const config = await testConfig(dataDir, { FIRMSCOPE_WORKERS: '0', ...(pg ? { DATABASE_URL: pg.url } : {}) });
+      const server = await startServer(config);
       cleanups.push(() => server.close());
-      expect(await passwordToken(`http://127.0.0.1:${port}`, ADMIN.email, ADMIN.password)).toMatch(/^ey/);
+      expect(await passwordToken(config.baseUrl, ADMIN.email, ADMIN.password)).toMatch(/^ey/);
     }, 90_000);
 
     it('startServer rejects with the reason and leaves the data folder without an admin', async () => {
       const { dataDir, pg, taken } = await freshStart();
-      const config = loadConfig({
-        PORT: String(taken.port), HOST: '127.0.0.1', FIRMSCOPE_DATA_DIR: dataDir, FIRMSCOPE_ADMIN_EMAIL: ADMIN.email,
-        FIRMSCOPE_ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'silent', ...(pg ? { DATABASE_URL: pg.url } : {}),
-      });
+      const config = await testConfig(dataDir, pg ? { DATABASE_URL: pg.url } : {}, taken.port);
       const failure = await startServer(config).then(() => undefined, (error: unknown) => error);
       const database = await openDatabase({ url: pg?.url, dataDir });
       const { identities } = createRepositories(database.db, database.dialect);

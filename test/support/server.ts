@@ -33,18 +33,26 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * The configuration of a test service over `dataDir`: on 127.0.0.1 at `port` (a free one unless given), admin
+ * ADMIN, quick job polls, silent logs; `env` adds or overrides settings (DATABASE_URL, FIRMSCOPE_WORKERS, ...).
+ * For tests that call startServer themselves; startTestServer uses it too.
+ */
+export async function testConfig(dataDir: string, env: Record<string, string> = {}, port?: number): Promise<Config> {
+  const at = port ?? (await freePort());
+  return loadConfig({
+    PORT: String(at), HOST: '127.0.0.1', FIRMSCOPE_BASE_URL: `http://127.0.0.1:${at}`, FIRMSCOPE_DATA_DIR: dataDir, FIRMSCOPE_ADMIN_EMAIL: ADMIN.email,
+    FIRMSCOPE_ADMIN_PASSWORD: ADMIN.password, FIRMSCOPE_JOB_POLL_MS: '100', LOG_LEVEL: 'silent', ...env,
+  });
+}
+
 export async function startTestServer(options: { env?: Record<string, string>; postgres?: boolean; logger?: Logger } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'firmscope-server-'));
-  const port = await freePort();
   const pg = options.postgres ? await freshPostgresUrl() : undefined;
-  const config = loadConfig({
-    PORT: String(port), HOST: '127.0.0.1', FIRMSCOPE_BASE_URL: `http://127.0.0.1:${port}`, FIRMSCOPE_DATA_DIR: dataDir, FIRMSCOPE_ADMIN_EMAIL: ADMIN.email,
-    FIRMSCOPE_ADMIN_PASSWORD: ADMIN.password, FIRMSCOPE_JOB_POLL_MS: '100', LOG_LEVEL: 'silent',
-    ...(pg ? { DATABASE_URL: pg.url } : {}), ...options.env,
-  });
+  const config = await testConfig(dataDir, { ...(pg ? { DATABASE_URL: pg.url } : {}), ...options.env });
   const server = await startServer(config, options.logger);
   return {
-    base: `http://127.0.0.1:${port}`, config, server, dataDir, databaseUrl: pg?.url,
+    base: config.baseUrl, config, server, dataDir, databaseUrl: pg?.url,
     async close() {
       await server.close();
       await pg?.drop();
