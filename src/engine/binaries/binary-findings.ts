@@ -3,7 +3,7 @@
 // Severity is low, medium when the binary faces the network (network-facing.ts). Fingerprints hash the rule
 // and the binary's path inside its filesystem, never counts or offsets, so the finding keeps its identity
 // when call sites change between releases.
-import { findingFingerprint } from '../fingerprint.js';
+import { cweFinding } from '../cwe-finding.js';
 import type { BinaryInfo, BinaryUnsafeFunction, EngineFinding } from '../types.js';
 
 const MAX_CALLERS_LISTED = 5;
@@ -30,21 +30,17 @@ function evidenceOf(f: BinaryUnsafeFunction): string {
 }
 
 function unsafeFunctionFinding(binary: BinaryInfo, fsPath: string): EngineFinding {
-  const rule = 'unsafe-function-use';
   const names = [...new Set(binary.unsafeFunctions.map((f) => f.name))];
   const counted = binary.callSitesDecoded ? `${binary.unsafeUses} call site${binary.unsafeUses === 1 ? '' : 's'}` : `${binary.unsafeUses} function${binary.unsafeUses === 1 ? '' : 's'}, call sites not decoded on ${binary.arch}`;
-  return {
-    fingerprint: findingFingerprint('knownVulnerability', rule, fsPath),
-    findingType: 'knownVulnerability',
-    pname: rule,
+  return cweFinding('unsafe-function-use', fsPath, {
     name: `Unsafe functions in ${fsPath}: ${names.join(', ')}`,
     title: `Use of potentially dangerous functions (${counted})`,
     description: `${fsPath}${binary.networkFacing ? ', a network-facing binary,' : ''} uses functions that copy or format without bounds (strcpy, strcat, sprintf, vsprintf, gets, scanf %s) or run commands (system, popen, exec*): ${binary.unsafeFunctions.map(describeUse).join('; ')}.`,
     severity: binary.networkFacing ? 'medium' : 'low',
-    identifiers: [{ cwe: 'CWE-676', rule }],
+    cwe: 'CWE-676',
     recommendedAction: 'Replace unbounded copies and formatting with bounded ones (snprintf, strlcpy/strncpy with explicit termination, fgets) and command execution with fork/exec of fixed argument vectors; review each call site for attacker-controlled input.',
     occurrences: [{ path: binary.path, evidence: binary.unsafeFunctions.map(evidenceOf).join('; ') }],
-  };
+  });
 }
 
 function missingMitigations(binary: BinaryInfo): string[] {
@@ -57,19 +53,15 @@ function missingMitigations(binary: BinaryInfo): string[] {
 }
 
 function mitigationFinding(binary: BinaryInfo, fsPath: string, missing: string[]): EngineFinding {
-  const rule = 'missing-binary-hardening';
-  return {
-    fingerprint: findingFingerprint('knownVulnerability', rule, fsPath),
-    findingType: 'knownVulnerability',
-    pname: rule,
+  return cweFinding('missing-binary-hardening', fsPath, {
     name: `Missing exploit mitigations in ${fsPath}: ${missing.join(', ')}`,
     title: 'Binary built without basic exploit mitigations',
     description: `${fsPath}${binary.networkFacing ? ', a network-facing binary,' : ''} lacks ${missing.join(', ')}, so memory corruption bugs in it are easier to exploit.${binary.format === 'elf' && binary.hardening.stripped ? ' (The binary is stripped: a stack canary is detected from its symbols, so one may be present but unseen.)' : ''}`,
     severity: binary.networkFacing ? 'medium' : 'low',
-    identifiers: [{ cwe: 'CWE-693', rule }],
+    cwe: 'CWE-693',
     recommendedAction: binary.format === 'elf' ? 'Build with -fstack-protector-strong, -Wl,-z,noexecstack and -Wl,-z,relro,-z,now (and -fPIE -pie).' : 'Link with /NXCOMPAT and /DYNAMICBASE (and /HIGHENTROPYVA, /GUARD:CF).',
     occurrences: [{ path: binary.path, evidence: `missing: ${missing.join(', ')}` }],
-  };
+  });
 }
 
 /** The findings of one binary; `mitigationsApply` is false for images held to other rules (UEFI, TE); kernels too. */

@@ -47,7 +47,7 @@ const ASKFIRST_PROMPT = 'Please press Enter to activate this console.';
  */
 async function busyboxDefaultInit(ctx: WeaknessContext): Promise<EngineFinding[]> {
   const findings: EngineFinding[] = [];
-  for (const init of ctx.index.nodes.filter((n) => n.fsPath === '/sbin/init')) {
+  for (const init of ctx.index.byFilesystemPath('/sbin/init')) {
     const binary = init.kind === 'file' ? init : ctx.index.resolveLink(init);
     if (!binary || !binary.fsPath.endsWith('/busybox') || sameFilesystem(ctx, init, '/etc/inittab')) continue;
     if (!(await ctx.index.read(binary)).includes(ASKFIRST_PROMPT, 0, 'latin1')) continue;

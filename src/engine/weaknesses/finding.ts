@@ -2,36 +2,17 @@
 // images by the rule and the place inside the filesystem (the file's path in its filesystem plus, where there is
 // one, the account or key), never by offsets, extraction folder names or times.
 import { createHash } from 'node:crypto';
-import { findingFingerprint } from '../fingerprint.js';
-import type { EngineFinding, FindingOccurrence, Severity } from '../types.js';
+import { cweFinding, type CweFindingFields } from '../cwe-finding.js';
+import type { EngineFinding } from '../types.js';
 
-export interface WeaknessFindingFields {
+export interface WeaknessFindingFields extends Omit<CweFindingFields, 'title'> {
   /** The identity inside the rule: fsPath, plus the account, key or token hash where there is one. */
   where: string;
-  cwe: string;
-  severity: Severity;
-  name: string;
-  description: string;
-  recommendedAction: string;
-  occurrences: FindingOccurrence[];
-  references?: Array<{ url: string; description?: string }>;
 }
 
-export function weaknessFinding(rule: string, fields: WeaknessFindingFields): EngineFinding {
-  const id = `weakness/${rule}`;
-  return {
-    fingerprint: findingFingerprint('knownVulnerability', id, fields.where),
-    findingType: 'knownVulnerability',
-    pname: rule,
-    name: fields.name,
-    title: fields.name,
-    description: fields.description,
-    severity: fields.severity,
-    identifiers: [{ cwe: fields.cwe, rule: id }],
-    recommendedAction: fields.recommendedAction,
-    ...(fields.references ? { references: fields.references } : {}),
-    occurrences: fields.occurrences,
-  };
+/** A weakness rule's finding: the shared CWE finding shape under the rule id `weakness/<rule>`, pname `<rule>`. */
+export function weaknessFinding(rule: string, { where, ...fields }: WeaknessFindingFields): EngineFinding {
+  return { ...cweFinding(`weakness/${rule}`, where, fields), pname: rule };
 }
 
 /** What evidence may show of a secret: its length and the first 8 hex digits of its SHA-256, never the value. */

@@ -48,8 +48,23 @@ async function linesOf(ctx: WeaknessContext, node: FileNode, kind: StartupLine['
   return out;
 }
 
-/** Every non-comment line of the image's startup files. */
-export async function startupLines(ctx: WeaknessContext): Promise<StartupLine[]> {
+/**
+ * One analyzer run's startup lines, keyed by its `text` reader: that reader is made once per run and shared by
+ * every rule, so the rules asking (telnet, debug services, console, telnetd accounts) glob and split once.
+ */
+const linesOfRun = new WeakMap<WeaknessContext['text'], Promise<readonly StartupLine[]>>();
+
+/** Every non-comment line of the image's startup files (computed once per analyzer run). */
+export function startupLines(ctx: WeaknessContext): Promise<readonly StartupLine[]> {
+  let lines = linesOfRun.get(ctx.text);
+  if (!lines) {
+    lines = readStartupLines(ctx);
+    linesOfRun.set(ctx.text, lines);
+  }
+  return lines;
+}
+
+async function readStartupLines(ctx: WeaknessContext): Promise<StartupLine[]> {
   const out: StartupLine[] = [];
   for (const node of ctx.index.glob('**/etc/inittab')) out.push(...(await linesOf(ctx, node, 'inittab')));
   for (const node of ctx.index.glob('**/etc/inetd.conf')) out.push(...(await linesOf(ctx, node, 'inetd')));

@@ -16,7 +16,7 @@ interface Resolved {
 }
 
 /** The value of `value`: a literal, or `$var` assigned from `cat <file>` (or a literal) in the same script. */
-async function resolve(ctx: WeaknessContext, line: StartupLine, value: string, lines: StartupLine[]): Promise<Resolved | undefined> {
+async function resolve(ctx: WeaknessContext, line: StartupLine, value: string, lines: readonly StartupLine[]): Promise<Resolved | undefined> {
   const variable = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(value)?.[1];
   if (!variable) return value.includes('$') || value.includes('`') ? undefined : { password: value, source: `${line.node.fsPath}:${line.line}` };
   for (const other of lines) {

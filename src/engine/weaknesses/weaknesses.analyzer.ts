@@ -5,6 +5,7 @@
 // (the same rule, file and account or key) become one finding with all occurrences.
 import type { AnalysisContext, Analyzer } from '../analyzer.js';
 import type { EngineFinding, FileNode } from '../types.js';
+import { severityRank } from '../vulns/cvss.js';
 import type { WeaknessContext, WeaknessRule } from './rule.js';
 import { weaknessRules } from './rules.js';
 
@@ -12,13 +13,11 @@ const DEFAULT_TEXT_LIMIT = 256 * 1024;
 const BINARY_PROBE = 8192;
 const CACHE_LIMIT = 64 * 1024;
 
-const RANK = ['informational', 'low', 'medium', 'high', 'critical'];
-
 /** Rules return one finding per occurrence; those sharing a fingerprint become one, described by the most severe. */
 function merge(byFingerprint: Map<string, EngineFinding>, finding: EngineFinding): void {
   const existing = byFingerprint.get(finding.fingerprint);
   if (!existing) byFingerprint.set(finding.fingerprint, finding);
-  else if (RANK.indexOf(finding.severity) > RANK.indexOf(existing.severity)) byFingerprint.set(finding.fingerprint, { ...finding, occurrences: [...existing.occurrences, ...finding.occurrences] });
+  else if (severityRank(finding.severity) > severityRank(existing.severity)) byFingerprint.set(finding.fingerprint, { ...finding, occurrences: [...existing.occurrences, ...finding.occurrences] });
   else existing.occurrences.push(...finding.occurrences);
 }
 
