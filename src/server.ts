@@ -2,6 +2,8 @@
 // organisation and admin, and run scan workers in-process (FIRMSCOPE_WORKERS, default 1). Listening comes before
 // the admin: a server that cannot take its port leaves no admin (whose generated password would be printed by a
 // process that then exits) in the data folder.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
@@ -9,7 +11,7 @@ import { buildApp } from './app.js';
 import { loadSigningKey } from './auth/signing-keys.js';
 import { externalIssuerSettings } from './auth/external-issuer.js';
 import { TokenService } from './auth/token-service.js';
-import type { Config } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { closeScanThreads, runEngineInThread } from './jobs/engine-runner.js';
 import { failAbandonedScan, scanJobHandler } from './jobs/scan-job.js';
 import { JobWorker } from './jobs/worker.js';
@@ -116,6 +118,29 @@ async function buildServiceApp(config: Config, runtime: Runtime, ready: () => bo
     logger: runtime.logger,
     ready,
   });
+}
+
+/**
+ * The OpenAPI document of the service as generated from its route schemas, built on a throwaway embedded
+ * database (nothing listens). Used to generate the typed client (scripts/client-types.ts).
+ */
+export async function describeApi(): Promise<Record<string, unknown>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'firmscope-describe-'));
+  try {
+    const config = loadConfig({ FIRMSCOPE_DATA_DIR: dataDir, FIRMSCOPE_BASE_URL: 'http://localhost:8080', LOG_LEVEL: 'silent' });
+    const runtime = await openRuntime(config, pino({ level: 'silent' }));
+    try {
+      const app = await buildServiceApp(config, runtime, () => true);
+      await app.ready();
+      const document = app.swagger() as unknown as Record<string, unknown>;
+      await app.close();
+      return document;
+    } finally {
+      await runtime.database.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 /** The first organisation and admin, on the first start only (see bootstrap). */
