@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import type { EngineFinding } from '../engine/types.js';
 import { reportCsv } from '../reports/csv.js';
 import type { Comparator, GridColumn, GridCondition, GridRow } from '../store/finding-grid.js';
-import { isUlid } from '../store/ids.js';
+import { isUlid } from '../ids.js';
 import {
   booleanValue, filterComparator, filterValues, gridError as bad, gridFilters, gridPage, gridSort, numberValue, type GridRequest, type GridResult,
 } from './grid-request.js';

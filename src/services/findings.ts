@@ -3,6 +3,10 @@
 import type { Principal } from '../auth/principal.js';
 import type { VexJustification } from '../engine/types.js';
 import type { IssueStatus, StatusChange, StoredFinding } from '../store/finding.repository.js';
+
+// The workflow's vocabularies, for the routes' schemas.
+export { ISSUE_STATUSES } from '../store/finding.repository.js';
+export { VEX_JUSTIFICATIONS } from '../engine/types.js';
 import { requireProduct } from './access.js';
 import { InvalidInputError, NotFoundError } from '../errors.js';
 import type { Repositories } from '../store/repositories.js';

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { EngineFinding } from '../engine/types.js';
 import type { VexJustification } from '../engine/types.js';
 import { authorSelection, toAuthor, type Author } from './author.js';
-import { newId, nowIso } from './ids.js';
+import { newId, nowIso } from '../ids.js';
 import type { Database, FindingStatusesTable } from './schema.js';
 
 export type IssueStatus = FindingStatusesTable['status'];

@@ -4,7 +4,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Component, CryptoAsset, EngineFinding, ScanResult } from '../engine/types.js';
 import { replaceScanBinaries } from './binary.repository.js';
 import { dialectOf } from './database.js';
-import { newId, nowIso } from './ids.js';
+import { newId, nowIso } from '../ids.js';
 import type { Database } from './schema.js';
 
 type Numeric = number | string | bigint | null;

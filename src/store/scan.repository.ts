@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Problem, ProblemLevel, ScanSummary } from '../engine/types.js';
 import { authorSelection, toAuthor, type Author } from './author.js';
-import { newId, nowIso } from './ids.js';
+import { newId, nowIso } from '../ids.js';
 import type { Database, ScanStateType } from './schema.js';
 
 export interface Scan {

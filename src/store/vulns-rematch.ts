@@ -17,7 +17,7 @@ import { severityRank } from '../engine/vulns/cvss.js';
 import { VulnerabilityMatcher } from '../engine/vulns/matcher.js';
 import type { VulnerabilitySource } from '../engine/vulns/source.js';
 import type { Component, EngineFinding, Problem } from '../engine/types.js';
-import { newId, nowIso } from './ids.js';
+import { newId, nowIso } from '../ids.js';
 import { lockScanForResultWrite } from './result.repository.js';
 import type { Database } from './schema.js';
 

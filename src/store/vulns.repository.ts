@@ -8,7 +8,7 @@ import { kevReplaces, type KevEntry } from '../engine/vulns/kev.importer.js';
 import type { PutResult } from '../engine/vulns/memory-source.js';
 import { parseRecordKey, type IndexedCriterion } from '../engine/vulns/criteria-index.js';
 import type { VulnerabilityRecord, VulnerabilitySource } from '../engine/vulns/source.js';
-import { nowIso } from './ids.js';
+import { nowIso } from '../ids.js';
 import type { Database } from './schema.js';
 import { requestRematch } from './vuln-rematch-request.js';
 import { criteriaFor } from './vulns-criteria.js';
