@@ -4,9 +4,10 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { readFeeds, type FeedItem } from '../engine/vulns/feed-reader.js';
 import { describeNvdCursor, FeedSync, type SyncOptions } from '../engine/vulns/sync.js';
-import { openDatabase } from '../store/database.js';
+import { rematchLatestImages, type RematchSummary } from '../services/vuln-rematch.js';
+import { dialectOf, openDatabase } from '../store/database.js';
+import { createRepositories } from '../store/repositories.js';
 import { clearRematch, rematchRequestedAt } from '../store/vuln-rematch-request.js';
-import { rematchLatestImages, type RematchSummary } from '../store/vulns-rematch.js';
 import { VulnerabilityRepository, type ImportSummary, type VulnDbStatus } from '../store/vulns.repository.js';
 
 type Db = Awaited<ReturnType<typeof openDatabase>>['db'];
@@ -29,7 +30,7 @@ async function withRepository<T>(run: (repo: VulnerabilityRepository, db: Db) =>
 async function rematch(repo: VulnerabilityRepository, db: Db, epssThreshold: number): Promise<RematchSummary | undefined> {
   const requested = await rematchRequestedAt(db);
   if (requested === undefined) return undefined;
-  const summary = await rematchLatestImages(db, repo, { epssThreshold });
+  const summary = await rematchLatestImages(createRepositories(db, dialectOf(db)), repo, { epssThreshold });
   if (!summary.problems.some((p) => p.kind === 'error')) await clearRematch(db, requested);
   return summary;
 }

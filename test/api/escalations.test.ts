@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Component } from '../../src/engine/types.js';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
 import { addOrg } from '../../src/services/identity-admin.js';
-import { rematchLatestImages } from '../../src/store/vulns-rematch.js';
+import { reposOf } from '../support/repos-of.js';
+import { rematchLatestImages } from '../../src/services/vuln-rematch.js';
 import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
 import { testDialects } from '../support/databases.js';
 import { ADMIN, call, passwordToken, startTestServer, type TestServer } from '../support/server.js';
@@ -76,15 +77,15 @@ for (const dialect of testDialects()) {
       // the next change (a KEV entry and an EPSS rise) and escalates three ways.
       older = await scannedImage('1.30.1');
       await vulns.importItems(readFeeds([sharedPath('vulndata', `nvd-cve2.0-${CVE}.json`)]));
-      expect(await rematchLatestImages(db, vulns)).toMatchObject({ images: 1, newFindings: 1, escalations: 1 });
+      expect(await rematchLatestImages(reposOf(db), vulns)).toMatchObject({ images: 1, newFindings: 1, escalations: 1 });
       latest = await scannedImage('1.31.1');
       await vulns.putKev([{ cveId: CVE, dateAdded: '2026-03-01', requiredAction: 'Update BusyBox.' }]);
       await vulns.putEpss([{ cveId: CVE, probability: 0.35, percentile: 0.97, date: '2026-03-01' }]);
-      expect(await rematchLatestImages(db, vulns, { epssThreshold: 0.1 })).toMatchObject({ images: 1, newFindings: 1, escalations: 1 });
+      expect(await rematchLatestImages(reposOf(db), vulns, { epssThreshold: 0.1 })).toMatchObject({ images: 1, newFindings: 1, escalations: 1 });
       // The finding already carries KEV and EPSS, so only a new-vulnerability escalation so far; now make the
       // latest image's finding rise from an EPSS below the threshold.
       await vulns.putEpss([{ cveId: CVE, probability: 0.6, percentile: 0.99, date: '2026-03-02' }]);
-      expect(await rematchLatestImages(db, vulns, { epssThreshold: 0.5 })).toMatchObject({ updatedFindings: 1, escalations: 1 });
+      expect(await rematchLatestImages(reposOf(db), vulns, { epssThreshold: 0.5 })).toMatchObject({ updatedFindings: 1, escalations: 1 });
     });
     afterAll(async () => t?.close());
 
