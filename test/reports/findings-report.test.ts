@@ -95,6 +95,14 @@ describe('findings reports', () => {
       expect(text).toContain('etc/shadow at offset 3');
     });
 
+    it('keeps the contents and section titles of the golden outline', async () => {
+      const { text } = await pdfText(input, 'outline');
+      const pages = text.split('\f');
+      const contents = pages[0]!.slice(pages[0]!.indexOf('Contents')).split('\n').map((l) => l.trim().replace(/\s+/g, ' ')).filter(Boolean);
+      const titles = pages.slice(1).filter((p) => p.trim()).map((p, i) => `page ${i + 2}: ${p.split('\n').map((l) => l.trim()).filter(Boolean)[1]}`);
+      await expect([...contents, '', ...titles].join('\n') + '\n').toMatchFileSnapshot('golden/findings-pdf-outline.txt');
+    });
+
     it('says so in a sentence when there is no finding', async () => {
       const { text } = await pdfText({ ...input, findings: [] }, 'none');
       expect(text).toContain('The scan reported no findings.');
