@@ -3,6 +3,7 @@
 import { basename } from 'node:path';
 import { SEVERITIES, type BinaryInfo, type Severity } from '../engine/types.js';
 import { pqcModel } from './pqc-model.js';
+import { devicePath, devicePaths } from './report-labels.js';
 import type { ReportFinding, ReportInput } from './report.js';
 
 export interface FindingsExtras {
@@ -63,7 +64,7 @@ function binariesOf(binaries: BinaryInfo[] | undefined): FindingsExtras['binarie
       { label: 'Control Flow Guard', purpose: 'Indirect calls are checked', have: share(pe, (b) => b.hardening.cfg), of: pe.length },
     ] : []),
   ];
-  const exposed = binaries.filter((b) => b.networkFacing && b.type !== 'kernel').map((b) => ({ path: b.path, missing: missingProtections(b), unsafeUses: b.unsafeUses }))
+  const exposed = binaries.filter((b) => b.networkFacing && b.type !== 'kernel').map((b) => ({ path: devicePath(b.path), missing: missingProtections(b), unsafeUses: b.unsafeUses }))
     .filter((e) => e.missing.length).sort((a, b) => b.missing.length - a.missing.length || b.unsafeUses - a.unsafeUses).slice(0, 25);
   return { count: binaries.length, protections, exposed };
 }
@@ -102,7 +103,7 @@ export function findingsExtras(input: ReportInput, findings: ReportFinding[]): F
       problems: summary?.problems ?? {
         error: result.problems.filter((p) => p.level === 'error').length, warning: result.problems.filter((p) => p.level === 'warning').length, info: result.problems.filter((p) => p.level === 'info').length,
       },
-      problemRows: ordered.slice(0, PROBLEM_ROWS).map((p) => ({ level: p.level as 'error' | 'warning', where: `${p.path ?? 'the image'}${p.offset !== undefined ? ` at offset ${p.offset}` : ''}`, message: p.message })),
+      problemRows: ordered.slice(0, PROBLEM_ROWS).map((p) => ({ level: p.level as 'error' | 'warning', where: `${p.path ? devicePath(p.path) : 'the image'}${p.offset !== undefined ? ` at offset ${p.offset}` : ''}`, message: devicePaths(p.message) })),
       problemsNotShown: Math.max(0, ordered.length - PROBLEM_ROWS),
     },
     components,
@@ -111,7 +112,7 @@ export function findingsExtras(input: ReportInput, findings: ReportFinding[]): F
       algorithms: pqc.summary.algorithms,
       privateKeys: pqc.keys.filter((k) => k.assetType === 'private-key').map((k) => {
         const d = detailsOf(k.details);
-        return { name: k.name, protection: d.encrypted ? (d.weakPassword !== undefined ? `weak password "${d.weakPassword}"` : 'encrypted') : 'none: stored in plain text', files: k.paths.join(', ') };
+        return { name: k.name, protection: d.encrypted ? (d.weakPassword !== undefined ? `weak password "${d.weakPassword}"` : 'encrypted') : 'none: stored in plain text', files: k.paths.map(devicePath).join(', ') };
       }),
       certificates: pqc.certificates.map((c) => {
         const d = detailsOf(c.details);

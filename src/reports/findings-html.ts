@@ -10,7 +10,7 @@ import { imageTitle, incompleteText, RATING_COLOR } from './findings-pdf-front.j
 import { chosenSections, SECTION_TITLES } from './findings-pdf.js';
 import { findingsDigest } from './findings-digest.js';
 import {
-  byteSize, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, ISSUE_STATUSES, JUSTIFICATION_LABEL, plural, PROBLEM_LEVEL_LABEL, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL,
+  byteSize, devicePath, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, ISSUE_STATUSES, JUSTIFICATION_LABEL, plural, PROBLEM_LEVEL_LABEL, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL,
 } from './report-labels.js';
 import type { FindingsSection, ReportFinding, ReportGenerator, StatusChangeRecord } from './report.js';
 
@@ -116,7 +116,7 @@ function coverage(model: FindingsModel, x: FindingsExtras): string {
 <dl class="facts"><dt>Files extracted</dt><dd>${c.files}</dd><dt>Share recognised</dt><dd>${c.recognised === undefined ? 'not recorded' : `${(c.recognised * 100).toFixed(1)}% of the image's bytes`}</dd>
 <dt>Components</dt><dd>${c.components}</dd><dt>Binaries</dt><dd>${c.binaries}</dd><dt>Problems</dt><dd>${(['error', 'warning', 'info'] as const).map((l) => `${esc(PROBLEM_LEVEL_LABEL[l])}: ${c.problems[l]}`).join(' · ')}</dd></dl>
 <h3>Formats unpacked</h3>${table(['Format', 'Parts unpacked'], c.formats.map(([id, n]) => [esc(id), String(n)]), 'No container format was recognised.')}
-<h3>What could not be analysed</h3>${table(['Level', 'Where', 'What happened'], c.problemRows.map((p) => [p.level === 'error' ? 'Error' : 'Warning', esc(p.where), esc(p.message)]), 'Nothing: no errors or warnings were recorded.')}`;
+<h3>What could not be fully analysed</h3>${table(['Level', 'Where', 'What happened'], c.problemRows.map((p) => [p.level === 'error' ? 'Error' : 'Warning', esc(p.where), esc(p.message)]), 'Nothing: no errors or warnings were recorded.')}`;
 }
 
 function detail(f: ReportFinding, history: StatusChangeRecord[]): string {
@@ -127,7 +127,7 @@ function detail(f: ReportFinding, history: StatusChangeRecord[]): string {
     ...(f.cvssLatestBaseScore !== undefined ? [['CVSS', `${f.cvssLatestBaseScore.toFixed(1)} ${f.cvss?.cvssV4?.vector ?? f.cvss?.cvssV3?.vector ?? f.cvss?.cvssV2?.vector ?? ''}`] as [string, string]] : []),
     ...(f.epss ? [['EPSS', `${(f.epss.probability * 100).toFixed(2)}% chance of exploitation in the next 30 days`] as [string, string]] : []),
     ...(f.isKev ? [['Known exploited', 'Yes: listed in the CISA Known Exploited Vulnerabilities catalogue'] as [string, string]] : []),
-    ['Affected files', f.occurrences.map((o) => o.path).join(', ') || '-'],
+    ['Affected files', f.occurrences.map((o) => devicePath(o.path)).join(', ') || '-'],
     ...(evidenceLines(f).length ? [['Evidence', evidenceLines(f).join('\n')] as [string, string]] : []),
     ['Status', `${STATUS_LABEL[f.issueStatus]}${f.justification ? ` (${JUSTIFICATION_LABEL[f.justification]})` : ''}${f.statusComment && !history.length ? `: “${f.statusComment}”` : ''}`],
     ...(history.length ? [['Triage history', history.map(historyLine).join('\n')] as [string, string]] : []),
@@ -166,7 +166,7 @@ function components(x: FindingsExtras): string {
 
 function crypto(x: FindingsExtras): string {
   const k = x.crypto;
-  return `<p>Quantum readiness score: ${k.score} / 100 (${k.algorithms} algorithms). The PQC compliance report (cryptographicMaterialsReport, mode=pqc-compliance) has the algorithm-by-algorithm assessment.</p>
+  return `<p>Quantum readiness score: ${k.score} / 100 (${k.algorithms} algorithms). The score is the share of the detected algorithms that stay safe against a quantum computer; the separate post-quantum cryptography (PQC) report assesses each algorithm and what to migrate to.</p>
 <h3>Private keys</h3>${table(['Key', 'Protection', 'Files'], k.privateKeys.map((p) => [esc(p.name), esc(p.protection), esc(p.files)]), 'No private keys were found in the image.')}
 <h3>Certificates</h3>${table(['Certificate', 'Key', 'Expires', 'State', 'File'], k.certificates.map((c) => [esc(c.name), esc(c.key), esc(c.expires), c.expired ? '<strong>Expired</strong>' : esc(c.state), esc(c.file)]), 'No certificates were found in the image.')}
 <h3>Weak algorithms</h3>${table(['Algorithm', 'Why it is weak', 'Used by'], k.weak.map((w) => [esc(w.name), esc(w.why), esc(w.usedBy)]), 'No broken or deprecated algorithms were detected.')}`;
@@ -177,10 +177,10 @@ function binaries(model: FindingsModel, x: FindingsExtras): string {
   const malicious = model.findings.filter((f) => f.findingType === 'maliciousCode');
   return `${b ? `<p>${esc(plural(b.count, 'executable or library', 'executables and libraries'))} were checked. A protection missing from a network-facing program makes a memory-safety bug in it easier to exploit.</p>
 ${table(['Protection', 'What it does', 'Binaries with it'], b.protections.map((p) => [esc(p.label), esc(p.purpose), `${p.have} of ${p.of}`]), 'No programs to check.')}
-<h3>Network-facing programs missing protections</h3>${table(['Program', 'Missing', 'Risky calls'], b.exposed.map((e) => [esc(e.path), esc(e.missing.join(', ')), String(e.unsafeUses)]), 'Every network-facing program has the checked protections.')}`
+<h3>Network-facing programs missing protections</h3>${table(['Program', 'Missing', 'Unsafe calls (strcpy, system, …)'], b.exposed.map((e) => [esc(e.path), esc(e.missing.join(', ')), String(e.unsafeUses)]), 'Every network-facing program has the checked protections.')}`
     : '<p class="muted">This scan did not record binary hardening.</p>'}
-<h3>Malicious code</h3>${malicious.length ? table(['Severity', 'Match', 'Files', 'Status'], malicious.map((f) => [sev(f.severity), esc(f.pname), esc(f.occurrences.map((o) => o.path).join(', ')), esc(STATUS_LABEL[f.issueStatus])]), '')
-    : `<p>No malicious code was found${x.ruleSet ? ` by rule set ${esc(x.ruleSet)}` : ''}.</p>`}`;
+<h3>Malicious code</h3>${malicious.length ? table(['Severity', 'Match', 'Files', 'Status'], malicious.map((f) => [sev(f.severity), esc(f.pname), esc(f.occurrences.map((o) => devicePath(o.path)).join(', ')), esc(STATUS_LABEL[f.issueStatus])]), '')
+    : `<p>No malicious code was found by Firmscope's built-in rules (YARA rules and known-bad file hashes${x.ruleSet ? `, rule set ${esc(x.ruleSet.slice(0, 19))}` : ''}).</p>`}`;
 }
 
 export const findingsHtmlReport: ReportGenerator = {

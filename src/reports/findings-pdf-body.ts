@@ -7,7 +7,7 @@ import { incompleteText } from './findings-pdf-front.js';
 import type { FindingsExtras } from './findings-extras.js';
 import { banner, ensureSpace, facts, FONT, heading, MUTED, paragraph, table, TEXT, usableWidth, type Doc } from './pdf-parts.js';
 import {
-  FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, JUSTIFICATION_LABEL, plural, PROBLEM_LEVEL_LABEL, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL,
+  devicePath, devicePaths, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, JUSTIFICATION_LABEL, plural, PROBLEM_LEVEL_LABEL, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL,
 } from './report-labels.js';
 import type { ReportFinding, StatusChangeRecord } from './report.js';
 
@@ -26,7 +26,7 @@ export function coverage(doc: Doc, model: FindingsModel, extras: FindingsExtras)
   ]);
   heading(doc, 'Formats unpacked', 11);
   table(doc, [{ header: 'Format', width: 0.6 }, { header: 'Parts unpacked', width: 0.4 }], c.formats.map(([id, n]) => [id, String(n)]), 8, 'No container format was recognised.');
-  heading(doc, 'What could not be analysed', 11);
+  heading(doc, 'What could not be fully analysed', 11);
   table(doc, [{ header: 'Level', width: 0.12 }, { header: 'Where', width: 0.38 }, { header: 'What happened', width: 0.5 }],
     c.problemRows.map((p) => [p.level === 'error' ? 'Error' : 'Warning', p.where, p.message]), 7, 'Nothing: no errors or warnings were recorded.');
   if (c.problemsNotShown) paragraph(doc, `${plural(c.problemsNotShown, 'more problem')} not listed here; the full list is in the scan's problems.`, { size: 8, color: MUTED });
@@ -78,10 +78,13 @@ export function evidenceLines(f: ReportFinding): string[] {
   const lines: string[] = [];
   const matches = (f.match as { matches?: Array<Record<string, unknown>> } | undefined)?.matches ?? [];
   for (const m of matches.slice(0, 3)) {
-    const parts = Object.entries(m).filter(([, v]) => v !== undefined && v !== null && typeof v !== 'object').map(([k, v]) => `${k}: ${String(v)}`);
-    if (parts.length) lines.push(parts.join(', '));
+    const str = (k: string) => (typeof m[k] === 'string' || typeof m[k] === 'number' ? String(m[k]) : undefined);
+    const source = str('source')?.toUpperCase() ?? 'The vulnerability database';
+    const rule = str('criterion') ?? str('range') ?? str('package');
+    const has = str('version') ? `version ${str('version')}` : 'this component';
+    lines.push(`${source} record ${str('record') ?? f.pname} names ${rule ?? 'this component'}${str('kind') === 'range' ? ' (a version range)' : ''}; the image has ${has}${str('componentCpe') ? ` (${str('componentCpe')})` : ''}.`);
   }
-  for (const o of f.occurrences) if (o.evidence) lines.push(`${o.path}: ${o.evidence}`);
+  for (const o of f.occurrences) if (o.evidence) lines.push(devicePaths(`${devicePath(o.path)}: ${o.evidence}`));
   return lines.slice(0, 6);
 }
 
@@ -102,7 +105,7 @@ function detail(doc: Doc, f: ReportFinding, history: StatusChangeRecord[]): void
   else if (f.name !== f.pname) paragraph(doc, f.name, { size: 8.5 });
   doc.moveDown(0.2);
   const refs = (f.references ?? []).slice(0, 5).map((r) => r.url);
-  const files = f.occurrences.map((o) => o.path + (o.offset !== undefined ? ` at offset ${o.offset}` : ''));
+  const files = f.occurrences.map((o) => devicePath(o.path) + (o.offset !== undefined ? ` at offset ${o.offset}` : ''));
   const evidence = evidenceLines(f);
   const ids = f.identifiers.flatMap((i) => Object.values(i)).filter((v): v is string => !!v && v !== f.pname);
   facts(doc, [
@@ -135,7 +138,7 @@ export function componentsSection(doc: Doc, extras: FindingsExtras): void {
 
 export function cryptoSection(doc: Doc, extras: FindingsExtras): void {
   const k = extras.crypto;
-  paragraph(doc, `Quantum readiness score: ${k.score} / 100 (${k.algorithms} algorithms). The PQC compliance report (cryptographicMaterialsReport, mode=pqc-compliance) has the algorithm-by-algorithm assessment.`, { size: 9 });
+  paragraph(doc, `Quantum readiness score: ${k.score} / 100 (${k.algorithms} algorithms). The score is the share of the detected algorithms that stay safe against a quantum computer; the separate post-quantum cryptography (PQC) report assesses each algorithm and what to migrate to.`, { size: 9 });
   heading(doc, 'Private keys', 11);
   table(doc, [{ header: 'Key', width: 0.3 }, { header: 'Protection', width: 0.22 }, { header: 'Files', width: 0.48 }], k.privateKeys.map((p) => [p.name, p.protection, p.files]), 7.5, 'No private keys were found in the image.');
   heading(doc, 'Certificates', 11);
@@ -154,13 +157,13 @@ export function binariesSection(doc: Doc, model: FindingsModel, extras: Findings
     table(doc, [{ header: 'Protection', width: 0.4 }, { header: 'What it does', width: 0.42 }, { header: 'Binaries with it', width: 0.18 }],
       b.protections.map((p) => [p.label, p.purpose, `${p.have} of ${p.of}`]), 7.5);
     heading(doc, 'Network-facing programs missing protections', 11);
-    table(doc, [{ header: 'Program', width: 0.45 }, { header: 'Missing', width: 0.35 }, { header: 'Risky calls', width: 0.2 }],
+    table(doc, [{ header: 'Program', width: 0.45 }, { header: 'Missing', width: 0.35 }, { header: 'Unsafe calls (strcpy, system, …)', width: 0.2 }],
       b.exposed.map((e) => [e.path, e.missing.join(', '), String(e.unsafeUses)]), 7.5, 'Every network-facing program has the checked protections.');
   }
   heading(doc, 'Malicious code', 11);
   const malicious = model.findings.filter((f) => f.findingType === 'maliciousCode');
-  if (!malicious.length) paragraph(doc, `No malicious code was found${extras.ruleSet ? ` by rule set ${extras.ruleSet}` : ''}.`, { size: 9 });
+  if (!malicious.length) paragraph(doc, `No malicious code was found by Firmscope's built-in rules (YARA rules and known-bad file hashes${extras.ruleSet ? `, rule set ${extras.ruleSet.slice(0, 19)}` : ''}).`, { size: 9 });
   else table(doc, [{ header: 'Severity', width: 0.1 }, { header: 'Match', width: 0.3 }, { header: 'Files', width: 0.45 }, { header: 'Status', width: 0.15 }],
-    malicious.map((f) => [sevCell(f), f.pname, f.occurrences.map((o) => o.path).join(', '), STATUS_LABEL[f.issueStatus]]), 7.5);
+    malicious.map((f) => [sevCell(f), f.pname, f.occurrences.map((o) => devicePath(o.path)).join(', '), STATUS_LABEL[f.issueStatus]]), 7.5);
   doc.fillColor(TEXT);
 }

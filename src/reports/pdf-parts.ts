@@ -95,7 +95,7 @@ export function table(doc: Doc, columns: Column[], rows: Cell[][], fontSize = 7.
     return Math.max(...cells.map((cell, i) => doc.heightOfString(textOf(cell) || ' ', { width: widths[i]! - 2 * PAD }))) + 2 * PAD;
   };
   const headerHeight = heightOf(columns.map((c) => c.header), FONT.bold, headerSize);
-  const style = { padding: PAD, border: { top: 0, right: 0, bottom: 0.3, left: 0 }, borderColor: '#b0b8c0' };
+  const style = { padding: PAD, border: { top: 0.3, right: 0, bottom: 0.3, left: 0 }, borderColor: '#b0b8c0' };
   let part: PDFKit.Mixins.PDFTableObject | undefined;
   const start = () => {
     part = doc.table({ position: { x: left, y: doc.y }, columnStyles: widths, defaultStyle: style });

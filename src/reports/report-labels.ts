@@ -58,3 +58,17 @@ export function humanDate(iso: string, dateOnly = false): string {
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
+
+/**
+ * A file's path as it is on the device: the engine's paths name the extraction folders they were unpacked into
+ * ('fw.bin_extract/0-3647665.squashfs-v4/bin/busybox'); a reader knows '/bin/busybox'.
+ */
+export function devicePath(path: string): string {
+  const inner = /^.*_extract\/[^/]+(\/.*)$/.exec(path);
+  return inner ? inner[1]! : path;
+}
+
+/** Replaces every extraction path inside a text (evidence lines quote them). */
+export function devicePaths(text: string): string {
+  return text.replace(/\S*_extract\/[^/\s]+(\/\S*)/g, '$1');
+}
