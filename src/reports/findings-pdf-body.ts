@@ -14,7 +14,7 @@ import type { ReportFinding, StatusChangeRecord } from './report.js';
 export function coverage(doc: Doc, model: FindingsModel, extras: FindingsExtras): void {
   const c = extras.coverage;
   const incomplete = incompleteText(model);
-  if (incomplete) banner(doc, 'Analysis incomplete', incomplete);
+  if (incomplete) banner(doc, 'ANALYSIS INCOMPLETE', incomplete);
   else if (c.complete === true) paragraph(doc, 'Analysis complete: every part of the image that Firmscope recognised was read.', { color: '#2e6b2e' });
   doc.moveDown(0.3);
   facts(doc, [

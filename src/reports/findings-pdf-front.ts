@@ -49,7 +49,7 @@ export function cover(doc: Doc, model: FindingsModel, digest: FindingsDigest): n
   doc.x = x;
   doc.y = top + height + 10;
   const incomplete = incompleteText(model);
-  if (incomplete) banner(doc, 'Analysis incomplete', incomplete);
+  if (incomplete) banner(doc, 'ANALYSIS INCOMPLETE', incomplete);
   heading(doc, 'Contents', 12);
   return doc.y;
 }
