@@ -24,7 +24,7 @@ function table(headers: string[], rows: string[][], empty: string, caption?: str
 const sev = (s: ReportFinding['severity']) => `<span class="sev" style="background:${SEVERITY_COLOR[s]}">${esc(SEVERITY_LABEL[s])}</span>`;
 
 const STYLE = `
-:root{font-family:"DejaVu Sans",system-ui,sans-serif;color:#1a1a1a;line-height:1.4}
+:root{font-family:"DejaVu Sans",system-ui,sans-serif;color:#1a1a1a;line-height:1.4;-webkit-print-color-adjust:exact;print-color-adjust:exact}
 body{margin:0 auto;max-width:1100px;padding:1.5rem}
 h1{font-size:1.8rem;margin:0}h2{font-size:1.35rem;margin-top:2rem;border-bottom:2px solid #dde3ea;padding-bottom:.2rem}h3{font-size:1.05rem;margin:1.2rem 0 .4rem}
 .muted{color:#4a4a4a}.facts{display:grid;grid-template-columns:11rem 1fr;gap:.15rem 1rem;margin:1rem 0}.facts dt{font-weight:bold;color:#4a4a4a}.facts dd{margin:0;overflow-wrap:anywhere}

@@ -1,5 +1,5 @@
 // Builds a report generator's input from stored data: the scan's rows, its result document and the subject.
-import type { FindingsSection, ReportBaseline, ReportInput, StatusChangeRecord } from '../reports/report.js';
+import { FINDINGS_SECTIONS, type FindingsSection, type ReportBaseline, type ReportInput, type StatusChangeRecord } from '../reports/report.js';
 import type { BinaryInfo } from '../engine/types.js';
 import type { BinaryDetails } from '../store/binary.repository.js';
 import type { BlobStore } from '../store/blob-store.js';
@@ -19,6 +19,9 @@ export async function latestDoneScan(repos: Repositories, image: Image): Promise
     latest ? `the latest scan of image ${image.id} is '${latest.state}'; reports are available once a scan is done` : `image ${image.id} has no scans; start one first`,
   );
 }
+
+/** The sections of the findings PDF and HTML reports, for routes to validate a `sections` option against. */
+export { FINDINGS_SECTIONS, type FindingsSection };
 
 /** What a caller may ask of the findings PDF and HTML reports. */
 export interface ReportOptions {
