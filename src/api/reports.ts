@@ -6,6 +6,7 @@ import { principalOf } from '../auth/authenticate.js';
 import { requireImage } from '../services/access.js';
 import { InvalidInputError } from '../errors.js';
 import type { GridRequest } from '../services/finding-grid.js';
+import { FINDINGS_SECTIONS, type FindingsSection, type ReportOptions } from '../services/report-input.js';
 import { renderFindingsReport, renderReport, type RenderedReport } from '../services/reports.js';
 import { attachmentDisposition } from './content-disposition.js';
 import type { ApiDeps } from './deps.js';
@@ -21,6 +22,26 @@ export function sendReport(reply: FastifyReply, report: RenderedReport): Fastify
     .header('content-disposition', attachmentDisposition(report.fileName))
     .serializer((payload: unknown) => payload as string)
     .send(report.document);
+}
+
+/** The findings PDF and HTML options of a query: the baseline image and a comma-separated list of sections. */
+const ReportOptionsQuery = {
+  baselineImageId: Type.Optional(Ulid('The image to compare with (default: the product\'s previous image with a completed scan)')),
+  sections: Type.Optional(Type.String({ description: `Comma-separated subset of the PDF and HTML sections: ${FINDINGS_SECTIONS.join(', ')} (default: all; the cover is always there)` })),
+};
+
+function reportOptions(query: { baselineImageId?: string; sections?: string }): ReportOptions {
+  const options: ReportOptions = {};
+  if (query.baselineImageId) options.baselineImageId = query.baselineImageId;
+  if (query.sections !== undefined) {
+    const sections = query.sections.split(',').map((s) => s.trim()).filter(Boolean);
+    const unknown = sections.find((s) => !(FINDINGS_SECTIONS as readonly string[]).includes(s));
+    if (unknown !== undefined || !sections.length) {
+      throw new InvalidInputError(`sections must be a comma-separated list of: ${FINDINGS_SECTIONS.join(', ')}`, [{ reason: 'invalid', field: 'sections' }]);
+    }
+    options.sections = sections as FindingsSection[];
+  }
+  return options;
 }
 
 export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos, blobs }) => {
@@ -52,12 +73,21 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { re
     if (q.mode !== 'pqc-compliance') throw new InvalidInputError('mode must be pqc-compliance', [{ reason: 'invalid', field: 'mode' }]);
     return `pqc-${contentType(['json', 'pdf'])(q)}`;
   }, Type.Object({ mode: Type.String(), contentType: Type.String() }));
-  simple('findingsReport::pdf', 'Findings report, PDF', () => 'findings-pdf');
+  app.get(`${base}/findingsReport::pdf`, {
+    config: { permission: 'reports.view' },
+    schema: { tags: ['reports'], summary: 'Findings report, PDF', params: ImageParams, querystring: Type.Object(ReportOptionsQuery), response: Document },
+  }, async (request, reply) => {
+    const subject = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
+    return sendReport(reply, await renderFindingsReport(repos, blobs, principalOf(request), subject, 'pdf', undefined, reportOptions(request.query)));
+  });
 
-  const FindingsQuery = Type.Object({ contentType: Type.Optional(Type.Union([Type.Literal('pdf'), Type.Literal('json'), Type.Literal('csv')])) });
+  const FindingsQuery = Type.Object({
+    contentType: Type.Optional(Type.Union([Type.Literal('pdf'), Type.Literal('json'), Type.Literal('csv'), Type.Literal('html')])),
+    ...ReportOptionsQuery,
+  });
   for (const [path, summary, fixed] of [
     ['findingsReport::json', 'Findings report, JSON (body: a grid query or {})', 'json'],
-    ['findingsReport::download', 'Findings report download (contentType=pdf|json|csv; body: a grid query or {})', undefined],
+    ['findingsReport::download', 'Findings report download (contentType=pdf|json|csv|html; body: a grid query or {})', undefined],
   ] as const) {
     app.post(`${base}/${path}`, {
       config: { permission: 'reports.view' },
@@ -71,7 +101,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { re
       const subject = await requireImage(repos, principal, request.params.productId, request.params.imageId);
       const format = fixed ?? request.query.contentType ?? 'json';
       const filters = request.body?.filters as GridRequest['filters'] | undefined;
-      return sendReport(reply, await renderFindingsReport(repos, blobs, principal, subject, format, filters));
+      return sendReport(reply, await renderFindingsReport(repos, blobs, principal, subject, format, filters, reportOptions(request.query)));
     });
   }
 };
