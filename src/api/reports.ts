@@ -46,8 +46,12 @@ function extensionOf(mediaType: string): string {
   return 'json';
 }
 
-export function sendFindingsReport(repos: Repositories, blobs: BlobStore, reply: FastifyReply, request: { product: Product; image: Image; format: 'pdf' | 'json' | 'csv' }) {
-  return sendReport(repos, blobs, reply, request, `findings-${request.format}`);
+type FindingsFormat = 'pdf' | 'json' | 'csv' | 'sarif';
+/** The generator of a findings report format: SARIF is its own generator, the others are `findings-*`. */
+const findingsReportId = (format: FindingsFormat): string => (format === 'sarif' ? 'sarif' : `findings-${format}`);
+
+export function sendFindingsReport(repos: Repositories, blobs: BlobStore, reply: FastifyReply, request: { product: Product; image: Image; format: FindingsFormat }) {
+  return sendReport(repos, blobs, reply, request, findingsReportId(request.format));
 }
 
 export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos, blobs }) => {
@@ -69,7 +73,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { re
     return value;
   };
 
-  simple('sbomReport::cycloneDX', 'SBOM, CycloneDX 1.6 (contentType=json; xml when available)', (q) =>
+  simple('sbomReport::cycloneDX', 'SBOM, CycloneDX 1.6 (contentType=json|xml)', (q) =>
     contentType(['json', 'xml'], 'json')(q) === 'xml' ? 'sbom-cyclonedx-xml' : 'sbom-cyclonedx');
   simple('sbomReport::SPDX', 'SBOM, SPDX 2.3 JSON (contentType=json)', (q) => (contentType(['json'], 'json')(q), 'sbom-spdx'));
   simple('cbomReport::cycloneDX', 'Cryptographic bill of materials, CycloneDX 1.6', (q) => (contentType(['json'], 'json')(q), 'cbom-cyclonedx'));
@@ -81,10 +85,11 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { re
   }, Type.Object({ mode: Type.String(), contentType: Type.String() }));
   simple('findingsReport::pdf', 'Findings report, PDF', () => 'findings-pdf');
 
-  const FindingsQuery = Type.Object({ contentType: Type.Optional(Type.Union([Type.Literal('pdf'), Type.Literal('json'), Type.Literal('csv')])) });
+  const FindingsQuery = Type.Object({ contentType: Type.Optional(Type.Union([Type.Literal('pdf'), Type.Literal('json'), Type.Literal('csv'), Type.Literal('sarif')])) });
   for (const [path, summary, fixed] of [
     ['findingsReport::json', 'Findings report, JSON (body: a grid query or {})', 'json'],
-    ['findingsReport::download', 'Findings report download (contentType=pdf|json|csv; body: a grid query or {})', undefined],
+    ['findingsReport::sarif', 'Findings report, SARIF 2.1.0 for code-scanning services (body: a grid query or {})', 'sarif'],
+    ['findingsReport::download', 'Findings report download (contentType=pdf|json|csv|sarif; body: a grid query or {})', undefined],
   ] as const) {
     app.post(`${base}/${path}`, {
       config: { permission: 'reports.view' },
@@ -100,7 +105,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { re
       const filters = request.body?.filters as GridRequest['filters'] | undefined;
       if (!filters?.length) return sendFindingsReport(repos, blobs, reply, { ...subject, format });
       // A grid query narrows the report to the matching findings of this image.
-      return sendReport(repos, blobs, reply, subject, `findings-${format}`, async (input) => {
+      return sendReport(repos, blobs, reply, subject, findingsReportId(format), async (input) => {
         const { rows } = await findingGrid(repos, principal, { filters: [...filters, { field: 'imageId', value: subject.image.id, comparator: 'equals' }] }, { all: true });
         const keep = new Set(rows.map((r) => r.id));
         input.findings = input.findings?.filter((f) => keep.has(f.id));

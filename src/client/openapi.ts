@@ -2493,11 +2493,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Findings report download (contentType=pdf|json|csv; body: a grid query or {}) */
+        /** Findings report download (contentType=pdf|json|csv|sarif; body: a grid query or {}) */
         post: {
             parameters: {
                 query?: {
-                    contentType?: "pdf" | "json" | "csv";
+                    contentType?: "pdf" | "json" | "csv" | "sarif";
                 };
                 header?: never;
                 path: {
@@ -2601,7 +2601,7 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    contentType?: "pdf" | "json" | "csv";
+                    contentType?: "pdf" | "json" | "csv" | "sarif";
                 };
                 header?: never;
                 path: {
@@ -2789,6 +2789,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v4/products/{productId}/images/{imageId}/findingsReport:sarif": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Findings report, SARIF 2.1.0 for code-scanning services (body: a grid query or {}) */
+        post: {
+            parameters: {
+                query?: {
+                    contentType?: "pdf" | "json" | "csv" | "sarif";
+                };
+                header?: never;
+                path: {
+                    /** @description Image id */
+                    imageId: string;
+                    /** @description Product id */
+                    productId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        filters?: unknown[];
+                        sortBy?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description The report document (JSON, XML, PDF or CSV) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v4/products/{productId}/images/{imageId}/sbomReport:cycloneDX": {
         parameters: {
             query?: never;
@@ -2796,7 +2900,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** SBOM, CycloneDX 1.6 (contentType=json; xml when available) */
+        /** SBOM, CycloneDX 1.6 (contentType=json|xml) */
         get: {
             parameters: {
                 query?: {

@@ -42,6 +42,7 @@ export const DEBIAN_PACKAGES: Readonly<Record<string, string>> = {
   readelf: 'binutils',
   strip: 'binutils',
   ubinize: 'mtd-utils',
+  xmllint: 'libxml2-utils',
   xorriso: 'xorriso',
 };
 
