@@ -37,7 +37,7 @@ async function fileSize(path: string, what: string): Promise<number> {
 
 /** PUTs the file to the signed URL, reporting progress (cli-progress bar on a terminal). */
 async function putFile(uploadUrl: string, file: string, size: number): Promise<void> {
-  const tty = process.stderr.isTTY;
+  const tty = process.stderr.isTTY && (process.stderr.columns ?? 0) > 0;
   const { default: progress } = tty ? await import('cli-progress') : { default: undefined };
   const bar = progress ? new progress.SingleBar({
     format: 'uploading {bar} {percentage}% | {value_h}/{total_h} | {speed}/s | {eta_formatted} left',

@@ -15,7 +15,7 @@ export async function gridFindings(client: FirmscopeClient, filters: Filter[]): 
   const rows: FindingRow[] = [];
   for (let num = 1; ; num++) {
     const page = data(await client.POST('/api/v4/grids/findings:gridList', {
-      body: { filters, page: { num, size: 100 }, sortBy: [{ field: 'severity', direction: 'desc' }, { field: 'pname', direction: 'asc' }] },
+      body: { filters, page: { num, size: 100 }, sortBy: [{ field: 'severity', direction: 'descend' }, { field: 'pname', direction: 'ascend' }] },
     }));
     rows.push(...(page.rows as FindingRow[]));
     if (rows.length >= page.total || page.rows.length === 0) return rows;

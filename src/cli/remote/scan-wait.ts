@@ -29,7 +29,8 @@ export function parseDuration(text: string): number {
 /** Waits for the latest scan of `image` to end; returns whether its analysis is complete. */
 export async function waitForScan(client: FirmscopeClient, image: ImageRef, timeoutMs: number): Promise<{ complete: boolean }> {
   const deadline = Date.now() + timeoutMs;
-  const spinner = process.stderr.isTTY ? (await import('ora')).default({ text: 'waiting for the scan', stream: process.stderr }).start() : undefined;
+  // A terminal of zero columns (a bare pseudo-terminal) would make the spinner redraw without end: plain lines then.
+  const spinner = process.stderr.isTTY && (process.stderr.columns ?? 0) > 0 ? (await import('ora')).default({ text: 'waiting for the scan', stream: process.stderr }).start() : undefined;
   let shown = '';
   try {
     for (;;) {
