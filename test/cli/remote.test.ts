@@ -72,7 +72,9 @@ describe.runIf(haveTools && haveShared('corpus', 'OVMF_VARS.secboot.fd') && have
   }, 60_000);
 
   it('gates on new findings against the previous image of the product', async () => {
-    const v2 = await cli(['upload', join(dir, 'v2.tar'), '--product', 'Router', '--name', 'v2', '--version', '2', '--wait', '--fail-on', 'high', '--fail-on-new']);
+    // With a debug file (any ELF): attached before the scan starts, so the one scan uses it.
+    const v2 = await cli(['upload', join(dir, 'v2.tar'), '--product', 'Router', '--name', 'v2', '--version', '2', '--symbols', '/bin/true', '--wait', '--fail-on', 'high', '--fail-on-new']);
+    expect(v2.stderr).toContain('attached true');
     expect(v2.stderr).toContain("counted against the previous image 'v1'");
     expect(v2.exitCode).toBe(0);
     const medium = await cli(['findings', '--image', 'v2', '--fail-on', 'medium', '--fail-on-new']);
@@ -93,6 +95,10 @@ describe.runIf(haveTools && haveShared('corpus', 'OVMF_VARS.secboot.fd') && have
     expect(statuses).toEqual(['new', 'new', 'new', 'unchanged', 'unchanged']);
     const scans = await cli(['scans', 'list', '--state', 'completed']);
     expect(scans.stdout.split('\n').filter((l) => l.includes('\tcompleted\t'))).toHaveLength(2);
+    const images = JSON.parse((await cli(['images', 'list', '--product', 'Router', '--output', 'json'])).stdout) as Array<{ name: string; scans: unknown[]; files: Array<{ filename: string }> }>;
+    const v2 = images.find((i) => i.name === 'v2')!;
+    expect(v2.files.map((f) => f.filename)).toEqual(['true']);
+    expect(v2.scans).toHaveLength(1);
   }, 60_000);
 
   it('downloads every report type; SARIF validates against the SARIF 2.1.0 schema and the XML SBOM against the XSD', async () => {
@@ -131,7 +137,17 @@ describe.runIf(haveTools && haveShared('corpus', 'OVMF_VARS.secboot.fd') && have
     await expect(cli(['products', 'list', '--url', t.base, '--client-id', 'x', '--client-secret', 'y'])).rejects.toThrow(/sign-in refused .*Invalid client credentials/);
     await expect(cli(['upload', join(dir, 'nope.bin'), '--product', 'Router', '--name', 'x'])).rejects.toThrow(`file not found: ${join(dir, 'nope.bin')}`);
     await expect(cli(['images', 'list', '--product', 'Nope'])).rejects.toThrow("no product 'Nope' (products: Router)");
-    writeFileSync(join(dir, 'config', 'credentials.json'), '{}');
+    // An expired access token is refreshed (and the new one cached); an expired refresh token asks for a login.
+    const path = join(dir, 'config', 'credentials.json');
+    const session = JSON.parse(readFileSync(path, 'utf8')) as { accessToken: string; expiresAt: number; refreshExpiresAt: number };
+    writeFileSync(path, JSON.stringify({ ...session, expiresAt: 0 }));
+    expect((await cli(['products', 'list'])).stdout).toContain('Router');
+    const refreshed = JSON.parse(readFileSync(path, 'utf8')) as typeof session;
+    expect(refreshed.expiresAt).toBeGreaterThan(Date.now());
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    writeFileSync(path, JSON.stringify({ ...refreshed, expiresAt: 0, refreshExpiresAt: 0 }));
+    await expect(cli(['products', 'list'])).rejects.toThrow(/your session on .* has expired: run `firmscope login/);
+    writeFileSync(path, '{}');
     await expect(cli(['products', 'list'])).rejects.toThrow(/no server: run `firmscope login/);
   }, 30_000);
 });
