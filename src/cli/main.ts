@@ -35,7 +35,9 @@ async function main(argv: string[]): Promise<void> {
     .description('Firmware image security analysis: unpack, inventory, vulnerabilities, crypto, reports; and the client of a Firmscope server')
     .version(ENGINE_VERSION)
     .addHelpText('after', EXIT_CODES);
-  const invoked = commands.find((c) => Object.hasOwn(c.names, argv[2] ?? ''));
+  // `firmscope help upload` is `firmscope upload --help`: the named command is loaded either way.
+  const name = argv[2] === 'help' ? argv[3] : argv[2];
+  const invoked = commands.find((c) => Object.hasOwn(c.names, name ?? ''));
   if (invoked) (await invoked.load()).register(program);
   // No command (or an unknown one): the help lists every command from its summary, nothing is loaded.
   else for (const c of commands) for (const [name, summary] of Object.entries(c.names)) program.command(name).description(summary);

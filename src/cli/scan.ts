@@ -39,6 +39,7 @@ export function register(program: Command): void {
     .option('--no-vulndb', 'do not match components against the local vulnerability database')
     .option('--debug-file <file>', 'a PDB or ELF debug file whose symbols name the functions of a stripped binary (repeatable)', (file: string, all: string[]) => [...all, file], [] as string[]);
   addLimitOptions(command).action(async (file: string, opts: ScanCliOptions) => {
+    if (!existsSync(file)) throw new Error(`file not found: ${file}`);
     const { findReport, reports } = await import('../reports/index.js');
     const format = (opts.format ?? 'json').toLowerCase();
     const generator = format === 'json' ? undefined : findReport(format);

@@ -65,6 +65,10 @@ describe('firmscope scan outcome', () => {
     expect(run.stderr).toContain('the full result: -o FILE');
   });
 
+  it('a missing file is named plainly, never a raw ENOENT', async () => {
+    await expect(runCli(register, ['scan', join(dir, 'nope.bin')])).rejects.toThrow(`file not found: ${join(dir, 'nope.bin')}`);
+  });
+
   it('a plain text file: exit 1 with the reason, nothing on standard output', async () => {
     const image = join(dir, 'notes.txt');
     await writeFile(image, 'just some notes\n'.repeat(20));
