@@ -63,7 +63,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { re
     return value;
   };
 
-  simple('sbomReport::cycloneDX', 'SBOM, CycloneDX 1.6 (contentType=json; xml when available)', (q) =>
+  simple('sbomReport::cycloneDX', 'SBOM, CycloneDX 1.6 (contentType=json|xml)', (q) =>
     contentType(['json', 'xml'], 'json')(q) === 'xml' ? 'sbom-cyclonedx-xml' : 'sbom-cyclonedx');
   simple('sbomReport::SPDX', 'SBOM, SPDX 2.3 JSON (contentType=json)', (q) => (contentType(['json'], 'json')(q), 'sbom-spdx'));
   simple('cbomReport::cycloneDX', 'Cryptographic bill of materials, CycloneDX 1.6', (q) => (contentType(['json'], 'json')(q), 'cbom-cyclonedx'));
@@ -82,12 +82,13 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { re
   });
 
   const FindingsQuery = Type.Object({
-    contentType: Type.Optional(Type.Union([Type.Literal('pdf'), Type.Literal('json'), Type.Literal('csv'), Type.Literal('html')])),
+    contentType: Type.Optional(Type.Union([Type.Literal('pdf'), Type.Literal('json'), Type.Literal('csv'), Type.Literal('html'), Type.Literal('sarif')])),
     ...ReportOptionsQuery,
   });
   for (const [path, summary, fixed] of [
     ['findingsReport::json', 'Findings report, JSON (body: a grid query or {})', 'json'],
-    ['findingsReport::download', 'Findings report download (contentType=pdf|json|csv|html; body: a grid query or {})', undefined],
+    ['findingsReport::sarif', 'Findings report, SARIF 2.1.0 for code-scanning services (body: a grid query or {})', 'sarif'],
+    ['findingsReport::download', 'Findings report download (contentType=pdf|json|csv|html|sarif; body: a grid query or {})', undefined],
   ] as const) {
     app.post(`${base}/${path}`, {
       config: { permission: 'reports.view' },

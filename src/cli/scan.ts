@@ -14,7 +14,7 @@ import type { VulnerabilitySource } from '../engine/vulns/source.js';
 import { addLimitOptions, limitsFromFlags, type LimitFlags } from './unpack.js';
 
 interface ScanCliOptions extends LimitFlags {
-  format: string;
+  format?: string;
   output?: string;
   workDir?: string;
   quiet?: boolean;
@@ -31,19 +31,20 @@ export function register(program: Command): void {
     .command('scan')
     .description('Analyse a firmware image offline and print the result or a report')
     .argument('<file>', 'firmware image')
-    .option('-f, --format <format>', 'json, or the id or alias of a registered report (cyclonedx, spdx, cbom, ...)', 'json')
-    .option('-o, --output <file>', 'write here instead of standard output')
+    .option('-f, --format <format>', 'json, or the id or alias of a registered report (cyclonedx, spdx, cbom, ...); written to standard output unless -o')
+    .option('-o, --output <file>', 'write the result (JSON unless -f) to this file; without -o or -f only the summary is printed')
     .option('--work-dir <dir>', 'unpack into this folder and keep it (default: a temporary folder, removed)')
     .option('-q, --quiet', 'no progress and no summary on standard error (an incomplete analysis is still reported)')
     .option('--fail-on-incomplete', `exit with code ${EXIT_INCOMPLETE} when part of the image could not be analysed`)
     .option('--no-vulndb', 'do not match components against the local vulnerability database')
     .option('--debug-file <file>', 'a PDB or ELF debug file whose symbols name the functions of a stripped binary (repeatable)', (file: string, all: string[]) => [...all, file], [] as string[]);
   addLimitOptions(command).action(async (file: string, opts: ScanCliOptions) => {
+    if (!existsSync(file)) throw new Error(`file not found: ${file}`);
     const { findReport, reports } = await import('../reports/index.js');
-    const format = opts.format.toLowerCase();
+    const format = (opts.format ?? 'json').toLowerCase();
     const generator = format === 'json' ? undefined : findReport(format);
     if (format !== 'json' && !generator) {
-      throw new Error(`no report generator for format '${opts.format}' (available: json${reports.map((r) => `, ${r.id}`).join('')})`);
+      throw new Error(`no report generator for format '${format}' (available: json${reports.map((r) => `, ${r.id}`).join('')})`);
     }
     // The engine (handlers, analyzers) is loaded on use, so other commands start fast.
     const { scan } = await import('../engine/scan.js');
@@ -69,9 +70,12 @@ export function register(program: Command): void {
           lastPhase = phase;
         },
       });
-      const output = generator ? await generator.generate({ result }) : JSON.stringify(result, null, 2) + '\n';
-      if (opts.output) await writeFile(opts.output, output);
-      else process.stdout.write(output);
+      // The full result (hundreds of kB) only when asked for: -o FILE or -f FORMAT; otherwise the summary alone.
+      const wanted = opts.output !== undefined || opts.format !== undefined;
+      const output = !wanted ? undefined : generator ? await generator.generate({ result }) : JSON.stringify(result, null, 2) + '\n';
+      if (opts.output && output !== undefined) await writeFile(opts.output, output);
+      else if (output !== undefined) process.stdout.write(output);
+      else if (!opts.quiet) process.stderr.write('firmscope: the full result: -o FILE (JSON), or -f json|<report> for standard output\n');
       const incomplete = incompleteLines(result);
       process.stderr.write(!opts.quiet ? summaryLines(result) : incomplete ? `firmscope: ${incomplete.trimStart()}` : '');
       if (opts.failOnIncomplete && result.summary?.complete === false) process.exitCode = EXIT_INCOMPLETE;

@@ -1,4 +1,5 @@
 // `firmscope unpack FILE -o DIR`: recursive extraction only, with a summary of what came out.
+import { existsSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseByteSize, parseIntegerIn, UNPACK_LIMIT_RANGES, unpackLimits } from '../config.js';
 import type { UnpackResult } from '../engine/unpack/driver.js';
@@ -77,6 +78,7 @@ export function register(program: Command): void {
     .argument('<file>', 'firmware image')
     .requiredOption('-o, --output <dir>', 'output folder (created when missing)');
   addLimitOptions(command).action(async (file: string, opts: LimitFlags & { output: string }) => {
+    if (!existsSync(file)) throw new Error(`file not found: ${file}`);
     // Loaded on use: the CLI starts every command, and the handlers are only needed here.
     const { unpack } = await import('../engine/unpack/driver.js');
     const result = await unpack(file, opts.output, { limits: limitsFromFlags(opts) });

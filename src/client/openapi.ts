@@ -2493,13 +2493,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Findings report download (contentType=pdf|json|csv|html; body: a grid query or {}) */
+        /** Findings report download (contentType=pdf|json|csv|html|sarif; body: a grid query or {}) */
         post: {
             parameters: {
                 query?: {
                     /** @description The image to compare with (default: the product's previous image with a completed scan) */
                     baselineImageId?: string;
-                    contentType?: "pdf" | "json" | "csv" | "html";
+                    contentType?: "pdf" | "json" | "csv" | "html" | "sarif";
                     /** @description Comma-separated subset of the PDF and HTML sections: summary, coverage, findings, components, crypto, binaries (default: all; the cover is always there) */
                     sections?: string;
                 };
@@ -2607,7 +2607,7 @@ export interface paths {
                 query?: {
                     /** @description The image to compare with (default: the product's previous image with a completed scan) */
                     baselineImageId?: string;
-                    contentType?: "pdf" | "json" | "csv" | "html";
+                    contentType?: "pdf" | "json" | "csv" | "html" | "sarif";
                     /** @description Comma-separated subset of the PDF and HTML sections: summary, coverage, findings, components, crypto, binaries (default: all; the cover is always there) */
                     sections?: string;
                 };
@@ -2800,6 +2800,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v4/products/{productId}/images/{imageId}/findingsReport:sarif": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Findings report, SARIF 2.1.0 for code-scanning services (body: a grid query or {}) */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description The image to compare with (default: the product's previous image with a completed scan) */
+                    baselineImageId?: string;
+                    contentType?: "pdf" | "json" | "csv" | "html" | "sarif";
+                    /** @description Comma-separated subset of the PDF and HTML sections: summary, coverage, findings, components, crypto, binaries (default: all; the cover is always there) */
+                    sections?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Image id */
+                    imageId: string;
+                    /** @description Product id */
+                    productId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        filters?: unknown[];
+                        sortBy?: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description The report document (JSON, XML, PDF or CSV) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v4/products/{productId}/images/{imageId}/sbomReport:cycloneDX": {
         parameters: {
             query?: never;
@@ -2807,7 +2915,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** SBOM, CycloneDX 1.6 (contentType=json; xml when available) */
+        /** SBOM, CycloneDX 1.6 (contentType=json|xml) */
         get: {
             parameters: {
                 query?: {

@@ -8,6 +8,7 @@ import { pqcJsonReport } from './pqc-json.js';
 import { pqcPdfReport } from './pqc-pdf.js';
 import type { ReportGenerator } from './report.js';
 import { cycloneDxReport } from './sbom-cyclonedx.js';
+import { cycloneDxXmlReport } from './sbom-cyclonedx-xml.js';
 import { spdxReport } from './sbom-spdx.js';
 import { sarifReport } from './sarif.js';
 import { cycloneDxVexReport } from './vex-cyclonedx.js';
@@ -18,6 +19,7 @@ export const reports: ReportGenerator[] = [
   pqcPdfReport,
   cbomCycloneDxReport,
   cycloneDxReport,
+  cycloneDxXmlReport,
   spdxReport,
   findingsJsonReport,
   findingsCsvReport,

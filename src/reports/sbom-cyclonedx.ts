@@ -41,7 +41,7 @@ function toModel(c: Component): Models.Component {
 }
 
 /** CycloneDX 1.6 `evidence`: identity (how name/version were found) and occurrences (where). */
-function evidenceOf(c: Component): Record<string, unknown> {
+export function evidenceOf(c: Component): Record<string, unknown> {
   const methods = new Map<string, { technique: string; confidence: number; value?: string }>();
   for (const e of c.evidence) {
     const technique = TECHNIQUES[e.method] ?? 'other';
@@ -59,7 +59,8 @@ function evidenceOf(c: Component): Record<string, unknown> {
   };
 }
 
-export function buildCycloneDx(input: ReportInput): Record<string, unknown> {
+/** The library's model of the SBOM (everything but the evidence, which the library does not model yet). */
+export function buildCycloneDxBom(input: ReportInput): Models.Bom {
   const now = input.now ?? new Date();
   const { result } = input;
   const bom = new Models.Bom({ serialNumber: `urn:uuid:${documentUuid(input, now)}` });
@@ -86,7 +87,12 @@ export function buildCycloneDx(input: ReportInput): Record<string, unknown> {
     }
   }
   for (const model of models.values()) image.dependencies.add(model.bomRef);
+  return bom;
+}
 
+export function buildCycloneDx(input: ReportInput): Record<string, unknown> {
+  const bom = buildCycloneDxBom(input);
+  const { result } = input;
   const factory = new Serialize.JSON.Normalize.Factory(Spec.Spec1dot6);
   const doc = factory.makeForBom().normalize(bom, { sortLists: true }) as unknown as Record<string, unknown>;
   const byRef = new Map(result.components.map((c) => [c.ref, c]));

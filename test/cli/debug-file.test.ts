@@ -22,12 +22,12 @@ const unsafeEvidence = (result: ScanResult) =>
 describe.skipIf(!haveGcc)('firmscope scan --debug-file', () => {
   it('names the calling functions of a stripped binary from its debug file', async () => {
     const build = buildElfWithDebug(dir, 'prog', 'gcc', ['-no-pie']);
-    const plain = await runCli(register, ['scan', build.stripped, '--no-vulndb', '-q']);
+    const plain = await runCli(register, ['scan', build.stripped, '--no-vulndb', '-q', '-f', 'json']);
     expect(plain.exitCode).toBe(0);
     const without = JSON.parse(plain.stdout) as ScanResult;
     expect(without.binaries?.[0]?.symbols.source).toBe('none');
 
-    const run = await runCli(register, ['scan', build.stripped, '--no-vulndb', '-q', '--debug-file', build.debug]);
+    const run = await runCli(register, ['scan', build.stripped, '--no-vulndb', '-q', '-f', 'json', '--debug-file', build.debug]);
     expect(run.exitCode).toBe(0);
     const result = JSON.parse(run.stdout) as ScanResult;
     expect(result.binaries?.[0]?.symbols.source).toBe('symtab');

@@ -25,7 +25,7 @@ async function truncatedGzip(): Promise<string> {
 
 describe('firmscope scan outcome', () => {
   it('a truncated gzip: the summary says why the analysis is incomplete, exit 0 without the flag', async () => {
-    const run = await runCli(register, ['scan', await truncatedGzip(), '--no-vulndb']);
+    const run = await runCli(register, ['scan', await truncatedGzip(), '--no-vulndb', '-f', 'json']);
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toContain('firmscope: broken.gz (gzip, 60000 bytes)');
     expect(run.stderr).toContain('  files: 0 extracted (0 bytes)');
@@ -53,6 +53,20 @@ describe('firmscope scan outcome', () => {
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toContain('  formats: gzip ×1 (100.0% of the image)');
     expect(run.stderr).toContain('  analysis complete');
+  });
+
+  it('without -o or -f only the summary is printed, not the full result', async () => {
+    const image = join(dir, 'ok.gz');
+    await writeFile(image, gzipSync(randomBytes(2000).toString('hex')));
+    const run = await runCli(register, ['scan', image, '--no-vulndb']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('  analysis complete');
+    expect(run.stderr).toContain('the full result: -o FILE');
+  });
+
+  it('a missing file is named plainly, never a raw ENOENT', async () => {
+    await expect(runCli(register, ['scan', join(dir, 'nope.bin')])).rejects.toThrow(`file not found: ${join(dir, 'nope.bin')}`);
   });
 
   it('a plain text file: exit 1 with the reason, nothing on standard output', async () => {

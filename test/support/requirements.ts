@@ -43,8 +43,11 @@ export const DEBIAN_PACKAGES: Readonly<Record<string, string>> = {
   pdftoppm: 'poppler-utils',
   pdffonts: 'poppler-utils',
   readelf: 'binutils',
+  script: 'bsdutils',
   strip: 'binutils',
+  tar: 'tar',
   ubinize: 'mtd-utils',
+  xmllint: 'libxml2-utils',
   xorriso: 'xorriso',
 };
 
