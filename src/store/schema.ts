@@ -225,6 +225,24 @@ export interface FindingsTable {
   data: string;
 }
 
+/** A finding re-matching resolved (its vulnerability no longer applies), kept with why (0010). */
+export interface FindingResolutionsTable {
+  id: string;
+  finding_id: string;
+  scan_id: string;
+  image_id: string;
+  product_id: string;
+  fingerprint: string;
+  pname: string;
+  /** 'no-longer-matches'. */
+  reason: string;
+  /** JSON: why (the component, what matched before, what the records say now). */
+  details: string;
+  /** The finding's EngineFinding JSON as it was. */
+  data: string;
+  create_time: string;
+}
+
 /** Issue status of a finding lives on (product, fingerprint), so it carries forward to later images. */
 export interface FindingStatusesTable {
   product_id: string;
@@ -347,6 +365,7 @@ export interface CoreTables {
   jobs: JobsTable;
   components: ComponentsTable;
   findings: FindingsTable;
+  finding_resolutions: FindingResolutionsTable;
   finding_statuses: FindingStatusesTable;
   finding_status_history: FindingStatusHistoryTable;
   crypto_assets: CryptoAssetsTable;
