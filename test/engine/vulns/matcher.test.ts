@@ -62,8 +62,25 @@ describe('CPE matcher', () => {
     expect(how).toEqual({
       matcher: 'cpe', scheme: 'generic', componentCpe: any('openssl', 'openssl', '1.0.2k'), version: '1.0.2k',
       criterion: any('openssl', 'openssl'), kind: 'range', range: { startIncluding: '1.0.2', endExcluding: '1.0.2l' },
-      platform: ['cpe:2.3:o:debian:debian_linux:9.0:*:*:*:*:*:*:*'], fixedIn: '1.0.2l',
+      platform: ['cpe:2.3:o:debian:debian_linux:9.0:*:*:*:*:*:*:*'], platformStatus: 'unknown', fixedIn: '1.0.2l',
     });
+  });
+
+  it('evaluates an AND configuration with a hardware CPE: the firmware of another device does not match, an unidentified device is unknown', async () => {
+    // NVD's form for router firmware: the firmware (vulnerable) AND the device it runs on (not vulnerable)
+    const source = new MemoryVulnerabilitySource();
+    source.putRecord(record('CVE-2098-3000', [[
+      { criteria: 'cpe:2.3:o:acme:rt_firmware:*:*:*:*:*:*:*:*', vulnerable: true, versionEndExcluding: '2.0' },
+      { criteria: 'cpe:2.3:h:acme:rt-100:-:*:*:*:*:*:*:*', vulnerable: false },
+    ]]));
+    // a platform criterion alone never matches
+    source.putRecord(record('CVE-2098-3001', [[{ criteria: 'cpe:2.3:h:acme:rt-200:-:*:*:*:*:*:*:*', vulnerable: false }]]));
+    const firmware = component('rt_firmware', '1.5', 'cpe:2.3:o:acme:rt_firmware:1.5:*:*:*:*:*:*:*');
+    const device = (model: string) => component(model, undefined, `cpe:2.3:h:acme:${model}:-:*:*:*:*:*:*:*`);
+    const pnames = async (inventory: Component[]) => (await new VulnerabilityMatcher(source).matchAll(inventory, [])).map((f) => [f.pname, (f.match as any).matches[0].platformStatus]);
+    expect(await pnames([firmware, device('rt-100')])).toEqual([['CVE-2098-3000', 'matched']]);
+    expect(await pnames([firmware, device('rt-200')])).toEqual([]);
+    expect(await pnames([firmware])).toEqual([['CVE-2098-3000', 'unknown']]);
   });
 
   it('takes the version from the component when its CPE leaves it open, and never guesses without one', () => {
