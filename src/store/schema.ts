@@ -220,6 +220,9 @@ export interface FindingsTable {
   is_kev: number;
   component_name: string | null;
   component_version: string | null;
+  /** How sure a dependency vulnerability's match is, 0 to 1, and its label (0010); null for other findings. */
+  match_confidence: number | null;
+  match_confidence_label: string | null;
   create_time: string;
   /** The engine's EngineFinding JSON. */
   data: string;

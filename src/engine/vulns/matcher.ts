@@ -223,6 +223,7 @@ export class VulnerabilityMatcher {
           existing.occurrences.push(...finding.occurrences.filter((o) => !paths.has(o.path)));
           const more = (finding.match?.matches ?? []) as unknown[];
           existing.match = { ...existing.match, matches: [...((existing.match?.matches ?? []) as unknown[]), ...more] };
+          if (finding.matchConfidence && finding.matchConfidence.score > (existing.matchConfidence?.score ?? -1)) existing.matchConfidence = finding.matchConfidence;
         }
       } catch (error) {
         problems.push({

@@ -1,6 +1,8 @@
-// Frozen once released: finding_resolutions, the history of findings that re-matching resolved because their
+// Frozen once released. finding_resolutions: the history of findings that re-matching resolved because their
 // vulnerability no longer applies (the record's range changed, it was rejected). The finding leaves `findings`
-// (so it is no longer reported, counted or compared) and is kept here with why. Portable types only.
+// (so it is no longer reported, counted or compared) and is kept here with why. findings.match_confidence and
+// match_confidence_label: how sure a dependency vulnerability's match is, filtered and sorted in the grid (null
+// for other findings and for rows stored before). Portable types only.
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -19,6 +21,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('create_time', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('finding_resolutions_product').on('finding_resolutions').columns(['product_id', 'fingerprint']).execute();
+  await db.schema.alterTable('findings').addColumn('match_confidence', 'real').execute();
+  await db.schema.alterTable('findings').addColumn('match_confidence_label', 'text').execute();
   await db.schema.createIndex('finding_resolutions_scan').on('finding_resolutions').column('scan_id').execute();
 }
 

@@ -97,6 +97,10 @@ describe('CVE 5 affected entries without CPEs', () => {
     ]);
     const busybox = findings.find((f) => f.pname === 'CVE-2099-1001')!;
     expect(busybox).toMatchObject({ severity: 'critical', knownFixedVersion: '1.34.0' });
+    // matched by the CNA's names only: a lower confidence than a listed CPE
+    expect(busybox.matchConfidence).toEqual({ label: 'name-only', score: 0.5 });
+    expect(findings.find((f) => f.pname === 'CVE-2099-1002')!.matchConfidence).toEqual({ label: 'product-alias', score: 0.75 });
+    expect(findings.find((f) => f.pname === 'CVE-2099-1003')!.matchConfidence).toEqual({ label: 'exact-cpe', score: 0.9 });
   });
 
   it('the kernel CNA: Linux/Linux is linux:linux_kernel, cpeApplicability wins over the names, programFiles are imported', async () => {

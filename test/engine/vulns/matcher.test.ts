@@ -77,10 +77,11 @@ describe('CPE matcher', () => {
     source.putRecord(record('CVE-2098-3001', [[{ criteria: 'cpe:2.3:h:acme:rt-200:-:*:*:*:*:*:*:*', vulnerable: false }]]));
     const firmware = component('rt_firmware', '1.5', 'cpe:2.3:o:acme:rt_firmware:1.5:*:*:*:*:*:*:*');
     const device = (model: string) => component(model, undefined, `cpe:2.3:h:acme:${model}:-:*:*:*:*:*:*:*`);
-    const pnames = async (inventory: Component[]) => (await new VulnerabilityMatcher(source).matchAll(inventory, [])).map((f) => [f.pname, (f.match as any).matches[0].platformStatus]);
-    expect(await pnames([firmware, device('rt-100')])).toEqual([['CVE-2098-3000', 'matched']]);
+    const pnames = async (inventory: Component[]) => (await new VulnerabilityMatcher(source).matchAll(inventory, []))
+      .map((f) => [f.pname, (f.match as any).matches[0].platformStatus, f.matchConfidence?.label]);
+    expect(await pnames([firmware, device('rt-100')])).toEqual([['CVE-2098-3000', 'matched', 'exact-cpe']]);
     expect(await pnames([firmware, device('rt-200')])).toEqual([]);
-    expect(await pnames([firmware])).toEqual([['CVE-2098-3000', 'unknown']]);
+    expect(await pnames([firmware])).toEqual([['CVE-2098-3000', 'unknown', 'platform-unknown']]);
   });
 
   it('takes the version from the component when its CPE leaves it open, and never guesses without one', () => {
