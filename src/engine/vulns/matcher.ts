@@ -41,6 +41,23 @@ export function platformsOf(components: Component[]): MatchTarget[] {
   return out;
 }
 
+/** Purl types of packages from a distribution's package database (dpkg, rpm, apk), whose advisories know backports. */
+const DISTRIBUTION_TYPES = new Set(['deb', 'rpm', 'apk']);
+
+/**
+ * The vulnerability ids (and aliases) the distribution's own advisories give for this package, when it comes from
+ * a distribution's package database: empty otherwise, or when none is imported.
+ */
+function distributionAdvised(pkg: Lookups['pkg'], packaged: VulnerabilityRecord[]): Set<string> {
+  const ids = new Set<string>();
+  if (!pkg || !DISTRIBUTION_TYPES.has(pkg.purl.type)) return ids;
+  for (const record of packaged) {
+    if (!record.packages?.some((p) => p.ecosystem.split(':')[0] === pkg.ecosystem && p.name === pkg.name)) continue;
+    for (const id of [record.id, ...record.aliases]) ids.add(id);
+  }
+  return ids;
+}
+
 /** A component's candidate records: those selected by a matching criterion (with the hits) and those of its package. */
 interface Candidates {
   selected: Array<{ record: VulnerabilityRecord; hits: CriterionHit[] }>;
@@ -158,7 +175,7 @@ export class VulnerabilityMatcher {
   }
 
   /** The findings of one component from its candidates (one per vulnerability), with the image's platforms. */
-  private findingsOf(component: Component, { target }: Lookups, { selected, packaged }: Candidates, platforms: MatchTarget[]): EngineFinding[] {
+  private findingsOf(component: Component, { target, pkg }: Lookups, { selected, packaged }: Candidates, platforms: MatchTarget[]): EngineFinding[] {
     const matches: RecordMatch[] = [];
     // a record found by criteria and by package is tried once
     const seen = selected.length > 0 && packaged.length > 0 ? new Set<string>() : undefined;
@@ -174,7 +191,13 @@ export class VulnerabilityMatcher {
       details.push(...matchOsv(component, record));
       if (details.length > 0) matches.push({ record, details });
     }
-    return groupByAlias(matches).map((group) => buildFinding(component, group));
+    const groups = groupByAlias(matches);
+    const backported = distributionAdvised(pkg, packaged);
+    // the distribution's advisory for this package has the last word: a CVE it names and whose range does not
+    // hold this revision (fixed by a backport) is not reported from the upstream CPE ranges
+    const reported = backported.size === 0 ? groups : groups.filter((group) =>
+      group.some((m) => m.details.some((d) => d.matcher === 'osv-package')) || !group.some((m) => [m.record.id, ...m.record.aliases].some((id) => backported.has(id))));
+    return reported.map((group) => buildFinding(component, group));
   }
 
   /** The findings for one component (one per vulnerability). */

@@ -146,6 +146,24 @@ describe('VulnerabilityMatcher', () => {
     expect(fixed).toEqual([]);
   });
 
+  it('a dpkg package with a backported fix is not flagged when the distribution\'s OSV record says it is fixed', async () => {
+    const source = new MemoryVulnerabilitySource();
+    // upstream: every openssl before 1.1.1t
+    source.putRecord(record('CVE-2098-4000', [[{ criteria: any('openssl', 'openssl'), vulnerable: true, versionEndExcluding: '1.1.1t' }]]));
+    source.putRecord(record('CVE-2098-4001', [[{ criteria: any('openssl', 'openssl'), vulnerable: true, versionEndExcluding: '1.1.1t' }]]));
+    // Debian fixed CVE-2098-4000 in 1.1.1n-0+deb11u4 (a backport); it has no advisory for CVE-2098-4001
+    source.putRecord(record('CVE-2098-4000', [], {
+      source: 'osv', sourceId: 'DEBIAN-CVE-2098-4000', aliases: ['DEBIAN-CVE-2098-4000'],
+      packages: [{ ecosystem: 'Debian:11', name: 'openssl', ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.1.1n-0+deb11u4' }] }], versions: [] }],
+    }));
+    const deb = (revision: string) => component('openssl', `1.1.1n-0+deb11${revision}`, any('openssl', 'openssl', '1.1.1n'), `pkg:deb/debian/openssl@1.1.1n-0%2Bdeb11${revision}?arch=amd64&distro=debian-11`);
+    const pnames = async (c: Component) => (await new VulnerabilityMatcher(source).matchComponent(c)).map((f) => [f.pname, f.matchConfidence?.label]).sort();
+    expect(await pnames(deb('u5'))).toEqual([['CVE-2098-4001', 'exact-cpe']]);
+    expect(await pnames(deb('u3'))).toEqual([['CVE-2098-4000', 'package-advisory'], ['CVE-2098-4001', 'exact-cpe']]);
+    // the same version identified from the binary alone (no package database) is flagged by the upstream range
+    expect(await pnames(component('openssl', '1.1.1n', any('openssl', 'openssl', '1.1.1n')))).toEqual([['CVE-2098-4000', 'exact-cpe'], ['CVE-2098-4001', 'exact-cpe']]);
+  });
+
   it('contains a failing lookup as a problem and goes on', async () => {
     const source = failingSource((vendor) => vendor === 'bad', 'db down');
     const problems: Problem[] = [];
