@@ -53,6 +53,7 @@ const FullFinding = Type.Object({
   recommendedAction: Type.Optional(Type.String()), knownFixedVersion: Type.Optional(Type.String()),
   matches: Type.Optional(Type.Array(VulnerabilityMatch, { description: 'How a dependencyVulnerability finding was matched' })),
   matchConfidence: Type.Optional(Type.Object({ label: Type.String(), score: Type.Number({ minimum: 0, maximum: 1 }) }, { description: 'How sure a dependencyVulnerability match is' })),
+  applicability: Type.Optional(Type.Object({ verdict: Type.String({ description: 'applicable | not-applicable | unknown' }), reason: Type.String(), evidence: Type.Array(Type.String()) }, { description: 'Kernel CVE triage: whether the affected code is built into the image\'s kernel' })),
   component: Type.Optional(Type.Object({ name: Type.String(), version: Type.Optional(Type.String()), cpe: Type.Optional(Type.String()), purl: Type.Optional(Type.String()) })),
   occurrences: Type.Array(Type.Object({ imageId: Type.String(), scanId: Type.String(), path: Type.String(), offset: Type.Optional(Type.Integer()), evidence: Type.Optional(Type.String()) })),
   justification: Type.Optional(Type.String({ description: 'Why the current (rejected) status applies: an OpenVEX justification' })),
@@ -75,6 +76,7 @@ function fullFindingOut({ finding: f, history }: FindingWithHistory) {
     ...(f.recommendedAction ? { recommendedAction: f.recommendedAction } : {}), ...(f.knownFixedVersion ? { knownFixedVersion: f.knownFixedVersion } : {}),
     ...(Array.isArray(f.match?.matches) ? { matches: f.match.matches as Static<typeof VulnerabilityMatch>[] } : {}),
     ...(f.matchConfidence ? { matchConfidence: f.matchConfidence } : {}),
+    ...(f.applicability ? { applicability: f.applicability } : {}),
     ...(f.component ? { component: { name: f.component.name, version: f.component.version, cpe: f.component.cpe, purl: f.component.purl } } : {}),
     occurrences: f.occurrences.map((o) => ({ imageId: f.imageId, scanId: f.scanId, path: o.path, offset: o.offset, evidence: o.evidence })),
     history: history.map((h) => ({

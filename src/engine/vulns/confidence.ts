@@ -10,6 +10,10 @@ export const CONFIDENCE_SCORES: Record<MatchConfidence['label'], number> = {
   'cpe-all-versions': 0.7,
   'name-only': 0.5,
   'platform-unknown': 0.4,
+  // set by the kernel triage (kernel-triage.ts); 'kernel-code-unknown' keeps the match's own score up to 0.6
+  'kernel-code-built': 0.95,
+  'kernel-code-unknown': 0.6,
+  'kernel-code-not-built': 0.05,
 };
 
 function labelOf(d: MatchDetails): MatchConfidence['label'] {

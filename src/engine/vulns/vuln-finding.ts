@@ -84,6 +84,9 @@ export function buildFinding(component: Component, matches: RecordMatch[]): Engi
       matches: matches.flatMap((m) => m.details.map((d) => ({ record: m.record.sourceId ?? m.record.id, source: m.record.source, ...d }))),
     },
   };
+  // the affected source files, for the kernel triage
+  const programFiles = [...new Set(records.flatMap((r) => r.programFiles ?? []))];
+  if (programFiles.length > 0) finding.match!.programFiles = programFiles;
   const confidence = matchConfidence(matches.flatMap((m) => m.details));
   if (confidence) finding.matchConfidence = confidence;
   const description = primary.description ?? records.find((r) => r.description)?.description;
