@@ -87,6 +87,12 @@ export async function rematchLatestImages(repos: Repositories, source: Vulnerabi
       };
       for (const finding of findings) {
         const old = existing.get(finding.fingerprint);
+        // re-matching has no image to triage kernel findings with: the verdict of the scan stays while the
+        // record's affected files are the same
+        if (old?.finding.applicability && !finding.applicability && JSON.stringify(old.finding.match?.programFiles) === JSON.stringify(finding.match?.programFiles)) {
+          finding.applicability = old.finding.applicability;
+          if (old.finding.matchConfidence) finding.matchConfidence = old.finding.matchConfidence;
+        }
         if (!old) {
           // false: the scan has it already (a finding of another type cannot share the fingerprint)
           if (!(await tx.findings.insertIfAbsent(target, finding, now))) continue;

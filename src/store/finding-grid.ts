@@ -62,7 +62,8 @@ export async function queryFindingGrid(db: Kysely<Database>, criteria: GridCrite
       .select([
         'f.id', 'f.pname', 'f.name', 'f.finding_type', 'f.severity', 'f.cvss_score', 'f.epss_probability', 'f.is_kev', 'f.component_name',
         'f.component_version', 'f.match_confidence', 'f.match_confidence_label', 'f.product_id', 'f.image_id', 'f.scan_id', 'f.create_time', 'f.fingerprint', 'f.data',
-        sql<string>`coalesce(fs.status, 'new')`.as('issue_status'),
+        // a kernel finding the triage found not built is rejected until someone sets a status (defaultStatus)
+        sql<string>`coalesce(fs.status, case when f.applicability = 'not-applicable' then 'rejected' else 'new' end)`.as('issue_status'),
         SEVERITY_RANK.as('severity_rank'),
         comparison.as('comparison'),
       ]);

@@ -41,13 +41,27 @@ type Row = Pick<Database['findings'], 'id' | 'scan_id' | 'image_id' | 'product_i
   comment: string | null;
 };
 
-const toFinding = (r: Row): StoredFinding => ({
-  ...(JSON.parse(r.data) as EngineFinding),
-  id: r.id, scanId: r.scan_id, imageId: r.image_id, productId: r.product_id, createTime: r.create_time,
-  issueStatus: (r.status ?? 'new') as IssueStatus,
-  ...(r.justification ? { justification: r.justification as VexJustification } : {}),
-  ...(r.comment ? { statusComment: r.comment } : {}),
-});
+/**
+ * The status of a finding nobody has set one for: 'new', or for a kernel finding whose code the kernel triage
+ * found not built, 'rejected' as vulnerable_code_not_present with the triage's reason (a user's status wins).
+ */
+export function defaultStatus(finding: EngineFinding): { issueStatus: IssueStatus; justification?: VexJustification; statusComment?: string } {
+  if (finding.applicability?.verdict !== 'not-applicable') return { issueStatus: 'new' };
+  return { issueStatus: 'rejected', justification: 'vulnerable_code_not_present', statusComment: `kernel triage: ${finding.applicability.reason}` };
+}
+
+const toFinding = (r: Row): StoredFinding => {
+  const finding = JSON.parse(r.data) as EngineFinding;
+  return {
+    ...finding,
+    id: r.id, scanId: r.scan_id, imageId: r.image_id, productId: r.product_id, createTime: r.create_time,
+    ...(r.status === null ? defaultStatus(finding) : {
+      issueStatus: r.status as IssueStatus,
+      ...(r.justification ? { justification: r.justification as VexJustification } : {}),
+      ...(r.comment ? { statusComment: r.comment } : {}),
+    }),
+  };
+};
 
 export class FindingRepository {
   constructor(private readonly db: Kysely<Database>) {}

@@ -223,6 +223,8 @@ export interface FindingsTable {
   /** How sure a dependency vulnerability's match is, 0 to 1, and its label (0010); null for other findings. */
   match_confidence: number | null;
   match_confidence_label: string | null;
+  /** The kernel triage's verdict (0010): applicable | not-applicable | unknown; null when not triaged. */
+  applicability: string | null;
   create_time: string;
   /** The engine's EngineFinding JSON. */
   data: string;
