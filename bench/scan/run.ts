@@ -2,7 +2,7 @@
 // `binwalk -Me` on the 64 MB xz SquashFS of system files (the unpack bench's image) and on the corpus images.
 //   npm run build && npx tsx bench/scan/run.ts
 // Environment: BENCH_RUNS (default 3: every command runs that many times, the median wall time is reported),
-// BENCH_CORPUS=0 to skip the corpus images, BENCH_DIR (default /tmp/firmscope-bench).
+// BENCH_SKIP_SQUASHFS=1 to skip the 64 MB image, BENCH_CORPUS=0 to skip the corpus images (or BENCH_CORPUS=openwrt: only those whose name contains it), BENCH_DIR (default /tmp/firmscope-bench).
 // The scan runs cold (empty analysis cache), warm (the same image again) and on the "next version" (the same tree
 // with every tenth file changed), each in a fresh work folder; all scans use one data folder of their own, so no
 // vulnerability database is matched and the analysis cache holds only what these runs put there.
@@ -134,7 +134,8 @@ function squashfsTable(): string[] {
 
 function corpusTable(): string[] {
   const rows = ['| corpus image | size | firmscope scan, cold | engine time | binwalk -Me | scan / binwalk |', '|---|---:|---:|---:|---:|---:|'];
-  for (const name of readdirSync(corpusDir).filter((n) => n !== 'README.md').sort()) {
+  const only = process.env.BENCH_CORPUS && process.env.BENCH_CORPUS !== '1' ? process.env.BENCH_CORPUS : '';
+  for (const name of readdirSync(corpusDir).filter((n) => n !== 'README.md' && n.includes(only)).sort()) {
     const image = join(corpusDir, name);
     const scanned = median(runs, () => scanOnce(image, `corpus-${name}`, clearCache));
     const binwalk = binwalkRun(image, `bw-${name}`);
@@ -147,7 +148,7 @@ function corpusTable(): string[] {
 mkdirSync(outputs, { recursive: true });
 if (!existsSync(join(project, 'dist', 'cli', 'main.js'))) throw new Error('build first: npm run build');
 try {
-  const lines = squashfsTable();
+  const lines = process.env.BENCH_SKIP_SQUASHFS ? [] : squashfsTable();
   console.error(lines.join('\n'));
   if (process.env.BENCH_CORPUS !== '0') lines.push('', ...corpusTable());
   console.log(lines.join('\n'));
