@@ -4721,7 +4721,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Token endpoint (password, client_credentials, refresh_token grants) */
+        /** Token endpoint (authorization_code with PKCE, password, client_credentials, refresh_token grants) */
         post: {
             parameters: {
                 query?: never;
