@@ -25,6 +25,7 @@ import { scanRoutes } from './api/scans.js';
 import { sharedSchemas } from './api/schemas.js';
 import { uploadRoutes } from './api/uploads.js';
 import { userRoutes } from './api/users.js';
+import { webUi } from './api/web-ui.js';
 import { protectScope } from './auth/authenticate.js';
 import { identityRoutes } from './auth/identity-routes.js';
 import type { TokenService } from './auth/token-service.js';
@@ -41,6 +42,8 @@ export interface AppOptions extends ApiDeps {
   logger?: Logger;
   /** False while the server is still starting (it listens before it creates the first admin): /healthz answers 503. */
   ready?: () => boolean;
+  /** The built web UI (default web/dist); tests point it elsewhere. */
+  webUiRoot?: string;
 }
 
 /**
@@ -133,6 +136,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(reportRoutes, deps);
     await api.register(ruleRoutes, deps);
   });
+
+  // 6. The web UI (static files and the single-page-app fallback)
+  await app.register(webUi, { authority: `${baseUrl}/realms/${realm}`, clientId: publicClientId, root: options.webUiRoot });
 
   return app;
 }

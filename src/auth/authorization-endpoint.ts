@@ -3,15 +3,20 @@
 // token (double submit: an HttpOnly SameSite=Strict cookie and a hidden field) and the password, then redirects
 // to the client's redirect URI with a single-use code that lives one minute. Only public clients on this
 // service's own origin (the web UI, the API docs page) may use it, so a code never leaves the origin.
+// A sign-in also sets an HttpOnly session cookie (a refresh-type JWT of the pseudo-client `sso`, scoped to the
+// realm's openid-connect paths): while it is valid, the endpoint answers without the form (a reload of the web UI,
+// whose tokens live in memory only, signs in again without a password); the logout endpoint clears it.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IdentityRepository, User } from '../store/identity.repository.js';
-import { renderAuthorizationErrorPage, renderLoginPage } from './login-page.js';
+import { renderAuthorizationErrorPage, renderLoginPage, renderSignedOutPage } from './login-page.js';
 import { OAuthError } from './oauth-error.js';
 import { signInWithPassword } from './password-sign-in.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
+import type { TokenService } from './token-service.js';
+import { UnauthenticatedError } from '../errors.js';
 
 export interface AuthorizationEndpointOptions {
   /** The endpoint's path, e.g. /realms/FirmscopeRealm/protocol/openid-connect/auth. */
@@ -19,9 +24,16 @@ export interface AuthorizationEndpointOptions {
   /** The service's public base URL: redirect URIs must be on its origin. */
   baseUrl: string;
   publicClientId: string;
+  /** The realm's end-session path, e.g. /realms/FirmscopeRealm/protocol/openid-connect/logout. */
+  logoutPath: string;
   identities: IdentityRepository;
   throttle: SignInThrottle;
+  tokens: TokenService;
 }
+
+/** The pseudo-client whose refresh-type token is the sign-in session cookie. */
+const SESSION_CLIENT = 'sso';
+const SESSION_COOKIE = 'firmscope_session';
 
 const CODE_SECONDS = 60;
 const CSRF_COOKIE = 'firmscope_login_csrf';
@@ -90,9 +102,38 @@ function answerUrl(params: Params, answer: Record<string, string>): string {
 }
 
 export const authorizationEndpoint: FastifyPluginAsyncTypebox<AuthorizationEndpointOptions> = async (app, options) => {
-  const { path, baseUrl, publicClientId, identities, throttle } = options;
+  const { path, logoutPath, baseUrl, publicClientId, identities, throttle, tokens } = options;
   const origin = new URL(baseUrl).origin;
   const secureCookie = baseUrl.startsWith('https:');
+  const sessionPath = path.slice(0, path.lastIndexOf('/'));
+  const sessionCookie = (value: string, seconds: number) =>
+    `${SESSION_COOKIE}=${value}; Path=${sessionPath}; HttpOnly; SameSite=Lax; Max-Age=${seconds}${secureCookie ? '; Secure' : ''}`;
+
+  /** The user of a valid session cookie, or undefined. */
+  const sessionUser = async (request: FastifyRequest): Promise<User | undefined> => {
+    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+    if (!token) return undefined;
+    try {
+      const { user, clientId } = await tokens.verifyRefresh(token);
+      return clientId === SESSION_CLIENT ? user : undefined;
+    } catch (error) {
+      if (error instanceof UnauthenticatedError) return undefined;
+      throw error;
+    }
+  };
+
+  /** Stores a code for `user` and redirects to the client with it. */
+  const grantCode = async (reply: FastifyReply, params: Params, user: User) => {
+    const code = randomBytes(32).toString('base64url');
+    const now = new Date();
+    await identities.addAuthorizationCode({
+      codeHash: sha256(code, 'hex'), clientId: params.client_id!, userId: user.id, redirectUri: params.redirect_uri!,
+      codeChallenge: params.code_challenge!, scope: params.scope || 'openid', nonce: params.nonce ?? null,
+      createTime: now.toISOString(), expireTime: new Date(now.getTime() + CODE_SECONDS * 1000).toISOString(),
+    });
+    void reply.header('cache-control', 'no-store');
+    return reply.redirect(answerUrl(params, { code }), 303);
+  };
 
   const page = (reply: FastifyReply, status: number, html: string, styleNonce: string, redirectOrigin?: string) =>
     reply
@@ -132,8 +173,10 @@ export const authorizationEndpoint: FastifyPluginAsyncTypebox<AuthorizationEndpo
   app.get(path, { schema: { ...hide, querystring: Type.Record(Type.String(), Type.String()) } }, async (request, reply) => {
     const params = carried(request.query);
     if (!validate(reply, params)) return reply;
-    // No sign-in session is kept here (tokens live in the client's memory): a silent request cannot succeed.
-    if ((request.query as Record<string, string>).prompt === 'none') return reply.redirect(answerUrl(params, { error: 'login_required', error_description: 'sign in interactively' }), 303);
+    const prompt = (request.query as Record<string, string>).prompt;
+    const user = prompt === 'login' ? undefined : await sessionUser(request);
+    if (user) return grantCode(reply, params, user);
+    if (prompt === 'none') return reply.redirect(answerUrl(params, { error: 'login_required', error_description: 'sign in interactively' }), 303);
     return showLogin(request, reply, params, 200);
   });
 
@@ -153,18 +196,27 @@ export const authorizationEndpoint: FastifyPluginAsyncTypebox<AuthorizationEndpo
       }
       const user = form.username && form.password ? await signInWithPassword(throttle, identities, form.username.trim(), form.password) : undefined;
       if (!user) return showLogin(request, reply, params, 401, { email: form.username, error: 'Invalid e-mail or password.' });
-      const code = randomBytes(32).toString('base64url');
-      const now = new Date();
-      await identities.addAuthorizationCode({
-        codeHash: sha256(code, 'hex'), clientId: params.client_id!, userId: user.id, redirectUri: params.redirect_uri!,
-        codeChallenge: params.code_challenge!, scope: params.scope || 'openid', nonce: params.nonce ?? null,
-        createTime: now.toISOString(), expireTime: new Date(now.getTime() + CODE_SECONDS * 1000).toISOString(),
-      });
-      void reply.header('set-cookie', `${CSRF_COOKIE}=; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=0${secureCookie ? '; Secure' : ''}`);
-      void reply.header('cache-control', 'no-store');
-      return reply.redirect(answerUrl(params, { code }), 303);
+      const session = await tokens.issue(user, SESSION_CLIENT, SESSION_CLIENT);
+      void reply.header('set-cookie', [
+        `${CSRF_COOKIE}=; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=0${secureCookie ? '; Secure' : ''}`,
+        sessionCookie(session.refresh_token, session.refresh_expires_in),
+      ]);
+      return grantCode(reply, params, user);
     },
   );
+
+  // End of the sign-in session (OpenID RP-initiated logout, without id_token_hint: no token in a URL).
+  app.get(logoutPath, { schema: { ...hide, querystring: Type.Record(Type.String(), Type.String()) } }, async (request, reply) => {
+    void reply.header('set-cookie', sessionCookie('', 0)).header('cache-control', 'no-store');
+    const target = (request.query as Record<string, string>).post_logout_redirect_uri;
+    let back: URL | undefined;
+    try {
+      back = target ? new URL(target) : undefined;
+    } catch { /* not a URL: show the page below */ }
+    if (back && back.origin === origin) return reply.redirect(back.toString(), 303);
+    const styleNonce = randomBytes(16).toString('base64url');
+    return page(reply, 200, renderSignedOutPage(styleNonce), styleNonce);
+  });
 };
 
 /**

@@ -92,6 +92,8 @@ export const identityRoutes: FastifyPluginAsyncTypebox<IdentityRoutesOptions> = 
             try {
               const { user, clientId: issuedTo, scope: grantedScope } = await tokens.verifyRefresh(form.refresh_token);
               if (clientId && clientId !== issuedTo) throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
+              // The login page's session cookie is a refresh-type token too; it only ever serves the authorization endpoint.
+              if (issuedTo === 'sso') throw new OAuthError('invalid_grant', 'a sign-in session is not a refresh token');
               return await tokens.issue(user, issuedTo, grantedScope);
             } catch (error) {
               if (error instanceof UnauthenticatedError) throw new OAuthError('invalid_grant', `Invalid refresh token: ${error.message}`);
@@ -118,6 +120,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox<IdentityRoutesOptions> = 
       token_endpoint: `${issuer}/protocol/openid-connect/token`,
       jwks_uri: `${issuer}/protocol/openid-connect/certs`,
       userinfo_endpoint: `${issuer}/protocol/openid-connect/userinfo`,
+      end_session_endpoint: `${issuer}/protocol/openid-connect/logout`,
       authorization_endpoint: `${issuer}/protocol/openid-connect/auth`,
       grant_types_supported: ['authorization_code', 'password', 'client_credentials', 'refresh_token'],
       response_types_supported: ['code'],
@@ -149,6 +152,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox<IdentityRoutesOptions> = 
   );
 
   await app.register(authorizationEndpoint, {
-    path: `${base}/protocol/openid-connect/auth`, baseUrl: new URL(issuer).origin, publicClientId, identities, throttle,
+    path: `${base}/protocol/openid-connect/auth`, logoutPath: `${base}/protocol/openid-connect/logout`, baseUrl: new URL(issuer).origin,
+    publicClientId, identities, throttle, tokens,
   });
 };

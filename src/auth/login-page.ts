@@ -71,3 +71,13 @@ export function renderAuthorizationErrorPage(message: string, styleNonce: string
 <body><main><h1>This sign-in request is not valid</h1><p class="error" role="alert">${escapeHtml(message)}</p><p>Go back to the application and try again.</p></main></body>
 </html>`;
 }
+
+/** After a logout without (or with a foreign) post_logout_redirect_uri. */
+export function renderSignedOutPage(styleNonce: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Signed out · Firmscope</title>
+<style nonce="${escapeHtml(styleNonce)}">${STYLE}</style></head>
+<body><main><h1>You are signed out</h1><p>Your Firmscope sign-in session ended. <a href="/">Sign in again</a>.</p></main></body>
+</html>`;
+}

@@ -36,7 +36,7 @@ const redeem = (params: Record<string, string>) =>
 
 describe('authorization endpoint with login page', () => {
   it('is announced by discovery', async () => {
-    const doc = await (await fetch(`${server.base}/realms/FirmscopeRealm/.well-known/openid-configuration`)).json();
+    const doc: any = await (await fetch(`${server.base}/realms/FirmscopeRealm/.well-known/openid-configuration`)).json();
     expect(doc.authorization_endpoint).toBe(`${server.base}${AUTH_PATH}`);
     expect(doc.code_challenge_methods_supported).toEqual(['S256']);
     expect(doc.grant_types_supported).toContain('authorization_code');
@@ -63,10 +63,10 @@ describe('authorization endpoint with login page', () => {
 
     const wrong = await redeem({ code, redirect_uri: redirectUri, code_verifier: pkce().verifier });
     expect(wrong.status).toBe(400);
-    expect((await wrong.json()).error_description).toMatch(/PKCE/);
+    expect(((await wrong.json()) as any).error_description).toMatch(/PKCE/);
     // The failed attempt consumed the code: it is single use, whatever the outcome.
     const again = await redeem({ code, redirect_uri: redirectUri, code_verifier: verifier });
-    expect((await again.json()).error).toBe('invalid_grant');
+    expect(((await again.json()) as any).error).toBe('invalid_grant');
   });
 
   it('issues tokens for the right verifier, with the nonce in the ID token', async () => {
@@ -74,7 +74,7 @@ describe('authorization endpoint with login page', () => {
     const redirectUri = `${server.base}/docs/static/oauth2-redirect.html`;
     const answer = await signIn({ response_type: 'code', client_id: 'FirmscopeClient', redirect_uri: redirectUri, state: 'x', nonce: 'n2', scope: 'openid', code_challenge: challenge, code_challenge_method: 'S256' });
     const code = new URL(answer.headers.get('location')!).searchParams.get('code')!;
-    const tokens = await (await redeem({ code, redirect_uri: redirectUri, code_verifier: verifier })).json();
+    const tokens: any = await (await redeem({ code, redirect_uri: redirectUri, code_verifier: verifier })).json();
     expect(tokens.access_token).toBeTruthy();
     const idClaims = JSON.parse(Buffer.from(tokens.id_token.split('.')[1], 'base64url').toString());
     expect(idClaims.nonce).toBe('n2');

@@ -14,6 +14,7 @@ export const DEBIAN_PACKAGES: Readonly<Record<string, string>> = {
   'arm-linux-gnueabihf-gcc': 'gcc-arm-linux-gnueabihf',
   'arm-linux-gnueabihf-objdump': 'gcc-arm-linux-gnueabihf',
   cbfstool: 'coreboot-utils',
+  chromium: 'chromium',
   clang: 'clang',
   gcc: 'gcc',
   genisoimage: 'genisoimage',
