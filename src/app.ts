@@ -103,12 +103,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       openapi: '3.0.3',
       info: { title: 'Firmscope API', version: ENGINE_VERSION, description: 'Firmware image security analysis: products, images, scans, findings, components and reports.' },
       servers: [{ url: baseUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-      security: [{ bearer: [] }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          // The docs page's "Authorize" button: the identity provider's login page (code flow with PKCE).
+          login: {
+            type: 'oauth2',
+            flows: { authorizationCode: { authorizationUrl: `${baseUrl}/realms/${realm}/protocol/openid-connect/auth`, tokenUrl: `${baseUrl}/realms/${realm}/protocol/openid-connect/token`, scopes: { openid: 'OpenID Connect sign-in' } } },
+          },
+        },
+      },
+      security: [{ bearer: [] }, { login: ['openid'] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { oauth2RedirectUrl: `${baseUrl}/docs/static/oauth2-redirect.html` },
+    initOAuth: { clientId: publicClientId, usePkceWithAuthorizationCodeGrant: true, scopes: ['openid'] },
+  });
   app.get('/api/v4/openapi.json', { schema: { hide: true } as Record<string, unknown> }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } as Record<string, unknown> }, async (_request, reply) =>
     (options.ready?.() ?? true) ? { status: 'ok', version: ENGINE_VERSION } : reply.status(503).send({ status: 'starting', version: ENGINE_VERSION }));

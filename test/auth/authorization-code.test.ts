@@ -106,4 +106,30 @@ describe('authorization endpoint with login page', () => {
     expect(location.searchParams.get('error')).toBe('invalid_request');
     expect(location.searchParams.get('state')).toBe('q');
   });
+
+  it('keeps a sign-in session (HttpOnly cookie) that answers without the form until logout', async () => {
+    const { verifier, challenge } = pkce();
+    const query = { response_type: 'code', client_id: 'FirmscopeClient', redirect_uri: `${server.base}/`, code_challenge: challenge, code_challenge_method: 'S256', scope: 'openid' };
+    const answer = await signIn(query);
+    const session = answer.headers.getSetCookie().find((c) => c.startsWith('firmscope_session='))!;
+    expect(session).toMatch(/HttpOnly; SameSite=Lax/);
+    const cookie = session.split(';')[0]!;
+    // The session cookie is not a refresh token for anyone.
+    const misuse = await fetch(`${server.base}${REALM_TOKEN_PATH}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: cookie.slice(cookie.indexOf('=') + 1) }) });
+    expect(misuse.status).toBe(400);
+
+    const again = await fetch(authorizeUrl(query), { redirect: 'manual', headers: { cookie } });
+    expect(again.status).toBe(303);
+    const code = new URL(again.headers.get('location')!).searchParams.get('code')!;
+    expect((await redeem({ code, redirect_uri: `${server.base}/`, code_verifier: verifier })).status).toBe(200);
+    const forced = await fetch(authorizeUrl({ ...query, prompt: 'login' }), { redirect: 'manual', headers: { cookie } });
+    expect(forced.status).toBe(200);
+
+    const logout = await fetch(`${server.base}/realms/FirmscopeRealm/protocol/openid-connect/logout?post_logout_redirect_uri=${encodeURIComponent(`${server.base}/?signed-out`)}`, { redirect: 'manual', headers: { cookie } });
+    expect(logout.status).toBe(303);
+    expect(logout.headers.get('location')).toBe(`${server.base}/?signed-out`);
+    expect(logout.headers.get('set-cookie')).toMatch(/firmscope_session=; .*Max-Age=0/);
+    const silent = await fetch(authorizeUrl({ ...query, prompt: 'none' }), { redirect: 'manual' });
+    expect(new URL(silent.headers.get('location')!).searchParams.get('error')).toBe('login_required');
+  });
 });

@@ -190,6 +190,16 @@ describe.runIf(ready)('web UI in chromium', () => {
     await screenshot(page, 'image-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
 
+    // The API documentation page signs in through the same login (its session is still open: no form).
+    const docs = watch(await context.newPage());
+    await docs.goto(`${server.base}/docs`);
+    await docs.getByRole('button', { name: /Authorize/ }).first().click();
+    const loginScheme = docs.locator('.auth-container').filter({ hasText: 'authorizationCode' });
+    const [popup] = await Promise.all([docs.waitForEvent('popup'), loginScheme.locator('button', { hasText: 'Authorize' }).click()]);
+    await popup.waitForEvent('close', { timeout: 15_000 }).catch(() => undefined);
+    await loginScheme.locator('button', { hasText: 'Logout' }).waitFor();
+    await docs.close();
+
     // 10. Sign out: the tokens were only in memory, so they are gone.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You are signed out.').waitFor();
