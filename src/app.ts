@@ -15,6 +15,7 @@ import { escalationRoutes } from './api/escalations.js';
 import { refuseNul } from './api/nul-guard.js';
 import { requestId, requestLogger } from './api/request-logging.js';
 import { fileRoutes } from './api/files.js';
+import { fileTreeRoutes } from './api/file-tree.js';
 import { findingRoutes } from './api/findings.js';
 import { gridRoutes } from './api/grids.js';
 import { imageRoutes } from './api/images.js';
@@ -143,6 +144,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(imageRoutes, deps);
     await api.register(fileRoutes, deps);
     await api.register(scanRoutes, deps);
+    await api.register(fileTreeRoutes, deps);
     await api.register(findingRoutes, deps);
     await api.register(escalationRoutes, deps);
     await api.register(gridRoutes, deps);

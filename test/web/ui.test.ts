@@ -163,6 +163,20 @@ describe.runIf(ready)('web UI in chromium', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Findings (JSON)' }).click()]);
     const report = JSON.parse(readFileSync((await download.path())!, 'utf8')) as { findings?: unknown[] };
     expect(report.findings?.length).toBeGreaterThan(0);
+    // 9. Browse the file tree: the image at the top, what was extracted inside it, one file's details.
+    await page.getByRole('tab', { name: 'Files' }).click();
+    const tree = page.getByRole('list', { name: /Contents of/ });
+    await tree.locator('li').first().waitFor();
+    // Down the folders until a file shows up, then open its details.
+    for (let level = 0; level < 6 && (await tree.locator('li[data-kind=file]').count()) === 0; level++) {
+      await tree.locator('li[data-kind=folder] > button').first().click();
+      await page.getByRole('navigation', { name: 'Folder' }).getByRole('button').nth(level + 1).waitFor();
+    }
+    await tree.locator('li[data-kind=file] > button').first().click();
+    await page.locator('.file-details').getByText('SHA-256').waitFor();
+    await page.locator('.file-details').getByText(/^(None\.|Findings citing it)$/).first().waitFor();
+    await expectAccessible(page, "the image page's Files tab");
+    await screenshot(page, 'files');
     for (const tab of ['Components', 'Crypto', 'Binaries', 'Scans'] as const) {
       await page.getByRole('tab', { name: tab }).click();
       await page.getByRole('tabpanel').getByRole('heading', { level: 2 }).waitFor();

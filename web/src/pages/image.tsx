@@ -3,12 +3,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, expectData, fetchBlob, saveBlob } from '../api.js';
+import { FileTree } from '../file-tree.js';
 import { FindingsTable } from '../findings-table.js';
 import { useImage, useProduct, useSeverityCounts, type Image } from '../queries.js';
 import { Link } from '../router.js';
 import { Empty, ErrorNotice, formatBytes, formatDate, Loading, Page, SEVERITIES, StateBadge, Tile } from '../ui.js';
 
-const TABS = ['Findings', 'Components', 'Crypto', 'Binaries', 'Scans', 'Reports'] as const;
+const TABS = ['Findings', 'Components', 'Files', 'Crypto', 'Binaries', 'Scans', 'Reports'] as const;
 type Tab = (typeof TABS)[number];
 
 export function ImagePage({ productId, imageId }: { productId: string; imageId: string }) {
@@ -54,6 +55,7 @@ export function ImagePage({ productId, imageId }: { productId: string; imageId: 
           : !done || !scanId ? <Empty title="The results appear when the scan completes.">{scanState?.type === 'failed' ? <p>This scan failed; see the Scans tab for its reason, then upload again or start a new scan.</p> : <p>The page refreshes by itself.</p>}</Empty>
           : tab === 'Findings' ? <FindingsTable productId={productId} scope={[{ field: 'imageId', value: imageId }]} title="Findings" csvName={`${img.name}-findings.csv`} />
           : tab === 'Components' ? <Components productId={productId} imageId={imageId} scanId={scanId} />
+          : tab === 'Files' ? <FileTree productId={productId} imageId={imageId} scanId={scanId} />
           : tab === 'Crypto' ? <Crypto imageId={imageId} />
           : tab === 'Binaries' ? <Binaries imageId={imageId} />
           : <Reports productId={productId} image={img} />}
