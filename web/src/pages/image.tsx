@@ -3,10 +3,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, expectData, fetchBlob, saveBlob } from '../api.js';
+import { DebugFileUpload } from '../debug-files.js';
 import { FileTree } from '../file-tree.js';
 import { FindingsTable } from '../findings-table.js';
 import { useImage, useProduct, useSeverityCounts, type Image } from '../queries.js';
 import { Link } from '../router.js';
+import { useCan } from '../session.js';
 import { Empty, ErrorNotice, formatBytes, formatDate, Loading, Page, SEVERITIES, StateBadge, Tile } from '../ui.js';
 
 const TABS = ['Findings', 'Components', 'Files', 'Crypto', 'Binaries', 'Scans', 'Reports'] as const;
@@ -89,6 +91,7 @@ function ScanStatus({ image }: { image: Image }) {
 }
 
 function Scans({ productId, image }: { productId: string; image: Image }) {
+  const canUpdate = useCan('images.update');
   const scans = useQuery({ queryKey: ['scans', image.id], queryFn: async () => expectData(await api.GET('/api/v4/products/{productId}/images/{imageId}/scans', { params: { path: { productId, imageId: image.id }, query: { status: true } as never } })).scans });
   if (scans.error) return <ErrorNotice error={scans.error} />;
   if (!scans.data) return <Loading what="scans" />;
@@ -98,6 +101,7 @@ function Scans({ productId, image }: { productId: string; image: Image }) {
       <ol className="timeline">
         {scans.data.map((scan) => <ScanEntry key={scan.id} productId={productId} imageId={image.id} scan={scan} />)}
       </ol>
+      {canUpdate && <DebugFileUpload productId={productId} imageId={image.id} />}
     </section>
   );
 }
