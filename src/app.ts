@@ -15,6 +15,7 @@ import { escalationRoutes } from './api/escalations.js';
 import { refuseNul } from './api/nul-guard.js';
 import { requestId, requestLogger } from './api/request-logging.js';
 import { fileRoutes } from './api/files.js';
+import { fileTreeRoutes } from './api/file-tree.js';
 import { findingRoutes } from './api/findings.js';
 import { gridRoutes } from './api/grids.js';
 import { imageRoutes } from './api/images.js';
@@ -25,6 +26,7 @@ import { scanRoutes } from './api/scans.js';
 import { sharedSchemas } from './api/schemas.js';
 import { uploadRoutes } from './api/uploads.js';
 import { userRoutes } from './api/users.js';
+import { webUi } from './api/web-ui.js';
 import { protectScope } from './auth/authenticate.js';
 import { identityRoutes } from './auth/identity-routes.js';
 import type { TokenService } from './auth/token-service.js';
@@ -41,6 +43,8 @@ export interface AppOptions extends ApiDeps {
   logger?: Logger;
   /** False while the server is still starting (it listens before it creates the first admin): /healthz answers 503. */
   ready?: () => boolean;
+  /** The built web UI (default web/dist); tests point it elsewhere. */
+  webUiRoot?: string;
 }
 
 /**
@@ -100,12 +104,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       openapi: '3.0.3',
       info: { title: 'Firmscope API', version: ENGINE_VERSION, description: 'Firmware image security analysis: products, images, scans, findings, components and reports.' },
       servers: [{ url: baseUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-      security: [{ bearer: [] }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          // The docs page's "Authorize" button: the identity provider's login page (code flow with PKCE).
+          login: {
+            type: 'oauth2',
+            flows: { authorizationCode: { authorizationUrl: `${baseUrl}/realms/${realm}/protocol/openid-connect/auth`, tokenUrl: `${baseUrl}/realms/${realm}/protocol/openid-connect/token`, scopes: { openid: 'OpenID Connect sign-in' } } },
+          },
+        },
+      },
+      security: [{ bearer: [] }, { login: ['openid'] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { oauth2RedirectUrl: `${baseUrl}/docs/static/oauth2-redirect.html` },
+    initOAuth: { clientId: publicClientId, usePkceWithAuthorizationCodeGrant: true, scopes: ['openid'] },
+  });
   app.get('/api/v4/openapi.json', { schema: { hide: true } as Record<string, unknown> }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } as Record<string, unknown> }, async (_request, reply) =>
     (options.ready?.() ?? true) ? { status: 'ok', version: ENGINE_VERSION } : reply.status(503).send({ status: 'starting', version: ENGINE_VERSION }));
@@ -127,12 +144,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(imageRoutes, deps);
     await api.register(fileRoutes, deps);
     await api.register(scanRoutes, deps);
+    await api.register(fileTreeRoutes, deps);
     await api.register(findingRoutes, deps);
     await api.register(escalationRoutes, deps);
     await api.register(gridRoutes, deps);
     await api.register(reportRoutes, deps);
     await api.register(ruleRoutes, deps);
   });
+
+  // 6. The web UI (static files and the single-page-app fallback)
+  await app.register(webUi, { authority: `${baseUrl}/realms/${realm}`, clientId: publicClientId, root: options.webUiRoot });
 
   return app;
 }

@@ -12,6 +12,8 @@ export const REDACTED = '[redacted]';
 /** Query parameters whose values are secrets, compared case-insensitively. */
 const SECRET_PARAMS = new Set([
   'signature', 'sig', 'token', 'access_token', 'refresh_token', 'client_secret', 'password',
+  // An authorization code (OAuth redirect back to the web UI or the API docs) and its PKCE verifier.
+  'code', 'code_verifier', 'id_token_hint',
   'x-amz-signature', 'x-amz-credential', 'x-amz-security-token',
 ]);
 

@@ -1,9 +1,13 @@
 // The built-in identity provider, Keycloak-compatible paths: token endpoint (password, client_credentials,
-// refresh_token grants), OpenID discovery, JWKS and userinfo. OAuth errors follow RFC 6749 §5.2.
+// refresh_token and authorization_code grants), the authorization endpoint with its login page
+// (authorization-endpoint.ts), OpenID discovery, JWKS and userinfo. OAuth errors follow RFC 6749 §5.2.
 import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { UnauthenticatedError } from '../errors.js';
 import type { IdentityRepository } from '../store/identity.repository.js';
+import { authorizationEndpoint, redeemAuthorizationCode } from './authorization-endpoint.js';
+import { OAuthError } from './oauth-error.js';
+import { signInWithPassword } from './password-sign-in.js';
 import { verifySecret } from './passwords.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 import type { TokenService } from './token-service.js';
@@ -14,19 +18,6 @@ export interface IdentityRoutesOptions {
   publicClientId: string;
   tokens: TokenService;
   identities: IdentityRepository;
-}
-
-/** Longest account name the password grant looks up (an e-mail address has at most 254 characters). */
-const MAX_USERNAME = 254;
-
-class OAuthError extends Error {
-  constructor(
-    readonly error: 'invalid_grant' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_request' | 'invalid_scope',
-    readonly description: string,
-    readonly status: 400 | 401 = 400,
-  ) {
-    super(description);
-  }
 }
 
 const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
@@ -59,7 +50,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox<IdentityRoutesOptions> = 
     {
       schema: {
         tags: ['identity'],
-        summary: 'Token endpoint (password, client_credentials, refresh_token grants)',
+        summary: 'Token endpoint (authorization_code with PKCE, password, client_credentials, refresh_token grants)',
         consumes: ['application/x-www-form-urlencoded'],
         body: Type.Record(Type.String(), Type.String()),
         response: { 200: TokenBody, 400: OAuthErrorBody, 401: OAuthErrorBody, 429: Type.Ref('Error') },
@@ -78,18 +69,13 @@ export const identityRoutes: FastifyPluginAsyncTypebox<IdentityRoutesOptions> = 
             if (!clientId) throw new OAuthError('invalid_request', 'client_id is required');
             if (clientId !== publicClientId) throw new OAuthError('invalid_client', `unknown client '${clientId}'`, 401);
             if (!form.username || !form.password) throw new OAuthError('invalid_request', 'username and password are required');
-            // One answer for a wrong password, an unknown or disabled account, and an attempt refused while the
-            // account waits or is locked (see sign-in-throttle.ts): no oracle of which accounts exist.
-            const refused = new OAuthError('invalid_grant', 'Invalid user credentials');
-            const { username, password } = form;
-            if (username.length > MAX_USERNAME) throw refused;
-            const user = await throttle.attempt(username, async () => {
-              const found = await identities.findUserByEmail(username);
-              const ok = await verifySecret(found?.kind === 'user' ? found.passwordHash : null, password);
-              return found && ok && found.status === 'active' ? found : undefined;
-            });
-            if (!user) throw refused;
+            const user = await signInWithPassword(throttle, identities, form.username, form.password);
+            if (!user) throw new OAuthError('invalid_grant', 'Invalid user credentials');
             return await tokens.issue(user, clientId, scope);
+          }
+          case 'authorization_code': {
+            const { user, clientId: issuedTo, scope: granted, nonce } = await redeemAuthorizationCode(identities, form);
+            return await tokens.issue(user, issuedTo, granted, nonce);
           }
           case 'client_credentials': {
             const secret = form.client_secret ?? basic.secret;
@@ -106,6 +92,8 @@ export const identityRoutes: FastifyPluginAsyncTypebox<IdentityRoutesOptions> = 
             try {
               const { user, clientId: issuedTo, scope: grantedScope } = await tokens.verifyRefresh(form.refresh_token);
               if (clientId && clientId !== issuedTo) throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
+              // The login page's session cookie is a refresh-type token too; it only ever serves the authorization endpoint.
+              if (issuedTo === 'sso') throw new OAuthError('invalid_grant', 'a sign-in session is not a refresh token');
               return await tokens.issue(user, issuedTo, grantedScope);
             } catch (error) {
               if (error instanceof UnauthenticatedError) throw new OAuthError('invalid_grant', `Invalid refresh token: ${error.message}`);
@@ -115,7 +103,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox<IdentityRoutesOptions> = 
           case undefined:
             throw new OAuthError('invalid_request', 'grant_type is required');
           default:
-            throw new OAuthError('unsupported_grant_type', `grant_type '${form.grant_type}' is not supported; use password, client_credentials or refresh_token`);
+            throw new OAuthError('unsupported_grant_type', `grant_type '${form.grant_type}' is not supported; use authorization_code, password, client_credentials or refresh_token`);
         }
       } catch (error) {
         if (error instanceof OAuthError) return reply.status(error.status).send({ error: error.error, error_description: error.description });
@@ -132,10 +120,12 @@ export const identityRoutes: FastifyPluginAsyncTypebox<IdentityRoutesOptions> = 
       token_endpoint: `${issuer}/protocol/openid-connect/token`,
       jwks_uri: `${issuer}/protocol/openid-connect/certs`,
       userinfo_endpoint: `${issuer}/protocol/openid-connect/userinfo`,
-      // No interactive login: the authorization endpoint is listed for client libraries that require one.
+      end_session_endpoint: `${issuer}/protocol/openid-connect/logout`,
       authorization_endpoint: `${issuer}/protocol/openid-connect/auth`,
-      grant_types_supported: ['password', 'client_credentials', 'refresh_token'],
-      response_types_supported: ['token'],
+      grant_types_supported: ['authorization_code', 'password', 'client_credentials', 'refresh_token'],
+      response_types_supported: ['code'],
+      response_modes_supported: ['query', 'fragment'],
+      code_challenge_methods_supported: ['S256'],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
       token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
@@ -161,7 +151,8 @@ export const identityRoutes: FastifyPluginAsyncTypebox<IdentityRoutesOptions> = 
     },
   );
 
-  app.get(`${base}/protocol/openid-connect/auth`, { schema: { hide: true } as Record<string, unknown> }, async (_request, reply) =>
-    reply.status(400).send({ error: 'unsupported_response_type', error_description: 'interactive login is not supported; use the token endpoint' }),
-  );
+  await app.register(authorizationEndpoint, {
+    path: `${base}/protocol/openid-connect/auth`, logoutPath: `${base}/protocol/openid-connect/logout`, baseUrl: new URL(issuer).origin,
+    publicClientId, identities, throttle, tokens,
+  });
 };

@@ -28,6 +28,7 @@ export interface IssuedTokens {
 }
 
 interface FirmscopeClaims extends JWTPayload {
+  nonce?: string;
   typ?: string;
   org?: string;
   email?: string;
@@ -66,7 +67,8 @@ export class TokenService {
       .sign(this.key.privateKey);
   }
 
-  async issue(user: User, clientId: string, scope: string): Promise<IssuedTokens> {
+  /** Tokens for `user`; `nonce` (from an authorization request) is echoed in the ID token. */
+  async issue(user: User, clientId: string, scope: string, nonce?: string): Promise<IssuedTokens> {
     const base: FirmscopeClaims = { org: user.orgId, email: user.email, azp: clientId, scope, realm_access: { roles: [user.role] } };
     const { accessTokenSeconds: access, refreshTokenSeconds: refresh } = this.settings;
     const tokens: IssuedTokens = {
@@ -78,7 +80,7 @@ export class TokenService {
       scope,
     };
     if (scope.split(' ').includes('openid')) {
-      tokens.id_token = await this.sign({ typ: 'ID', email: user.email, azp: clientId }, user.id, access, clientId);
+      tokens.id_token = await this.sign({ typ: 'ID', email: user.email, azp: clientId, ...(nonce ? { nonce } : {}) }, user.id, access, clientId);
     }
     return tokens;
   }

@@ -3515,6 +3515,113 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v4/products/{productId}/images/{imageId}/scans/{scanId}/fileTree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The extracted file tree, one directory at a time (dir: a tree path; empty for the top) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The directory (tree path) to list; empty or absent for the top */
+                    dir?: string;
+                    /** @description Page number, 1-based (0 means 1) */
+                    page?: number;
+                    /** @description Entries per page, default 200 */
+                    size?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description Image id */
+                    imageId: string;
+                    /** @description Product id */
+                    productId: string;
+                    /** @description Scan id */
+                    scanId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            entries: components["schemas"]["FileTreeEntry"][];
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v4/products/{productId}/images/{imageId}/scans/{scanId}/problems": {
         parameters: {
             query?: never;
@@ -4872,7 +4979,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Token endpoint (password, client_credentials, refresh_token grants) */
+        /** Token endpoint (authorization_code with PKCE, password, client_credentials, refresh_token grants) */
         post: {
             parameters: {
                 query?: never;
@@ -5190,6 +5297,32 @@ export interface components {
             };
             parent: string;
             size: number;
+        };
+        FileTreeEntry: {
+            /** @description Nodes anywhere below this path */
+            descendants: number;
+            node?: {
+                depth: number;
+                /** @description The unpacker that produced it */
+                format?: string;
+                fsPath: string;
+                gid?: number;
+                /** @description file | directory | symlink | hardlink | device | fifo | socket */
+                kind: string;
+                linkTarget?: string;
+                mode?: number;
+                mtime?: number;
+                offset?: number;
+                /** @description The node it was extracted from */
+                parent?: string;
+                path: string;
+                sha256?: string;
+                size: number;
+                /** @description Detected content type: elf, pe, text, squashfs, data, … */
+                type: string;
+                uid?: number;
+            };
+            path: string;
         };
         FindingRow: {
             comparison?: {

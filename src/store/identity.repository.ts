@@ -21,6 +21,18 @@ export interface User {
   passwordHash: string | null;
 }
 
+export interface AuthorizationCode {
+  codeHash: string;
+  clientId: string;
+  userId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  scope: string;
+  nonce: string | null;
+  createTime: string;
+  expireTime: string;
+}
+
 export interface Client {
   id: string;
   clientId: string;
@@ -217,6 +229,24 @@ export class IdentityRepository {
   /** Removes the rows of accounts that are not blocked and failed last before `before`. */
   async pruneSignInFailures(before: string, now: string): Promise<void> {
     await this.db.deleteFrom('sign_in_failures').where('last_failure_time', '<', before).where('blocked_until', '<=', now).execute();
+  }
+
+  /** Stores a login's authorization code (by its hash) and drops the expired ones. */
+  async addAuthorizationCode(code: AuthorizationCode): Promise<void> {
+    await this.db.deleteFrom('authorization_codes').where('expire_time', '<', code.createTime).execute();
+    await this.db.insertInto('authorization_codes').values({
+      code_hash: code.codeHash, client_id: code.clientId, user_id: code.userId, redirect_uri: code.redirectUri,
+      code_challenge: code.codeChallenge, scope: code.scope, nonce: code.nonce, create_time: code.createTime, expire_time: code.expireTime,
+    }).execute();
+  }
+
+  /** Takes an authorization code out (single use: of concurrent redemptions exactly one gets it), expired or not. */
+  async redeemAuthorizationCode(codeHash: string): Promise<AuthorizationCode | undefined> {
+    const row = await this.db.deleteFrom('authorization_codes').where('code_hash', '=', codeHash).returningAll().executeTakeFirst();
+    return row && {
+      codeHash: row.code_hash, clientId: row.client_id, userId: row.user_id, redirectUri: row.redirect_uri,
+      codeChallenge: row.code_challenge, scope: row.scope, nonce: row.nonce, createTime: row.create_time, expireTime: row.expire_time,
+    };
   }
 
   async listSigningKeys(): Promise<Array<{ kid: string; privateJwk: string; publicJwk: string }>> {

@@ -60,6 +60,21 @@ export interface SignInFailuresTable {
   blocked_until: string;
 }
 
+/** A login page's authorization code, until redeemed at the token endpoint (PKCE S256) or expired. */
+export interface AuthorizationCodesTable {
+  /** SHA-256 (hex) of the code: the code itself is never stored. */
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  /** BASE64URL(SHA-256(code_verifier)), RFC 7636 S256. */
+  code_challenge: string;
+  scope: string;
+  nonce: string | null;
+  create_time: string;
+  expire_time: string;
+}
+
 export interface ProductsTable {
   id: string;
   org_id: string;
@@ -360,6 +375,7 @@ export interface CoreTables {
   signing_keys: SigningKeysTable;
   external_identities: ExternalIdentitiesTable;
   sign_in_failures: SignInFailuresTable;
+  authorization_codes: AuthorizationCodesTable;
   products: ProductsTable;
   images: ImagesTable;
   temp_files: TempFilesTable;

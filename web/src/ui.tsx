@@ -1,0 +1,74 @@
+// Small shared pieces: page frame, notices, badges, loading and error states, formatting.
+import type { ReactNode } from 'react';
+import { errorMessage } from './api.js';
+
+export function Page({ title, actions, children, crumbs }: { title: string; actions?: ReactNode; children: ReactNode; crumbs?: ReactNode }) {
+  return (
+    <>
+      {crumbs && <nav aria-label="Breadcrumb" className="crumbs">{crumbs}</nav>}
+      <div className="page-head">
+        <h1>{title}</h1>
+        {actions && <div className="actions">{actions}</div>}
+      </div>
+      {children}
+    </>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return <p className="muted" role="status" aria-live="polite">Loading {what}…</p>;
+}
+
+export function ErrorNotice({ error, action }: { error: unknown; action?: string }) {
+  return (
+    <div className="notice error" role="alert">
+      <strong>Something went wrong.</strong> {errorMessage(error)}
+      {action && <p>{action}</p>}
+    </div>
+  );
+}
+
+export function Empty({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="empty">
+      <p><strong>{title}</strong></p>
+      {children}
+    </div>
+  );
+}
+
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'informational'] as const;
+
+export function Severity({ value }: { value: string }) {
+  return <span className={`badge sev-${value}`}>{value}</span>;
+}
+
+export function Kev({ value }: { value: boolean }) {
+  return value ? <span className="badge kev" title="In CISA's Known Exploited Vulnerabilities catalog">KEV</span> : null;
+}
+
+export function StateBadge({ state }: { state: string }) {
+  return <span className={`badge state-${state}`}>{state.replace(/_/g, ' ')}</span>;
+}
+
+export const formatDate = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
+}
+
+export function Tile({ label, value, tone }: { label: string; value: ReactNode; tone?: string }) {
+  return (
+    <div className={`tile ${tone ? `sev-${tone}` : ''}`}>
+      <div className="tile-value">{value}</div>
+      <div className="tile-label">{label}</div>
+    </div>
+  );
+}
