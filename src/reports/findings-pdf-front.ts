@@ -1,7 +1,7 @@
 // The findings PDF's first two pages: the cover (what was analysed, the overall risk rating, the contents) and the
 // one-page executive summary (severity tiles and chart, what to fix first, the top risks, triage, changes).
 import { SEVERITIES, type Severity } from '../engine/types.js';
-import { componentLabel, HIGH_EPSS, type FindingsDigest } from './findings-digest.js';
+import { componentLabel, HIGH_EPSS, upgradeText, type FindingsDigest } from './findings-digest.js';
 import type { FindingsModel } from './findings-model.js';
 import { banner, ensureSpace, facts, FONT, heading, MUTED, paragraph, rowsThatFit, table, TEXT, tiles, usableWidth, type Doc } from './pdf-parts.js';
 import { byteSize, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, plural, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL } from './report-labels.js';
@@ -122,9 +122,8 @@ export function executiveSummary(doc: Doc, model: FindingsModel, digest: Finding
   const columns = [
     { header: 'Severity', width: 0.09 }, { header: 'Risk in plain words', width: 0.47 }, { header: 'Fixed in', width: 0.12 }, { header: 'Upgrade that removes the most findings', width: 0.32 },
   ];
-  const rows = digest.topRisks.map(({ finding: f, plain, upgrade }) => [
-    severityCell(f.severity), `${f.pname} — ${plain}`, f.knownFixedVersion ?? 'no fix known',
-    upgrade ? `${upgrade.component}${upgrade.version ? ` ${upgrade.version}` : ''} → ${upgrade.to}: removes ${plural(upgrade.removes, 'finding')}` : '-',
+  const rows = digest.topRisks.map((risk) => [
+    severityCell(risk.finding.severity), `${risk.finding.pname} — ${risk.plain}`, risk.finding.knownFixedVersion ?? 'no fix known', upgradeText(risk),
   ]);
   // The summary is one page: the risks that do not fit are named in the findings section, which lists them all.
   const fit = rows.length ? Math.max(1, rowsThatFit(doc, columns, rows, 7, 14)) : 0;
