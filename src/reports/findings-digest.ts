@@ -26,6 +26,8 @@ export interface TopRisk {
   /** One sentence for a person who does not read CVE records. */
   plain: string;
   upgrade?: Upgrade;
+  /** Whether that upgrade removes this finding too (it has a known fix at or below the target). */
+  upgradeFixesIt?: boolean;
 }
 
 export interface FindingsDigest {
@@ -144,11 +146,21 @@ export function findingsDigest(model: FindingsModel, baseline?: ReportBaseline):
   const upgradeOf = (f: ReportFinding) => (f.component ? upgrades.find((u) => u.component === f.component!.name && u.version === f.component!.version) : undefined);
   const topRisks = open.slice(0, 10).map((finding) => {
     const upgrade = upgradeOf(finding);
-    return { finding, plain: plainWords(finding), ...(upgrade ? { upgrade } : {}) };
+    const fixes = !!upgrade && finding.knownFixedVersion !== undefined && (genericScheme.compare(finding.knownFixedVersion, upgrade.to) ?? 1) <= 0;
+    return { finding, plain: plainWords(finding), ...(upgrade ? { upgrade, upgradeFixesIt: fixes } : {}) };
   });
   const triage = Object.fromEntries(ISSUE_STATUSES.map((s) => [s, model.findings.filter((f) => f.issueStatus === s).length])) as Record<IssueStatus, number>;
   const changed = changes(model.findings, baseline);
   return { rating: rating(model, open, fixFirst), fixFirst, topRisks, upgrades, open: open.length, triage, ...(changed ? { changes: changed } : {}) };
+}
+
+/** The upgrade column of a top risk, which says whether the upgrade fixes this finding or only others. */
+export function upgradeText(risk: TopRisk): string {
+  const u = risk.upgrade;
+  if (!u) return '-';
+  const from = `${u.component}${u.version ? ` ${u.version}` : ''}`;
+  if (risk.upgradeFixesIt) return `${from} → ${u.to}: removes ${plural(u.removes, 'finding')}`;
+  return `No fix known for this one; ${from} → ${u.to} removes ${plural(u.removes, 'other finding')}`;
 }
 
 /** "Critical 3 · High 5 · …" for one line. */

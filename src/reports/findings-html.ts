@@ -2,7 +2,7 @@
 // content as one self-contained file. Styles, the chart (inline SVG) and a small script that sorts and filters
 // the findings table are inline, so it opens offline and fetches nothing; print styles lay it out on paper.
 import { SEVERITIES } from '../engine/types.js';
-import { componentLabel, firstSentence, HIGH_EPSS, type FindingsDigest } from './findings-digest.js';
+import { componentLabel, firstSentence, HIGH_EPSS, upgradeText, type FindingsDigest } from './findings-digest.js';
 import { findingsExtras, type FindingsExtras } from './findings-extras.js';
 import { findingsModel, type FindingsModel } from './findings-model.js';
 import { evidenceLines, historyLine, isDetailed } from './findings-pdf-body.js';
@@ -103,9 +103,8 @@ ${chart(model)}
 <p>Triage: ${ISSUE_STATUSES.map((s) => `${esc(STATUS_LABEL[s])} ${t[s]}`).join(' · ')}</p>
 <p>${c ? esc(`Since ${c.baseline.name}${c.baseline.version ? ` ${c.baseline.version}` : ''} (uploaded ${humanDate(c.baseline.createTime, true)}): ${c.added.length} new, ${c.resolved.length} resolved, ${c.unchanged} unchanged.`) : 'No earlier image of this product to compare with.'}</p>
 <h3>Fix these first</h3>${fixFirst}
-<h3>Top 10 risks</h3>${table(['Severity', 'Risk in plain words', 'Fixed in', 'Upgrade that removes the most findings'], digest.topRisks.map(({ finding: f, plain, upgrade }) => [
-    sev(f.severity), esc(`${f.pname} — ${plain}`), esc(f.knownFixedVersion ?? 'no fix known'),
-    esc(upgrade ? `${upgrade.component}${upgrade.version ? ` ${upgrade.version}` : ''} → ${upgrade.to}: removes ${plural(upgrade.removes, 'finding')}` : '-'),
+<h3>Top 10 risks</h3>${table(['Severity', 'Risk in plain words', 'Fixed in', 'Upgrade that removes the most findings'], digest.topRisks.map((risk) => [
+    sev(risk.finding.severity), esc(`${risk.finding.pname} — ${risk.plain}`), esc(risk.finding.knownFixedVersion ?? 'no fix known'), esc(upgradeText(risk)),
   ]), 'No open findings.')}`;
 }
 

@@ -1,9 +1,9 @@
 // The findings PDF's first two pages: the cover (what was analysed, the overall risk rating, the contents) and the
 // one-page executive summary (severity tiles and chart, what to fix first, the top risks, triage, changes).
 import { SEVERITIES, type Severity } from '../engine/types.js';
-import { componentLabel, HIGH_EPSS, type FindingsDigest } from './findings-digest.js';
+import { componentLabel, HIGH_EPSS, upgradeText, type FindingsDigest } from './findings-digest.js';
 import type { FindingsModel } from './findings-model.js';
-import { banner, ensureSpace, facts, FONT, heading, MUTED, paragraph, table, TEXT, tiles, usableWidth, type Doc } from './pdf-parts.js';
+import { banner, ensureSpace, facts, FONT, heading, MUTED, paragraph, rowsThatFit, table, TEXT, tiles, usableWidth, type Doc } from './pdf-parts.js';
 import { byteSize, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, plural, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL } from './report-labels.js';
 import type { ReportFinding } from './report.js';
 
@@ -112,16 +112,21 @@ export function executiveSummary(doc: Doc, model: FindingsModel, digest: Finding
   if (!digest.fixFirst.length) {
     paragraph(doc, `No open finding is known to be exploited (CISA KEV) or has an exploit likelihood (EPSS) of ${HIGH_EPSS * 100}% or more.`, { size: 9, color: MUTED });
   } else {
+    const shown = digest.fixFirst.slice(0, 4);
     table(doc, [{ header: 'Finding', width: 0.2 }, { header: 'Component', width: 0.22 }, { header: 'Why now', width: 0.38 }, { header: 'Fixed in', width: 0.2 }],
-      digest.fixFirst.slice(0, 5).map((f) => [f.pname, componentLabel(f.component) || '-', urgency(f), f.knownFixedVersion ?? 'no fix known']), 7.5);
-    if (digest.fixFirst.length > 5) paragraph(doc, `…and ${digest.fixFirst.length - 5} more; every one is marked in the findings section.`, { size: 8, color: MUTED });
+      shown.map((f) => [f.pname, componentLabel(f.component) || '-', urgency(f), f.knownFixedVersion ?? 'no fix known']), 7.5);
+    if (digest.fixFirst.length > shown.length) paragraph(doc, `…and ${digest.fixFirst.length - shown.length} more: the KEV and EPSS columns of the findings section mark every one.`, { size: 8, color: MUTED });
   }
 
   heading(doc, 'Top 10 risks', 11);
-  table(doc, [
+  const columns = [
     { header: 'Severity', width: 0.09 }, { header: 'Risk in plain words', width: 0.47 }, { header: 'Fixed in', width: 0.12 }, { header: 'Upgrade that removes the most findings', width: 0.32 },
-  ], digest.topRisks.map(({ finding: f, plain, upgrade }) => [
-    severityCell(f.severity), `${f.pname} — ${plain}`, f.knownFixedVersion ?? 'no fix known',
-    upgrade ? `${upgrade.component} ${upgrade.version ?? ''} → ${upgrade.to}: removes ${plural(upgrade.removes, 'finding')}`.replace('  ', ' ') : '-',
-  ]), 7, 'No open findings.');
+  ];
+  const rows = digest.topRisks.map((risk) => [
+    severityCell(risk.finding.severity), `${risk.finding.pname} — ${risk.plain}`, risk.finding.knownFixedVersion ?? 'no fix known', upgradeText(risk),
+  ]);
+  // The summary is one page: the risks that do not fit are named in the findings section, which lists them all.
+  const fit = rows.length ? Math.max(1, rowsThatFit(doc, columns, rows, 7, 14)) : 0;
+  table(doc, columns, rows.slice(0, fit), 7, 'No open findings.');
+  if (fit < rows.length) paragraph(doc, `…and ${rows.length - fit} more of the top 10 in the findings section, most severe first.`, { size: 8, color: MUTED });
 }

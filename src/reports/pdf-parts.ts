@@ -124,6 +124,23 @@ export function table(doc: Doc, columns: Column[], rows: Cell[][], fontSize = 7.
   doc.moveDown(0.5);
 }
 
+/** How many of `rows` fit, with the table header, between the cursor and `reserve` points above the page bottom. */
+export function rowsThatFit(doc: Doc, columns: Column[], rows: Cell[][], fontSize: number, reserve = 0): number {
+  const widths = columns.map((c) => c.width * usableWidth(doc));
+  const heightOf = (cells: Cell[], font: string, size: number) => {
+    doc.font(font).fontSize(size);
+    return Math.max(...cells.map((cell, i) => doc.heightOfString(textOf(cell) || ' ', { width: widths[i]! - 2 * PAD }))) + 2 * PAD;
+  };
+  let y = doc.y + heightOf(columns.map((c) => c.header), FONT.bold, headerFontSize(doc, columns, widths, fontSize));
+  let n = 0;
+  for (const row of rows) {
+    y += heightOf(row, FONT.regular, fontSize);
+    if (y > bottomOf(doc) - reserve - 2) break;
+    n++;
+  }
+  return n;
+}
+
 export interface Bar {
   label: string;
   value: number;

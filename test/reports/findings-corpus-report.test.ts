@@ -68,7 +68,7 @@ beforeAll(async () => {
     result, ...triaged(result), now: new Date('2026-11-27T22:00:00.000Z'),
     subject: { product: { id: 'P', name: 'TRENDnet TEW-733GR' }, image: { id: 'I', name: 'TEW-733GR', version: '1.03', createTime: '2026-11-26T08:00:00.000Z' }, scan: { id: 'S', createTime: '2026-11-26T08:01:00.000Z' } },
   };
-}, 120_000);
+}, 240_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe.runIf(haveInputs && havePoppler)('findings PDF of the TRENDnet image', () => {
@@ -78,7 +78,7 @@ describe.runIf(haveInputs && havePoppler)('findings PDF of the TRENDnet image', 
     pdfPath = join(dir, 'trendnet.pdf');
     await writeFile(pdfPath, (await findReport('findings-pdf')!.generate(input)) as Buffer);
     text = execFileSync('pdftotext', ['-layout', pdfPath, '-']).toString();
-  });
+  }, 120_000);
 
   it('has the sections in order, every finding, human labels only, each description once', () => {
     const pages = text.split('\f');
@@ -169,5 +169,5 @@ describe.runIf(haveInputs && haveChromium)('findings HTML of the TRENDnet image,
     } finally {
       await browser.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

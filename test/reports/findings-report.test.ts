@@ -110,6 +110,18 @@ describe('findings reports', () => {
       expect(text).not.toContain('in detail');
     });
 
+    it('keeps the executive summary on one page however long the top risks are', async () => {
+      const long = 'A heap overflow in the parser of a network protocol lets remote attackers run code of their choice by sending crafted packets to any interface of the device, without logging in first.';
+      const many: ReportFinding[] = Array.from({ length: 30 }, (_, i) => ({
+        id: `K${i}`, issueStatus: 'new', fingerprint: `k${i}`, findingType: 'dependencyVulnerability', pname: `CVE-2024-${10000 + i}`, name: 'x', severity: 'critical',
+        identifiers: [], occurrences: [{ path: 'bin/x' }], isKev: true, description: long, knownFixedVersion: '1.2.4-with-a-long-suffix',
+        component: { ref: `c${i}`, name: `component-with-a-long-name-${i}`, version: `1.2.3-with-a-long-suffix-${i}` },
+      }));
+      const { text, pages } = await pdfText({ ...input, findings: many, sections: ['summary'] }, 'long-summary');
+      expect(pages).toBe(2);
+      expect(text).toMatch(/…and \d+ more of the top 10 in the findings section/);
+    });
+
     it('prints only the chosen sections after the cover', async () => {
       const { text, pages } = await pdfText({ ...input, sections: ['summary'] }, 'summary');
       expect(pages).toBe(2);

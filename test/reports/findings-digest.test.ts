@@ -1,0 +1,58 @@
+// The findings digest behind the executive summary: the risk rating and its reason, what to fix first, the top
+// risks with the upgrade that removes the most findings, and the changes since a previous image.
+import { describe, expect, it } from 'vitest';
+import type { ScanResult } from '../../src/engine/types.js';
+import { findingsDigest, upgradeText } from '../../src/reports/findings-digest.js';
+import { findingsModel } from '../../src/reports/findings-model.js';
+import type { ReportFinding } from '../../src/reports/report.js';
+
+const result: ScanResult = {
+  engineVersion: '0.1.0', image: { fileName: 'fw.bin', size: 1, hashes: { sha256: 'a', sha1: 'b', md5: 'c' }, type: 'squashfs' },
+  files: [], unknownChunks: [], components: [], cryptoAssets: [], problems: [], findings: [], stats: { durationMs: 1, filesExtracted: 0, bytesExtracted: 0, formats: {} },
+};
+const busybox = { ref: 'busybox@1.14.1', name: 'busybox', version: '1.14.1' };
+const finding = (id: string, extra: Partial<ReportFinding>): ReportFinding => ({
+  id, issueStatus: 'new', fingerprint: id, findingType: 'dependencyVulnerability', pname: id, name: id, severity: 'high', identifiers: [], occurrences: [], ...extra,
+});
+
+describe('findings digest', () => {
+  const findings = [
+    finding('CVE-A', { component: busybox, knownFixedVersion: '1.29.0', severity: 'medium' }),
+    finding('CVE-B', { component: busybox, knownFixedVersion: '1.30.1', description: 'Heap overflow in udhcpc. More words.' }),
+    finding('CVE-C', { component: busybox, severity: 'critical' }),
+    finding('CVE-D', { component: { ref: 'dnsmasq@2.45', name: 'dnsmasq', version: '2.45' }, knownFixedVersion: '2.83', isKev: true, severity: 'medium' }),
+    finding('CVE-E', { issueStatus: 'remediated', severity: 'critical' }),
+    finding('CVE-F', { epss: { probability: 0.4, percentile: 0.99 }, severity: 'low' }),
+  ];
+  const digest = findingsDigest(findingsModel({ result, findings }), {
+    image: { id: 'B', name: 'fw', version: '0.9', createTime: '2026-01-01T00:00:00Z' },
+    findings: [{ fingerprint: 'CVE-A', pname: 'CVE-A', name: 'a', severity: 'medium', findingType: 'dependencyVulnerability' }, { fingerprint: 'OLD', pname: 'OLD', name: 'o', severity: 'low', findingType: 'dependencyVulnerability' }],
+  });
+
+  it('rates the image by its worst open finding, a known exploited one first', () => {
+    expect(digest.rating.level).toBe('Critical');
+    expect(digest.rating.reason).toBe('1 open finding is known to be exploited by attackers (CISA KEV), led by CVE-D in dnsmasq 2.45.');
+    expect(digest.open).toBe(5);
+  });
+
+  it('puts known exploited and likely exploited findings first, and ranks the top risks by urgency', () => {
+    expect(digest.fixFirst.map((f) => f.id)).toEqual(['CVE-D', 'CVE-F']);
+    expect(digest.topRisks.map((r) => r.finding.id)).toEqual(['CVE-D', 'CVE-C', 'CVE-B', 'CVE-A', 'CVE-F']);
+    expect(digest.topRisks.find((r) => r.finding.id === 'CVE-B')!.plain).toBe('busybox 1.14.1: Heap overflow in udhcpc.');
+  });
+
+  it('names the upgrade that removes the most findings, and says when it does not fix the finding at hand', () => {
+    expect(digest.upgrades[0]).toEqual({ component: 'busybox', version: '1.14.1', to: '1.30.1', removes: 2, worst: 'high' });
+    const byId = (id: string) => digest.topRisks.find((r) => r.finding.id === id)!;
+    expect(upgradeText(byId('CVE-B'))).toBe('busybox 1.14.1 → 1.30.1: removes 2 findings');
+    expect(upgradeText(byId('CVE-C'))).toBe('No fix known for this one; busybox 1.14.1 → 1.30.1 removes 2 other findings');
+    expect(upgradeText(byId('CVE-F'))).toBe('-');
+  });
+
+  it('counts the triage states and the changes since the previous image', () => {
+    expect(digest.triage).toEqual({ new: 5, inProgress: 0, remediated: 1, rejected: 0 });
+    expect(digest.changes!.added.map((f) => f.id).sort()).toEqual(['CVE-B', 'CVE-C', 'CVE-D', 'CVE-E', 'CVE-F']);
+    expect(digest.changes!.resolved.map((f) => f.pname)).toEqual(['OLD']);
+    expect(digest.changes!.unchanged).toBe(1);
+  });
+});
