@@ -19,7 +19,8 @@ import { nvdCveToRecord } from '../../src/engine/vulns/nvd-api2.importer.js';
 import type { Component } from '../../src/engine/types.js';
 import type { VulnerabilityRecord } from '../../src/engine/vulns/source.js';
 import { openDatabase, type OpenedDatabase } from '../../src/store/database.js';
-import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { VulnerabilityImporter } from '../../src/store/vulns-importer.js';
+import { VulnerabilityReader } from '../../src/store/vulns-reader.js';
 import { bulkLoad } from './bulk-load.js';
 import { generateCve, generatePage, PRODUCTS, productName, rng } from './generate.js';
 
@@ -100,7 +101,8 @@ try {
     writeFileSync(join(pages, `page-${p}.json`), generatePage(first, Math.min(2000, importRecords - first), random));
   }
   for (const [name, db] of dbs) {
-    const repo = new VulnerabilityRepository(db.db);
+    const repo = new VulnerabilityImporter(db.db);
+    const reader = new VulnerabilityReader(db.db);
     const t = process.hrtime.bigint();
     const c = process.cpuUsage();
     const s = await repo.importItems(readFeeds([pages]));
@@ -144,10 +146,10 @@ try {
     collectGarbage();
     // a scan in a new thread (the first one, or after a failed scan) has a new repository and parses every record
     // it loads; a scan in a kept thread (engine-runner.ts) and re-matching keep one repository across images
-    await timeMatch(`${name}, new repository per run (a scan in a new thread)`, () => new VulnerabilityMatcher(new VulnerabilityRepository(db.db)), components);
-    const repo = new VulnerabilityRepository(db.db);
-    await timeMatch(`${name}, one repository (a scan in a kept thread, re-matching: records parsed once)`, () => new VulnerabilityMatcher(repo), components);
-    await timeMatch(`${name}, new repository per run, without the kernel-like product`, () => new VulnerabilityMatcher(new VulnerabilityRepository(db.db)), tail);
+    await timeMatch(`${name}, new repository per run (a scan in a new thread)`, () => new VulnerabilityMatcher(new VulnerabilityReader(db.db)), components);
+    const reader = new VulnerabilityReader(db.db);
+    await timeMatch(`${name}, one repository (a scan in a kept thread, re-matching: records parsed once)`, () => new VulnerabilityMatcher(reader), components);
+    await timeMatch(`${name}, new repository per run, without the kernel-like product`, () => new VulnerabilityMatcher(new VulnerabilityReader(db.db)), tail);
     await db.close();
   }
 } finally {

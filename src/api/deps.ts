@@ -1,11 +1,5 @@
-// What the resource plugins receive: passed explicitly as plugin options, never hung on the app instance.
-import type { Repositories } from '../store/repositories.js';
-import type { UploadSettings } from '../services/uploads.js';
-import type { BlobStore } from '../store/blob-store.js';
+// What the resource plugins receive: passed explicitly as plugin options, never hung on the app instance. It is
+// the services' context: routes pass its parts to the use cases.
+import type { ServiceContext } from '../services/context.js';
 
-export interface ApiDeps {
-  repos: Repositories;
-  blobs: BlobStore;
-  uploads: UploadSettings;
-  baseUrl: string;
-}
+export type ApiDeps = ServiceContext;

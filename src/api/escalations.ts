@@ -3,8 +3,7 @@
 // segment wins over the `/findings/:findingId` route, so these paths never meet its ULID validation.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
-import { acknowledgeEscalations, listEscalations } from '../services/escalations.js';
-import type { Escalation } from '../store/escalation.repository.js';
+import { acknowledgeEscalations, listEscalations, type Escalation } from '../services/escalations.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses, Ulid } from './schemas.js';
 

@@ -4,7 +4,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { principalOf } from '../auth/authenticate.js';
 import { requireImage } from '../services/access.js';
 import { attachDebugFile } from '../services/debug-files.js';
-import { listImageFiles, requireImageFile } from '../services/images.js';
+import { listImageFiles, openImageFile, requireImageFile } from '../services/images.js';
 import { InvalidInputError } from '../errors.js';
 import { sanitizeName } from '../services/uploads.js';
 import { attachmentDisposition } from './content-disposition.js';
@@ -34,7 +34,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
     const { image } = await requireImage(repos, principal, request.params.productId, request.params.imageId);
     const rescan = parseBool(request.query.rescan, 'rescan', true);
     if (!request.isMultipart()) throw new InvalidInputError('send the file as multipart/form-data in a part named `file`', [{ reason: 'required', field: 'file' }]);
-    const form = await readForm(request, blobs, { keyPrefix: 'files', maxBytes: uploads.maxBytes });
+    const form = await readForm(request, blobs, { area: 'files', maxBytes: uploads.maxBytes });
     if (!form.file) throw new InvalidInputError('the multipart form has no `file` part', [{ reason: 'required', field: 'file' }]);
     const filename = sanitizeName(form.file.filename || 'debug-symbols');
     const { file, scan } = await attachDebugFile(repos, blobs, principal, image, {
@@ -63,11 +63,11 @@ export const fileRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
     config: { permission: 'images.view' },
     schema: { tags: ['files'], summary: 'Download an attached file', params: FileParams, response: { 200: Type.Unknown(), ...errorResponses() } },
   }, async (request, reply) => {
-    const file = await requireImageFile(repos, principalOf(request), request.params.productId, request.params.imageId, request.params.fileId);
+    const { file, content } = await openImageFile(repos, blobs, principalOf(request), request.params.productId, request.params.imageId, request.params.fileId);
     return reply
       .header('content-type', 'application/octet-stream')
       .header('content-disposition', attachmentDisposition(file.filename))
-      .send(await blobs.read(file.blobKey));
+      .send(content);
   });
 };
 

@@ -3,9 +3,7 @@
 // an OpenVEX justification; both kept in the history and stated in the VEX reports.
 import { Type, type FastifyPluginAsyncTypebox, type Static } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
-import { getFinding, setFindingStatus, updateFindingStatus, type FindingWithHistory } from '../services/findings.js';
-import { VEX_JUSTIFICATIONS } from '../reports/report.js';
-import { ISSUE_STATUSES } from '../store/finding.repository.js';
+import { getFinding, ISSUE_STATUSES, setFindingStatus, updateFindingStatus, VEX_JUSTIFICATIONS, type FindingWithHistory } from '../services/findings.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses, Ulid } from './schemas.js';
 

@@ -10,7 +10,9 @@ import type { ApiDeps } from './deps.js';
 import { readForm } from './multipart-form.js';
 import { imageOut } from './presenters.js';
 import { errorResponses, Ulid } from './schemas.js';
-import { sendFindingsReport } from './reports.js';
+import { discardFormFile } from '../services/form-files.js';
+import { renderReport } from '../services/reports.js';
+import { sendReport } from './reports.js';
 
 const ProductParams = Type.Object({ productId: Ulid('Product id') });
 const ImageParams = Type.Object({ productId: Ulid('Product id'), imageId: Ulid('Image id') });
@@ -56,7 +58,7 @@ export const imageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, deps)
     const unknown = fields.filter((f) => f !== 'findings');
     if (unknown.length) throw new InvalidInputError(`unknown imageFields value '${unknown[0]}'; supported: findings`, [{ reason: 'invalid', field: 'imageFields' }]);
     if (request.query.contentType === 'pdf' || request.query.contentType === 'csv') {
-      return sendFindingsReport(repos, blobs, reply, { product, image, format: request.query.contentType });
+      return sendReport(reply, await renderReport(repos, blobs, { product, image }, `findings-${request.query.contentType}`));
     }
     const view = await imageView(repos, image, parseBool(request.query.withCounts, 'withCounts', true));
     const out = imageOut(view, { reported: parseBool(request.query.status, 'status', false), baseUrl });
@@ -104,7 +106,7 @@ export const imageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, deps)
     await requireProduct(repos, principal, request.params.productId);
     const query = request.query;
     const form = await readForm(request, blobs, {
-      keyPrefix: 'images', maxBytes: uploads.maxBytes, skipFile: (fields) => Boolean(query.tempFileId ?? fields.tempFileId),
+      area: 'images', maxBytes: uploads.maxBytes, skipFile: (fields) => Boolean(query.tempFileId ?? fields.tempFileId),
     });
     const field = (name: 'tempFileId' | 'imageName' | 'version' | 'filename' | 'createScan') => form.fields[name] ?? (query[name] as string | undefined);
     try {
@@ -114,7 +116,7 @@ export const imageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, deps)
       });
       return reply.status(201).send(imageOut(await imageView(repos, image, false), { reported: false, baseUrl }));
     } catch (error) {
-      if (form.file && field('tempFileId') === undefined) await blobs.delete(form.file.blob.key);
+      if (form.file && field('tempFileId') === undefined) await discardFormFile(blobs, form.file.blob);
       throw error;
     }
   });

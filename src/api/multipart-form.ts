@@ -2,8 +2,8 @@
 // clients send: an empty multipart body, a body with no parts, fields only.
 import type {} from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import type { BlobStore, StoredBlob } from '../store/blob-store.js';
-import { newId } from '../store/ids.js';
+import type { BlobStore, StoredBlob } from '../services/context.js';
+import { discardFormFile, storeFormFile } from '../services/form-files.js';
 import { DomainError, InvalidInputError } from '../errors.js';
 import { refuseNul } from './nul-guard.js';
 
@@ -13,7 +13,7 @@ export interface ParsedForm {
 }
 
 export async function readForm(
-  request: FastifyRequest, blobs: BlobStore, options: { keyPrefix: string; maxBytes: number; skipFile?: (fields: Record<string, string>) => boolean },
+  request: FastifyRequest, blobs: BlobStore, options: { area: 'images' | 'files'; maxBytes: number; skipFile?: (fields: Record<string, string>) => boolean },
 ): Promise<ParsedForm> {
   const form: ParsedForm = { fields: {} };
   if (!request.isMultipart()) {
@@ -37,12 +37,12 @@ export async function readForm(
         part.file.resume();
         continue;
       }
-      const blob = await blobs.write(`${options.keyPrefix}/${newId()}`, part.file, { maxBytes: options.maxBytes });
+      const blob = await storeFormFile(blobs, options.area, part.file, options.maxBytes);
       form.file = { filename: part.filename, blob, mimetype: part.mimetype };
     }
     refuseNul(form.fields, 'form');
   } catch (error) {
-    if (form.file) await blobs.delete(form.file.blob.key);
+    if (form.file) await discardFormFile(blobs, form.file.blob);
     // An empty or truncated multipart body (no closing boundary) is read as "no parts" only when nothing came.
     const message = error instanceof Error ? error.message : String(error);
     if (/Unexpected end of (form|multipart data)/i.test(message) && !form.file && Object.keys(form.fields).length === 0) return form;

@@ -1,10 +1,8 @@
 // Stored records → the wire shapes of API-NOTES (ids, parents, authors, reported scan states). Pure functions
 // of what they are given: the services read everything an output needs beforehand.
-import type { ImageView } from '../services/images.js';
-import type { Image, ImageFile } from '../store/image.repository.js';
-import type { Product } from '../store/product.repository.js';
-import type { Scan } from '../store/scan.repository.js';
-import type { ScanStateType } from '../store/schema.js';
+import type { Image, ImageFile, ImageView } from '../services/images.js';
+import type { Product } from '../services/products.js';
+import type { Scan, ScanStateType } from '../services/scans.js';
 
 const REPORTED: Record<ScanStateType, string> = {
   new: 'in_progress', running: 'in_progress', done: 'completed', failed: 'failed', cancelled: 'cancelled',

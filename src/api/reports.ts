@@ -3,15 +3,11 @@
 import { Type, type FastifyPluginAsyncTypebox, type TSchema } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { principalOf } from '../auth/authenticate.js';
-import { findReport } from '../reports/index.js';
 import { requireImage } from '../services/access.js';
-import { InvalidInputError, NotReadyError } from '../errors.js';
-import { findingGrid, type GridRequest } from '../services/finding-grid.js';
-import type { Repositories } from '../store/repositories.js';
-import { latestDoneScan, loadReportInput } from '../services/report-input.js';
-import type { BlobStore } from '../store/blob-store.js';
-import type { Image } from '../store/image.repository.js';
-import type { Product } from '../store/product.repository.js';
+import { InvalidInputError } from '../errors.js';
+import type { GridRequest } from '../services/finding-grid.js';
+import { FINDINGS_SECTIONS, type FindingsSection, type ReportOptions } from '../services/report-input.js';
+import { renderFindingsReport, renderReport, type RenderedReport } from '../services/reports.js';
 import { attachmentDisposition } from './content-disposition.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses, Ulid } from './schemas.js';
@@ -19,39 +15,33 @@ import { errorResponses, Ulid } from './schemas.js';
 const ImageParams = Type.Object({ productId: Ulid('Product id'), imageId: Ulid('Image id') });
 const Document = { 200: Type.Unknown({ description: 'The report document (JSON, XML, PDF or CSV)' }), ...errorResponses(422) };
 
-export async function sendReport(
-  repos: Repositories, blobs: BlobStore, reply: FastifyReply, subject: { product: Product; image: Image }, reportId: string,
-  filter?: (input: Awaited<ReturnType<typeof loadReportInput>>) => Promise<void>,
-): Promise<FastifyReply> {
-  const generator = findReport(reportId);
-  if (!generator) throw new NotReadyError(`the ${reportId} report is not available in this version of Firmscope`, [{ reason: 'reportNotAvailable' }]);
-  const scan = await latestDoneScan(repos, subject.image);
-  const input = await loadReportInput(repos, blobs, { ...subject, scan });
-  if (filter) await filter(input);
-  const document = await generator.generate(input);
-  const extension = extensionOf(generator.mediaType);
-  // The image's own name (any script); path separators and control characters become '_'.
-  const name = `${subject.image.name}-${generator.id}`.replace(/[\u0000-\u001f\u007f/\\]+/g, '_');
+/** Sends a rendered report as a download. */
+export function sendReport(reply: FastifyReply, report: RenderedReport): FastifyReply {
   return reply
-    .header('content-type', generator.mediaType)
-    .header('content-disposition', attachmentDisposition(`${name}.${extension}`))
+    .header('content-type', report.mediaType)
+    .header('content-disposition', attachmentDisposition(report.fileName))
     .serializer((payload: unknown) => payload as string)
-    .send(document);
+    .send(report.document);
 }
 
-function extensionOf(mediaType: string): string {
-  if (mediaType.includes('pdf')) return 'pdf';
-  if (mediaType.includes('csv')) return 'csv';
-  if (mediaType.includes('xml')) return 'xml';
-  return 'json';
-}
+/** The findings PDF and HTML options of a query: the baseline image and a comma-separated list of sections. */
+const ReportOptionsQuery = {
+  baselineImageId: Type.Optional(Ulid('The image to compare with (default: the product\'s previous image with a completed scan)')),
+  sections: Type.Optional(Type.String({ description: `Comma-separated subset of the PDF and HTML sections: ${FINDINGS_SECTIONS.join(', ')} (default: all; the cover is always there)` })),
+};
 
-type FindingsFormat = 'pdf' | 'json' | 'csv' | 'sarif';
-/** The generator of a findings report format: SARIF is its own generator, the others are `findings-*`. */
-const findingsReportId = (format: FindingsFormat): string => (format === 'sarif' ? 'sarif' : `findings-${format}`);
-
-export function sendFindingsReport(repos: Repositories, blobs: BlobStore, reply: FastifyReply, request: { product: Product; image: Image; format: FindingsFormat }) {
-  return sendReport(repos, blobs, reply, request, findingsReportId(request.format));
+function reportOptions(query: { baselineImageId?: string; sections?: string }): ReportOptions {
+  const options: ReportOptions = {};
+  if (query.baselineImageId) options.baselineImageId = query.baselineImageId;
+  if (query.sections !== undefined) {
+    const sections = query.sections.split(',').map((s) => s.trim()).filter(Boolean);
+    const unknown = sections.find((s) => !(FINDINGS_SECTIONS as readonly string[]).includes(s));
+    if (unknown !== undefined || !sections.length) {
+      throw new InvalidInputError(`sections must be a comma-separated list of: ${FINDINGS_SECTIONS.join(', ')}`, [{ reason: 'invalid', field: 'sections' }]);
+    }
+    options.sections = sections as FindingsSection[];
+  }
+  return options;
 }
 
 export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos, blobs }) => {
@@ -62,7 +52,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { re
       schema: { tags: ['reports'], summary, params: ImageParams, querystring, response: Document },
     }, async (request, reply) => {
       const subject = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
-      return sendReport(repos, blobs, reply, subject, pick(request.query as Record<string, string | undefined>));
+      return sendReport(reply, await renderReport(repos, blobs, subject, pick(request.query as Record<string, string | undefined>)));
     });
 
   const contentType = (allowed: string[], fallback?: string) => (query: Record<string, string | undefined>): string => {
@@ -83,13 +73,22 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { re
     if (q.mode !== 'pqc-compliance') throw new InvalidInputError('mode must be pqc-compliance', [{ reason: 'invalid', field: 'mode' }]);
     return `pqc-${contentType(['json', 'pdf'])(q)}`;
   }, Type.Object({ mode: Type.String(), contentType: Type.String() }));
-  simple('findingsReport::pdf', 'Findings report, PDF', () => 'findings-pdf');
+  app.get(`${base}/findingsReport::pdf`, {
+    config: { permission: 'reports.view' },
+    schema: { tags: ['reports'], summary: 'Findings report, PDF', params: ImageParams, querystring: Type.Object(ReportOptionsQuery), response: Document },
+  }, async (request, reply) => {
+    const subject = await requireImage(repos, principalOf(request), request.params.productId, request.params.imageId);
+    return sendReport(reply, await renderFindingsReport(repos, blobs, principalOf(request), subject, 'pdf', undefined, reportOptions(request.query)));
+  });
 
-  const FindingsQuery = Type.Object({ contentType: Type.Optional(Type.Union([Type.Literal('pdf'), Type.Literal('json'), Type.Literal('csv'), Type.Literal('sarif')])) });
+  const FindingsQuery = Type.Object({
+    contentType: Type.Optional(Type.Union([Type.Literal('pdf'), Type.Literal('json'), Type.Literal('csv'), Type.Literal('html'), Type.Literal('sarif')])),
+    ...ReportOptionsQuery,
+  });
   for (const [path, summary, fixed] of [
     ['findingsReport::json', 'Findings report, JSON (body: a grid query or {})', 'json'],
     ['findingsReport::sarif', 'Findings report, SARIF 2.1.0 for code-scanning services (body: a grid query or {})', 'sarif'],
-    ['findingsReport::download', 'Findings report download (contentType=pdf|json|csv|sarif; body: a grid query or {})', undefined],
+    ['findingsReport::download', 'Findings report download (contentType=pdf|json|csv|html|sarif; body: a grid query or {})', undefined],
   ] as const) {
     app.post(`${base}/${path}`, {
       config: { permission: 'reports.view' },
@@ -103,13 +102,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { re
       const subject = await requireImage(repos, principal, request.params.productId, request.params.imageId);
       const format = fixed ?? request.query.contentType ?? 'json';
       const filters = request.body?.filters as GridRequest['filters'] | undefined;
-      if (!filters?.length) return sendFindingsReport(repos, blobs, reply, { ...subject, format });
-      // A grid query narrows the report to the matching findings of this image.
-      return sendReport(repos, blobs, reply, subject, findingsReportId(format), async (input) => {
-        const { rows } = await findingGrid(repos, principal, { filters: [...filters, { field: 'imageId', value: subject.image.id, comparator: 'equals' }] }, { all: true });
-        const keep = new Set(rows.map((r) => r.id));
-        input.findings = input.findings?.filter((f) => keep.has(f.id));
-      });
+      return sendReport(reply, await renderFindingsReport(repos, blobs, principal, subject, format, filters, reportOptions(request.query)));
     });
   }
 };

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { newId } from '../store/ids.js';
+import { newId } from '../ids.js';
 
 export const REDACTED = '[redacted]';
 

@@ -1,7 +1,7 @@
 // Shared TypeBox schemas: path ids, the error body, the author object and the resources every route serializes.
 // Responses are serialized through these, so a field missing here (hashes, keys) can never leak.
 import { Type, type Static } from '@fastify/type-provider-typebox';
-import { ULID_PATTERN } from '../store/ids.js';
+import { ULID_PATTERN } from '../ids.js';
 import { ImageAnalysisSchema, ScanSummarySchema } from './outcome-schemas.js';
 
 export const Ulid = (description: string) => Type.String({ pattern: ULID_PATTERN, minLength: 26, maxLength: 26, description });

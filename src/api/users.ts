@@ -2,8 +2,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import { ROLE_DESCRIPTIONS, ROLE_PERMISSIONS, ROLES } from '../auth/permissions.js';
-import { createOrgClient, createOrgUser, currentUser, listOrgUsers } from '../services/users.js';
-import type { Organisation, User } from '../store/identity.repository.js';
+import { createOrgClient, createOrgUser, currentUser, listOrgUsers, type Organisation, type User } from '../services/users.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses } from './schemas.js';
 

@@ -1,7 +1,7 @@
 // The identity provider's RS256 signing key, persisted in the database so every server process (and every
 // restart) signs and verifies with the same key.
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
-import { newId } from '../store/ids.js';
+import { newId } from '../ids.js';
 import type { IdentityRepository } from '../store/identity.repository.js';
 
 export interface SigningKey {

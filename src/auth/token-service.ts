@@ -3,7 +3,7 @@
 import { createLocalJWKSet, jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { UnauthenticatedError } from '../errors.js';
 import type { IdentityRepository, User } from '../store/identity.repository.js';
-import { newId } from '../store/ids.js';
+import { newId } from '../ids.js';
 import { ExternalIssuer, type ExternalIssuerSettings } from './external-issuer.js';
 import { describeJoseError } from './jose-errors.js';
 import type { Principal } from './principal.js';

@@ -130,7 +130,7 @@ async function openLocalVulnDb(): Promise<{ source: VulnerabilitySource; close()
   const config = loadConfig();
   const isPostgres = config.databaseUrl !== undefined && /^postgres(ql)?:/i.test(config.databaseUrl);
   if (!isPostgres && !existsSync(sqlitePath(config.databaseUrl, config.dataDir))) return undefined;
-  const { VulnerabilityRepository } = await import('../store/vulns.repository.js');
+  const { VulnerabilityReader } = await import('../store/vulns-reader.js');
   const opened = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
-  return { source: new VulnerabilityRepository(opened.db), close: opened.close };
+  return { source: new VulnerabilityReader(opened.db), close: opened.close };
 }

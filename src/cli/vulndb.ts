@@ -4,18 +4,20 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { readFeeds, type FeedItem } from '../engine/vulns/feed-reader.js';
 import { describeNvdCursor, FeedSync, type SyncOptions } from '../engine/vulns/sync.js';
-import { openDatabase } from '../store/database.js';
+import { rematchLatestImages, type RematchSummary } from '../services/vuln-rematch.js';
+import { dialectOf, openDatabase } from '../store/database.js';
+import { createRepositories } from '../store/repositories.js';
 import { clearRematch, rematchRequestedAt } from '../store/vuln-rematch-request.js';
-import { rematchLatestImages, type RematchSummary } from '../store/vulns-rematch.js';
-import { VulnerabilityRepository, type ImportSummary, type VulnDbStatus } from '../store/vulns.repository.js';
+import { VulnerabilityImporter, type ImportSummary, type VulnDbStatus } from '../store/vulns-importer.js';
+import { VulnerabilityReader } from '../store/vulns-reader.js';
 
 type Db = Awaited<ReturnType<typeof openDatabase>>['db'];
 
-async function withRepository<T>(run: (repo: VulnerabilityRepository, db: Db) => Promise<T>): Promise<T> {
+async function withRepository<T>(run: (repo: VulnerabilityImporter, db: Db) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const opened = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
   try {
-    return await run(new VulnerabilityRepository(opened.db), opened.db);
+    return await run(new VulnerabilityImporter(opened.db), opened.db);
   } finally {
     await opened.close();
   }
@@ -26,10 +28,10 @@ async function withRepository<T>(run: (repo: VulnerabilityRepository, db: Db) =>
  * earlier run committed without re-matching it (it stopped, or ran with --no-rematch) is pending and counts too;
  * the request is cleared once a re-match finishes without errors.
  */
-async function rematch(repo: VulnerabilityRepository, db: Db, epssThreshold: number): Promise<RematchSummary | undefined> {
+async function rematch(db: Db, epssThreshold: number): Promise<RematchSummary | undefined> {
   const requested = await rematchRequestedAt(db);
   if (requested === undefined) return undefined;
-  const summary = await rematchLatestImages(db, repo, { epssThreshold });
+  const summary = await rematchLatestImages(createRepositories(db, dialectOf(db)), new VulnerabilityReader(db), { epssThreshold });
   if (!summary.problems.some((p) => p.kind === 'error')) await clearRematch(db, requested);
   return summary;
 }
@@ -97,7 +99,7 @@ async function* itemsOf(items: FeedItem[]): AsyncGenerator<FeedItem> {
  * and the next feeds still run. NVD resumes from the stored cursor; each page is imported (and so committed) before
  * the cursor it carries is stored, so a stopped sync never skips a record.
  */
-export async function syncFeeds(repo: VulnerabilityRepository, feeds: SyncFeedName[], options: SyncOptions, since?: string): Promise<FeedSyncResult[]> {
+export async function syncFeeds(repo: VulnerabilityImporter, feeds: SyncFeedName[], options: SyncOptions, since?: string): Promise<FeedSyncResult[]> {
   const sync = new FeedSync(options);
   const results: FeedSyncResult[] = [];
   for (const feed of feeds) {
@@ -133,7 +135,7 @@ export function register(program: Command): void {
       await withRepository(async (repo, db) => {
         const summary = await repo.importItems(readFeeds(paths));
         process.stdout.write(formatSummary('import', summary));
-        if (opts.rematch) process.stdout.write(formatRematch(await rematch(repo, db, opts.epssThreshold)));
+        if (opts.rematch) process.stdout.write(formatRematch(await rematch(db, opts.epssThreshold)));
         if (summary.errors.length > 0) process.exitCode = 2;
       });
     });
@@ -177,7 +179,7 @@ export function register(program: Command): void {
           if (r.error) process.stdout.write(`sync ${r.feed} failed: ${r.error}\n`);
         }
         // what the failed feeds committed before failing is re-matched too
-        if (opts.rematch) process.stdout.write(formatRematch(await rematch(repo, db, opts.epssThreshold)));
+        if (opts.rematch) process.stdout.write(formatRematch(await rematch(db, opts.epssThreshold)));
         if (results.some((r) => r.error)) process.exitCode = 1;
       });
     });

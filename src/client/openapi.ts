@@ -2493,11 +2493,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Findings report download (contentType=pdf|json|csv|sarif; body: a grid query or {}) */
+        /** Findings report download (contentType=pdf|json|csv|html|sarif; body: a grid query or {}) */
         post: {
             parameters: {
                 query?: {
-                    contentType?: "pdf" | "json" | "csv" | "sarif";
+                    /** @description The image to compare with (default: the product's previous image with a completed scan) */
+                    baselineImageId?: string;
+                    contentType?: "pdf" | "json" | "csv" | "html" | "sarif";
+                    /** @description Comma-separated subset of the PDF and HTML sections: summary, coverage, findings, components, crypto, binaries (default: all; the cover is always there) */
+                    sections?: string;
                 };
                 header?: never;
                 path: {
@@ -2601,7 +2605,11 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    contentType?: "pdf" | "json" | "csv" | "sarif";
+                    /** @description The image to compare with (default: the product's previous image with a completed scan) */
+                    baselineImageId?: string;
+                    contentType?: "pdf" | "json" | "csv" | "html" | "sarif";
+                    /** @description Comma-separated subset of the PDF and HTML sections: summary, coverage, findings, components, crypto, binaries (default: all; the cover is always there) */
+                    sections?: string;
                 };
                 header?: never;
                 path: {
@@ -2703,7 +2711,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    contentType?: string;
+                    /** @description The image to compare with (default: the product's previous image with a completed scan) */
+                    baselineImageId?: string;
+                    /** @description Comma-separated subset of the PDF and HTML sections: summary, coverage, findings, components, crypto, binaries (default: all; the cover is always there) */
+                    sections?: string;
                 };
                 header?: never;
                 path: {
@@ -2802,7 +2813,11 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    contentType?: "pdf" | "json" | "csv" | "sarif";
+                    /** @description The image to compare with (default: the product's previous image with a completed scan) */
+                    baselineImageId?: string;
+                    contentType?: "pdf" | "json" | "csv" | "html" | "sarif";
+                    /** @description Comma-separated subset of the PDF and HTML sections: summary, coverage, findings, components, crypto, binaries (default: all; the cover is always there) */
+                    sections?: string;
                 };
                 header?: never;
                 path: {

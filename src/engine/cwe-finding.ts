@@ -1,7 +1,6 @@
 // The one shape of a rule-detected weakness: a knownVulnerability finding identified by its rule and a CWE,
 // fingerprinted by the rule and where it is (a path inside a filesystem, an account, a key or certificate),
-// never by offsets, extraction folder names or times. Used by the binaries and weaknesses analyzers (and
-// fitting crypto/findings.ts's private builder too).
+// never by offsets, extraction folder names or times. Used by the binaries, weaknesses and crypto analyzers.
 import { findingFingerprint } from './fingerprint.js';
 import type { EngineFinding, FindingOccurrence, Severity } from './types.js';
 

@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { scan, type ScanOptions } from '../engine/scan.js';
 import { openDatabase } from '../store/database.js';
-import { VulnerabilityRepository } from '../store/vulns.repository.js';
+import { VulnerabilityReader } from '../store/vulns-reader.js';
 
 /** The thread's configuration, fixed for its life: the service database, for the vulnerability source. */
 export interface ScanThreadConfig {
@@ -31,7 +31,7 @@ function main(): void {
   // opened once for the thread's life; a failure fails each scan with its reason
   const opened = openDatabase(config.database);
   opened.catch(() => undefined);
-  const source = opened.then((database) => new VulnerabilityRepository(database.db));
+  const source = opened.then((database) => new VulnerabilityReader(database.db));
   source.catch(() => undefined);
   let controller: AbortController | undefined;
 

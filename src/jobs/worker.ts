@@ -4,7 +4,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Job, JobRepository } from '../store/job.repository.js';
-import { newId } from '../store/ids.js';
+import { newId } from '../ids.js';
 
 export type JobOutcome = 'done' | 'failed' | 'cancelled';
 export type JobHandler = (job: Job, signal: AbortSignal) => Promise<JobOutcome>;

@@ -1,6 +1,7 @@
 // Every report generator, as one list; `findReport` resolves an id or alias.
 import { cbomCycloneDxReport } from './cbom-cyclonedx.js';
 import { findingsCsvReport } from './findings-csv.js';
+import { findingsHtmlReport } from './findings-html.js';
 import { findingsJsonReport } from './findings-json.js';
 import { findingsPdfReport } from './findings-pdf.js';
 import { pqcJsonReport } from './pqc-json.js';
@@ -23,6 +24,7 @@ export const reports: ReportGenerator[] = [
   findingsJsonReport,
   findingsCsvReport,
   findingsPdfReport,
+  findingsHtmlReport,
   openVexReport,
   cycloneDxVexReport,
   sarifReport,

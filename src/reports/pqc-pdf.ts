@@ -1,10 +1,9 @@
 // PQC compliance report, PDF (API: cryptographicMaterialsReport?mode=pqc-compliance&contentType=pdf): a summary
 // page with the readiness score and charts, then tables of algorithms (with NIST IR 8547 statuses and
 // migrations), certificates, keys, and the evidence behind each algorithm.
-import PDFDocument from 'pdfkit';
 import { basename } from 'node:path';
 import { STANDARD_SUMMARY, transitionText } from '../engine/crypto/pqc-table.js';
-import { barChart, heading, table, type Column } from './pqc-pdf-parts.js';
+import { barChart, collect, FONT, heading, newDocument, table, type Column, type Doc } from './pdf-parts.js';
 import { pqcModel, type PqcModel, type PqcRow } from './pqc-model.js';
 import type { ReportGenerator, ReportInput } from './report.js';
 
@@ -26,14 +25,14 @@ export const PQC_PDF_COLUMNS = {
   evidence: [{ header: 'Algorithm', width: 0.16 }, { header: 'File', width: 0.4 }, { header: 'Method', width: 0.14 }, { header: 'Match', width: 0.3 }],
 } satisfies Record<string, Column[]>;
 
-function summaryPage(doc: InstanceType<typeof PDFDocument>, model: PqcModel): void {
+function summaryPage(doc: Doc, model: PqcModel): void {
   const s = model.summary;
-  doc.font('Helvetica-Bold').fontSize(20).fillColor('#1a1a1a').text('Post-Quantum Cryptography Compliance Report');
-  doc.moveDown(0.3).font('Helvetica').fontSize(10).fillColor('#444444');
+  doc.font(FONT.bold).fontSize(20).fillColor('#1a1a1a').text('Post-Quantum Cryptography Compliance Report');
+  doc.moveDown(0.3).font(FONT.regular).fontSize(10).fillColor('#444444');
   if (model.productName) doc.text(`Product: ${model.productName}`);
   doc.text(`Image: ${model.imageName}`).text(`Generated: ${model.generatedAt}`).text('Columns: Bits = classical security strength; Level = NIST PQC security category (0 = below category 1: broken by a quantum computer, or broken already).').text(`Assessed against ${STANDARD_SUMMARY}`);
-  doc.moveDown(0.8).font('Helvetica-Bold').fontSize(30).fillColor(s.score >= 70 ? '#3c9d5d' : s.score >= 40 ? '#f0ad4e' : '#d9534f').text(`${s.score} / 100`, { continued: false });
-  doc.font('Helvetica').fontSize(10).fillColor('#444444').text('Quantum readiness score: share of detected algorithms that stay safe against a quantum adversary (Grover-weakened ones count half).');
+  doc.moveDown(0.8).font(FONT.bold).fontSize(30).fillColor(s.score >= 70 ? '#3c9d5d' : s.score >= 40 ? '#f0ad4e' : '#d9534f').text(`${s.score} / 100`, { continued: false });
+  doc.font(FONT.regular).fontSize(10).fillColor('#444444').text('Quantum readiness score: share of detected algorithms that stay safe against a quantum adversary (Grover-weakened ones count half).');
   heading(doc, 'Summary');
   table(doc, PQC_PDF_COLUMNS.summary, [
     ['Algorithms and parameter sets detected', String(s.algorithms)],
@@ -50,13 +49,8 @@ function summaryPage(doc: InstanceType<typeof PDFDocument>, model: PqcModel): vo
 }
 
 async function render(model: PqcModel, now: Date): Promise<Buffer> {
-  const doc = new PDFDocument({ size: 'A4', margin: 40, info: { Title: 'PQC Compliance Report', Subject: model.imageName, Creator: 'Firmscope', CreationDate: now } });
-  const chunks: Buffer[] = [];
-  doc.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<void>((resolve, reject) => {
-    doc.on('end', resolve);
-    doc.on('error', reject);
-  });
+  const doc = newDocument({ Title: 'PQC Compliance Report', Subject: model.imageName, CreationDate: now });
+  const done = collect(doc);
   summaryPage(doc, model);
   doc.addPage();
   heading(doc, 'Algorithms');
@@ -84,8 +78,7 @@ async function render(model: PqcModel, now: Date): Promise<Buffer> {
     model.rows.flatMap((r) => r.evidence.slice(0, 5).map((e) => [r.name, e.offset !== undefined ? `${e.path} @0x${e.offset.toString(16)}` : e.path, e.method, e.match ?? ''])),
     7.5, 'No evidence to show: no algorithms were detected.');
   doc.end();
-  await done;
-  return Buffer.concat(chunks);
+  return done;
 }
 
 export const pqcPdfReport: ReportGenerator = {

@@ -4,6 +4,7 @@ import type { EngineFinding, ScanResult, VexJustification } from '../engine/type
 
 export interface ReportSubject {
   product: { id: string; name: string };
+  /** createTime: when the image was uploaded. */
   image: { id: string; name: string; version?: string; createTime: string };
   scan: { id: string; createTime: string };
 }
@@ -29,7 +30,32 @@ export interface ReportInput {
   findings?: ReportFinding[];
   /** Fixed clock for reproducible output in tests; defaults to now. */
   now?: Date;
+  /** The triage history of each finding that has one, by finding id, oldest first. */
+  history?: Record<string, StatusChangeRecord[]>;
+  /** The image the findings report compares with (the product's previous image, or the one asked for). */
+  baseline?: ReportBaseline;
+  /** The sections of the findings PDF and HTML reports to produce (default: all); the cover is always there. */
+  sections?: FindingsSection[];
 }
+
+/** One change of a finding's issue status, as the workflow recorded it. */
+export interface StatusChangeRecord {
+  status: ReportFinding['issueStatus'];
+  comment?: string;
+  justification?: VexJustification;
+  time: string;
+  /** Who made the change (an e-mail address), when known. */
+  author?: string;
+}
+
+/** Another image of the product and the findings of its latest completed scan, to say what changed. */
+export interface ReportBaseline {
+  image: { id: string; name: string; version?: string; createTime: string };
+  findings: Array<Pick<EngineFinding, 'fingerprint' | 'pname' | 'name' | 'severity' | 'findingType'> & { component?: { name: string; version?: string } }>;
+}
+
+export const FINDINGS_SECTIONS = ['summary', 'coverage', 'findings', 'components', 'crypto', 'binaries'] as const;
+export type FindingsSection = (typeof FINDINGS_SECTIONS)[number];
 
 export interface ReportGenerator {
   /** Kebab-case id, e.g. 'sbom-cyclonedx'. */

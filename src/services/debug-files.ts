@@ -5,6 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Principal } from '../auth/principal.js';
+import type { DebugFileInput } from '../engine/binaries/debug-files.js';
 import type { BlobStore, StoredBlob } from '../store/blob-store.js';
 import type { Image, ImageFile } from '../store/image.repository.js';
 import type { Scan } from '../store/scan.repository.js';
@@ -36,9 +37,9 @@ export async function attachDebugFile(repos: Repositories, blobs: BlobStore, pri
 }
 
 /** Local paths of the image's attached files for the engine (a remote store downloads each into its own folder of `workDir`). */
-export async function localDebugFiles(repos: Repositories, blobs: BlobStore, imageId: string, workDir: string): Promise<Array<{ path: string; name: string }>> {
+export async function localDebugFiles(repos: Repositories, blobs: BlobStore, imageId: string, workDir: string): Promise<DebugFileInput[]> {
   const files = await repos.images.listFiles(imageId);
-  const out: Array<{ path: string; name: string }> = [];
+  const out: DebugFileInput[] = [];
   for (const [i, f] of files.entries()) {
     const dir = join(workDir, 'debug-files', String(i));
     await mkdir(dir, { recursive: true });

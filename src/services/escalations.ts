@@ -1,6 +1,8 @@
 // Escalations of a product (findings whose risk rose after the vulnerability database changed): list, acknowledge.
 import type { Principal } from '../auth/principal.js';
 import type { Escalation, EscalationFilter } from '../store/escalation.repository.js';
+
+export type { Escalation };
 import { requireProduct } from './access.js';
 import type { Repositories } from '../store/repositories.js';
 

@@ -1,10 +1,11 @@
 // The findings grid request (API-NOTES "Findings grid"): validates filters, comparators, aliases, paging and
 // sorting, checks scope, runs the store query and shapes rows.
 import type { Principal } from '../auth/principal.js';
-import type { EngineFinding } from '../engine/types.js';
+import { SEVERITIES, type EngineFinding } from '../engine/types.js';
+import { ISSUE_STATUS_ALIASES, ISSUE_STATUSES } from './findings.js';
 import { reportCsv } from '../reports/csv.js';
 import type { Comparator, GridColumn, GridCondition, GridRow } from '../store/finding-grid.js';
-import { isUlid } from '../store/ids.js';
+import { isUlid } from '../ids.js';
 import {
   booleanValue, filterComparator, filterValues, gridError as bad, gridFilters, gridPage, gridSort, numberValue, type GridRequest, type GridResult,
 } from './grid-request.js';
@@ -22,13 +23,13 @@ const FIELDS = new Map<string, GridColumn>(Object.entries({
 const SORT = new Map<string, GridColumn>([...FIELDS, ['severity', 'severity_rank']]);
 const COMPARATORS: Comparator[] = ['equals', 'in', 'contains', 'notContains', 'between', 'overlaps'];
 const ENUMS: Partial<Record<GridColumn, string[]>> = {
-  severity: ['critical', 'high', 'medium', 'low', 'informational'],
-  issue_status: ['new', 'inProgress', 'remediated', 'rejected'],
+  severity: [...SEVERITIES],
+  issue_status: ISSUE_STATUSES,
   finding_type: ['knownVulnerability', 'maliciousCode', 'dependencyVulnerability'],
   comparison: ['new', 'resolved', 'unchanged'],
 };
-const ALIASES: Partial<Record<GridColumn, Map<string, string>>> = {
-  issue_status: new Map([['in progress', 'inProgress'], ['inprogress', 'inProgress'], ['in_progress', 'inProgress']]),
+const ALIASES: Partial<Record<GridColumn, ReadonlyMap<string, string>>> = {
+  issue_status: ISSUE_STATUS_ALIASES,
   severity: new Map([['unspecified', 'informational'], ['info', 'informational']]),
   comparison: new Map([['found', 'new'], ['notfound', 'resolved'], ['notchanged', 'unchanged']]),
 };

@@ -3,6 +3,10 @@
 import type { Principal } from '../auth/principal.js';
 import type { VexJustification } from '../engine/types.js';
 import type { IssueStatus, StatusChange, StoredFinding } from '../store/finding.repository.js';
+
+// The workflow's vocabularies, for the routes' schemas.
+export { ISSUE_STATUSES } from '../store/finding.repository.js';
+export { VEX_JUSTIFICATIONS } from '../engine/types.js';
 import { requireProduct } from './access.js';
 import { InvalidInputError, NotFoundError } from '../errors.js';
 import type { Repositories } from '../store/repositories.js';
@@ -34,7 +38,10 @@ export interface StatusRequest {
   justification?: VexJustification;
 }
 
-const normaliseStatus = (status: string): IssueStatus => (status === 'in progress' ? 'inProgress' : (status as IssueStatus));
+/** Spellings of inProgress that clients send (the interface's own examples write 'in progress'). */
+export const ISSUE_STATUS_ALIASES: ReadonlyMap<string, IssueStatus> = new Map([['in progress', 'inProgress'], ['inprogress', 'inProgress'], ['in_progress', 'inProgress']]);
+
+const normaliseStatus = (status: string): IssueStatus => ISSUE_STATUS_ALIASES.get(status.toLowerCase()) ?? (status as IssueStatus);
 
 /** A justification says why a finding does not apply, so it only goes with status rejected (VEX not_affected). */
 function justificationFor(status: IssueStatus, justification: VexJustification | undefined, field: string): VexJustification | null {

@@ -4,9 +4,13 @@ import type { Principal } from '../auth/principal.js';
 import type { StoredFinding } from '../store/finding.repository.js';
 import type { ImageOverview } from '../store/image-overview.repository.js';
 import type { Image, ImageFile } from '../store/image.repository.js';
+
+export type { Image, ImageFile };
 import { requireImage, requireProduct } from './access.js';
 import { NotFoundError } from '../errors.js';
 import type { Repositories } from '../store/repositories.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { Readable } from 'node:stream';
 
 export interface ImageView {
   image: Image;
@@ -52,4 +56,12 @@ export async function requireImageFile(repos: Repositories, principal: Principal
   const file = await repos.images.getFile(image.id, fileId);
   if (!file) throw new NotFoundError(`file ${fileId} not found`, [{ reason: 'notFound', field: 'fileId' }]);
   return file;
+}
+
+/** An attached file and its content, for download. */
+export async function openImageFile(
+  repos: Repositories, blobs: BlobStore, principal: Principal, productId: string, imageId: string, fileId: string,
+): Promise<{ file: ImageFile; content: Readable }> {
+  const file = await requireImageFile(repos, principal, productId, imageId, fileId);
+  return { file, content: await blobs.read(file.blobKey) };
 }

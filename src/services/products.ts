@@ -1,6 +1,8 @@
 // Products of the caller's organisation: list, create, update (or archive).
 import type { Principal } from '../auth/principal.js';
 import type { Product } from '../store/product.repository.js';
+
+export type { Product };
 import { requireProduct } from './access.js';
 import type { Repositories } from '../store/repositories.js';
 

@@ -4,7 +4,7 @@
 import type { Principal } from '../auth/principal.js';
 import { builtinRuleCatalog, declaredRules, type BuiltinRuleInfo } from '../engine/malware/rule-catalog.js';
 import { checkRuleSource, type CustomRuleSource } from '../engine/malware/rules.js';
-import { isUlid } from '../store/ids.js';
+import { isUlid } from '../ids.js';
 import type { CustomRule } from '../store/rule.repository.js';
 import { ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from '../errors.js';
 import type { Repositories } from '../store/repositories.js';

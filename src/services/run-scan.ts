@@ -9,6 +9,7 @@ import { isEngineError } from '../engine/errors.js';
 import { levelOf } from '../engine/problems.js';
 import type { ScanResult } from '../engine/types.js';
 import type { CustomRuleSource } from '../engine/malware/rules.js';
+import type { DebugFileInput } from '../engine/binaries/debug-files.js';
 import type { Limits } from '../engine/unpack/limits.js';
 import type { BlobStore } from '../store/blob-store.js';
 import { localDebugFiles } from './debug-files.js';
@@ -25,7 +26,7 @@ export interface AnalyseInput {
   rules?: CustomRuleSource[];
   disabledBuiltinRules?: string[];
   /** The image's attached debug files, fetched into the work folder (services/debug-files.ts). */
-  debugFiles?: Array<{ path: string; name: string }>;
+  debugFiles?: DebugFileInput[];
 }
 
 export interface RunScanDeps {

@@ -4,6 +4,8 @@ import type { Principal } from '../auth/principal.js';
 import type { Image } from '../store/image.repository.js';
 import type { Scan } from '../store/scan.repository.js';
 import type { ScanStateType } from '../store/schema.js';
+
+export type { Scan, ScanStateType };
 import type { StoredComponent } from '../store/result.repository.js';
 import { requireImage } from './access.js';
 import { ConflictError, NotReadyError } from '../errors.js';

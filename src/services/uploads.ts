@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { Principal } from '../auth/principal.js';
 import type { BlobStore, StoredBlob } from '../store/blob-store.js';
 import type { Image } from '../store/image.repository.js';
-import { newId } from '../store/ids.js';
+import { newId } from '../ids.js';
 import type { Scan } from '../store/scan.repository.js';
 import { requireProduct } from './access.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';

@@ -2,6 +2,8 @@
 // and machine clients (identity-admin.ts does the work, shared with the CLI).
 import type { Principal } from '../auth/principal.js';
 import type { Client, Organisation, User } from '../store/identity.repository.js';
+
+export type { Organisation, User };
 import { NotFoundError } from '../errors.js';
 import { createClient, createUser } from './identity-admin.js';
 import type { Repositories } from '../store/repositories.js';

@@ -3,7 +3,7 @@
 import { sql, type Kysely } from 'kysely';
 import { totalUnsafeUses } from '../engine/binaries/unsafe-functions.js';
 import type { BinaryInfo, BinaryUnsafeFunction } from '../engine/types.js';
-import { newId } from './ids.js';
+import { newId } from '../ids.js';
 import type { BinariesTable, Database } from './schema.js';
 
 const BATCH = 100;

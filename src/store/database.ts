@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
-  CompiledQuery, Kysely, Migrator, sql, PostgresDialect, PostgresIntrospector, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver,
+  CompiledQuery, Kysely, Migrator, sql, PostgresAdapter, PostgresDialect, type MigrationLockOptions, PostgresIntrospector, type DatabaseIntrospector, type DatabaseMetadataOptions, type TableMetadata, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver,
   type Migration, type MigrationProvider,
 } from 'kysely';
 import pg from 'pg';
@@ -120,6 +120,50 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/**
+ * Kysely's PostgreSQL migration lock is one advisory lock for the whole server, so databases in different schemas
+ * (tests, tenants) migrate one at a time, and a slow one holds up all others. The lock here is per schema: the
+ * two-key form (a namespace and the schema's hash) lives in its own key space, apart from the service's
+ * single-key advisory locks.
+ */
+class SchemaLockingPostgresDialect extends PostgresDialect {
+  override createAdapter(): PostgresAdapter {
+    return new SchemaLockingPostgresAdapter();
+  }
+
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new RetryingPostgresIntrospector(db);
+  }
+}
+
+/** Migrations run in one transaction (transactional DDL), so the lock is a transaction lock: nothing to release. */
+class SchemaLockingPostgresAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>, options: MigrationLockOptions): Promise<void> {
+    await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_NAMESPACE}, hashtext(${options.lockTableSchema ?? 'public'}))`.execute(db);
+  }
+
+  override async releaseMigrationLock(): Promise<void> {}
+}
+
+/**
+ * Kysely's table listing (which the migrator uses to see whether its own tables exist) reads every schema of the
+ * database and checks privileges by schema name; a schema another owner drops meanwhile (tests drop theirs) makes
+ * it fail with invalid_schema_name. The catalog read again no longer has that schema.
+ */
+class RetryingPostgresIntrospector extends PostgresIntrospector {
+  override async getTables(options?: DatabaseMetadataOptions): Promise<TableMetadata[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await super.getTables(options);
+      } catch (error) {
+        if ((error as { code?: string }).code !== INVALID_SCHEMA_NAME || attempt === 5) throw error;
+      }
+    }
+  }
+}
+const INVALID_SCHEMA_NAME = '3F000';
+const MIGRATION_LOCK_NAMESPACE = 0x46534d; // 'FSM'
+
 /** The dialect of a database handle or transaction (for the few statements that differ, such as row locks). */
 export function dialectOf(db: Kysely<any>): Dialect {
   return db.introspection instanceof PostgresIntrospector ? 'postgres' : 'sqlite';
@@ -135,7 +179,7 @@ function openPostgres(url: string): OpenedDatabase {
         oid === PG_INT8 || oid === PG_NUMERIC ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new SchemaLockingPostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 

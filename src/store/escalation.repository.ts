@@ -1,6 +1,7 @@
 // Escalations recorded by vulnerability re-matching (findings whose risk rose), listed per product with the
 // finding they concern, and acknowledged by users (which lowers the image's `newEscalationsCount`).
 import type { Kysely } from 'kysely';
+import { newId } from '../ids.js';
 import type { Database } from './schema.js';
 
 export interface EscalationFinding {
@@ -96,5 +97,27 @@ export class EscalationRepository {
       .where('acknowledged', '=', 0)
       .execute();
     return result.reduce((n, r) => n + Number(r.numUpdatedRows), 0);
+  }
+
+  /** The open (unacknowledged) escalations of an image, as `${fingerprint}\0${reason}` keys. */
+  async openKeys(imageId: string): Promise<Set<string>> {
+    const rows = await this.db.selectFrom('escalations').select(['finding_fingerprint', 'reason'])
+      .where('image_id', '=', imageId).where('acknowledged', '=', 0).execute();
+    return new Set(rows.map((e) => `${e.finding_fingerprint}\0${e.reason}`));
+  }
+
+  async record(e: { productId: string; imageId: string; fingerprint: string; reason: string; details: Record<string, unknown>; now: string }): Promise<void> {
+    await this.db.insertInto('escalations').values({
+      id: newId(), product_id: e.productId, image_id: e.imageId, finding_fingerprint: e.fingerprint,
+      reason: e.reason, details: JSON.stringify(e.details), acknowledged: 0, create_time: e.now,
+    }).execute();
+  }
+
+  /** Removes the image's open escalations about these findings. */
+  async dropOpen(imageId: string, fingerprints: string[]): Promise<void> {
+    for (let i = 0; i < fingerprints.length; i += 400) {
+      await this.db.deleteFrom('escalations').where('image_id', '=', imageId).where('acknowledged', '=', 0)
+        .where('finding_fingerprint', 'in', fingerprints.slice(i, i + 400)).execute();
+    }
   }
 }

@@ -4,7 +4,9 @@ import type { Kysely } from 'kysely';
 import type { EngineFinding } from '../engine/types.js';
 import type { VexJustification } from '../engine/types.js';
 import { authorSelection, toAuthor, type Author } from './author.js';
-import { newId, nowIso } from './ids.js';
+import { findingColumns, findingRow, type ScanRef } from './finding-row.js';
+import { newId, nowIso } from '../ids.js';
+import { lockScanForResultWrite } from './result.repository.js';
 import type { Database, FindingStatusesTable } from './schema.js';
 
 export type IssueStatus = FindingStatusesTable['status'];
@@ -107,5 +109,40 @@ export class FindingRepository {
       id: r.id, findingId: r.finding_id, status: r.status as IssueStatus, comment: r.comment,
       justification: r.justification as VexJustification | null, createTime: r.create_time, author: toAuthor(r),
     }));
+  }
+
+  /**
+   * Locks the scan's row until the transaction ends (lockScanForResultWrite), so that writers of its findings run
+   * one after the other. Only inside a transaction (repos.transaction). False when the scan is gone.
+   */
+  async lockScan(scanId: string): Promise<boolean> {
+    return lockScanForResultWrite(this.db, scanId);
+  }
+
+  /** The dependency-vulnerability findings of a scan by fingerprint, with their row ids. */
+  async dependencyFindingsOf(scanId: string): Promise<Map<string, { id: string; finding: EngineFinding }>> {
+    const rows = await this.db.selectFrom('findings').select(['id', 'fingerprint', 'data'])
+      .where('scan_id', '=', scanId).where('finding_type', '=', 'dependencyVulnerability').execute();
+    return new Map(rows.map((r) => [r.fingerprint, { id: r.id, finding: JSON.parse(r.data) as EngineFinding }]));
+  }
+
+  /**
+   * Adds the finding to the scan unless the scan holds its fingerprint already (the unique index decides, so two
+   * writers cannot both add it); true when this call inserted it.
+   */
+  async insertIfAbsent(ref: ScanRef, finding: EngineFinding, now: string): Promise<boolean> {
+    const inserted = await this.db.insertInto('findings').values(findingRow(ref, finding, now))
+      .onConflict((oc) => oc.columns(['scan_id', 'fingerprint']).doNothing()).returning('id').executeTakeFirst();
+    return inserted !== undefined;
+  }
+
+  /** Replaces a stored finding by its new match; false when the row is gone. */
+  async replace(id: string, finding: EngineFinding): Promise<boolean> {
+    const updated = await this.db.updateTable('findings').set(findingColumns(finding)).where('id', '=', id).executeTakeFirst();
+    return Number(updated.numUpdatedRows) > 0;
+  }
+
+  async deleteByIds(ids: string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += 400) await this.db.deleteFrom('findings').where('id', 'in', ids.slice(i, i + 400)).execute();
   }
 }

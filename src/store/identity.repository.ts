@@ -1,6 +1,6 @@
 // Organisations, users (people and machine clients' service accounts) and machine clients.
 import type { Kysely } from 'kysely';
-import { newId, nowIso } from './ids.js';
+import { newId, nowIso } from '../ids.js';
 import type { Database, Role } from './schema.js';
 import { conflictOnDuplicate } from './unique-violation.js';
 

@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import { authorSelection, toAuthor, type Author } from './author.js';
 import type { StoredBlob } from './blob-store.js';
-import { newId, nowIso } from './ids.js';
+import { newId, nowIso } from '../ids.js';
 import type { Database } from './schema.js';
 
 export interface Image {

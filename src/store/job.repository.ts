@@ -3,7 +3,7 @@
 // FOR UPDATE SKIP LOCKED so concurrent workers never wait on each other; SQLite's single-statement UPDATE
 // is atomic under its database write lock.
 import { sql, type Kysely } from 'kysely';
-import { newId, nowIso } from './ids.js';
+import { newId, nowIso } from '../ids.js';
 import type { Database, JobStatus } from './schema.js';
 
 export interface Job {

@@ -1,7 +1,7 @@
 // Products: the tenant-scoped containers of images. Every read is scoped by organisation.
 import type { Kysely } from 'kysely';
 import { authorSelection, toAuthor, type Author } from './author.js';
-import { newId, nowIso } from './ids.js';
+import { newId, nowIso } from '../ids.js';
 import type { Database } from './schema.js';
 
 export interface Product {

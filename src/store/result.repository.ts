@@ -4,16 +4,13 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Component, CryptoAsset, EngineFinding, ScanResult } from '../engine/types.js';
 import { replaceScanBinaries } from './binary.repository.js';
 import { dialectOf } from './database.js';
-import { newId, nowIso } from './ids.js';
+import { findingRow, type ScanRef } from './finding-row.js';
+import { newId, nowIso } from '../ids.js';
 import type { Database } from './schema.js';
 
 type Numeric = number | string | bigint | null;
 
-export interface ScanRef {
-  scanId: string;
-  imageId: string;
-  productId: string;
-}
+export type { ScanRef };
 
 export interface StoredComponent extends Component {
   id: string;
@@ -52,7 +49,8 @@ async function insertBatches<T extends keyof Database>(db: Kysely<Database>, tab
  * locks that inserting rows referring to the scan takes. On SQLite every transaction begins IMMEDIATE (the
  * database's one write lock, see database.ts), which already serialises them. False when the scan is gone.
  */
-export async function lockScanForResultWrite(trx: Transaction<Database>, scanId: string): Promise<boolean> {
+export async function lockScanForResultWrite(trx: Transaction<Database> | Kysely<Database>, scanId: string): Promise<boolean> {
+  if (!trx.isTransaction) throw new Error('lockScanForResultWrite needs a transaction');
   let query = trx.selectFrom('scans').select('id').where('id', '=', scanId);
   if (dialectOf(trx) === 'postgres') query = query.forNoKeyUpdate();
   return (await query.executeTakeFirst()) !== undefined;
@@ -91,6 +89,12 @@ export class ResultRepository {
   async components(scanId: string): Promise<StoredComponent[]> {
     const rows = await this.db.selectFrom('components').select(['id', 'data']).where('scan_id', '=', scanId).orderBy('name').orderBy('id').execute();
     return rows.map((r) => ({ ...(JSON.parse(r.data) as Component), id: r.id }));
+  }
+
+  /** The scan's components as the engine gave them, in the order they were stored (what re-matching matches). */
+  async engineComponents(scanId: string): Promise<Component[]> {
+    const rows = await this.db.selectFrom('components').select('data').where('scan_id', '=', scanId).execute();
+    return rows.map((r) => JSON.parse(r.data) as Component);
   }
 
   async cryptoAssets(scanId: string): Promise<StoredCryptoAsset[]> {
@@ -147,14 +151,4 @@ export class ResultRepository {
       ...(scanId ? perScan.get(scanId) : {}),
     }]));
   }
-}
-
-function findingRow(ref: ScanRef, f: EngineFinding, now: string): Database['findings'] {
-  return {
-    id: newId(), scan_id: ref.scanId, image_id: ref.imageId, product_id: ref.productId, fingerprint: f.fingerprint,
-    finding_type: f.findingType, pname: f.pname, name: f.name, severity: f.severity,
-    cvss_score: f.cvssLatestBaseScore ?? f.cvss?.cvssV4?.baseScore ?? f.cvss?.cvssV3?.baseScore ?? f.cvss?.cvssV2?.baseScore ?? null,
-    epss_probability: f.epss?.probability ?? null, is_kev: f.isKev ? 1 : 0, component_name: f.component?.name ?? null,
-    component_version: f.component?.version ?? null, create_time: now, data: JSON.stringify(f),
-  };
 }

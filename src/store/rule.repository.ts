@@ -2,7 +2,7 @@
 // Every read and write is scoped by organisation; a duplicate name is a ConflictError from the unique index.
 import type { Kysely } from 'kysely';
 import { authorSelection, toAuthor, type Author } from './author.js';
-import { newId, nowIso } from './ids.js';
+import { newId, nowIso } from '../ids.js';
 import type { Database } from './schema.js';
 import { conflictOnDuplicate } from './unique-violation.js';
 

@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Problem, ProblemLevel, ScanSummary } from '../engine/types.js';
 import { authorSelection, toAuthor, type Author } from './author.js';
-import { newId, nowIso } from './ids.js';
+import { newId, nowIso } from '../ids.js';
 import type { Database, ScanStateType } from './schema.js';
 
 export interface Scan {
@@ -107,6 +107,28 @@ export class ScanRepository {
     if (states) query = query.where('scans.state', 'in', states);
     const row = await query.orderBy('scans.create_time', 'desc').orderBy('scans.id', 'desc').executeTakeFirst();
     return row && toScan(row);
+  }
+
+  /** The latest image of every product that is not archived, with its newest finished scan (re-matching's targets). */
+  async latestOfActiveProducts(): Promise<Array<{ productId: string; imageId: string; scanId: string }>> {
+    const images = await this.db
+      .selectFrom('images')
+      .innerJoin('products', 'products.id', 'images.product_id')
+      .select(['images.id', 'images.product_id', 'images.create_time'])
+      .where('images.is_archived', '=', 0)
+      .where('products.is_archived', '=', 0)
+      .orderBy('images.product_id').orderBy('images.create_time', 'desc').orderBy('images.id', 'desc')
+      .execute();
+    const out: Array<{ productId: string; imageId: string; scanId: string }> = [];
+    const seen = new Set<string>();
+    for (const image of images) {
+      if (seen.has(image.product_id)) continue;
+      seen.add(image.product_id);
+      const scan = await this.db.selectFrom('scans').select('id').where('image_id', '=', image.id).where('state', '=', 'done')
+        .orderBy('create_time', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+      if (scan) out.push({ productId: image.product_id, imageId: image.id, scanId: scan.id });
+    }
+    return out;
   }
 
   /** Moves the scan to `to` when its state is one of `from`; false when it was not (nothing changes). */

@@ -12,7 +12,7 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSigningKey } from '../../src/auth/signing-keys.js';
-import { newId, ULID_PATTERN } from '../../src/store/ids.js';
+import { newId, ULID_PATTERN } from '../../src/ids.js';
 import { CALLER_ROLES, createAccessFixtures, type AccessFixtures } from '../support/access-fixtures.js';
 import { testDialects } from '../support/databases.js';
 import {

@@ -6,8 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Component } from '../../src/engine/types.js';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
 import { addOrg } from '../../src/services/identity-admin.js';
-import { rematchLatestImages } from '../../src/store/vulns-rematch.js';
-import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { reposOf } from '../support/repos-of.js';
+import { rematchLatestImages } from '../../src/services/vuln-rematch.js';
+import { VulnerabilityImporter } from '../../src/store/vulns-importer.js';
+import { VulnerabilityReader } from '../../src/store/vulns-reader.js';
 import { testDialects } from '../support/databases.js';
 import { ADMIN, call, passwordToken, startTestServer, type TestServer } from '../support/server.js';
 import { haveShared, sharedPath } from '../support/shared.js';
@@ -31,7 +33,8 @@ for (const dialect of testDialects()) {
     let productId: string;
     let older: string;
     let latest: string;
-    let vulns: VulnerabilityRepository;
+    let vulns: VulnerabilityImporter;
+    let vulnReader: VulnerabilityReader;
 
     /** Uploads an image and stores a finished scan whose only component is BusyBox `version`. */
     async function scannedImage(version: string): Promise<string> {
@@ -71,20 +74,21 @@ for (const dialect of testDialects()) {
       productId = (await call(t.base, tokens.admin, 'POST', '/api/v4/products', { name: 'router' })).body.id.split('/')[1];
 
       const { db } = t.server.runtime.database;
-      vulns = new VulnerabilityRepository(db);
+      vulns = new VulnerabilityImporter(db);
+      vulnReader = new VulnerabilityReader(db);
       // The first image is the latest when the NVD record arrives; the second, scanned later, is matched on
       // the next change (a KEV entry and an EPSS rise) and escalates three ways.
       older = await scannedImage('1.30.1');
       await vulns.importItems(readFeeds([sharedPath('vulndata', `nvd-cve2.0-${CVE}.json`)]));
-      expect(await rematchLatestImages(db, vulns)).toMatchObject({ images: 1, newFindings: 1, escalations: 1 });
+      expect(await rematchLatestImages(reposOf(db), vulnReader)).toMatchObject({ images: 1, newFindings: 1, escalations: 1 });
       latest = await scannedImage('1.31.1');
       await vulns.putKev([{ cveId: CVE, dateAdded: '2026-03-01', requiredAction: 'Update BusyBox.' }]);
       await vulns.putEpss([{ cveId: CVE, probability: 0.35, percentile: 0.97, date: '2026-03-01' }]);
-      expect(await rematchLatestImages(db, vulns, { epssThreshold: 0.1 })).toMatchObject({ images: 1, newFindings: 1, escalations: 1 });
+      expect(await rematchLatestImages(reposOf(db), vulnReader, { epssThreshold: 0.1 })).toMatchObject({ images: 1, newFindings: 1, escalations: 1 });
       // The finding already carries KEV and EPSS, so only a new-vulnerability escalation so far; now make the
       // latest image's finding rise from an EPSS below the threshold.
       await vulns.putEpss([{ cveId: CVE, probability: 0.6, percentile: 0.99, date: '2026-03-02' }]);
-      expect(await rematchLatestImages(db, vulns, { epssThreshold: 0.5 })).toMatchObject({ updatedFindings: 1, escalations: 1 });
+      expect(await rematchLatestImages(reposOf(db), vulnReader, { epssThreshold: 0.5 })).toMatchObject({ updatedFindings: 1, escalations: 1 });
     });
     afterAll(async () => t?.close());
 

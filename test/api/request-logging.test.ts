@@ -4,7 +4,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactUrl, requestLogger } from '../../src/api/request-logging.js';
-import { ULID_PATTERN } from '../../src/store/ids.js';
+import { ULID_PATTERN } from '../../src/ids.js';
 import { ADMIN, call, passwordToken, startTestServer, type TestServer } from '../support/server.js';
 
 describe('request logging', () => {

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
-import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { VulnerabilityImporter } from '../../src/store/vulns-importer.js';
+import { VulnerabilityReader } from '../../src/store/vulns-reader.js';
 import { testDialects } from '../support/databases.js';
 import { ADMIN, call, passwordToken, startTestServer, uploadAndScan, type TestServer } from '../support/server.js';
 import { corpus, haveShared, sharedPath } from '../support/shared.js';
@@ -62,7 +63,7 @@ for (const dialect of testDialects()) {
       t = await startTestServer({ postgres: dialect === 'postgres' });
       token = await passwordToken(t.base, ADMIN.email, ADMIN.password);
       feedDir = mkdtempSync(join(tmpdir(), 'firmscope-feeds-'));
-      const summary = await new VulnerabilityRepository(t.server.runtime.database.db)
+      const summary = await new VulnerabilityImporter(t.server.runtime.database.db)
         .importItems(readFeeds([sharedPath('vulndata', `nvd-cve2.0-${CVE}.json`), ...generatedFeeds(feedDir)]));
       expect(summary).toMatchObject({ inserted: 2, kev: 1, epss: 1, errors: [] });
 

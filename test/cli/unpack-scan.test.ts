@@ -9,7 +9,8 @@ import { register as registerUnpack } from '../../src/cli/unpack.js';
 import type { ScanResult } from '../../src/engine/types.js';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
 import { openDatabase } from '../../src/store/database.js';
-import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { VulnerabilityImporter } from '../../src/store/vulns-importer.js';
+import { VulnerabilityReader } from '../../src/store/vulns-reader.js';
 import { runCli, useCliFolder } from '../support/cli.js';
 import { corpus, haveShared, sharedPath } from '../support/shared.js';
 
@@ -58,7 +59,7 @@ describe('firmscope unpack and scan', () => {
     expect(before.findings.filter((f) => f.findingType === 'dependencyVulnerability')).toEqual([]);
 
     const opened = await openDatabase({ dataDir: join(dir, 'data') });
-    await new VulnerabilityRepository(opened.db).importItems(readFeeds([sharedPath('vulndata', 'nvd-cve2.0-CVE-2012-0920.json')]));
+    await new VulnerabilityImporter(opened.db).importItems(readFeeds([sharedPath('vulndata', 'nvd-cve2.0-CVE-2012-0920.json')]));
     await opened.close();
     await cli(registerScan, ['scan', corpus('dropbearStaticMipsel.tar.bz2'), '-o', output, '-q']);
     const after = JSON.parse(await readFile(output, 'utf8')) as ScanResult;

@@ -10,8 +10,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
 import { openDatabase } from '../../src/store/database.js';
-import { rematchLatestImages } from '../../src/store/vulns-rematch.js';
-import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { reposOf } from '../support/repos-of.js';
+import { rematchLatestImages } from '../../src/services/vuln-rematch.js';
+import { VulnerabilityImporter } from '../../src/store/vulns-importer.js';
+import { VulnerabilityReader } from '../../src/store/vulns-reader.js';
 import { childEnv, FirmscopeProcess } from '../support/cli-process.js';
 import { testDialects } from '../support/databases.js';
 import { ADMIN, call, passwordToken, startTestServer, uploadAndScan, type TestServer } from '../support/server.js';
@@ -55,10 +57,10 @@ for (const dialect of testDialects()) {
 
     it('two re-matches at once, on two connections, store a new vulnerability as one finding', async () => {
       const cve = 'CVE-2099-0999';
-      await new VulnerabilityRepository(t.server.runtime.database.db).importItems(readFeeds([await recordFile(cve)]));
+      await new VulnerabilityImporter(t.server.runtime.database.db).importItems(readFeeds([await recordFile(cve)]));
       const connections = [await openDatabase({ url: t.databaseUrl, dataDir: t.dataDir }), await openDatabase({ url: t.databaseUrl, dataDir: t.dataDir })];
       try {
-        const outcomes = await Promise.allSettled(connections.map(({ db }) => rematchLatestImages(db, new VulnerabilityRepository(db))));
+        const outcomes = await Promise.allSettled(connections.map(({ db }) => rematchLatestImages(reposOf(db), new VulnerabilityReader(db))));
         const described = outcomes.map((o) => (o.status === 'fulfilled' ? `${o.value.newFindings} new findings` : `failed: ${String(o.reason)}`)).join('; ');
         expect(outcomes.some((o) => o.status === 'fulfilled'), described).toBe(true);
         expect((await findingsOf(cve)).length, `${cve} findings of the BusyBox scan after two re-matches (${described})`).toBe(1);

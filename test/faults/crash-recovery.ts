@@ -24,8 +24,10 @@ import { openDatabase, type Dialect, type OpenedDatabase } from '../../src/store
 import type { Database } from '../../src/store/schema.js';
 import { FilesystemBlobStore } from '../../src/store/filesystem-blob-store.js';
 import { rematchRequestedAt } from '../../src/store/vuln-rematch-request.js';
-import { rematchLatestImages } from '../../src/store/vulns-rematch.js';
-import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { reposOf } from '../support/repos-of.js';
+import { rematchLatestImages } from '../../src/services/vuln-rematch.js';
+import { VulnerabilityImporter } from '../../src/store/vulns-importer.js';
+import { VulnerabilityReader } from '../../src/store/vulns-reader.js';
 import { childEnv, FirmscopeProcess } from '../support/cli-process.js';
 import { freshPostgresUrl } from '../support/databases.js';
 import { seededRandom, seedFrom, type SeededRandom } from '../support/seeded-random.js';
@@ -300,7 +302,7 @@ export function describeCrashRecovery(dialect: Dialect): void {
       ];
       // The findings of the latest images are what matching gives now: no re-match was lost to a kill. (Run last:
       // it writes what it finds.)
-      const catchUp = await rematchLatestImages(db, new VulnerabilityRepository(db));
+      const catchUp = await rematchLatestImages(reposOf(db), new VulnerabilityReader(db));
       if (catchUp.newFindings + catchUp.updatedFindings + catchUp.withdrawnFindings > 0) {
         problems.push(`the latest images' findings are behind the vulnerability data: a fresh re-match found ${catchUp.newFindings} new, ${catchUp.updatedFindings} updated, ${catchUp.withdrawnFindings} withdrawn`);
       }

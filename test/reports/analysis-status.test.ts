@@ -48,7 +48,7 @@ describe('reports of an incomplete analysis', () => {
     const text = await pdfText(incomplete, 'incomplete');
     expect(text).toContain('ANALYSIS INCOMPLETE');
     expect(text).toContain('fw.gz at 0: gzip: truncated stream');
-    expect(text.indexOf('ANALYSIS INCOMPLETE')).toBeLessThan(text.indexOf('Summary Measure Count'));
+    expect(text.indexOf('ANALYSIS INCOMPLETE')).toBeLessThan(text.indexOf('Executive summary'));
     const clean = await pdfText(complete, 'complete');
     expect(clean).not.toContain('ANALYSIS INCOMPLETE');
     expect(clean).toContain('Analysis complete');

@@ -6,9 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanResult } from '../../src/engine/types.js';
 import { findReport } from '../../src/reports/index.js';
-import { table, type Column } from '../../src/reports/pqc-pdf-parts.js';
+import { newDocument, table, type Column } from '../../src/reports/pdf-parts.js';
 import { PQC_PDF_COLUMNS } from '../../src/reports/pqc-pdf.js';
-import PDFDocument from 'pdfkit';
 import { tempDir } from '../engine/crypto/support.js';
 import { NOW, corpusScan, generatedScan, haveCorpus } from './pqc-fixture.js';
 
@@ -61,7 +60,7 @@ describe('PQC compliance report (PDF)', () => {
   });
 
   it('shrinks a header that does not fit its column rather than breaking a word', async () => {
-    const doc = new PDFDocument({ size: 'A4', margin: 40 });
+    const doc = newDocument({ Title: 'narrow', Subject: 'narrow', CreationDate: NOW });
     const chunks: Buffer[] = [];
     doc.on('data', (c: Buffer) => chunks.push(c));
     const ended = new Promise((resolve) => doc.on('end', resolve));

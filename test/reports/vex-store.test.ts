@@ -2,7 +2,7 @@
 // repository (as PATCH /findings does), read back with ofScan() (as the report endpoints do), on every database.
 import { expect, it } from 'vitest';
 import { FindingRepository } from '../../src/store/finding.repository.js';
-import { newId } from '../../src/store/ids.js';
+import { newId } from '../../src/ids.js';
 import { ResultRepository } from '../../src/store/result.repository.js';
 import { buildCycloneDxVex } from '../../src/reports/vex-cyclonedx.js';
 import { openVexDocument } from '../../src/reports/vex-openvex.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
-import { newId } from '../../src/store/ids.js';
+import { newId } from '../../src/ids.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { isUniqueViolation } from '../../src/store/unique-violation.js';
 import type { Database } from '../../src/store/schema.js';

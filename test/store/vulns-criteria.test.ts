@@ -5,11 +5,14 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { VulnerabilityMatcher } from '../../src/engine/vulns/matcher.js';
 import { MemoryVulnerabilitySource } from '../../src/engine/vulns/memory-source.js';
-import type { VulnerabilitySource } from '../../src/engine/vulns/source.js';
+import type { VulnerabilityRecord, VulnerabilitySource } from '../../src/engine/vulns/source.js';
+import { criteriaFor } from '../../src/store/vulns-criteria.js';
 import { openDatabase } from '../../src/store/database.js';
-import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { VulnerabilityImporter } from '../../src/store/vulns-importer.js';
+import { VulnerabilityReader } from '../../src/store/vulns-reader.js';
 import { component, matchSummary, randomInventory, randomRecords, rng } from '../engine/vulns/generated-criteria.js';
 import { describeEachDatabase } from '../support/databases.js';
+import { unfiltered } from '../support/vuln-source.js';
 
 describeEachDatabase('vulnerability criteria index', (get) => {
   const random = rng(21);
@@ -17,33 +20,35 @@ describeEachDatabase('vulnerability criteria index', (get) => {
   const inventory = randomInventory(random, 60, 12);
 
   it('criteria-first matching on the store equals record-by-record matching in memory', async () => {
-    const repo = new VulnerabilityRepository(get().db);
+    const repo = new VulnerabilityImporter(get().db);
+    const reader = new VulnerabilityReader(get().db);
     const memory = new MemoryVulnerabilitySource();
     for (const record of records) {
       await repo.putRecord(record);
       memory.putRecord(record);
     }
-    const recordsOnly: VulnerabilitySource = { byProduct: (v, p) => memory.byProduct(v, p) };
+    const recordsOnly = unfiltered(memory);
     const problems: unknown[] = [];
-    const stored = await new VulnerabilityMatcher(repo).matchAll(inventory, problems as never);
+    const stored = await new VulnerabilityMatcher(reader).matchAll(inventory, problems as never);
     expect(problems).toEqual([]);
     expect(stored.length).toBeGreaterThan(100);
     expect(matchSummary(stored)).toEqual(matchSummary(await new VulnerabilityMatcher(recordsOnly).matchAll(inventory, [])));
     // the SQL filter really filters: for a plain version, fewer rows than the pair has
-    const all = (await repo.criteriaFor([{ vendor: 'acme', product: 'p1', version: '1.0.2k' }])).get('acme\0p1')!;
-    const some = (await repo.criteriaFor([{ vendor: 'acme', product: 'p1', version: '3.1' }])).get('acme\0p1')!;
+    const all = (await criteriaFor(get().db, [{ vendor: 'acme', product: 'p1', version: '1.0.2k' }])).get('acme\0p1')!;
+    const some = (await criteriaFor(get().db, [{ vendor: 'acme', product: 'p1', version: '3.1' }])).get('acme\0p1')!;
     expect(some.length).toBeGreaterThan(0);
     expect(some.length).toBeLessThan(all.length / 2);
   });
 
   it('a replaced record leaves no criteria behind', async () => {
-    const repo = new VulnerabilityRepository(get().db);
+    const repo = new VulnerabilityImporter(get().db);
+    const reader = new VulnerabilityReader(get().db);
     const base = { id: 'CVE-2098-0001', aliases: [], source: 'nvd', cwes: [], cvss: {}, references: [], modified: '2024-01-01T00:00:00.000Z' };
     await repo.putRecord({ ...base, criteria: [[{ criteria: 'cpe:2.3:a:zeta:gizmo:*:*:*:*:*:*:*:*', vulnerable: true, versionEndExcluding: '2.0' }]] });
     const gizmo = component('zeta', 'gizmo', '1.5');
-    expect((await new VulnerabilityMatcher(repo).matchAll([gizmo], [])).map((f) => f.pname)).toEqual(['CVE-2098-0001']);
+    expect((await new VulnerabilityMatcher(reader).matchAll([gizmo], [])).map((f) => f.pname)).toEqual(['CVE-2098-0001']);
     await repo.putRecord({ ...base, modified: '2024-02-01T00:00:00.000Z', criteria: [[{ criteria: 'cpe:2.3:a:zeta:gizmo:*:*:*:*:*:*:*:*', vulnerable: true, versionEndExcluding: '1.2' }]] });
-    expect(await new VulnerabilityMatcher(repo).matchAll([gizmo], [])).toEqual([]);
+    expect(await new VulnerabilityMatcher(reader).matchAll([gizmo], [])).toEqual([]);
     const rows = await get().db.selectFrom('vuln_criteria').selectAll().where('record_id', '=', 'CVE-2098-0001').execute();
     expect(rows.map((r) => r.end_excluding)).toEqual(['1.2']);
   });
@@ -59,11 +64,12 @@ describeEachDatabase('vulnerability criteria index', (get) => {
     try {
       const after = await reopened.db.selectFrom('vuln_criteria').selectAll().orderBy('source').orderBy('record_id').orderBy('config_index').orderBy('criterion_index').execute();
       expect(after).toEqual(before);
-      const repo = new VulnerabilityRepository(reopened.db);
+      const repo = new VulnerabilityImporter(reopened.db);
+    const reader = new VulnerabilityReader(reopened.db);
       const memory = new MemoryVulnerabilitySource();
       for (const record of records) memory.putRecord(record);
       const expected = await new VulnerabilityMatcher(memory).matchAll(inventory, []);
-      expect(matchSummary(await new VulnerabilityMatcher(repo).matchAll(inventory, []))).toEqual(matchSummary(expected));
+      expect(matchSummary(await new VulnerabilityMatcher(reader).matchAll(inventory, []))).toEqual(matchSummary(expected));
     } finally {
       await reopened.close();
     }
@@ -72,7 +78,8 @@ describeEachDatabase('vulnerability criteria index', (get) => {
 
 describeEachDatabase('vulnerability criteria index, a record replaced during matching', (get) => {
   it('matches the record as it now is when it changes between its criteria and its loading', async () => {
-    const repo = new VulnerabilityRepository(get().db);
+    const repo = new VulnerabilityImporter(get().db);
+    const reader = new VulnerabilityReader(get().db);
     const memory = new MemoryVulnerabilitySource();
     const base = { id: 'CVE-2098-0002', aliases: [], source: 'nvd', cwes: [], cvss: {}, references: [], modified: '2024-01-01T00:00:00.000Z' };
     const before = { ...base, criteria: [[{ criteria: 'cpe:2.3:a:zeta:widget:*:*:*:*:*:*:*:*', vulnerable: true, versionEndExcluding: '2.0' }]] };
@@ -82,17 +89,16 @@ describeEachDatabase('vulnerability criteria index, a record replaced during mat
       criteria: [[{ criteria: 'cpe:2.3:a:zeta:other:*:*:*:*:*:*:*:*', vulnerable: true }, { criteria: 'cpe:2.3:a:zeta:widget:*:*:*:*:*:*:*:*', vulnerable: true, versionEndIncluding: '1.6' }]],
     };
     const widget = component('zeta', 'widget', '1.5');
-    for (const source of [repo, memory]) {
-      await source.putRecord(before);
+    const sources: Array<[VulnerabilitySource, { putRecord(r: VulnerabilityRecord): unknown }]> = [[reader, repo], [memory, memory]];
+    for (const [source, writer] of sources) {
+      await writer.putRecord(before);
       // a source that replaces the record right after handing out its criteria
       const racing: VulnerabilitySource = {
-        byProduct: (v, p) => source.byProduct(v, p),
-        criteriaFor: async (queries) => {
-          const criteria = await source.criteriaFor(queries);
-          await source.putRecord(after);
-          return criteria;
-        },
-        recordsByKeys: (keys) => source.recordsByKeys(keys),
+        query: (q) => source.query({ ...q, select: async (criteria) => {
+          const keys = await q.select(criteria);
+          await writer.putRecord(after);
+          return keys;
+        } }),
       };
       const findings = await new VulnerabilityMatcher(racing).matchAll([widget], []);
       expect(findings.map((f) => f.pname)).toEqual(['CVE-2098-0002']);

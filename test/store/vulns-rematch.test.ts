@@ -6,11 +6,14 @@ import { expect, it } from 'vitest';
 import type { EngineFinding } from '../../src/engine/types.js';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
 import { VulnerabilityMatcher } from '../../src/engine/vulns/matcher.js';
-import type { VulnerabilityRecord, VulnerabilitySource } from '../../src/engine/vulns/source.js';
+import type { VulnerabilityRecord } from '../../src/engine/vulns/source.js';
 import { openDatabase } from '../../src/store/database.js';
 import { ResultRepository } from '../../src/store/result.repository.js';
-import { escalationsOf, rematchLatestImages } from '../../src/store/vulns-rematch.js';
-import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { escalationsOf, rematchLatestImages } from '../../src/services/vuln-rematch.js';
+import { reposOf } from '../support/repos-of.js';
+import { failingSource } from '../support/vuln-source.js';
+import { VulnerabilityImporter } from '../../src/store/vulns-importer.js';
+import { VulnerabilityReader } from '../../src/store/vulns-reader.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { haveShared, sharedPath } from '../support/shared.js';
 import { busybox, productWithImages } from '../support/store-fixtures.js';
@@ -31,14 +34,15 @@ describeEachDatabase('vulnerability re-matching', (get) => {
     const { product, image } = await productWithImages(db);
     const old = await image('2026-01-01T00:00:00.000Z', '1.30.0');
     const latest = await image('2026-02-01T00:00:00.000Z', '1.31.1');
-    const vulns = new VulnerabilityRepository(db);
+    const vulns = new VulnerabilityImporter(db);
+    const vulnReader = new VulnerabilityReader(db);
     const results = new ResultRepository(db);
 
     // nothing known yet
-    expect(await rematchLatestImages(db, vulns)).toMatchObject({ images: 1, newFindings: 0, escalations: 0 });
+    expect(await rematchLatestImages(reposOf(db), vulnReader)).toMatchObject({ images: 1, newFindings: 0, escalations: 0 });
 
     await vulns.importItems(readFeeds([sharedPath('vulndata', 'nvd-cve2.0-CVE-2021-42386.json')]));
-    const first = await rematchLatestImages(db, vulns);
+    const first = await rematchLatestImages(reposOf(db), vulnReader);
     expect(first).toMatchObject({ images: 1, newFindings: 1, updatedFindings: 0, escalations: 1, problems: [] });
     const rows = await db.selectFrom('findings').selectAll().where('scan_id', '=', latest.scanId).execute();
     expect(rows.map((r) => [r.pname, r.severity, r.is_kev, r.component_version])).toEqual([['CVE-2021-42386', 'high', 0, '1.31.1']]);
@@ -48,7 +52,7 @@ describeEachDatabase('vulnerability re-matching', (get) => {
     // newly exploited and likely: KEV entry and EPSS above the threshold
     await vulns.putKev([{ cveId: 'CVE-2021-42386', dateAdded: '2026-03-01', requiredAction: 'Update BusyBox.' }]);
     await vulns.putEpss([{ cveId: 'CVE-2021-42386', probability: 0.35, percentile: 0.97, date: '2026-03-01' }]);
-    const second = await rematchLatestImages(db, vulns, { epssThreshold: 0.1 });
+    const second = await rematchLatestImages(reposOf(db), vulnReader, { epssThreshold: 0.1 });
     expect(second).toMatchObject({ newFindings: 0, updatedFindings: 1, escalations: 2 });
     const escalations = await db.selectFrom('escalations').select(['reason', 'finding_fingerprint', 'image_id']).where('product_id', '=', product).orderBy('reason').execute();
     expect(escalations.map((e) => e.reason)).toEqual(['epss', 'kev', 'new-vulnerability']);
@@ -57,7 +61,7 @@ describeEachDatabase('vulnerability re-matching', (get) => {
     expect(counts).toMatchObject({ newEscalationsCount: 3, kev: 1, findingTypeCounts: [{ type: 'dependencyVulnerability', count: 1 }] });
 
     // idempotent
-    expect(await rematchLatestImages(db, vulns)).toMatchObject({ newFindings: 0, updatedFindings: 0, escalations: 0 });
+    expect(await rematchLatestImages(reposOf(db), vulnReader)).toMatchObject({ newFindings: 0, updatedFindings: 0, escalations: 0 });
   });
 });
 
@@ -72,36 +76,37 @@ describeEachDatabase('vulnerability re-matching withdraws findings that no longe
     const { db } = get();
     const { image } = await productWithImages(db);
     const latest = await image('2026-02-01T00:00:00.000Z', '1.31.1');
-    const vulns = new VulnerabilityRepository(db);
+    const vulns = new VulnerabilityImporter(db);
+    const vulnReader = new VulnerabilityReader(db);
     const results = new ResultRepository(db);
     await vulns.putRecord(record('CVE-2098-1000', '2024-01-01T00:00:00.000Z', upTo('1.33.1')));
     await vulns.putRecord(record('CVE-2098-1001', '2024-01-01T00:00:00.000Z', upTo('1.36.0')));
-    expect(await rematchLatestImages(db, vulns)).toMatchObject({ newFindings: 2, withdrawnFindings: 0, escalations: 2 });
+    expect(await rematchLatestImages(reposOf(db), vulnReader)).toMatchObject({ newFindings: 2, withdrawnFindings: 0, escalations: 2 });
     const pnames = async () => (await db.selectFrom('findings').select('pname').where('scan_id', '=', latest.scanId).orderBy('pname').execute()).map((r) => r.pname);
     expect(await pnames()).toEqual(['CVE-2098-1000', 'CVE-2098-1001']);
     expect(await results.counts(latest.imageId, latest.scanId)).toMatchObject({ newEscalationsCount: 2, findingTypeCounts: [{ type: 'dependencyVulnerability', count: 2 }] });
 
     // NVD narrows CVE-2098-1000 to versions up to 1.30.0: busybox 1.31.1 is no longer affected
     await vulns.putRecord(record('CVE-2098-1000', '2024-03-01T00:00:00.000Z', upTo('1.30.0')));
-    expect(await rematchLatestImages(db, vulns)).toMatchObject({ newFindings: 0, updatedFindings: 0, withdrawnFindings: 1, escalations: 0 });
+    expect(await rematchLatestImages(reposOf(db), vulnReader)).toMatchObject({ newFindings: 0, updatedFindings: 0, withdrawnFindings: 1, escalations: 0 });
     expect(await pnames()).toEqual(['CVE-2098-1001']);
     expect(await results.counts(latest.imageId, latest.scanId)).toMatchObject({ newEscalationsCount: 1, findingTypeCounts: [{ type: 'dependencyVulnerability', count: 1 }] });
     expect((await db.selectFrom('escalations').select('details').where('image_id', '=', latest.imageId).execute()).map((e) => JSON.parse(e.details!).pname)).toEqual(['CVE-2098-1001']);
 
     // a failing lookup is not "no longer matches": nothing is withdrawn
-    const failing: VulnerabilitySource = { byProduct: async () => { throw new Error('database gone'); } };
-    const failed = await rematchLatestImages(db, failing);
+    const failing = failingSource(() => true, 'database gone');
+    const failed = await rematchLatestImages(reposOf(db), failing);
     expect(failed).toMatchObject({ withdrawnFindings: 0 });
     expect(failed.problems.map((p) => p.kind)).toContain('error');
     expect(await pnames()).toEqual(['CVE-2098-1001']);
 
     // CVE-2098-1001 is rejected: its newer record affects nothing
     await vulns.putRecord(record('CVE-2098-1001', '2024-04-01T00:00:00.000Z', []));
-    expect(await rematchLatestImages(db, vulns)).toMatchObject({ withdrawnFindings: 1 });
+    expect(await rematchLatestImages(reposOf(db), vulnReader)).toMatchObject({ withdrawnFindings: 1 });
     expect(await pnames()).toEqual([]);
     expect(await results.counts(latest.imageId, latest.scanId)).toMatchObject({ newEscalationsCount: 0, findingTypeCounts: [] });
     // idempotent
-    expect(await rematchLatestImages(db, vulns)).toMatchObject({ newFindings: 0, withdrawnFindings: 0, escalations: 0 });
+    expect(await rematchLatestImages(reposOf(db), vulnReader)).toMatchObject({ newFindings: 0, withdrawnFindings: 0, escalations: 0 });
   });
 });
 
@@ -115,9 +120,10 @@ describeEachDatabase('overlapping re-matches', (get) => {
     const { db, url, dataDir } = get();
     const { product, image } = await productWithImages(db);
     const latest = await image('2026-02-01T00:00:00.000Z', '1.31.1');
-    const vulns = new VulnerabilityRepository(db);
+    const vulns = new VulnerabilityImporter(db);
+    const vulnReader = new VulnerabilityReader(db);
     const others = [await openDatabase({ url, dataDir }), await openDatabase({ url, dataDir })];
-    const together = () => Promise.all([db, ...others.map((o) => o.db)].map((d) => rematchLatestImages(d, new VulnerabilityRepository(d))));
+    const together = () => Promise.all([db, ...others.map((o) => o.db)].map((d) => rematchLatestImages(reposOf(d), new VulnerabilityReader(d))));
     const escalations = async (reason: string) =>
       (await db.selectFrom('escalations').select('finding_fingerprint').where('product_id', '=', product).where('reason', '=', reason).execute()).length;
     try {
@@ -148,10 +154,11 @@ describeEachDatabase('overlapping re-matches', (get) => {
     const { db, url, dataDir } = get();
     const { product, image } = await productWithImages(db);
     const { imageId, scanId } = await image('2026-02-01T00:00:00.000Z', '1.31.1', []);
-    const vulns = new VulnerabilityRepository(db);
+    const vulns = new VulnerabilityImporter(db);
+    const vulnReader = new VulnerabilityReader(db);
     await vulns.putRecord(record('CVE-2097-2000', '2024-01-01T00:00:00.000Z', upTo('1.33.1')));
     // (the suite's database also holds the records of the test before)
-    const findings = (await new VulnerabilityMatcher(vulns).matchAll([busybox('1.31.1')], [])).filter((f) => f.pname === 'CVE-2097-2000');
+    const findings = (await new VulnerabilityMatcher(vulnReader).matchAll([busybox('1.31.1')], [])).filter((f) => f.pname === 'CVE-2097-2000');
     expect(findings).toHaveLength(1);
     const result = { components: [busybox('1.31.1'), busybox('1.31.1')], findings: [findings[0]!, { ...findings[0]!, severity: 'low' as const }], cryptoAssets: [] };
     const other = await openDatabase({ url, dataDir });

@@ -7,7 +7,8 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatStatus, syncFeeds } from '../../src/cli/vulndb.js';
 import { parseNvdCursor, RateLimiter } from '../../src/engine/vulns/sync.js';
-import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { VulnerabilityImporter } from '../../src/store/vulns-importer.js';
+import { VulnerabilityReader } from '../../src/store/vulns-reader.js';
 import { describeEachDatabase, openTestDatabase } from '../support/databases.js';
 import { haveShared, sharedPath } from '../support/shared.js';
 
@@ -79,18 +80,19 @@ describeEachDatabase('vulndb sync', (get) => {
     startIndex: r.url.searchParams.get('startIndex'), from: r.url.searchParams.get('lastModStartDate'), to: r.url.searchParams.get('lastModEndDate'),
   }));
   /** A test on a database of its own (the suite's is shared by the tests that follow one another). */
-  async function withFresh(run: (repo: VulnerabilityRepository) => Promise<void>): Promise<void> {
+  async function withFresh(run: (repo: VulnerabilityImporter) => Promise<void>): Promise<void> {
     const fresh = await openTestDatabase(get().dialect);
     try {
-      await run(new VulnerabilityRepository(fresh.db));
+      await run(new VulnerabilityImporter(fresh.db));
     } finally {
       await fresh.close();
     }
   }
-  const storedRecords = async (repo: VulnerabilityRepository) => (await repo.status()).records.reduce((n, r) => n + r.count, 0);
+  const storedRecords = async (repo: VulnerabilityImporter) => (await repo.status()).records.reduce((n, r) => n + r.count, 0);
 
   it.runIf(hasData)('fetches NVD page by page with the API key, retries a 503, then KEV and EPSS; resumes from the cursor', async () => {
-    const repo = new VulnerabilityRepository(get().db);
+    const repo = new VulnerabilityImporter(get().db);
+    const reader = new VulnerabilityReader(get().db);
     const first = { ...options(), retries: 4 };
     const [nvd, kev, epss] = await syncFeeds(repo, ['nvd', 'kev', 'epss'], first);
     expect(nvd).toMatchObject({ feed: 'nvd', summary: { inserted: 38, errors: [] } });
@@ -116,7 +118,8 @@ describeEachDatabase('vulndb sync', (get) => {
   });
 
   it.runIf(hasData)('reports a feed that keeps failing with what it committed, and syncs the feeds after it', async () => {
-    const repo = new VulnerabilityRepository(get().db);
+    const repo = new VulnerabilityImporter(get().db);
+    const reader = new VulnerabilityReader(get().db);
     const results = await syncFeeds(repo, ['kev', 'epss'], { ...options(), kevUrl: `${base}/missing.json`, retryDelayMs: 1 });
     expect(results[0]).toMatchObject({ feed: 'kev', summary: { kev: 0 }, error: expect.stringMatching(/HTTP 404/) });
     expect(results[1]).toMatchObject({ feed: 'epss', summary: { epss: 2, errors: [] } });

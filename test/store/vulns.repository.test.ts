@@ -8,21 +8,24 @@ import type { VulnerabilityRecord } from '../../src/engine/vulns/source.js';
 import { openDatabase } from '../../src/store/database.js';
 import { clearRematch, rematchRequestedAt } from '../../src/store/vuln-rematch-request.js';
 import { writeRecords } from '../../src/store/vulns-record-writer.js';
-import { VulnerabilityRepository } from '../../src/store/vulns.repository.js';
+import { VulnerabilityImporter } from '../../src/store/vulns-importer.js';
+import { VulnerabilityReader } from '../../src/store/vulns-reader.js';
 import { describeEachDatabase } from '../support/databases.js';
+import { recordsOfPackage, recordsOfProduct } from '../support/vuln-source.js';
 import { haveShared, sharedPath } from '../support/shared.js';
 
 const hasData = haveShared('vulndata', 'nvd-corpus');
 const vulndata = (...p: string[]) => sharedPath('vulndata', ...p);
 
-const tableCounts = async (repo: VulnerabilityRepository) => {
+const tableCounts = async (repo: VulnerabilityImporter) => {
   const s = await repo.status();
   return { records: s.records, kev: s.kev, epss: s.epss };
 };
 
 describeEachDatabase('vulnerability repository', (get) => {
   it.runIf(hasData)('imports the real feeds, and re-importing changes nothing', async () => {
-    const repo = new VulnerabilityRepository(get().db);
+    const repo = new VulnerabilityImporter(get().db);
+    const reader = new VulnerabilityReader(get().db);
     const paths = [vulndata('nvd-corpus'), vulndata('nvd-api2.0-full-page.json'), vulndata('osv-UBUNTU-CVE-2021-3782.json'), vulndata('cisa-kev-known_exploited_vulnerabilities.json')];
     const first = await repo.importItems(readFeeds(paths));
     expect(first.errors).toEqual([]);
@@ -41,31 +44,29 @@ describeEachDatabase('vulnerability repository', (get) => {
   });
 
   it.runIf(hasData)('serves the matcher by (vendor, product) with KEV and EPSS attached', async () => {
-    const repo = new VulnerabilityRepository(get().db);
+    const repo = new VulnerabilityImporter(get().db);
+    const reader = new VulnerabilityReader(get().db);
     const dir = mkdtempSync(join(tmpdir(), 'firmscope-epss-'));
     writeFileSync(join(dir, 'epss.csv'), '#model_version:v2025.03.14,score_date:2025-08-25T00:00:00Z\ncve,epss,percentile\nCVE-2021-42386,0.5,0.97\n');
     await repo.importItems(readFeeds([join(dir, 'epss.csv')]));
-    const records = await repo.byProduct('busybox', 'busybox');
+    const records = await recordsOfProduct(reader, 'busybox', 'busybox');
     expect(records.map((r) => r.id).sort()).toEqual(['CVE-2016-2148', 'CVE-2018-1000517', 'CVE-2021-42386', 'CVE-2022-28391', 'CVE-2022-30065']);
     const busybox = {
       ref: 'busybox@1.31.1', name: 'busybox', version: '1.31.1', type: 'application' as const, confidence: 1,
       cpe: 'cpe:2.3:a:busybox:busybox:1.31.1:*:*:*:*:*:*:*', paths: ['bin/busybox'], evidence: [], foundBy: ['t'],
     };
-    const findings = await new VulnerabilityMatcher(repo).matchAll([busybox], []);
+    const findings = await new VulnerabilityMatcher(reader).matchAll([busybox], []);
     expect(findings.map((f) => f.pname).sort()).toEqual(['CVE-2021-42386', 'CVE-2022-28391']);
     expect(findings.find((f) => f.pname === 'CVE-2021-42386')?.epss).toEqual({ probability: 0.5, percentile: 0.97 });
-    expect((await repo.byPackage('Ubuntu', 'wayland')).map((r) => r.id)).toEqual(['CVE-2021-3782']);
-    expect(await repo.byProduct('nobody', 'nothing')).toEqual([]);
-    const batch = await repo.byProducts([['busybox', 'busybox'], ['dropbear_ssh_project', 'dropbear_ssh'], ['nobody', 'nothing']]);
-    expect([...batch.keys()]).toEqual(['busybox\0busybox', 'dropbear_ssh_project\0dropbear_ssh', 'nobody\0nothing']);
-    expect(batch.get('busybox\0busybox')!.map((r) => r.id).sort()).toEqual(records.map((r) => r.id).sort());
-    expect(batch.get('busybox\0busybox')!.find((r) => r.id === 'CVE-2021-42386')?.epss?.probability).toBe(0.5);
-    expect(batch.get('dropbear_ssh_project\0dropbear_ssh')!.map((r) => r.id).sort()).toEqual((await repo.byProduct('dropbear_ssh_project', 'dropbear_ssh')).map((r) => r.id).sort());
-    expect(batch.get('nobody\0nothing')).toEqual([]);
+    expect((await recordsOfPackage(reader, 'Ubuntu', 'wayland')).map((r) => r.id)).toEqual(['CVE-2021-3782']);
+    expect(await recordsOfProduct(reader, 'nobody', 'nothing')).toEqual([]);
+    expect(records.find((r) => r.id === 'CVE-2021-42386')?.epss?.probability).toBe(0.5);
+    expect((await recordsOfProduct(reader, 'dropbear_ssh_project', 'dropbear_ssh')).length).toBeGreaterThan(0);
   });
 
   it('a newer record replaces the older one and its index; an older one is ignored', async () => {
-    const repo = new VulnerabilityRepository(get().db);
+    const repo = new VulnerabilityImporter(get().db);
+    const reader = new VulnerabilityReader(get().db);
     const base: VulnerabilityRecord = {
       id: 'CVE-2099-0001', aliases: [], source: 'nvd', cwes: [], cvss: {}, references: [], modified: '2024-01-01T00:00:00.000Z',
       criteria: [[{ criteria: 'cpe:2.3:a:acme:widget:*:*:*:*:*:*:*:*', vulnerable: true, versionEndExcluding: '2.0' }]],
@@ -73,15 +74,16 @@ describeEachDatabase('vulnerability repository', (get) => {
     expect(await repo.putRecord(base)).toBe('inserted');
     const moved = { ...base, modified: '2024-06-01T00:00:00.000Z', criteria: [[{ criteria: 'cpe:2.3:a:acme:gadget:*:*:*:*:*:*:*:*', vulnerable: true }]] };
     expect(await repo.putRecord(moved)).toBe('updated');
-    expect(await repo.byProduct('acme', 'widget')).toEqual([]);
-    expect((await repo.byProduct('acme', 'gadget')).map((r) => r.modified)).toEqual(['2024-06-01T00:00:00.000Z']);
+    expect(await recordsOfProduct(reader, 'acme', 'widget')).toEqual([]);
+    expect((await recordsOfProduct(reader, 'acme', 'gadget')).map((r) => r.modified)).toEqual(['2024-06-01T00:00:00.000Z']);
     expect(await repo.putRecord({ ...base, description: 'stale' })).toBe('unchanged');
-    expect((await repo.byProduct('acme', 'gadget'))[0]!.description).toBeUndefined();
+    expect((await recordsOfProduct(reader, 'acme', 'gadget'))[0]!.description).toBeUndefined();
   });
 
   it('a batch writes like one record after the other: a record met twice, replaced, unchanged', async () => {
     const { db } = get();
-    const repo = new VulnerabilityRepository(db);
+    const repo = new VulnerabilityImporter(db);
+    const reader = new VulnerabilityReader(db);
     const record = (id: string, modified: string, end: string): VulnerabilityRecord => ({
       id, aliases: [], source: 'nvd', cwes: [], cvss: {}, references: [], modified,
       criteria: [[{ criteria: 'cpe:2.3:a:batch:thing:*:*:*:*:*:*:*:*', vulnerable: true, versionEndExcluding: end }]],
@@ -99,12 +101,13 @@ describeEachDatabase('vulnerability repository', (get) => {
     expect(criteria).toEqual([{ record_id: 'CVE-2097-0001', end_excluding: '4.0' }, { record_id: 'CVE-2097-0002', end_excluding: '3.0' }]);
     const aliases = await db.selectFrom('vuln_aliases').select(['alias']).where('record_id', 'like', 'CVE-2097-%').orderBy('alias').execute();
     expect(aliases.map((a) => a.alias)).toEqual(['CVE-2097-0001', 'CVE-2097-0002']);
-    expect((await repo.byProduct('batch', 'thing')).map((r) => r.modified).sort()).toEqual(['2024-02-01T00:00:00.000Z', '2024-03-01T00:00:00.000Z']);
+    expect((await recordsOfProduct(reader, 'batch', 'thing')).map((r) => r.modified).sort()).toEqual(['2024-02-01T00:00:00.000Z', '2024-03-01T00:00:00.000Z']);
   });
 
   it.runIf(hasData)('an entry from an older KEV catalog never replaces one from a newer catalog; re-importing is a no-op', async () => {
     const { db } = get();
-    const repo = new VulnerabilityRepository(db);
+    const repo = new VulnerabilityImporter(db);
+    const reader = new VulnerabilityReader(db);
     const ransomware = async () => (await db.selectFrom('vuln_kev').select(['known_ransomware_campaign_use', 'catalog_date']).where('cve_id', '=', 'CVE-2024-57727').executeTakeFirstOrThrow());
     // the full catalog (2025-08-25) says Known; the sample catalog (2025-02-19) still said Unknown
     await repo.importItems(readFeeds([vulndata('cisa-kev-known_exploited_vulnerabilities.json')]));
@@ -122,7 +125,8 @@ describeEachDatabase('vulnerability repository', (get) => {
 
   it('a change to records, KEV or EPSS requests a re-match in its own transaction; only the re-match it asked for clears it', async () => {
     const { db } = get();
-    const repo = new VulnerabilityRepository(db);
+    const repo = new VulnerabilityImporter(db);
+    const reader = new VulnerabilityReader(db);
     const record: VulnerabilityRecord = { id: 'CVE-2096-0001', aliases: [], source: 'nvd', cwes: [], cvss: {}, references: [], criteria: [], modified: '2024-01-01T00:00:00.000Z' };
     // the earlier tests of this database left their request
     const earlier = await rematchRequestedAt(db);
@@ -150,7 +154,8 @@ describeEachDatabase('vulnerability repository', (get) => {
 
   it('KEV catalog dates: equal or newer replaces, older is ignored, unknown dates let the later import win', async () => {
     const { db } = get();
-    const repo = new VulnerabilityRepository(db);
+    const repo = new VulnerabilityImporter(db);
+    const reader = new VulnerabilityReader(db);
     const entry = (action: string, catalogDate?: string) => ({ cveId: 'CVE-2098-0001', dateAdded: '2024-01-01', requiredAction: action, ...(catalogDate ? { catalogDate } : {}) });
     const action = async () => (await db.selectFrom('vuln_kev').select(['required_action', 'catalog_date']).where('cve_id', '=', 'CVE-2098-0001').executeTakeFirstOrThrow());
     expect(await repo.putKev([entry('first')])).toEqual(['CVE-2098-0001']);
@@ -171,7 +176,8 @@ describeEachDatabase('vulnerability repository', (get) => {
   });
 
   it.runIf(hasData)('a truncated feed imports what precedes the damage and reports the file', async () => {
-    const repo = new VulnerabilityRepository(get().db);
+    const repo = new VulnerabilityImporter(get().db);
+    const reader = new VulnerabilityReader(get().db);
     const text = readFileSync(vulndata('cisa-kev-sample-catalog.json'), 'utf8');
     const file = join(mkdtempSync(join(tmpdir(), 'firmscope-kev-')), 'kev.json');
     writeFileSync(file, text.slice(0, text.indexOf('CVE-2024-57727')));
@@ -192,11 +198,12 @@ describeEachDatabase('vulnerability imports at once', (get) => {
     const paths = [vulndata('nvd-corpus'), vulndata('cisa-kev-known_exploited_vulnerabilities.json'), join(dir, 'epss.csv')];
     const others = [await openDatabase({ url, dataDir }), await openDatabase({ url, dataDir })];
     try {
-      const summaries = await Promise.all([db, ...others.map((o) => o.db)].map((d) => new VulnerabilityRepository(d).importItems(readFeeds(paths))));
+      const summaries = await Promise.all([db, ...others.map((o) => o.db)].map((d) => new VulnerabilityImporter(d).importItems(readFeeds(paths))));
       expect(summaries.map((s) => s.errors)).toEqual([[], [], []]);
       expect(summaries.reduce((n, s) => n + s.inserted, 0)).toBe(44);
       expect(summaries.reduce((n, s) => n + s.unchanged, 0)).toBe(88);
-      const repo = new VulnerabilityRepository(db);
+      const repo = new VulnerabilityImporter(db);
+    const reader = new VulnerabilityReader(db);
       expect(await tableCounts(repo)).toEqual({ records: [{ source: 'nvd', count: 44 }], kev: 1404, epss: 2 });
       const status = await repo.status();
       expect(status.feeds.map((f) => f.feed)).toEqual(['epss', 'kev', 'nvd']);
@@ -207,7 +214,8 @@ describeEachDatabase('vulnerability imports at once', (get) => {
   });
 
   it('recording a feed keeps the newest date and the last cursor given', async () => {
-    const repo = new VulnerabilityRepository(get().db);
+    const repo = new VulnerabilityImporter(get().db);
+    const reader = new VulnerabilityReader(get().db);
     await repo.setFeed('osv', '2026-01-02T00:00:00Z', 'c1');
     await repo.setFeed('osv', '2026-01-01T00:00:00Z');
     expect(await repo.feed('osv')).toEqual({ feedDate: '2026-01-02T00:00:00Z', cursor: 'c1' });

@@ -1,7 +1,7 @@
 // Requests built from the OpenAPI document alone, so a test can call every operation without knowing it: path
 // parameters come from fixtures named like them, required query parameters and JSON bodies are the smallest
 // values their schemas accept. What cannot be filled is returned as a sentence saying what to add, never skipped.
-import { newId } from '../../src/store/ids.js';
+import { newId } from '../../src/ids.js';
 
 type Schema = Record<string, any>;
 

@@ -2,7 +2,7 @@
 // inventory is given (BusyBox by default).
 import type { Kysely } from 'kysely';
 import type { Component } from '../../src/engine/types.js';
-import { newId } from '../../src/store/ids.js';
+import { newId } from '../../src/ids.js';
 import { ResultRepository } from '../../src/store/result.repository.js';
 import type { Database } from '../../src/store/schema.js';
 

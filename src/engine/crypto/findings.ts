@@ -3,25 +3,18 @@
 // use (CWE-327: enabled by a configuration or used by a key, never merely present in code), expired certificates
 // used for trust (CWE-324). Fingerprints hash the rule and the key, certificate or file, never offsets, so the
 // same problem in the next image is the same finding.
-import { findingFingerprint } from '../fingerprint.js';
+import { cweFinding, type CweFindingFields } from '../cwe-finding.js';
 import { assess } from './pqc.js';
-import type { CryptoAsset, EngineFinding, Evidence, Severity } from '../types.js';
+import type { CryptoAsset, EngineFinding, Evidence } from '../types.js';
 
 const TRUST_PATH = /(\/etc\/ssl\/|\/certs?\/|ca-?bundle|ca-certificates|cacert|trust)/i;
 
-function finding(rule: string, where: string, evidence: Evidence[], fields: { name: string; severity: Severity; cwe: string; description: string; recommendedAction: string }): EngineFinding {
-  return {
-    fingerprint: findingFingerprint('knownVulnerability', rule, where),
-    findingType: 'knownVulnerability',
-    pname: rule,
-    name: fields.name,
-    title: fields.name,
-    description: fields.description,
-    severity: fields.severity,
-    identifiers: [{ cwe: fields.cwe, rule }],
-    recommendedAction: fields.recommendedAction,
+/** A CWE finding whose occurrences are the crypto evidence (path, offset, how it was found). */
+function finding(rule: string, where: string, evidence: Evidence[], fields: Omit<CweFindingFields, 'occurrences'>): EngineFinding {
+  return cweFinding(rule, where, {
+    ...fields,
     occurrences: evidence.map((e) => ({ path: e.path, offset: e.offset, evidence: [e.method, e.match].filter(Boolean).join(': ') })),
-  };
+  });
 }
 
 const weakKey = (type: string | undefined, bits: number | undefined): boolean =>

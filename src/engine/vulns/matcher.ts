@@ -1,14 +1,41 @@
-// Matches an inventory against a VulnerabilitySource: candidates by CPE (vendor, product) and by OSV package,
-// each record tried by the CPE and OSV matchers, records that alias each other merged so that one vulnerability
-// is one finding per component. A source that serves criteria (criteriaFor) is asked for those first, and only
-// the records with a matching criterion are loaded. A failing lookup for one component is reported and the rest go on.
+// Matches an inventory against a VulnerabilitySource with one query: each component's lookups are chosen by its
+// package type (a CPE for the CPE matcher, a purl of an OSV ecosystem for the OSV package matcher); the stored
+// criteria of the asked products are tested here with the CPE matcher's own criterion test, and only the records
+// with a matching criterion are loaded, with the records of the asked packages. Each candidate record is tried by
+// both matchers, and records that alias each other are merged so that one vulnerability is one finding per
+// component. When a batch lookup fails it is asked again component by component, so a failing lookup for one
+// component is reported and the rest go on.
 import type { Component, EngineFinding, Problem } from '../types.js';
 import { criterionMatch, matchCpe, matchCpeHits, matchTarget, type CriterionHit, type MatchTarget } from './cpe-matcher.js';
-import { keyOfRecord, keysAdmit, recordKey } from './criteria-index.js';
+import { keyOfRecord, keysAdmit, recordKey, type IndexedCriterion } from './criteria-index.js';
 import { componentPackage, matchOsv } from './osv-matcher.js';
 import type { VulnerabilityRecord, VulnerabilitySource } from './source.js';
 import { versionKey } from './version-key.js';
 import { buildFinding, type RecordMatch } from './vuln-finding.js';
+
+/** How a component is looked up, by its package type: its CPE product, its OSV package, or both. */
+export interface Lookups {
+  target?: MatchTarget;
+  pkg?: NonNullable<ReturnType<typeof componentPackage>>;
+}
+
+export function lookupsOf(component: Component): Lookups {
+  const target = matchTarget(component);
+  const pkg = componentPackage(component);
+  return { ...(target ? { target } : {}), ...(pkg ? { pkg } : {}) };
+}
+
+/** A component's candidate records: those selected by a matching criterion (with the hits) and those of its package. */
+interface Candidates {
+  selected: Array<{ record: VulnerabilityRecord; hits: CriterionHit[] }>;
+  packaged: VulnerabilityRecord[];
+}
+
+/** Times a query is asked again when a selected record changed between its criteria and its loading. */
+const STALE_RETRIES = 3;
+
+const pairKey = (vendor: string, product: string) => `${vendor}\0${product}`;
+const packageKey = (pkg: { ecosystem: string; name: string }) => `${pkg.ecosystem}\0${pkg.name}`;
 
 /** Groups matches whose records share an id or alias (union-find over ids). */
 function groupByAlias(matches: RecordMatch[]): RecordMatch[][] {
@@ -45,127 +72,100 @@ function groupByAlias(matches: RecordMatch[]): RecordMatch[][] {
 }
 
 export class VulnerabilityMatcher {
-  private readonly products = new Map<string, Promise<VulnerabilityRecord[]>>();
-  private readonly packages = new Map<string, Promise<VulnerabilityRecord[]>>();
-  /**
-   * Per component, the records with a criterion that matches it and those criteria (criteria-first sources, see
-   * selectByCriteria), so that matching them needs no second test.
-   */
-  private readonly selected = new Map<Component, Array<{ record: VulnerabilityRecord; hits: CriterionHit[] }>>();
-
   constructor(private readonly source: VulnerabilitySource) {}
 
-  private candidates(component: Component, target: MatchTarget | undefined): Array<VulnerabilityRecord[] | Promise<VulnerabilityRecord[]>> {
-    const lookups: Array<VulnerabilityRecord[] | Promise<VulnerabilityRecord[]>> = [];
-    if (target && !this.selected.has(component)) {
-      const key = `${target.vendor}\0${target.product}`;
-      if (!this.products.has(key)) this.products.set(key, this.source.byProduct(target.vendor, target.product));
-      lookups.push(this.products.get(key)!);
+  /** Each component's matching criteria among the stored ones, by record key. */
+  private static hitsOf(target: MatchTarget, criteria: IndexedCriterion[]): Map<string, CriterionHit[]> {
+    const hits = new Map<string, CriterionHit[]>();
+    const version = versionKey(target.version);
+    for (const c of criteria) {
+      // the version keys settle most criteria with two string comparisons
+      if (version !== undefined && !keysAdmit(c.keys, version)) continue;
+      const kind = criterionMatch(c, target);
+      if (!kind) continue;
+      const key = recordKey(c.source, c.recordId, c.recordStamp);
+      const hit = { configIndex: c.configIndex, criterionIndex: c.criterionIndex, view: c, kind };
+      const list = hits.get(key);
+      if (list) list.push(hit);
+      else hits.set(key, [hit]);
     }
-    const pkg = componentPackage(component);
-    if (pkg && this.source.byPackage) {
-      const key = `${pkg.ecosystem}\0${pkg.name}`;
-      if (!this.packages.has(key)) this.packages.set(key, this.source.byPackage(pkg.ecosystem, pkg.name));
-      lookups.push(this.packages.get(key)!);
-    }
-    return lookups;
+    return hits;
   }
 
   /**
-   * Criteria first, when the source can: the stored criteria of the inventory's (vendor, product) pairs are tested
-   * here with the matcher's own criterion test, and only the records with a matching criterion are loaded. A
-   * record none of whose criteria matches cannot match (matchCpe reports matching criteria only), so the result
-   * is the same as matching every candidate record. A failure falls back to the record lookups.
+   * The candidates of the components, in one query (asked again for the components one of whose selected records
+   * changed meanwhile). A record none of whose criteria matches cannot match (matchCpe reports matching criteria
+   * only), so selecting by criteria finds what matching every record of the product would.
    */
-  private async selectByCriteria(targets: Array<[Component, MatchTarget]>, problems: Problem[]): Promise<boolean> {
-    const { criteriaFor, recordsByKeys } = this.source;
-    if (!criteriaFor || !recordsByKeys || targets.length === 0) return false;
-    try {
-      const queries = new Map<string, { vendor: string; product: string; version: string }>();
-      for (const [, t] of targets) queries.set(`${t.vendor}\0${t.product}\0${t.version}`, { vendor: t.vendor, product: t.product, version: t.version });
-      const criteria = await criteriaFor.call(this.source, [...queries.values()]);
-      const wanted = new Map<Component, Map<string, CriterionHit[]>>();
-      for (const [component, t] of targets) {
-        const hits = new Map<string, CriterionHit[]>();
-        const version = versionKey(t.version);
-        for (const c of criteria.get(`${t.vendor}\0${t.product}`) ?? []) {
-          // the version keys settle most criteria with two string comparisons
-          if (version !== undefined && !keysAdmit(c.keys, version)) continue;
-          const kind = criterionMatch(c, t);
-          if (!kind) continue;
-          const key = recordKey(c.source, c.recordId, c.recordStamp);
-          const hit = { configIndex: c.configIndex, criterionIndex: c.criterionIndex, view: c, kind };
-          const list = hits.get(key);
-          if (list) list.push(hit);
-          else hits.set(key, [hit]);
-        }
-        wanted.set(component, hits);
+  private async candidates(entries: Array<[Component, Lookups]>): Promise<Map<Component, Candidates>> {
+    const out = new Map<Component, Candidates>();
+    let pending = entries;
+    for (let attempt = 0; attempt < STALE_RETRIES && pending.length > 0; attempt++) {
+      const hitsBy = new Map<Component, Map<string, CriterionHit[]>>();
+      const products = new Map<string, { vendor: string; product: string; version: string }>();
+      const packages = new Map<string, { ecosystem: string; name: string }>();
+      for (const [, { target, pkg }] of pending) {
+        if (target) products.set(`${pairKey(target.vendor, target.product)}\0${target.version}`, { vendor: target.vendor, product: target.product, version: target.version });
+        if (pkg) packages.set(packageKey(pkg), { ecosystem: pkg.ecosystem, name: pkg.name });
       }
-      const records = await recordsByKeys.call(this.source, [...new Set([...wanted.values()].flatMap((h) => [...h.keys()]))]);
-      for (const [component, hits] of wanted) {
-        const selected: Array<{ record: VulnerabilityRecord; hits: CriterionHit[] }> = [];
-        for (const [key, list] of hits) {
-          const record = records.get(key);
-          // changed since its criteria were read (or gone): this component is matched against its records instead
+      const answer = await this.source.query({
+        products: [...products.values()],
+        packages: [...packages.values()],
+        select: (criteria) => {
+          const keys = new Set<string>();
+          for (const [component, { target }] of pending) {
+            if (!target) continue;
+            const hits = VulnerabilityMatcher.hitsOf(target, criteria.get(pairKey(target.vendor, target.product)) ?? []);
+            hitsBy.set(component, hits);
+            for (const key of hits.keys()) keys.add(key);
+          }
+          return [...keys];
+        },
+      });
+      const stale: Array<[Component, Lookups]> = [];
+      for (const entry of pending) {
+        const [component, { pkg }] = entry;
+        const selected: Candidates['selected'] = [];
+        for (const [key, hits] of hitsBy.get(component) ?? []) {
+          const record = answer.byKey.get(key);
           if (!record) break;
           // in the record's order, as matchCpe reports them
-          selected.push({ record, hits: list.sort((a, b) => a.configIndex - b.configIndex || a.criterionIndex - b.criterionIndex) });
+          selected.push({ record, hits: hits.sort((a, b) => a.configIndex - b.configIndex || a.criterionIndex - b.criterionIndex) });
         }
-        if (selected.length === hits.size) this.selected.set(component, selected);
+        if (selected.length !== (hitsBy.get(component)?.size ?? 0)) stale.push(entry);
+        else out.set(component, { selected, packaged: pkg ? answer.byPackage.get(packageKey(pkg)) ?? [] : [] });
       }
-      return true;
-    } catch (error) {
-      this.selected.clear();
-      problems.push({ source: 'vulnerability-matcher', kind: 'warning', message: `criteria lookup failed, matching by records: ${error instanceof Error ? error.message : String(error)}` });
-      return false;
+      pending = stale;
     }
+    if (pending.length > 0) throw new Error('its vulnerability records kept changing while they were read');
+    return out;
   }
 
-  /** Looks up every (vendor, product) of the inventory at once when the source can (a failure falls back to one by one). */
-  private async prefetch(components: Component[], problems: Problem[]): Promise<void> {
-    const targets = components.map((c) => [c, matchTarget(c)] as const).filter((t): t is [Component, MatchTarget] => t[1] !== undefined);
-    if (await this.selectByCriteria(targets, problems)) return;
-    if (!this.source.byProducts) return;
-    const pairs = new Map<string, [string, string]>();
-    for (const [, t] of targets) {
-      const key = `${t.vendor}\0${t.product}`;
-      if (!this.products.has(key)) pairs.set(key, [t.vendor, t.product]);
-    }
-    if (pairs.size === 0) return;
-    try {
-      const found = await this.source.byProducts([...pairs.values()]);
-      for (const key of pairs.keys()) this.products.set(key, Promise.resolve(found.get(key) ?? []));
-    } catch (error) {
-      problems.push({ source: 'vulnerability-matcher', kind: 'warning', message: `batch lookup failed, matching one by one: ${error instanceof Error ? error.message : String(error)}` });
-    }
-  }
-
-  /** The findings for one component (one per vulnerability). */
-  async matchComponent(component: Component): Promise<EngineFinding[]> {
-    const target = matchTarget(component);
-    const selected = this.selected.get(component);
-    const lookups = this.candidates(component, target);
-    const records = lookups.length === 1 ? await lookups[0]! : (await Promise.all(lookups)).flat();
+  /** The findings of one component from its candidates (one per vulnerability). */
+  private findingsOf(component: Component, { target }: Lookups, { selected, packaged }: Candidates): EngineFinding[] {
     const matches: RecordMatch[] = [];
-    // a record found by criteria, by product or by package is tried once (stores may hand out two copies of it)
-    const seen = lookups.length + (selected ? 1 : 0) > 1 ? new Set<string>() : undefined;
-    for (const { record, hits } of selected ?? []) {
+    // a record found by criteria and by package is tried once
+    const seen = selected.length > 0 && packaged.length > 0 ? new Set<string>() : undefined;
+    for (const { record, hits } of selected) {
       seen?.add(keyOfRecord(record));
       const details: RecordMatch['details'] = matchCpeHits(component, record, target!, hits);
       if (record.packages) details.push(...matchOsv(component, record));
       if (details.length > 0) matches.push({ record, details });
     }
-    for (const record of records) {
-      if (seen) {
-        const key = keyOfRecord(record);
-        if (seen.has(key)) continue;
-        seen.add(key);
-      }
+    for (const record of packaged) {
+      if (seen?.has(keyOfRecord(record))) continue;
       const details: RecordMatch['details'] = matchCpe(component, record, target);
-      if (record.packages) details.push(...matchOsv(component, record));
+      details.push(...matchOsv(component, record));
       if (details.length > 0) matches.push({ record, details });
     }
     return groupByAlias(matches).map((group) => buildFinding(component, group));
+  }
+
+  /** The findings for one component (one per vulnerability). */
+  async matchComponent(component: Component): Promise<EngineFinding[]> {
+    const lookups = lookupsOf(component);
+    if (!lookups.target && !lookups.pkg) return [];
+    return this.findingsOf(component, lookups, (await this.candidates([[component, lookups]])).get(component)!);
   }
 
   /**
@@ -173,12 +173,30 @@ export class VulnerabilityMatcher {
    * of one name, e.g. two copies of BusyBox) become one finding with all occurrences.
    */
   async matchAll(components: Component[], problems: Problem[], progress?: (done: number) => void): Promise<EngineFinding[]> {
-    await this.prefetch(components, problems);
+    const entries = components.map((c) => [c, lookupsOf(c)] as [Component, Lookups]).filter(([, l]) => l.target || l.pkg);
+    const lookups = new Map(entries);
+    let candidates: Map<Component, Candidates>;
+    const failures = new Map<Component, unknown>();
+    try {
+      candidates = await this.candidates(entries);
+    } catch {
+      // one failing lookup must not cost the others: ask again component by component
+      candidates = new Map();
+      for (const entry of entries) {
+        try {
+          candidates.set(entry[0], (await this.candidates([entry])).get(entry[0])!);
+        } catch (error) {
+          failures.set(entry[0], error);
+        }
+      }
+    }
     const byFingerprint = new Map<string, EngineFinding>();
     let done = 0;
     for (const component of components) {
       try {
-        for (const finding of await this.matchComponent(component)) {
+        if (failures.has(component)) throw failures.get(component);
+        const found = candidates.get(component);
+        for (const finding of found ? this.findingsOf(component, lookups.get(component)!, found) : []) {
           const existing = byFingerprint.get(finding.fingerprint);
           if (!existing) {
             byFingerprint.set(finding.fingerprint, finding);

@@ -6,7 +6,7 @@ import { indexCriteria, keyOfRecord, parseRecordKey, recordKey, type IndexedCrit
 import type { EpssEntry } from './epss.importer.js';
 import type { FeedItem } from './feed-reader.js';
 import { kevReplaces, type KevEntry } from './kev.importer.js';
-import type { VulnerabilityRecord, VulnerabilitySource } from './source.js';
+import type { VulnerabilityCandidates, VulnerabilityQuery, VulnerabilityRecord, VulnerabilitySource } from './source.js';
 
 export type PutResult = 'inserted' | 'updated' | 'unchanged';
 
@@ -43,7 +43,6 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
   /** The version of each stored record (a count of puts), given to its criteria as their recordStamp. */
   private readonly stamps = new Map<string, string>();
   private puts = 0;
-  private readonly products = new Map<string, Set<string>>();
   private readonly packages = new Map<string, Set<string>>();
   /** CPE criteria by `${vendor}\0${product}`, then by record key; `flat` is their list, rebuilt after a change. */
   private readonly criteria = new Map<string, { byRecord: Map<string, IndexedCriterion[]>; flat?: IndexedCriterion[] }>();
@@ -60,8 +59,7 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
     this.records.set(key, record);
     const stamp = String(++this.puts);
     this.stamps.set(key, stamp);
-    const { products, packages } = recordKeys(record);
-    for (const [v, p] of products) this.add(this.products, `${v}\0${p}`, key);
+    const { packages } = recordKeys(record);
     for (const [e, n] of packages) this.add(this.packages, `${e}\0${n}`, key);
     for (const c of indexCriteria(record)) {
       c.recordStamp = stamp;
@@ -97,34 +95,23 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
     return this.records.size;
   }
 
-  async byProduct(vendor: string, product: string): Promise<VulnerabilityRecord[]> {
-    return this.resolve(this.products.get(`${vendor}\0${product}`));
-  }
-
-  async criteriaFor(queries: Array<{ vendor: string; product: string }>): Promise<Map<string, IndexedCriterion[]>> {
-    const out = new Map<string, IndexedCriterion[]>();
-    for (const { vendor, product } of queries) {
+  async query(query: VulnerabilityQuery): Promise<VulnerabilityCandidates> {
+    const criteria = new Map<string, IndexedCriterion[]>();
+    for (const { vendor, product } of query.products) {
       const pair = `${vendor}\0${product}`;
       const entry = this.criteria.get(pair);
       if (entry) entry.flat ??= [...entry.byRecord.values()].flat();
-      out.set(pair, entry?.flat ?? []);
+      criteria.set(pair, entry?.flat ?? []);
     }
-    return out;
-  }
-
-  async recordsByKeys(keys: string[]): Promise<Map<string, VulnerabilityRecord>> {
-    const out = new Map<string, VulnerabilityRecord>();
-    for (const key of keys) {
+    const byKey = new Map<string, VulnerabilityRecord>();
+    for (const key of await query.select(criteria)) {
       const { source, recordId, stamp } = parseRecordKey(key);
       const own = recordKey(source, recordId);
       const record = this.records.get(own);
-      if (record && (stamp === undefined || stamp === this.stamps.get(own))) out.set(key, this.enrich(record));
+      if (record && (stamp === undefined || stamp === this.stamps.get(own))) byKey.set(key, this.enrich(record));
     }
-    return out;
-  }
-
-  async byPackage(ecosystem: string, name: string): Promise<VulnerabilityRecord[]> {
-    return this.resolve(this.packages.get(`${ecosystem}\0${name}`));
+    const byPackage = new Map(query.packages.map(({ ecosystem, name }) => [`${ecosystem}\0${name}`, this.resolve(this.packages.get(`${ecosystem}\0${name}`))]));
+    return { byKey, byPackage };
   }
 
   private resolve(keys: Set<string> | undefined): VulnerabilityRecord[] {
@@ -155,7 +142,6 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
 
   private unindex(key: string, record: VulnerabilityRecord): void {
     const { products, packages } = recordKeys(record);
-    for (const [v, p] of products) this.products.get(`${v}\0${p}`)?.delete(key);
     for (const [e, n] of packages) this.packages.get(`${e}\0${n}`)?.delete(key);
     for (const [v, p] of products) {
       const entry = this.criteria.get(`${v}\0${p}`);

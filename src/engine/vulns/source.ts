@@ -56,27 +56,35 @@ export interface VulnerabilityRecord {
   knownFixedVersion?: string;
 }
 
+/**
+ * The one question the matcher asks a vulnerability database, for a whole inventory at once: the lookup keys of
+ * its components, each chosen by the component's package type (a CPE names a product; a purl of an OSV ecosystem
+ * names a package), answered in two steps over the database's indexes.
+ */
+export interface VulnerabilityQuery {
+  /** CPE products (vendor and product unescaped, as in the criteria index) with the version to compare. */
+  products: Array<{ vendor: string; product: string; version: string }>;
+  /** OSV packages: ecosystem base ('Debian', 'Alpine', 'npm') and name as OSV spells it. */
+  packages: Array<{ ecosystem: string; name: string }>;
+  /**
+   * The matcher's own criterion test: given the stored vulnerable criteria of the asked products (by
+   * `${vendor}\0${product}`, at least every one that can hold an asked version; a database may leave out those whose
+   * version keys cannot, criteria-index.ts keysAdmit), the record keys (criteria-index.ts recordKey, with the
+   * criterion's stamp) to load.
+   */
+  select(criteria: Map<string, IndexedCriterion[]>): string[] | Promise<string[]>;
+}
+
+export interface VulnerabilityCandidates {
+  /**
+   * The selected records by key, with KEV and EPSS. A key names one version of its record: when the record has
+   * changed since its criteria were read (or is gone), the key is absent, and the matcher asks again.
+   */
+  byKey: Map<string, VulnerabilityRecord>;
+  /** The records naming each asked package, by `${ecosystem}\0${name}` (every asked package present). */
+  byPackage: Map<string, VulnerabilityRecord[]>;
+}
+
 export interface VulnerabilitySource {
-  /** Records with at least one criterion for this CPE vendor and product (lower-case, as in CPE 2.3). */
-  byProduct(vendor: string, product: string): Promise<VulnerabilityRecord[]>;
-  /**
-   * Optional batch form of byProduct, keyed `${vendor}\0${product}`: a database answers a whole inventory in a
-   * few queries instead of one per component. Every requested pair must be present in the result (empty or not).
-   */
-  byProducts?(pairs: Array<[vendor: string, product: string]>): Promise<Map<string, VulnerabilityRecord[]>>;
-  /**
-   * Optional criteria-first lookup: the CPE criteria stored for each asked (vendor, product), keyed
-   * `${vendor}\0${product}`, at least every criterion that can match one of the asked versions (a database may
-   * leave out the ones whose range cannot hold them; it may also return more). The matcher tests them itself and
-   * then loads, with recordsByKeys, only the records with a matching criterion. Both methods or neither.
-   */
-  criteriaFor?(queries: Array<{ vendor: string; product: string; version: string }>): Promise<Map<string, IndexedCriterion[]>>;
-  /**
-   * Records by the keys the criteria give (criteria-index.ts recordKey), with KEV and EPSS; unknown keys are
-   * absent. A key with a stamp names one version of its record: when the record has changed since its criteria
-   * were read, the key is absent too (the matcher relies on the criteria lining up with the record).
-   */
-  recordsByKeys?(keys: string[]): Promise<Map<string, VulnerabilityRecord>>;
-  /** Records affecting an OSV package (ecosystem prefix such as 'Debian', 'Alpine', 'npm'; name as given). */
-  byPackage?(ecosystem: string, name: string): Promise<VulnerabilityRecord[]>;
+  query(query: VulnerabilityQuery): Promise<VulnerabilityCandidates>;
 }

@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readFeeds, type FeedItem } from '../../../src/engine/vulns/feed-reader.js';
 import { MemoryVulnerabilitySource } from '../../../src/engine/vulns/memory-source.js';
+import { recordsOfProduct } from '../../support/vuln-source.js';
 import { severityOf } from '../../../src/engine/vulns/cvss.js';
 import { haveShared, sharedPath } from '../../support/shared.js';
 
@@ -115,7 +116,7 @@ describe.runIf(hasData)('KEV importer', () => {
       criteria: [[{ criteria: 'cpe:2.3:a:simple-help:simplehelp:*:*:*:*:*:*:*:*', vulnerable: true }]],
     });
     for (const item of await collect(vulndata('cisa-kev-known_exploited_vulnerabilities.json'), vulndata('cisa-kev-sample-catalog.json'))) source.apply(item);
-    const [record] = await source.byProduct('simple-help', 'simplehelp');
+    const [record] = await recordsOfProduct(source, 'simple-help', 'simplehelp');
     expect(record!.kev).toEqual({ dateAdded: '2025-02-13', dueDate: '2025-03-06', knownRansomwareCampaignUse: 'Known', requiredAction: expect.any(String) });
   });
 

@@ -3,6 +3,7 @@ import { matchCpe } from '../../../src/engine/vulns/cpe-matcher.js';
 import { parseCpe } from '../../../src/engine/cpe.js';
 import { VulnerabilityMatcher } from '../../../src/engine/vulns/matcher.js';
 import { MemoryVulnerabilitySource } from '../../../src/engine/vulns/memory-source.js';
+import { failingSource } from '../../support/vuln-source.js';
 import type { CpeCriterion, VulnerabilityRecord } from '../../../src/engine/vulns/source.js';
 import type { Component, Problem } from '../../../src/engine/types.js';
 
@@ -128,7 +129,7 @@ describe('VulnerabilityMatcher', () => {
   });
 
   it('contains a failing lookup as a problem and goes on', async () => {
-    const source = { byProduct: async (vendor: string) => { if (vendor === 'bad') throw new Error('db down'); return []; } };
+    const source = failingSource((vendor) => vendor === 'bad', 'db down');
     const problems: Problem[] = [];
     await new VulnerabilityMatcher(source).matchAll([component('x', '1', any('bad', 'x', '1')), component('y', '1', any('good', 'y', '1'))], problems);
     expect(problems).toHaveLength(1);

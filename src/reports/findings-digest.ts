@@ -1,0 +1,157 @@
+// What a reader of the findings PDF and HTML reports needs before the rows: the overall risk rating and why, the
+// findings to fix first (known exploited, likely to be exploited), the top risks in plain words with the upgrade
+// that removes the most findings, the triage state, and what changed since another image of the product.
+import { SEVERITIES, type Severity } from '../engine/types.js';
+import { genericScheme } from '../engine/vulns/version.js';
+import type { FindingsModel } from './findings-model.js';
+import { ISSUE_STATUSES, plural, SEVERITY_LABEL, type IssueStatus } from './report-labels.js';
+import type { ReportBaseline, ReportFinding } from './report.js';
+
+/** EPSS probability from which a finding counts as likely to be exploited (10% within 30 days). */
+export const HIGH_EPSS = 0.1;
+
+export type RiskLevel = 'Critical' | 'High' | 'Medium' | 'Low' | 'None';
+
+export interface Upgrade {
+  component: string;
+  version?: string;
+  /** The lowest version that fixes every one of these findings. */
+  to: string;
+  removes: number;
+  worst: Severity;
+}
+
+export interface TopRisk {
+  finding: ReportFinding;
+  /** One sentence for a person who does not read CVE records. */
+  plain: string;
+  upgrade?: Upgrade;
+}
+
+export interface FindingsDigest {
+  rating: { level: RiskLevel; reason: string };
+  /** Open findings that are known exploited (CISA KEV) or likely to be (EPSS ≥ HIGH_EPSS), most urgent first. */
+  fixFirst: ReportFinding[];
+  topRisks: TopRisk[];
+  /** Component upgrades, the one removing the most open findings first. */
+  upgrades: Upgrade[];
+  open: number;
+  triage: Record<IssueStatus, number>;
+  changes?: {
+    baseline: ReportBaseline['image'];
+    added: ReportFinding[];
+    resolved: ReportBaseline['findings'];
+    unchanged: number;
+  };
+}
+
+const isOpen = (f: ReportFinding) => f.issueStatus === 'new' || f.issueStatus === 'inProgress';
+const rank = (s: Severity) => SEVERITIES.indexOf(s);
+
+/** Most urgent first: known exploited, then severity, then exploit likelihood, then CVSS. */
+export function byUrgency(a: ReportFinding, b: ReportFinding): number {
+  return Number(!!b.isKev) - Number(!!a.isKev) || rank(a.severity) - rank(b.severity) || (b.epss?.probability ?? 0) - (a.epss?.probability ?? 0)
+    || (b.cvssLatestBaseScore ?? 0) - (a.cvssLatestBaseScore ?? 0) || a.pname.localeCompare(b.pname);
+}
+
+export function componentLabel(component: { name: string; version?: string } | undefined): string {
+  return component ? `${component.name}${component.version ? ` ${component.version}` : ''}` : '';
+}
+
+/** The first sentence of a text, at most `max` characters. */
+export function firstSentence(text: string, max = 180): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const end = flat.search(/[.!?](\s|$)/);
+  const sentence = end > 0 ? flat.slice(0, end + 1) : flat;
+  return sentence.length <= max ? sentence : `${sentence.slice(0, max - 1).replace(/\s+\S*$/, '')}…`;
+}
+
+export function plainWords(f: ReportFinding): string {
+  const what = firstSentence(f.description ?? f.title ?? f.name);
+  const where = f.component ? `${componentLabel(f.component)}: ` : '';
+  const exploited = f.isKev ? ' Attackers are known to exploit it.' : (f.epss?.probability ?? 0) >= HIGH_EPSS ? ' Likely to be exploited soon (EPSS).' : '';
+  return `${where}${what}${exploited}`;
+}
+
+/** Per component, the upgrade to the highest known fixed version among its open findings, and how many it removes. */
+function upgradesOf(open: ReportFinding[]): Upgrade[] {
+  const groups = new Map<string, ReportFinding[]>();
+  for (const f of open) {
+    if (!f.component || !f.knownFixedVersion) continue;
+    const list = groups.get(f.component.ref) ?? [];
+    list.push(f);
+    groups.set(f.component.ref, list);
+  }
+  const upgrades: Upgrade[] = [];
+  for (const list of groups.values()) {
+    const versions = list.map((f) => f.knownFixedVersion!);
+    const to = versions.reduce((best, v) => ((genericScheme.compare(v, best) ?? 0) > 0 ? v : best));
+    // Only the findings whose fix is at or below the target go away (an incomparable version is not counted).
+    const removes = list.filter((f) => (genericScheme.compare(f.knownFixedVersion!, to) ?? 1) <= 0).length;
+    const c = list[0]!.component!;
+    upgrades.push({ component: c.name, ...(c.version ? { version: c.version } : {}), to, removes, worst: list.map((f) => f.severity).sort((a, b) => rank(a) - rank(b))[0]! });
+  }
+  return upgrades.sort((a, b) => b.removes - a.removes || rank(a.worst) - rank(b.worst) || a.component.localeCompare(b.component));
+}
+
+function rating(model: FindingsModel, open: ReportFinding[], fixFirst: ReportFinding[]): FindingsDigest['rating'] {
+  const kev = open.filter((f) => f.isKev);
+  const count = (s: Severity) => open.filter((f) => f.severity === s).length;
+  const lead = (list: ReportFinding[]) => (list[0] ? `, led by ${list[0].pname}${list[0].component ? ` in ${componentLabel(list[0].component)}` : ''}` : '');
+  const incomplete = model.analysis && !model.analysis.complete ? ' Part of the image could not be analysed, so the real risk may be higher.' : '';
+  let level: RiskLevel;
+  let reason: string;
+  if (kev.length) {
+    level = 'Critical';
+    reason = `${plural(kev.length, 'open finding is', 'open findings are')} known to be exploited by attackers (CISA KEV)${lead(kev)}.`;
+  } else if (count('critical')) {
+    level = 'Critical';
+    reason = `${plural(count('critical'), 'open finding is', 'open findings are')} rated critical${lead(open.filter((f) => f.severity === 'critical'))}.`;
+  } else if (count('high') || fixFirst.length) {
+    level = 'High';
+    reason = count('high')
+      ? `${plural(count('high'), 'open finding is', 'open findings are')} rated high${lead(open.filter((f) => f.severity === 'high'))}.`
+      : `${plural(fixFirst.length, 'open finding is', 'open findings are')} likely to be exploited soon (EPSS)${lead(fixFirst)}.`;
+  } else if (count('medium')) {
+    level = 'Medium';
+    reason = `No critical or high findings are open; ${plural(count('medium'), 'medium finding remains', 'medium findings remain')}.`;
+  } else if (open.length) {
+    level = 'Low';
+    reason = `Only ${plural(open.length, 'low or informational finding remains', 'low or informational findings remain')} open.`;
+  } else {
+    level = 'None';
+    reason = model.findings.length ? 'Every finding has been remediated or rejected.' : 'The scan reported no findings.';
+  }
+  return { level, reason: reason + incomplete };
+}
+
+function changes(findings: ReportFinding[], baseline: ReportBaseline | undefined): FindingsDigest['changes'] {
+  if (!baseline) return undefined;
+  const before = new Set(baseline.findings.map((f) => f.fingerprint));
+  const now = new Set(findings.map((f) => f.fingerprint));
+  return {
+    baseline: baseline.image,
+    added: findings.filter((f) => !before.has(f.fingerprint)),
+    resolved: baseline.findings.filter((f) => !now.has(f.fingerprint)),
+    unchanged: findings.filter((f) => before.has(f.fingerprint)).length,
+  };
+}
+
+export function findingsDigest(model: FindingsModel, baseline?: ReportBaseline): FindingsDigest {
+  const open = model.findings.filter(isOpen).sort(byUrgency);
+  const fixFirst = open.filter((f) => f.isKev || (f.epss?.probability ?? 0) >= HIGH_EPSS);
+  const upgrades = upgradesOf(open);
+  const upgradeOf = (f: ReportFinding) => (f.component ? upgrades.find((u) => u.component === f.component!.name && u.version === f.component!.version) : undefined);
+  const topRisks = open.slice(0, 10).map((finding) => {
+    const upgrade = upgradeOf(finding);
+    return { finding, plain: plainWords(finding), ...(upgrade ? { upgrade } : {}) };
+  });
+  const triage = Object.fromEntries(ISSUE_STATUSES.map((s) => [s, model.findings.filter((f) => f.issueStatus === s).length])) as Record<IssueStatus, number>;
+  const changed = changes(model.findings, baseline);
+  return { rating: rating(model, open, fixFirst), fixFirst, topRisks, upgrades, open: open.length, triage, ...(changed ? { changes: changed } : {}) };
+}
+
+/** "Critical 3 · High 5 · …" for one line. */
+export function severityLine(counts: Record<string, number>): string {
+  return SEVERITIES.map((s) => `${SEVERITY_LABEL[s]} ${counts[s] ?? 0}`).join(' · ');
+}

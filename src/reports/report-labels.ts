@@ -1,0 +1,74 @@
+// Words and colours a reader sees in the findings PDF and HTML reports: every identifier the engine or the
+// workflow uses ('dependencyVulnerability', 'inProgress', 'vulnerable_code_not_present') has its human label here,
+// and each severity has one fixed colour (white text on it passes WCAG AA contrast, for the HTML report's checks).
+import type { FindingType, ProblemLevel, Severity, VexJustification } from '../engine/types.js';
+import type { ReportFinding } from './report.js';
+
+export type IssueStatus = ReportFinding['issueStatus'];
+export const ISSUE_STATUSES: readonly IssueStatus[] = ['new', 'inProgress', 'remediated', 'rejected'];
+export const FINDING_TYPES: readonly FindingType[] = ['dependencyVulnerability', 'knownVulnerability', 'maliciousCode'];
+
+export const SEVERITY_LABEL: Record<Severity, string> = { critical: 'Critical', high: 'High', medium: 'Medium', low: 'Low', informational: 'Informational' };
+export const SEVERITY_COLOR: Record<Severity, string> = { critical: '#7f1d1d', high: '#b3261e', medium: '#a64b00', low: '#1d4ed8', informational: '#52525b' };
+
+export const FINDING_TYPE_LABEL: Record<FindingType, string> = {
+  dependencyVulnerability: 'Dependency vulnerability',
+  knownVulnerability: 'Security weakness',
+  maliciousCode: 'Malicious code',
+};
+
+export const STATUS_LABEL: Record<IssueStatus, string> = { new: 'New', inProgress: 'In progress', remediated: 'Remediated', rejected: 'Rejected (not affected)' };
+
+export const JUSTIFICATION_LABEL: Record<VexJustification, string> = {
+  component_not_present: 'Component not present',
+  vulnerable_code_not_present: 'Vulnerable code not present',
+  vulnerable_code_not_in_execute_path: 'Vulnerable code never runs',
+  vulnerable_code_cannot_be_controlled_by_adversary: 'Vulnerable code cannot be controlled by an attacker',
+  inline_mitigations_already_exist: 'Mitigations already in place',
+};
+
+export const PROBLEM_LEVEL_LABEL: Record<ProblemLevel, string> = { error: 'Errors (parts not analysed)', warning: 'Warnings (partly read)', info: 'Notes' };
+
+export const ASSET_TYPE_LABEL: Record<string, string> = {
+  algorithm: 'Algorithm', certificate: 'Certificate', 'private-key': 'Private key', 'public-key': 'Public key', protocol: 'Protocol',
+  'related-crypto-material': 'Other key material', library: 'Crypto library',
+};
+
+/** "1.2 MB" for a byte count. */
+export function byteSize(bytes: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]} (${bytes.toLocaleString('en-US')} bytes)`;
+}
+
+/** "27 Nov 2026, 22:10 UTC" from an ISO time; the date alone with `dateOnly`. */
+export function humanDate(iso: string, dateOnly = false): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const date = d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+  return dateOnly ? date : `${date}, ${d.toISOString().slice(11, 16)} UTC`;
+}
+
+/** "3 findings" / "1 finding". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+
+/**
+ * A file's path as it is on the device: the engine's paths name the extraction folders they were unpacked into
+ * ('fw.bin_extract/0-3647665.squashfs-v4/bin/busybox'); a reader knows '/bin/busybox'.
+ */
+export function devicePath(path: string): string {
+  const inner = /^.*_extract\/[^/]+(\/.*)$/.exec(path);
+  return inner ? inner[1]! : path;
+}
+
+/** Replaces every extraction path inside a text (evidence lines quote them). */
+export function devicePaths(text: string): string {
+  return text.replace(/\S*_extract\/[^/\s]+(\/\S*)/g, '$1');
+}

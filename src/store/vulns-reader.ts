@@ -1,0 +1,186 @@
+// The vulnerability database in the service's store, read: the VulnerabilitySource the matcher queries. The
+// criteria of the asked products come from the criteria index (vulns-criteria.ts), the matcher selects the
+// records to load, and those are read by key and parsed once (a bounded cache keyed by import time, so matching
+// every product's latest image re-reads nothing unchanged), with their KEV and EPSS rows.
+import { sql, type Kysely } from 'kysely';
+import { parseRecordKey } from '../engine/vulns/criteria-index.js';
+import type { VulnerabilityCandidates, VulnerabilityQuery, VulnerabilityRecord, VulnerabilitySource } from '../engine/vulns/source.js';
+import type { Database } from './schema.js';
+import { criteriaFor } from './vulns-criteria.js';
+import { listCte } from './vulns-lists.js';
+
+// bounded: a parsed record holds a few KB, so this stays well under 100 MB
+const PARSED_CACHE = 20_000;
+
+/**
+ * Keys per record or score query (a VALUES list of one or two parameters each on PostgreSQL, under its 65,535
+ * parameters): an inventory's records usually come in one query.
+ */
+const KEYS_PER_QUERY = 10_000;
+
+type KevColumns = Omit<Database['vuln_kev'], 'cve_id'>;
+type EpssColumns = Omit<Database['vuln_epss'], 'cve_id'>;
+/** A CVE's KEV and EPSS columns side by side (null where it has none). */
+type ScoreRow = { id: string } & Nullable<Omit<KevColumns, 'catalog_date'>> & Nullable<EpssColumns>;
+type Nullable<T> = { [K in keyof T]: T[K] | null };
+
+function kevOf(k: Omit<KevColumns, 'catalog_date'>): NonNullable<VulnerabilityRecord['kev']> {
+  return {
+    dateAdded: k.date_added,
+    ...(k.due_date ? { dueDate: k.due_date } : {}),
+    ...(k.known_ransomware_campaign_use ? { knownRansomwareCampaignUse: k.known_ransomware_campaign_use } : {}),
+    ...(k.required_action ? { requiredAction: k.required_action } : {}),
+  };
+}
+
+function epssOf(e: EpssColumns): NonNullable<VulnerabilityRecord['epss']> {
+  return { probability: Number(e.probability), percentile: Number(e.percentile), ...(e.score_date ? { date: e.score_date } : {}) };
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export class VulnerabilityReader implements VulnerabilitySource {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Parsed records by source, record id and import time (a re-import changes imported_at), most recent last. */
+  private readonly parsed = new Map<string, VulnerabilityRecord>();
+
+  async query(query: VulnerabilityQuery): Promise<VulnerabilityCandidates> {
+    const criteria = query.products.length > 0 ? await criteriaFor(this.db, query.products) : new Map();
+    const keys = await query.select(criteria);
+    const byKey = keys.length > 0 ? await this.recordsByKeys(keys) : new Map<string, VulnerabilityRecord>();
+    return { byKey, byPackage: await this.byPackages(query.packages) };
+  }
+
+  /**
+   * Records by key (criteria-index.ts recordKey) with KEV and EPSS. A key carries the import time its criterion
+   * was read with, so a record already parsed in that version is served without reading it again; the others are
+   * read and kept, but answer their key only in that version (see VulnerabilityCandidates.byKey).
+   */
+  private async recordsByKeys(keys: string[]): Promise<Map<string, VulnerabilityRecord>> {
+    const found: Array<[string, VulnerabilityRecord]> = [];
+    const missing: Array<{ key: string; source: string; record_id: string; stamp?: string }> = [];
+    for (const key of keys) {
+      const { source, recordId, stamp } = parseRecordKey(key);
+      const record = stamp === undefined ? undefined : this.cached(`${source}\0${recordId}\0${stamp}`);
+      if (record) found.push([key, record]);
+      else missing.push({ key, source, record_id: recordId, stamp });
+    }
+    for (const part of chunks(missing, KEYS_PER_QUERY)) {
+      const rows = new Map((await this.readRecords(part)).map((r) => [`${r.source}\0${r.record_id}`, r]));
+      for (const k of part) {
+        const row = rows.get(`${k.source}\0${k.record_id}`);
+        if (!row) continue;
+        const record = this.remember(row);
+        if (k.stamp === undefined || k.stamp === row.imported_at) found.push([k.key, record]);
+      }
+    }
+    this.trimCache();
+    const records = await this.enrich(found.map(([, r]) => r));
+    return new Map(found.map(([key], i) => [key, records[i]!]));
+  }
+
+  /** The records naming each package (OSV ecosystem base and name), in one query per few thousand packages. */
+  private async byPackages(packages: Array<{ ecosystem: string; name: string }>): Promise<Map<string, VulnerabilityRecord[]>> {
+    const out = new Map<string, VulnerabilityRecord[]>(packages.map((p) => [`${p.ecosystem}\0${p.name}`, []]));
+    const keys: Array<{ ecosystem: string; name: string; source: string; record_id: string; imported_at: string }> = [];
+    for (const part of chunks(packages, KEYS_PER_QUERY)) {
+      const { rows } = await sql<{ ecosystem: string; name: string; source: string; record_id: string; imported_at: string }>`
+        WITH ${listCte(this.db, 'q', ['ecosystem', 'name'], part.map((p) => [p.ecosystem, p.name]))}
+        SELECT p.ecosystem, p.name, r.source, r.record_id, r.imported_at FROM q
+        JOIN vuln_packages p ON p.ecosystem = q.ecosystem AND p.name = q.name
+        JOIN vuln_records r ON r.source = p.source AND r.record_id = p.record_id
+      `.execute(this.db);
+      keys.push(...rows);
+    }
+    const found = await this.loadKeyed(keys);
+    // enrich keeps order and length, so records line up with their keys
+    const records = await this.enrich(found.map(([, r]) => r));
+    found.forEach(([k], i) => out.get(`${k.ecosystem}\0${k.name}`)?.push(records[i]!));
+    return out;
+  }
+
+  /** Like load, with each record next to the key it was found for (a record replaced meanwhile is left out). */
+  private async loadKeyed<K extends { source: string; record_id: string; imported_at: string }>(keys: K[]): Promise<Array<[K, VulnerabilityRecord]>> {
+    const cacheKey = (k: { source: string; record_id: string; imported_at: string }) => `${k.source}\0${k.record_id}\0${k.imported_at}`;
+    for (const part of chunks(keys.filter((k) => !this.parsed.has(cacheKey(k))), KEYS_PER_QUERY)) {
+      for (const row of await this.readRecords(part)) this.remember(row);
+    }
+    const out: Array<[K, VulnerabilityRecord]> = [];
+    for (const k of keys) {
+      const record = this.cached(cacheKey(k));
+      if (!record) continue; // replaced between the two queries; the next lookup sees the new one
+      out.push([k, record]);
+    }
+    this.trimCache();
+    return out;
+  }
+
+  /**
+   * The stored rows of the keys. A list joined to the primary key (vulns-lists.ts): both databases plan it as one
+   * index lookup per key, even before statistics exist (an IN list after a bulk import can make PostgreSQL read
+   * every record of the source).
+   */
+  private async readRecords(keys: Array<{ source: string; record_id: string }>): Promise<Array<{ source: string; record_id: string; imported_at: string; data: string }>> {
+    if (keys.length === 0) return [];
+    const { rows } = await sql<{ source: string; record_id: string; imported_at: string; data: string }>`
+      WITH ${listCte(this.db, 'k', ['source', 'record_id'], keys.map((k) => [k.source, k.record_id]))}
+      SELECT r.source, r.record_id, r.imported_at, r.data FROM k JOIN vuln_records r ON r.source = k.source AND r.record_id = k.record_id
+    `.execute(this.db);
+    return rows;
+  }
+
+  /** A parsed record from the cache (and marks it recently used). */
+  private cached(key: string): VulnerabilityRecord | undefined {
+    const record = this.parsed.get(key);
+    if (record) {
+      this.parsed.delete(key);
+      this.parsed.set(key, record);
+    }
+    return record;
+  }
+
+  private remember(row: { source: string; record_id: string; imported_at: string; data: string }): VulnerabilityRecord {
+    const record = JSON.parse(row.data) as VulnerabilityRecord;
+    this.parsed.set(`${row.source}\0${row.record_id}\0${row.imported_at}`, record);
+    return record;
+  }
+
+  private trimCache(): void {
+    while (this.parsed.size > PARSED_CACHE) this.parsed.delete(this.parsed.keys().next().value!);
+  }
+
+  /** Attaches KEV and EPSS rows by CVE id (the record's id or a CVE alias). */
+  private async enrich(records: VulnerabilityRecord[]): Promise<VulnerabilityRecord[]> {
+    const cveOf = (r: VulnerabilityRecord) => (r.id.startsWith('CVE-') ? r.id : r.aliases.find((id) => id.startsWith('CVE-')));
+    const cves = [...new Set(records.map(cveOf).filter((c): c is string => c !== undefined))];
+    if (cves.length === 0) return records;
+    const kev = new Map<string, VulnerabilityRecord['kev']>();
+    const epss = new Map<string, VulnerabilityRecord['epss']>();
+    for (const part of chunks(cves, KEYS_PER_QUERY)) {
+      // one query for both scores: a round trip costs more than the join
+      const { rows } = await sql<ScoreRow>`
+        WITH ${listCte(this.db, 'c', ['id'], part.map((id) => [id]))}
+        SELECT c.id, k.date_added, k.due_date, k.known_ransomware_campaign_use, k.required_action, e.probability, e.percentile, e.score_date
+        FROM c LEFT JOIN vuln_kev k ON k.cve_id = c.id LEFT JOIN vuln_epss e ON e.cve_id = c.id
+        WHERE k.cve_id IS NOT NULL OR e.cve_id IS NOT NULL
+      `.execute(this.db);
+      for (const row of rows) {
+        if (row.date_added !== null) kev.set(row.id, kevOf(row as Omit<KevColumns, 'catalog_date'>));
+        if (row.probability !== null) epss.set(row.id, epssOf(row as EpssColumns));
+      }
+    }
+    return records.map((r) => {
+      const cve = cveOf(r);
+      const k = cve ? kev.get(cve) : undefined;
+      const e = cve ? epss.get(cve) : undefined;
+      // KEV from the catalog wins over the CISA fields NVD copies into its records
+      return k || e ? { ...r, ...(k ? { kev: k } : {}), ...(e ? { epss: e } : {}) } : r;
+    });
+  }
+
+}
