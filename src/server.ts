@@ -57,6 +57,7 @@ export function createWorker(config: Config, runtime: Runtime, concurrency: numb
     onAbandoned: failAbandonedScan(repos),
     leaseMs: config.jobLeaseSeconds * 1000,
     pollMs: config.jobPollMs,
+    listen: runtime.database.listen,
   });
 }
 

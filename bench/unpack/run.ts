@@ -3,9 +3,9 @@
 //   npm run build && npx tsx bench/unpack/run.ts            (BENCH_SKIP_SQUASHFS=1 to skip the big image)
 // Every command runs BENCH_RUNS times (default 3) and the run with the median wall time is reported: on a shared
 // machine single runs vary by a factor of two.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { buildSystemSquashfs, fmt, median, timed, type Timing } from '../system-image.js';
 
 const project = resolve(import.meta.dirname, '..', '..');
 const corpusDir = process.env.FIRMSCOPE_SHARED_DIR ? join(process.env.FIRMSCOPE_SHARED_DIR, 'corpus') : resolve(project, '..', 'shared', 'corpus');
@@ -24,12 +24,6 @@ let outputCount = 0;
  */
 function freshOutput(name: string): string {
   return join(outputs, `${outputCount++}-${name}`);
-}
-
-/** Runs `once` `runs` times and keeps the result with the median wall time. */
-function median<T extends { ms: number }>(once: () => T): T {
-  const results = Array.from({ length: runs }, once).sort((a, b) => a.ms - b.ms);
-  return results[Math.floor((results.length - 1) / 2)]!;
 }
 
 /** Regular files below `dir`; `matching` counts only those whose path it accepts. */
@@ -51,37 +45,13 @@ function countFiles(dir: string, matching: (path: string) => boolean = () => tru
  */
 const isCarvedCopy = (path: string) => /\/_[^/]*\.extracted\/[0-9A-F]+\.[a-z0-9]+$/.test(path);
 
-interface Timing {
-  /** Wall-clock time. */
-  ms: number;
-  /** User + system CPU time of the process and its children: comparable even on a busy machine. */
-  cpuMs: number;
-  ok: boolean;
-  stderr: string;
-  stdout: string;
-}
-
-function timed(cmd: string, args: string[], cwd?: string): Timing {
-  // Flush what earlier runs wrote (hundreds of MB) so that its write-back does not land on this run's clock.
-  spawnSync('sync');
-  const report = join(work, 'time.txt');
-  const run = spawnSync('/usr/bin/time', ['-f', '%e %U %S', '-o', report, cmd, ...args], {
-    cwd,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 30 * 60 * 1000,
-  });
-  const [wall, user, sys] = readFileSync(report, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
-  return { ms: wall! * 1000, cpuMs: (user! + sys!) * 1000, ok: run.status === 0, stderr: run.stderr ?? '', stdout: run.stdout ?? '' };
-}
-
 function firmscopeRun(image: string, name: string): Timing & { files: number; engineMs: number } {
-  return median(() => firmscopeOnce(image, name));
+  return median(runs, () => firmscopeOnce(image, name));
 }
 
 function firmscopeOnce(image: string, name: string): Timing & { files: number; engineMs: number } {
   const out = freshOutput(name);
-  const r = timed('node', [firmscope, 'unpack', image, '-o', out]);
+  const r = timed(work, 'node', [firmscope, 'unpack', image, '-o', out]);
   if (!r.ok) throw new Error(`firmscope failed on ${image}: ${r.stderr}`);
   // Regular files on disk, minus the node tree and the image's own link.
   // The summary's own duration: the unpacking alone, without the CLI's start-up.
@@ -90,23 +60,21 @@ function firmscopeOnce(image: string, name: string): Timing & { files: number; e
 }
 
 function binwalkRun(image: string, name: string): Timing & { files: number; carved: number } {
-  return median(() => {
+  return median(runs, () => {
     const out = freshOutput(name);
     mkdirSync(out, { recursive: true });
-    const r = timed('binwalk', ['-Me', '-q', '--run-as=root', '-C', out, image]);
+    const r = timed(work, 'binwalk', ['-Me', '-q', '--run-as=root', '-C', out, image]);
     return { ...r, files: countFiles(out), carved: countFiles(out, isCarvedCopy) };
   });
 }
 
 function unsquashfsRun(image: string, name: string, args: string[]): Timing & { files: number } {
-  return median(() => {
+  return median(runs, () => {
     const out = freshOutput(name);
-    const r = timed('unsquashfs', ['-q', '-n', ...args, '-d', out, image]);
+    const r = timed(work, 'unsquashfs', ['-q', '-n', ...args, '-d', out, image]);
     return { ...r, files: countFiles(out) };
   });
 }
-
-const fmt = (t: Timing) => `${(t.ms / 1000).toFixed(2)} s (cpu ${(t.cpuMs / 1000).toFixed(2)} s)`;
 
 function corpusTable(): string[] {
   const rows = [
@@ -129,71 +97,15 @@ function corpusTable(): string[] {
     totals.bwFiles += bw.files;
     totals.bwCarved += bw.carved;
   }
-  const total = (ms: number, cpuMs: number): Timing => ({ ms, cpuMs, ok: true, stderr: '', stdout: '' });
+  const total = (ms: number, cpuMs: number) => ({ ms, cpuMs });
   rows.push(
     `| **total** | | **${totals.fsFiles}** | **${fmt(total(totals.fs, totals.fsCpu))}** | **${(totals.engine / 1000).toFixed(2)} s** | **${totals.bwFiles} (${totals.bwCarved})** | **${fmt(total(totals.bw, totals.bwCpu))}** |`,
   );
   return rows;
 }
 
-/** Size the SquashFS must have: the issue's 64 MB image, give or take 6%. */
-const SQUASHFS_BYTES = 64_000_000;
-const SQUASHFS_SLACK = 0.06;
-
-/** Regular files below the system folders the image is made of, in a fixed order, with their sizes. */
-function systemFiles(): Array<{ path: string; size: number }> {
-  const roots = ['/usr/lib/python3.11', '/usr/share/perl', '/usr/lib/x86_64-linux-gnu/perl', '/usr/share/locale', '/usr/share/doc', '/usr/share/i18n', '/usr/share/zoneinfo', '/usr/share/vim', '/usr/include'];
-  const out: Array<{ path: string; size: number }> = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir).sort()) {
-      const path = join(dir, entry);
-      const st = lstatSync(path);
-      if (st.isDirectory()) walk(path);
-      else if (st.isFile()) out.push({ path, size: st.size });
-    }
-  };
-  for (const root of roots) if (existsSync(root)) walk(root);
-  return out;
-}
-
-/**
- * Builds, once, an xz SquashFS of system files within SQUASHFS_SLACK of SQUASHFS_BYTES. Folders compress very
- * differently from one machine to the next, so the image is made of the first files of systemFiles() (hard
- * links in a staging tree), and their number is scaled by the size each build gives until it fits.
- */
-function buildSquashfs(): string {
-  const image = join(work, 'system-xz.squashfs');
-  const fits = () => existsSync(image) && Math.abs(statSync(image).size / SQUASHFS_BYTES - 1) <= SQUASHFS_SLACK;
-  if (fits()) return image;
-  const files = systemFiles();
-  // xz shrinks such files to about a quarter: the first guess
-  let input = SQUASHFS_BYTES * 4;
-  for (let attempt = 0; attempt < 6; attempt++) {
-    const staging = join(work, 'squashfs-tree');
-    rmSync(staging, { recursive: true, force: true });
-    let taken = 0;
-    for (const file of files) {
-      if (taken >= input) break;
-      const to = join(staging, file.path);
-      mkdirSync(dirname(to), { recursive: true });
-      try {
-        linkSync(file.path, to);
-      } catch {
-        copyFileSync(file.path, to);
-      }
-      taken += file.size;
-    }
-    execFileSync('mksquashfs', [staging, image, '-comp', 'xz', '-noappend', '-quiet', '-no-progress'], { stdio: 'ignore' });
-    rmSync(staging, { recursive: true, force: true });
-    if (fits() || taken < input) break; // fits, or every file is already in
-    input = taken * (SQUASHFS_BYTES / statSync(image).size);
-  }
-  if (!fits()) throw new Error(`could not build a ${SQUASHFS_BYTES}-byte SquashFS from system files (got ${statSync(image).size})`);
-  return image;
-}
-
 function squashfsTable(): string[] {
-  const image = buildSquashfs();
+  const { image } = buildSystemSquashfs(work);
   const fs = firmscopeRun(image, 'fs-squashfs');
   const one = unsquashfsRun(image, 'unsquashfs-p1', ['-p', '1']);
   const all = unsquashfsRun(image, 'unsquashfs', []);

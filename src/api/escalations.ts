@@ -8,7 +8,7 @@ import type { ApiDeps } from './deps.js';
 import { errorResponses, Ulid } from './schemas.js';
 
 const Params = Type.Object({ productId: Ulid('Product id') });
-const Reason = Type.Union(['new-vulnerability', 'kev', 'severity', 'epss'].map((r) => Type.Literal(r)), { description: 'Why the risk rose' });
+const Reason = Type.Union(['new-vulnerability', 'kev', 'severity', 'epss', 'resolved'].map((r) => Type.Literal(r)), { description: 'Why the risk rose, or \'resolved\': the finding no longer applies (logged acknowledged, details say why)' });
 const EscalationSchema = Type.Object(
   {
     id: Type.String(),

@@ -32,6 +32,7 @@ const FindingRow = Type.Object({
   identifiers: Type.Array(Type.Record(Type.String(), Type.String())), cvssLatestBaseScore: Type.Optional(Type.Number()),
   epssProbability: Type.Optional(Type.Number()), isKev: Type.Boolean(), componentName: Type.Optional(Type.String()),
   componentVersion: Type.Optional(Type.String()), productId: Type.String(), imageId: Type.String(), scanId: Type.String(),
+  matchConfidence: Type.Optional(Type.Object({ label: Type.String(), score: Type.Number() }, { description: 'How sure a dependency vulnerability match is (filter matchConfidence.label, sort or filter matchConfidence.score)' })),
   createTime: Type.String(), fingerprint: Type.String(), comparison: Type.Optional(Type.Object({ status: Type.String() })),
 }, { $id: 'FindingRow' });
 

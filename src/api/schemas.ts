@@ -44,6 +44,7 @@ export const Counts = Type.Object(
     findingTypeCounts: Type.Array(Type.Object({ type: Type.String(), count: Type.Integer() })),
     kev: Type.Integer(),
     expiredCertificatesCount: Type.Integer(),
+    notApplicableCount: Type.Integer({ description: 'Kernel vulnerability findings whose code the kernel triage found not built (rejected as vulnerable_code_not_present by default), not in findingTypeCounts' }),
     unsafeFunctionsCount: Type.Integer({ description: 'Uses of unsafe functions (strcpy, sprintf, system, ...) in the binaries: call sites where decoded, imports elsewhere; 0 for scans stored before binaries were recorded' }),
   },
   { $id: 'ImageCounts' },

@@ -829,8 +829,8 @@ export interface paths {
                     acknowledged?: boolean;
                     /** @description Only escalations of this image */
                     imageId?: string;
-                    /** @description Why the risk rose */
-                    reason?: "new-vulnerability" | "kev" | "severity" | "epss";
+                    /** @description Why the risk rose, or 'resolved': the finding no longer applies (logged acknowledged, details say why) */
+                    reason?: "new-vulnerability" | "kev" | "severity" | "epss" | "resolved";
                 };
                 header?: never;
                 path: {
@@ -1061,6 +1061,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Kernel CVE triage: whether the affected code is built into the image's kernel */
+                            applicability?: {
+                                evidence: string[];
+                                reason: string;
+                                /** @description applicable | not-applicable | unknown */
+                                verdict: string;
+                            };
                             component?: {
                                 cpe?: string;
                                 name: string;
@@ -1099,6 +1106,11 @@ export interface paths {
                             /** @description Why the current (rejected) status applies: an OpenVEX justification */
                             justification?: string;
                             knownFixedVersion?: string;
+                            /** @description How sure a dependencyVulnerability match is */
+                            matchConfidence?: {
+                                label: string;
+                                score: number;
+                            };
                             /** @description How a dependencyVulnerability finding was matched */
                             matches?: {
                                 componentCpe?: string;
@@ -1115,9 +1127,13 @@ export interface paths {
                                 kind: string;
                                 /** @description 'cpe' (an NVD or CVE 5 criterion) or 'osv-package' */
                                 matcher: string;
+                                /** @description alias or name: the criterion's CPE came from a CVE 5 record's vendor and product names */
+                                origin?: string;
                                 package?: string;
-                                /** @description Platform criteria of the configuration ("running on"), recorded, not required */
+                                /** @description Platform criteria of the configuration ("running on" / "with hardware") */
                                 platform?: string[];
+                                /** @description matched, or unknown when the image identifies no platform of that kind (another device's platform is no match) */
+                                platformStatus?: string;
                                 purl?: string;
                                 range?: {
                                     endExcluding?: string;
@@ -1241,6 +1257,13 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Kernel CVE triage: whether the affected code is built into the image's kernel */
+                            applicability?: {
+                                evidence: string[];
+                                reason: string;
+                                /** @description applicable | not-applicable | unknown */
+                                verdict: string;
+                            };
                             component?: {
                                 cpe?: string;
                                 name: string;
@@ -1279,6 +1302,11 @@ export interface paths {
                             /** @description Why the current (rejected) status applies: an OpenVEX justification */
                             justification?: string;
                             knownFixedVersion?: string;
+                            /** @description How sure a dependencyVulnerability match is */
+                            matchConfidence?: {
+                                label: string;
+                                score: number;
+                            };
                             /** @description How a dependencyVulnerability finding was matched */
                             matches?: {
                                 componentCpe?: string;
@@ -1295,9 +1323,13 @@ export interface paths {
                                 kind: string;
                                 /** @description 'cpe' (an NVD or CVE 5 criterion) or 'osv-package' */
                                 matcher: string;
+                                /** @description alias or name: the criterion's CPE came from a CVE 5 record's vendor and product names */
+                                origin?: string;
                                 package?: string;
-                                /** @description Platform criteria of the configuration ("running on"), recorded, not required */
+                                /** @description Platform criteria of the configuration ("running on" / "with hardware") */
                                 platform?: string[];
+                                /** @description matched, or unknown when the image identifies no platform of that kind (another device's platform is no match) */
+                                platformStatus?: string;
                                 purl?: string;
                                 range?: {
                                     endExcluding?: string;
@@ -5177,6 +5209,11 @@ export interface components {
             imageId: string;
             isKev: boolean;
             issueStatus: string;
+            /** @description How sure a dependency vulnerability match is (filter matchConfidence.label, sort or filter matchConfidence.score) */
+            matchConfidence?: {
+                label: string;
+                score: number;
+            };
             name: string;
             pname: string;
             productId: string;
@@ -5227,6 +5264,8 @@ export interface components {
             }[];
             kev: number;
             newEscalationsCount: number;
+            /** @description Kernel vulnerability findings whose code the kernel triage found not built (rejected as vulnerable_code_not_present by default), not in findingTypeCounts */
+            notApplicableCount: number;
             /** @description Uses of unsafe functions (strcpy, sprintf, system, ...) in the binaries: call sites where decoded, imports elsewhere; 0 for scans stored before binaries were recorded */
             unsafeFunctionsCount: number;
         };

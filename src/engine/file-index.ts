@@ -4,19 +4,34 @@
 import { createReadStream } from 'node:fs';
 import { lstat, open, readFile, readdir, readlink } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import picomatch from 'picomatch';
 import type { FileNode } from './types.js';
+
+/** Files up to this size are read whole once and kept for every analyzer (see FileIndex.read). */
+export const MAX_KEPT_FILE = 4 * 1024 * 1024;
+/** Default budget of kept contents: the small files of most images fit; a larger tree keeps its first ones. */
+export const DEFAULT_KEPT_BYTES = 96 * 1024 * 1024;
 
 export class FileIndex {
   private readonly byPath = new Map<string, FileNode>();
   private readonly byFsPath = new Map<string, FileNode[]>();
+  /**
+   * Contents of small files, read once and shared by every analyzer (each used to read every file again, and a
+   * read costs an open, a stat and a close). Filled first come, first kept, never evicted: the analyzers sweep the
+   * files in the same order, so an LRU would evict each file just before the next sweep needs it.
+   */
+  private readonly kept = new Map<string, Promise<Buffer>>();
+  private keptBytes = 0;
+  private readonly keptBudget: number;
 
   constructor(
     /** Absolute folder that FileNode.path values are relative to. */
     readonly root: string,
     readonly nodes: FileNode[],
+    options: { keptBytes?: number } = {},
   ) {
+    this.keptBudget = options.keptBytes ?? DEFAULT_KEPT_BYTES;
     for (const node of nodes) {
       this.byPath.set(node.path, node);
       const list = this.byFsPath.get(node.fsPath);
@@ -87,12 +102,33 @@ export class FileIndex {
     return join(this.root, node.path);
   }
 
+  /**
+   * The whole file. Small files are read once per scan and the same bytes are returned to every caller: callers
+   * must not modify them.
+   */
   async read(node: FileNode): Promise<Buffer> {
-    return readFile(this.absolutePath(node));
+    return this.keep(node) ?? readFile(this.absolutePath(node));
   }
 
-  /** Reads at most `length` bytes from `offset`. */
+  /** The file's kept contents, read now if it is small enough and the budget allows; undefined otherwise. */
+  private keep(node: FileNode): Promise<Buffer> | undefined {
+    const kept = this.kept.get(node.path);
+    if (kept) return kept;
+    if (node.kind !== 'file' || node.size > MAX_KEPT_FILE || this.keptBytes + node.size > this.keptBudget) return undefined;
+    const reading = readFile(this.absolutePath(node));
+    this.kept.set(node.path, reading);
+    this.keptBytes += node.size;
+    // a failed read is not kept: the next caller gets its own error
+    reading.catch(() => this.kept.delete(node.path));
+    return reading;
+  }
+
+  /** Reads at most `length` bytes from `offset` (a view of the kept contents for small files: do not modify). */
   async readRange(node: FileNode, offset: number, length: number): Promise<Buffer> {
+    const kept = this.keep(node);
+    if (kept) {
+      return rangeOf(await kept, offset, length);
+    }
     const handle = await open(this.absolutePath(node), 'r');
     try {
       const buffer = Buffer.alloc(length);
@@ -103,7 +139,40 @@ export class FileIndex {
     }
   }
 
-  stream(node: FileNode): Readable {
-    return createReadStream(this.absolutePath(node), { highWaterMark: 1024 * 1024 });
+  /**
+   * Random access to one file for many reads: the kept contents, or one open handle (close() it). Reads return at
+   * most `length` bytes from `offset`; kept bytes are shared: do not modify.
+   */
+  async reader(node: FileNode): Promise<{ read(offset: number, length: number): Promise<Buffer>; close(): Promise<void> }> {
+    const kept = this.keep(node);
+    if (kept) {
+      const whole = await kept;
+      return {
+        read: async (offset, length) => rangeOf(whole, offset, length),
+        close: async () => {},
+      };
+    }
+    const handle = await open(this.absolutePath(node), 'r');
+    return {
+      read: async (offset, length) => {
+        const buffer = Buffer.alloc(Math.max(0, length));
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
+        return buffer.subarray(0, bytesRead);
+      },
+      close: () => handle.close(),
+    };
   }
+
+  stream(node: FileNode): Readable {
+    const kept = this.keep(node);
+    if (kept) return Readable.from((async function* () { yield await kept; })(), { objectMode: false });
+    // `end` bounds each read buffer by the file's size (without it every read allocates the full 1 MiB)
+    return createReadStream(this.absolutePath(node), { highWaterMark: 1024 * 1024, end: Math.max(0, node.size - 1) });
+  }
+}
+
+/** At most `length` bytes of `whole` from `offset`, as a view. */
+function rangeOf(whole: Buffer, offset: number, length: number): Buffer {
+  const start = Math.min(Math.max(0, offset), whole.length);
+  return whole.subarray(start, Math.min(whole.length, start + Math.max(0, length)));
 }

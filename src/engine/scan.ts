@@ -69,10 +69,13 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     imageName: options.imageName,
   });
   endPhase('unpack');
+  // Handlers write files concurrently, so the unpacker lists them in completion order; sorted by path, every
+  // analyzer walks them in the same order and the same image gives the same result, byte for byte.
+  const files = [...unpacked.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
   const ctx: AnalysisContext = {
     image,
-    index: new FileIndex(options.workDir, unpacked.files),
+    index: new FileIndex(options.workDir, files),
     components: [],
     findings: [],
     cryptoAssets: [],
@@ -124,7 +127,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
   return {
     engineVersion: ENGINE_VERSION,
     image,
-    files: unpacked.files,
+    files,
     unknownChunks: unpacked.unknownChunks,
     components: ctx.components,
     findings: ctx.findings,

@@ -140,6 +140,31 @@ export interface EngineFinding {
   occurrences: FindingOccurrence[];
   /** How a match was made (matcher, criterion, range) for dependency vulnerabilities. */
   match?: Record<string, unknown>;
+  /** How sure a dependency vulnerability's match is (vulns/confidence.ts). */
+  matchConfidence?: MatchConfidence;
+  /** Whether a kernel CVE's affected code is built into the image's kernel (vulns/kernel-triage.ts). */
+  applicability?: Applicability;
+}
+
+export interface Applicability {
+  verdict: 'applicable' | 'not-applicable' | 'unknown';
+  reason: string;
+  /** What the verdict rests on: the configuration's source and one line per affected file. */
+  evidence: string[];
+}
+
+/**
+ * How sure a dependency vulnerability's match is, as a label and a score from 0 to 1: 'package-advisory' (the
+ * package's own ecosystem advisory and version scheme), 'exact-cpe' (a CPE the record lists, with its version or
+ * range), 'cpe-all-versions' (a listed CPE for every version), 'product-alias' (a CNA name mapped to the CPE),
+ * 'name-only' (CNA vendor and product names normalised), 'platform-unknown' (a configuration that needs a
+ * platform the image does not identify); for kernel CVEs after triage 'kernel-code-built', 'kernel-code-not-built' or
+ * 'kernel-code-unknown' (vulns/kernel-triage.ts).
+ */
+export interface MatchConfidence {
+  label: 'package-advisory' | 'exact-cpe' | 'cpe-all-versions' | 'product-alias' | 'name-only' | 'platform-unknown'
+    | 'kernel-code-built' | 'kernel-code-not-built' | 'kernel-code-unknown';
+  score: number;
 }
 
 export interface CryptoAsset {

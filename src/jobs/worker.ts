@@ -5,6 +5,8 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Job, JobRepository } from '../store/job.repository.js';
 import { newId } from '../ids.js';
+import { JOB_CHANNEL, onJobQueued } from '../store/job-signal.js';
+import type { OpenedDatabase } from '../store/database.js';
 
 export type JobOutcome = 'done' | 'failed' | 'cancelled';
 export type JobHandler = (job: Job, signal: AbortSignal) => Promise<JobOutcome>;
@@ -20,6 +22,11 @@ export interface WorkerOptions {
   pollMs?: number;
   /** Jobs run at once by this worker. */
   concurrency?: number;
+  /**
+   * PostgreSQL's LISTEN (OpenedDatabase.listen): jobs queued by other processes wake this worker at once. Jobs
+   * queued in this process always do; without it, other processes' jobs wait for the next poll.
+   */
+  listen?: OpenedDatabase['listen'];
 }
 
 export class JobWorker {
@@ -27,7 +34,11 @@ export class JobWorker {
   private running = false;
   private readonly active = new Map<string, AbortController>();
   private loops: Promise<void>[] = [];
-  private wake?: () => void;
+  /** Loops asleep until their next poll, each woken by calling it. */
+  private readonly sleepers = new Set<() => void>();
+  /** A wake-up that came while no loop was asleep: the next sleep returns at once (the job may be missed otherwise). */
+  private woken = false;
+  private unsubscribe: Array<() => unknown> = [];
 
   constructor(private readonly options: WorkerOptions) {}
 
@@ -38,6 +49,11 @@ export class JobWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.unsubscribe.push(onJobQueued(() => this.poke()));
+    this.options.listen?.(JOB_CHANNEL, () => this.poke()).then(
+      (stop) => (this.running ? this.unsubscribe.push(stop) : void stop()),
+      (error: unknown) => this.options.logger?.warn({ err: error }, 'LISTEN for queued jobs failed; polling only'),
+    );
     const concurrency = Math.max(1, this.options.concurrency ?? 1);
     this.loops = Array.from({ length: concurrency }, () => this.loop());
   }
@@ -45,14 +61,16 @@ export class JobWorker {
   /** Stops claiming; running jobs are aborted and left for another worker to retry. */
   async stop(): Promise<void> {
     this.running = false;
-    this.wake?.();
+    for (const stop of this.unsubscribe.splice(0)) await stop();
+    this.poke();
     for (const controller of this.active.values()) controller.abort(new Error('worker stopping'));
     await Promise.all(this.loops);
   }
 
   /** Wakes idle loops now (a job was just queued). */
   poke(): void {
-    this.wake?.();
+    if (this.sleepers.size === 0) this.woken = true;
+    for (const wake of [...this.sleepers]) wake();
   }
 
   private async loop(): Promise<void> {
@@ -78,17 +96,18 @@ export class JobWorker {
   }
 
   private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const previous = this.wake;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        this.sleepers.delete(done);
         resolve();
-      }
-      this.wake = () => {
-        previous?.();
-        done();
       };
+      const timer = setTimeout(done, ms);
+      this.sleepers.add(done);
     });
   }
 

@@ -2,6 +2,7 @@
 // sorting, checks scope, runs the store query and shapes rows.
 import type { Principal } from '../auth/principal.js';
 import { SEVERITIES, type EngineFinding } from '../engine/types.js';
+import { CONFIDENCE_SCORES } from '../engine/vulns/confidence.js';
 import { ISSUE_STATUS_ALIASES, ISSUE_STATUSES } from './findings.js';
 import { reportCsv } from '../reports/csv.js';
 import type { Comparator, GridColumn, GridCondition, GridRow } from '../store/finding-grid.js';
@@ -19,6 +20,7 @@ const FIELDS = new Map<string, GridColumn>(Object.entries({
   cvssLatestBaseScore: 'cvss_score', epssProbability: 'epss_probability', isKev: 'is_kev', componentName: 'component_name',
   componentVersion: 'component_version', productId: 'product_id', imageId: 'image_id', scanId: 'scan_id', createTime: 'create_time',
   fingerprint: 'fingerprint', identifiers: 'data', comparison: 'comparison', 'comparison.status': 'comparison',
+  matchConfidence: 'match_confidence', 'matchConfidence.score': 'match_confidence', 'matchConfidence.label': 'match_confidence_label',
 } satisfies Record<string, GridColumn>));
 const SORT = new Map<string, GridColumn>([...FIELDS, ['severity', 'severity_rank']]);
 const COMPARATORS: Comparator[] = ['equals', 'in', 'contains', 'notContains', 'between', 'overlaps'];
@@ -27,6 +29,7 @@ const ENUMS: Partial<Record<GridColumn, string[]>> = {
   issue_status: ISSUE_STATUSES,
   finding_type: ['knownVulnerability', 'maliciousCode', 'dependencyVulnerability'],
   comparison: ['new', 'resolved', 'unchanged'],
+  match_confidence_label: Object.keys(CONFIDENCE_SCORES),
 };
 const ALIASES: Partial<Record<GridColumn, ReadonlyMap<string, string>>> = {
   issue_status: ISSUE_STATUS_ALIASES,
@@ -36,7 +39,7 @@ const ALIASES: Partial<Record<GridColumn, ReadonlyMap<string, string>>> = {
 
 function normalise(column: GridColumn, raw: unknown, field: string): string | number {
   if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') bad(`filter ${field}: values must be strings or numbers`, field);
-  if (column === 'cvss_score' || column === 'epss_probability') return numberValue(raw, field);
+  if (column === 'cvss_score' || column === 'epss_probability' || column === 'match_confidence') return numberValue(raw, field);
   if (column === 'is_kev') return booleanValue(raw, field);
   let value = String(raw);
   const alias = ALIASES[column]?.get(value.toLowerCase());
@@ -99,6 +102,7 @@ function toRow(r: GridRow): Record<string, unknown> {
     isKev: Number(r.is_kev) === 1,
     ...(r.component_name !== null ? { componentName: r.component_name } : {}),
     ...(r.component_version !== null ? { componentVersion: r.component_version } : {}),
+    ...(r.match_confidence !== null && r.match_confidence_label !== null ? { matchConfidence: { label: r.match_confidence_label, score: Number(r.match_confidence) } } : {}),
     productId: r.product_id, imageId: r.image_id, scanId: r.scan_id, createTime: r.create_time, fingerprint: r.fingerprint,
     ...(r.comparison ? { comparison: { status: r.comparison } } : {}),
   };

@@ -35,13 +35,12 @@ export async function renderReport(
 }
 
 /**
- * The findings report (its baseline image and sections in `options`); a grid query's filters narrow it to the
- * matching findings of this image.
+ * The findings report in a format (pdf, json, csv, html; sarif is its own generator), its baseline image and
+ * sections in `options`; a grid query's filters narrow it to the matching findings of this image.
  */
 export async function renderFindingsReport(
   repos: Repositories, blobs: BlobStore, principal: Principal, subject: Subject, format: string, filters?: GridRequest['filters'], options: ReportOptions = {},
 ): Promise<RenderedReport> {
-  // SARIF is a generator of its own; the other formats are `findings-<format>`.
   const reportId = format === 'sarif' ? 'sarif' : `findings-${format}`;
   if (!filters?.length) return renderReport(repos, blobs, subject, reportId, undefined, options);
   return renderReport(repos, blobs, subject, reportId, async (input) => {

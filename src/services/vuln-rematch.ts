@@ -2,11 +2,13 @@
 // latest scanned image of every product are matched again. New vulnerabilities become findings of that scan;
 // findings whose risk rose (newly in KEV, higher severity, EPSS reaching the threshold) are updated, and both
 // are recorded as escalations (counted by the image's `newEscalationsCount`). One transaction per image.
-// A finding that no longer matches (its record now has a narrower range, or was rejected) is withdrawn: its row
-// is deleted, so it is no longer reported, counted or compared, and the image's open escalations about it go with
-// it. Deleting, rather than setting an issue status, keeps the user's workflow intact: a status belongs to the
-// product's fingerprint, carries forward to later images and records who set it (API-NOTES, Findings).
-// Nothing is withdrawn from an image whose matching reported an error (a failed lookup is not "no match").
+// A finding that no longer matches (its record now has a narrower range, or was rejected) is resolved: it leaves
+// the scan's findings (no longer reported, counted or compared) into the resolution history with why, the
+// image's open escalations about it are closed, and a 'resolved' entry in the escalation log says why (logged as
+// acknowledged: it is no risk rise). Resolving it there, rather than setting an issue status, keeps the user's
+// workflow intact: a status belongs to the product's fingerprint, carries forward to later images and records who
+// set it (API-NOTES, Findings). Should it match again later, it comes back as a new finding.
+// Nothing is resolved in an image whose matching reported an error (a failed lookup is not "no match").
 // Re-matches may overlap (a sync and an import, or an import re-run while the first still re-matches): each image's
 // transaction first locks its scan (findings.lockScan), so overlapping ones apply their changes one after the
 // other, the later reading what the earlier committed; a finding is only ever inserted if its fingerprint is not
@@ -28,13 +30,13 @@ export interface RematchSummary {
   images: number;
   newFindings: number;
   updatedFindings: number;
-  /** Findings deleted because their vulnerability no longer matches. */
+  /** Findings resolved because their vulnerability no longer matches (kept in the resolution history). */
   withdrawnFindings: number;
   escalations: number;
   problems: Problem[];
 }
 
-export type EscalationReason = 'new-vulnerability' | 'kev' | 'severity' | 'epss';
+export type EscalationReason = 'new-vulnerability' | 'kev' | 'severity' | 'epss' | 'resolved';
 
 /** Why a finding's risk rose between two matches of it (empty when it did not). */
 export function escalationsOf(old: EngineFinding, now: EngineFinding, epssThreshold: number): Array<{ reason: EscalationReason; details: Record<string, unknown> }> {
@@ -45,6 +47,21 @@ export function escalationsOf(old: EngineFinding, now: EngineFinding, epssThresh
   const after = now.epss?.probability ?? 0;
   if (after >= epssThreshold && before < epssThreshold) out.push({ reason: 'epss', details: { epssProbability: { old: old.epss?.probability ?? null, new: after }, threshold: epssThreshold } });
   return out;
+}
+
+/** Why a stored finding was resolved: its vulnerability no longer matches the component, and how it matched before. */
+export function whyResolved(finding: EngineFinding): Record<string, unknown> {
+  const component = finding.component ? `${finding.component.name} ${finding.component.version ?? ''}`.trim() : 'the component';
+  const before = ((finding.match?.matches ?? []) as Array<Record<string, unknown>>).map((m) => {
+    const { matcher, criterion, kind, range, ecosystem, package: pkg, events } = m;
+    return Object.fromEntries(Object.entries({ matcher, criterion, kind, range, ecosystem, package: pkg, events }).filter(([, v]) => v !== undefined));
+  });
+  return {
+    pname: finding.pname, severity: finding.severity, reason: 'no-longer-matches',
+    why: `${finding.pname} no longer matches ${component}: the vulnerability data changed (narrower range, rejected or withdrawn record)`,
+    ...(finding.component ? { component: { name: finding.component.name, version: finding.component.version ?? null } } : {}),
+    matchedBefore: before,
+  };
 }
 
 export async function rematchLatestImages(repos: Repositories, source: VulnerabilitySource, options: RematchOptions = {}): Promise<RematchSummary> {
@@ -70,6 +87,12 @@ export async function rematchLatestImages(repos: Repositories, source: Vulnerabi
       };
       for (const finding of findings) {
         const old = existing.get(finding.fingerprint);
+        // re-matching has no image to triage kernel findings with: the verdict of the scan stays while the
+        // record's affected files are the same
+        if (old?.finding.applicability && !finding.applicability && JSON.stringify(old.finding.match?.programFiles) === JSON.stringify(finding.match?.programFiles)) {
+          finding.applicability = old.finding.applicability;
+          if (old.finding.matchConfidence) finding.matchConfidence = old.finding.matchConfidence;
+        }
         if (!old) {
           // false: the scan has it already (a finding of another type cannot share the fingerprint)
           if (!(await tx.findings.insertIfAbsent(target, finding, now))) continue;
@@ -85,8 +108,12 @@ export async function rematchLatestImages(repos: Repositories, source: Vulnerabi
       if (!complete) return;
       const matched = new Set(findings.map((f) => f.fingerprint));
       const withdrawn = [...existing].filter(([fingerprint]) => !matched.has(fingerprint));
-      await tx.findings.deleteByIds(withdrawn.map(([, f]) => f.id));
-      await tx.escalations.dropOpen(target.imageId, withdrawn.map(([fingerprint]) => fingerprint));
+      const resolved = withdrawn.map(([, { id, finding }]) => ({ id, finding, reason: 'no-longer-matches', details: whyResolved(finding) }));
+      await tx.findings.resolve(target, resolved, now);
+      await tx.escalations.closeOpen(target.imageId, withdrawn.map(([fingerprint]) => fingerprint));
+      for (const r of resolved) {
+        await tx.escalations.record({ productId: target.productId, imageId: target.imageId, fingerprint: r.finding.fingerprint, reason: 'resolved', details: r.details, now, acknowledged: true });
+      }
       summary.withdrawnFindings += withdrawn.length;
     });
   }

@@ -17,6 +17,11 @@ export interface OpenedDatabase {
   db: Kysely<Database>;
   dialect: Dialect;
   close(): Promise<void>;
+  /**
+   * PostgreSQL only: calls `onNotify` for each NOTIFY on `channel`, on a connection of its own (reopened after an
+   * error); resolves once listening, to the function that stops.
+   */
+  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
 }
 
 export interface OpenDatabaseOptions {
@@ -180,7 +185,41 @@ function openPostgres(url: string): OpenedDatabase {
     },
   });
   const db = new Kysely<Database>({ dialect: new SchemaLockingPostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, dialect: 'postgres', close: () => db.destroy(), listen: (channel, onNotify) => listenOn(url, channel, onNotify) };
+}
+
+/** LISTEN on a dedicated client (a pooled one would be handed to queries); a lost connection is reopened. */
+async function listenOn(url: string, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: url });
+    next.on('notification', (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    next.on('error', () => {
+      // reopened shortly; meanwhile the workers poll, and a wake-up on reconnecting catches what was missed
+      void next.end().catch(() => undefined);
+      if (client === next) client = undefined;
+      reconnect();
+    });
+    await next.connect();
+    await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    if (stopped) await next.end();
+    else client = next;
+  };
+  const reconnect = (): void => {
+    if (stopped) return;
+    clearTimeout(retry);
+    retry = setTimeout(() => void connect().then(onNotify, reconnect), 1000).unref();
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => undefined);
+  };
 }
 
 class ListProvider implements MigrationProvider {

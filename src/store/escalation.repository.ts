@@ -106,17 +106,18 @@ export class EscalationRepository {
     return new Set(rows.map((e) => `${e.finding_fingerprint}\0${e.reason}`));
   }
 
-  async record(e: { productId: string; imageId: string; fingerprint: string; reason: string; details: Record<string, unknown>; now: string }): Promise<void> {
+  /** Records an escalation; `acknowledged` for an entry that only logs (it does not count as new). */
+  async record(e: { productId: string; imageId: string; fingerprint: string; reason: string; details: Record<string, unknown>; now: string; acknowledged?: boolean }): Promise<void> {
     await this.db.insertInto('escalations').values({
       id: newId(), product_id: e.productId, image_id: e.imageId, finding_fingerprint: e.fingerprint,
-      reason: e.reason, details: JSON.stringify(e.details), acknowledged: 0, create_time: e.now,
+      reason: e.reason, details: JSON.stringify(e.details), acknowledged: e.acknowledged ? 1 : 0, create_time: e.now,
     }).execute();
   }
 
-  /** Removes the image's open escalations about these findings. */
-  async dropOpen(imageId: string, fingerprints: string[]): Promise<void> {
+  /** Closes (acknowledges) the image's open escalations about these findings; they stay in the log. */
+  async closeOpen(imageId: string, fingerprints: string[]): Promise<void> {
     for (let i = 0; i < fingerprints.length; i += 400) {
-      await this.db.deleteFrom('escalations').where('image_id', '=', imageId).where('acknowledged', '=', 0)
+      await this.db.updateTable('escalations').set({ acknowledged: 1 }).where('image_id', '=', imageId).where('acknowledged', '=', 0)
         .where('finding_fingerprint', 'in', fingerprints.slice(i, i + 400)).execute();
     }
   }

@@ -8,7 +8,7 @@ import type { Database } from './schema.js';
 export type GridColumn =
   | 'id' | 'pname' | 'name' | 'finding_type' | 'severity' | 'issue_status' | 'cvss_score' | 'epss_probability' | 'is_kev'
   | 'component_name' | 'component_version' | 'product_id' | 'image_id' | 'scan_id' | 'create_time' | 'fingerprint' | 'comparison' | 'data'
-  | 'severity_rank';
+  | 'severity_rank' | 'match_confidence' | 'match_confidence_label';
 
 export type { Comparator };
 export type GridCondition = Condition<GridColumn>;
@@ -35,6 +35,8 @@ export interface GridRow {
   is_kev: number;
   component_name: string | null;
   component_version: string | null;
+  match_confidence: number | null;
+  match_confidence_label: string | null;
   product_id: string;
   image_id: string;
   scan_id: string;
@@ -59,8 +61,9 @@ export async function queryFindingGrid(db: Kysely<Database>, criteria: GridCrite
       .where('p.org_id', '=', criteria.orgId)
       .select([
         'f.id', 'f.pname', 'f.name', 'f.finding_type', 'f.severity', 'f.cvss_score', 'f.epss_probability', 'f.is_kev', 'f.component_name',
-        'f.component_version', 'f.product_id', 'f.image_id', 'f.scan_id', 'f.create_time', 'f.fingerprint', 'f.data',
-        sql<string>`coalesce(fs.status, 'new')`.as('issue_status'),
+        'f.component_version', 'f.match_confidence', 'f.match_confidence_label', 'f.product_id', 'f.image_id', 'f.scan_id', 'f.create_time', 'f.fingerprint', 'f.data',
+        // a kernel finding the triage found not built is rejected until someone sets a status (defaultStatus)
+        sql<string>`coalesce(fs.status, case when f.applicability = 'not-applicable' then 'rejected' else 'new' end)`.as('issue_status'),
         SEVERITY_RANK.as('severity_rank'),
         comparison.as('comparison'),
       ]);

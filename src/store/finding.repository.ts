@@ -41,13 +41,27 @@ type Row = Pick<Database['findings'], 'id' | 'scan_id' | 'image_id' | 'product_i
   comment: string | null;
 };
 
-const toFinding = (r: Row): StoredFinding => ({
-  ...(JSON.parse(r.data) as EngineFinding),
-  id: r.id, scanId: r.scan_id, imageId: r.image_id, productId: r.product_id, createTime: r.create_time,
-  issueStatus: (r.status ?? 'new') as IssueStatus,
-  ...(r.justification ? { justification: r.justification as VexJustification } : {}),
-  ...(r.comment ? { statusComment: r.comment } : {}),
-});
+/**
+ * The status of a finding nobody has set one for: 'new', or for a kernel finding whose code the kernel triage
+ * found not built, 'rejected' as vulnerable_code_not_present with the triage's reason (a user's status wins).
+ */
+export function defaultStatus(finding: EngineFinding): { issueStatus: IssueStatus; justification?: VexJustification; statusComment?: string } {
+  if (finding.applicability?.verdict !== 'not-applicable') return { issueStatus: 'new' };
+  return { issueStatus: 'rejected', justification: 'vulnerable_code_not_present', statusComment: `kernel triage: ${finding.applicability.reason}` };
+}
+
+const toFinding = (r: Row): StoredFinding => {
+  const finding = JSON.parse(r.data) as EngineFinding;
+  return {
+    ...finding,
+    id: r.id, scanId: r.scan_id, imageId: r.image_id, productId: r.product_id, createTime: r.create_time,
+    ...(r.status === null ? defaultStatus(finding) : {
+      issueStatus: r.status as IssueStatus,
+      ...(r.justification ? { justification: r.justification as VexJustification } : {}),
+      ...(r.comment ? { statusComment: r.comment } : {}),
+    }),
+  };
+};
 
 export class FindingRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -142,7 +156,30 @@ export class FindingRepository {
     return Number(updated.numUpdatedRows) > 0;
   }
 
-  async deleteByIds(ids: string[]): Promise<void> {
-    for (let i = 0; i < ids.length; i += 400) await this.db.deleteFrom('findings').where('id', 'in', ids.slice(i, i + 400)).execute();
+  /**
+   * Resolves findings that no longer apply: each row leaves the scan's findings (no longer reported, counted or
+   * compared) and is kept in finding_resolutions with why.
+   */
+  async resolve(ref: ScanRef, resolved: Array<{ id: string; finding: EngineFinding; reason: string; details: Record<string, unknown> }>, now: string): Promise<void> {
+    for (let i = 0; i < resolved.length; i += 100) {
+      const part = resolved.slice(i, i + 100);
+      await this.db.insertInto('finding_resolutions').values(part.map((r) => ({
+        id: newId(), finding_id: r.id, scan_id: ref.scanId, image_id: ref.imageId, product_id: ref.productId, fingerprint: r.finding.fingerprint,
+        pname: r.finding.pname, reason: r.reason, details: JSON.stringify(r.details), data: JSON.stringify(r.finding), create_time: now,
+      }))).execute();
+      await this.db.deleteFrom('findings').where('id', 'in', part.map((r) => r.id)).execute();
+    }
   }
+
+  /** The findings of a product that re-matching resolved, newest first, with why. */
+  async resolutions(productId: string, fingerprint?: string): Promise<Array<{ findingId: string; scanId: string; imageId: string; fingerprint: string; pname: string; reason: string; details: Record<string, unknown>; createTime: string }>> {
+    let query = this.db.selectFrom('finding_resolutions').selectAll().where('product_id', '=', productId);
+    if (fingerprint !== undefined) query = query.where('fingerprint', '=', fingerprint);
+    const rows = await query.orderBy('create_time', 'desc').orderBy('id', 'desc').execute();
+    return rows.map((r) => ({
+      findingId: r.finding_id, scanId: r.scan_id, imageId: r.image_id, fingerprint: r.fingerprint, pname: r.pname, reason: r.reason,
+      details: JSON.parse(r.details) as Record<string, unknown>, createTime: r.create_time,
+    }));
+  }
+
 }

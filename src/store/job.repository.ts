@@ -4,6 +4,7 @@
 // is atomic under its database write lock.
 import { sql, type Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.js';
+import { announceJobQueued, JOB_CHANNEL } from './job-signal.js';
 import type { Database, JobStatus } from './schema.js';
 
 export interface Job {
@@ -31,6 +32,8 @@ export class JobRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: 'sqlite' | 'postgres',
+    /** Runs a callback once the current transaction commits (at once outside one): see repositories.ts. */
+    private readonly afterCommit: (fn: () => void) => void = (fn) => fn(),
   ) {}
 
   async enqueue(input: { kind: string; scanId?: string; payload?: Record<string, unknown>; maxAttempts?: number }): Promise<Job> {
@@ -41,6 +44,9 @@ export class JobRepository {
       cancel_requested: 0, last_error: null, create_time: now, update_time: now,
     };
     await this.db.insertInto('jobs').values(row).execute();
+    // Idle workers start it now: NOTIFY reaches other processes on commit; this process's are told after it.
+    if (this.dialect === 'postgres') await sql`select pg_notify(${JOB_CHANNEL}, ${row.kind})`.execute(this.db);
+    this.afterCommit(announceJobQueued);
     return toJob(row);
   }
 

@@ -37,21 +37,32 @@ export interface Repositories {
   transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
 }
 
-export function createRepositories(db: Kysely<Database>, dialect: Dialect): Repositories {
+/**
+ * `afterCommit` runs a callback once the transaction the repositories are bound to has committed (at once
+ * outside a transaction): a queued job is announced only when a worker can see it.
+ */
+export function createRepositories(db: Kysely<Database>, dialect: Dialect, afterCommit: (fn: () => void) => void = (fn) => fn()): Repositories {
   const repos: Repositories = {
     identities: new IdentityRepository(db),
     products: new ProductRepository(db),
     images: new ImageRepository(db),
     overviews: new ImageOverviewRepository(db),
     scans: new ScanRepository(db),
-    jobs: new JobRepository(db, dialect),
+    jobs: new JobRepository(db, dialect, afterCommit),
     results: new ResultRepository(db),
     binaries: new BinaryRepository(db),
     findings: new FindingRepository(db),
     escalations: new EscalationRepository(db),
     rules: new RuleRepository(db),
     grids: new GridRepository(db),
-    transaction: (fn) => (db.isTransaction ? fn(repos) : db.transaction().execute((trx) => fn(createRepositories(trx, dialect)))),
+    transaction: (fn) => (db.isTransaction ? fn(repos) : inTransaction(db, dialect, fn)),
   };
   return repos;
+}
+
+async function inTransaction<T>(db: Kysely<Database>, dialect: Dialect, fn: (tx: Repositories) => Promise<T>): Promise<T> {
+  const committed: Array<() => void> = [];
+  const result = await db.transaction().execute((trx) => fn(createRepositories(trx, dialect, (callback) => committed.push(callback))));
+  for (const callback of committed) callback();
+  return result;
 }

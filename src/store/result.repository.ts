@@ -30,6 +30,8 @@ export interface ImageCounts {
   kev: number;
   expiredCertificatesCount: number;
   unsafeFunctionsCount: number;
+  /** Kernel findings the triage found not applicable (code not built), counted apart from findingTypeCounts. */
+  notApplicableCount: number;
 }
 
 const BATCH = 100;
@@ -129,11 +131,14 @@ export class ResultRepository {
         .where('scan_id', 'in', scanIds).groupBy('scan_id').execute();
       const types = await this.db.selectFrom('findings')
         .select(['scan_id', 'finding_type', sql<Numeric>`count(*)`.as('n'), sql<Numeric>`sum(case when is_kev = 1 then 1 else 0 end)`.as('kev')])
-        .where('scan_id', 'in', scanIds).groupBy(['scan_id', 'finding_type']).orderBy('finding_type').execute();
+        .where('scan_id', 'in', scanIds).where((eb) => eb.or([eb('applicability', 'is', null), eb('applicability', '!=', 'not-applicable')]))
+        .groupBy(['scan_id', 'finding_type']).orderBy('finding_type').execute();
+      const notApplicable = await this.db.selectFrom('findings').select(['scan_id', sql<Numeric>`count(*)`.as('n')])
+        .where('scan_id', 'in', scanIds).where('applicability', '=', 'not-applicable').groupBy('scan_id').execute();
       const unsafe = await this.db.selectFrom('scans').select(['id', 'unsafe_uses']).where('id', 'in', scanIds).execute();
       for (const scanId of scanIds) {
         perScan.set(scanId, {
-          dependenciesCount: 0, cryptographicAssetsCount: 0, findingTypeCounts: [], kev: 0, expiredCertificatesCount: 0, unsafeFunctionsCount: 0,
+          dependenciesCount: 0, cryptographicAssetsCount: 0, findingTypeCounts: [], kev: 0, expiredCertificatesCount: 0, unsafeFunctionsCount: 0, notApplicableCount: 0,
         });
       }
       for (const r of components) perScan.get(r.scan_id)!.dependenciesCount = n(r.n);
@@ -144,10 +149,11 @@ export class ResultRepository {
         counts.kev += n(r.kev);
       }
       for (const r of unsafe) perScan.get(r.id)!.unsafeFunctionsCount = n(r.unsafe_uses);
+      for (const r of notApplicable) perScan.get(r.scan_id)!.notApplicableCount = n(r.n);
     }
     return new Map(images.map(({ imageId, scanId }) => [imageId, {
       newEscalationsCount: newEscalations.get(imageId) ?? 0,
-      dependenciesCount: 0, cryptographicAssetsCount: 0, findingTypeCounts: [], kev: 0, expiredCertificatesCount: 0, unsafeFunctionsCount: 0,
+      dependenciesCount: 0, cryptographicAssetsCount: 0, findingTypeCounts: [], kev: 0, expiredCertificatesCount: 0, unsafeFunctionsCount: 0, notApplicableCount: 0,
       ...(scanId ? perScan.get(scanId) : {}),
     }]));
   }

@@ -220,9 +220,32 @@ export interface FindingsTable {
   is_kev: number;
   component_name: string | null;
   component_version: string | null;
+  /** How sure a dependency vulnerability's match is, 0 to 1, and its label (0010); null for other findings. */
+  match_confidence: number | null;
+  match_confidence_label: string | null;
+  /** The kernel triage's verdict (0010): applicable | not-applicable | unknown; null when not triaged. */
+  applicability: string | null;
   create_time: string;
   /** The engine's EngineFinding JSON. */
   data: string;
+}
+
+/** A finding re-matching resolved (its vulnerability no longer applies), kept with why (0010). */
+export interface FindingResolutionsTable {
+  id: string;
+  finding_id: string;
+  scan_id: string;
+  image_id: string;
+  product_id: string;
+  fingerprint: string;
+  pname: string;
+  /** 'no-longer-matches'. */
+  reason: string;
+  /** JSON: why (the component, what matched before, what the records say now). */
+  details: string;
+  /** The finding's EngineFinding JSON as it was. */
+  data: string;
+  create_time: string;
 }
 
 /** Issue status of a finding lives on (product, fingerprint), so it carries forward to later images. */
@@ -347,6 +370,7 @@ export interface CoreTables {
   jobs: JobsTable;
   components: ComponentsTable;
   findings: FindingsTable;
+  finding_resolutions: FindingResolutionsTable;
   finding_statuses: FindingStatusesTable;
   finding_status_history: FindingStatusHistoryTable;
   crypto_assets: CryptoAssetsTable;

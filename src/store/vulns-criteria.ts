@@ -56,7 +56,7 @@ const COLUMNS = sql`c.vendor, c.product, c.source, c.record_id, c.imported_at, c
 
 /**
  * The vulnerable criteria for the asked (vendor, product, version)s, by `${vendor}\0${product}` (see
- * VulnerabilitySource.criteriaFor). The asked pairs are a list (vulns-lists.ts) joined to the (vendor, product, ...) index,
+ * VulnerabilityQuery.select; VulnerabilityReader.query asks it). The asked pairs are a list (vulns-lists.ts) joined to the (vendor, product, ...) index,
  * and each branch of the query is a plain conjunction, so both databases answer it with index ranges: for a pair
  * asked at one plain version, the rows without keys and the keyed rows with low_key <= k < high_key (keysAdmit);
  * for any other pair, all its rows.

@@ -3,7 +3,7 @@
 // A batch is one transaction, so no record is ever half-written. The rules are those of a single write: a record
 // replaces the stored one only when newer (or, both undated, when it differs); a record met twice in one batch
 // counts as it would one after the other.
-// Writers of the vulnerability data (record batches here, KEV and EPSS batches in vulns.repository.ts) decide what
+// Writers of the vulnerability data (record batches here, KEV and EPSS batches in vulns-importer.ts) decide what
 // to write from what they read, so concurrent ones (two imports, an import and a sync) take turns: each transaction
 // begins with lockVulnerabilityWrites and reads only after it.
 import { sql, type Kysely, type Transaction } from 'kysely';

@@ -42,8 +42,8 @@ describeEachDatabase('findings grid', (get) => {
     other = { ...principal, orgId: org2.id };
     productId = (await repos.products.create({ orgId: org.id, name: 'p', authorId: user.id })).id;
     left = await imageWithScan([
-      finding('0001', { severity: 'critical', cvssLatestBaseScore: 9.8, isKev: true }),
-      finding('0002', { severity: 'low', cvssLatestBaseScore: 3.1 }),
+      finding('0001', { severity: 'critical', cvssLatestBaseScore: 9.8, isKev: true, matchConfidence: { label: 'exact-cpe', score: 0.9 } }),
+      finding('0002', { severity: 'low', cvssLatestBaseScore: 3.1, matchConfidence: { label: 'name-only', score: 0.5 } }),
       finding('0003', { findingType: 'knownVulnerability', severity: 'high', pname: 'private-key', identifiers: [{ cwe: 'CWE-321' }] }),
     ]);
     right = await imageWithScan([
@@ -94,6 +94,17 @@ describeEachDatabase('findings grid', (get) => {
     expect(page2.total).toBe(3);
     expect(page2.rows.map((r) => r.pname)).toEqual(['private-key']);
     await expect(findingGrid(repos, principal, { filters: [scope, { field: 'severity', value: 'huge' }] })).rejects.toThrow(/'huge' is not one of/);
+  });
+
+  it('filters and sorts dependency findings by match confidence', async () => {
+    const scope = { field: 'imageId', value: left, comparator: 'equals' };
+    const nameOnly = await findingGrid(repos, principal, { filters: [scope, { field: 'matchConfidence.label', value: 'name-only', comparator: 'equals' }] });
+    expect(nameOnly.rows.map((r) => [r.pname, r.matchConfidence])).toEqual([['CVE-2024-0002', { label: 'name-only', score: 0.5 }]]);
+    const sure = await findingGrid(repos, principal, { filters: [scope, { field: 'matchConfidence', value: [0.8, 1], comparator: 'between' }] });
+    expect(sure.rows.map((r) => r.pname)).toEqual(['CVE-2024-0001']);
+    const sorted = await findingGrid(repos, principal, { filters: [scope, { field: 'findingType', value: 'dependencyVulnerability' }], sortBy: { field: 'matchConfidence', direction: 'ascend' } });
+    expect(sorted.rows.map((r) => r.pname)).toEqual(['CVE-2024-0002', 'CVE-2024-0001']);
+    await expect(findingGrid(repos, principal, { filters: [scope, { field: 'matchConfidence.label', value: 'sure' }] })).rejects.toThrow(/'sure' is not one of/);
   });
 
   it('compares a baseline and a target image by fingerprint', async () => {

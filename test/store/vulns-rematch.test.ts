@@ -1,7 +1,7 @@
 // Re-matching: a scan stored before its vulnerabilities were known gains the finding and an escalation after an
 // import; a later KEV entry and EPSS rise escalate the existing finding; re-running changes nothing. A finding
-// whose record no longer matches (narrower range, rejected) is withdrawn with its open escalations, unless the
-// matching failed.
+// whose record no longer matches (narrower range, rejected) is resolved: out of the scan's findings and counts, kept in
+// the resolution history, its open escalations closed and a 'resolved' log entry saying why, unless the matching failed.
 import { expect, it } from 'vitest';
 import type { EngineFinding } from '../../src/engine/types.js';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
@@ -71,10 +71,10 @@ const record = (id: string, modified: string, criteria: VulnerabilityRecord['cri
 });
 const upTo = (end: string) => [[{ criteria: 'cpe:2.3:a:busybox:busybox:*:*:*:*:*:*:*:*', vulnerable: true, versionEndIncluding: end }]];
 
-describeEachDatabase('vulnerability re-matching withdraws findings that no longer match', (get) => {
-  it('a narrower range or a rejection removes the finding, its open escalations and its counts', async () => {
+describeEachDatabase('vulnerability re-matching resolves findings that no longer match', (get) => {
+  it('a narrower range or a rejection resolves the finding: out of the scan and its counts, kept in the history, logged with why', async () => {
     const { db } = get();
-    const { image } = await productWithImages(db);
+    const { product, image } = await productWithImages(db);
     const latest = await image('2026-02-01T00:00:00.000Z', '1.31.1');
     const vulns = new VulnerabilityImporter(db);
     const vulnReader = new VulnerabilityReader(db);
@@ -91,7 +91,16 @@ describeEachDatabase('vulnerability re-matching withdraws findings that no longe
     expect(await rematchLatestImages(reposOf(db), vulnReader)).toMatchObject({ newFindings: 0, updatedFindings: 0, withdrawnFindings: 1, escalations: 0 });
     expect(await pnames()).toEqual(['CVE-2098-1001']);
     expect(await results.counts(latest.imageId, latest.scanId)).toMatchObject({ newEscalationsCount: 1, findingTypeCounts: [{ type: 'dependencyVulnerability', count: 1 }] });
-    expect((await db.selectFrom('escalations').select('details').where('image_id', '=', latest.imageId).execute()).map((e) => JSON.parse(e.details!).pname)).toEqual(['CVE-2098-1001']);
+    const open = await db.selectFrom('escalations').select('details').where('image_id', '=', latest.imageId).where('acknowledged', '=', 0).execute();
+    expect(open.map((e) => JSON.parse(e.details!).pname)).toEqual(['CVE-2098-1001']);
+    // resolved, not deleted: the history keeps the finding and the escalation log says why
+    const [resolution, ...moreResolutions] = await reposOf(db).findings.resolutions(product);
+    expect(moreResolutions).toEqual([]);
+    expect(resolution).toMatchObject({ pname: 'CVE-2098-1000', scanId: latest.scanId, reason: 'no-longer-matches' });
+    expect(resolution!.details).toMatchObject({ component: { name: 'busybox', version: '1.31.1' }, matchedBefore: [{ matcher: 'cpe', kind: 'range', range: { endIncluding: '1.33.1' } }] });
+    const logged = await db.selectFrom('escalations').select(['reason', 'details', 'acknowledged']).where('image_id', '=', latest.imageId).where('reason', '=', 'resolved').execute();
+    expect(logged.map((e) => [JSON.parse(e.details!).pname, e.acknowledged])).toEqual([['CVE-2098-1000', 1]]);
+    expect(JSON.parse(logged[0]!.details!).why).toMatch(/CVE-2098-1000 no longer matches busybox 1\.31\.1/);
 
     // a failing lookup is not "no longer matches": nothing is withdrawn
     const failing = failingSource(() => true, 'database gone');

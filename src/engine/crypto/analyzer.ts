@@ -3,7 +3,6 @@
 // crypto assets and the knownVulnerability findings among them. A file that was also unpacked (a firmware
 // volume and the modules inside it) reports only what its extracted children do not, so evidence points at
 // the innermost file.
-import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { AnalysisContext, Analyzer } from '../analyzer.js';
 import { nodeSource } from '../binaries/byte-source.js';
@@ -63,16 +62,11 @@ async function markExecutableMaterial(ctx: AnalysisContext, node: FileNode, dete
 }
 
 async function scanNode(ctx: AnalysisContext, node: FileNode, now: Date): Promise<FileDetections> {
-  const handle = await open(ctx.index.absolutePath(node), 'r');
+  const reader = await ctx.index.reader(node);
   try {
-    const read = async (offset: number, length: number): Promise<Buffer> => {
-      const buffer = Buffer.alloc(Math.max(0, length));
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
-      return buffer.subarray(0, bytesRead);
-    };
-    return await detectFile(node.path, ctx.index.stream(node), read, { now, signal: ctx.signal });
+    return await detectFile(node.path, ctx.index.stream(node), reader.read, { now, signal: ctx.signal });
   } finally {
-    await handle.close();
+    await reader.close();
   }
 }
 

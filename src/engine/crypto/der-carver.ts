@@ -77,7 +77,8 @@ async function certificateContext(read: RangeReader, start: number): Promise<Rec
   const before = await read(start - 44, 44);
   if (!before.subarray(0, 16).equals(EFI_CERT_X509)) return undefined;
   const owner = before.subarray(28, 44);
-  const guid = [owner.subarray(0, 4).reverse(), owner.subarray(4, 6).reverse(), owner.subarray(6, 8).reverse(), owner.subarray(8, 10), owner.subarray(10)].map((b) => Buffer.from(b).toString('hex')).join('-');
+  // copies: the bytes read may be the file's shared contents (FileIndex), which must not be reversed in place
+  const guid = [Buffer.from(owner.subarray(0, 4)).reverse(), Buffer.from(owner.subarray(4, 6)).reverse(), Buffer.from(owner.subarray(6, 8)).reverse(), owner.subarray(8, 10), owner.subarray(10)].map((b) => b.toString('hex')).join('-');
   const variable = await efiVariableName(read, start - 44);
   return { container: 'EFI signature list', signatureOwner: guid, ...(variable ? { efiVariable: variable } : {}) };
 }

@@ -17,8 +17,15 @@ export interface CpeMatchDetails {
   /** 'range' (versionStart/End bounds), 'exact' (the criterion names the version) or 'all-versions'. */
   kind: 'range' | 'exact' | 'all-versions';
   range?: { startIncluding?: string; startExcluding?: string; endIncluding?: string; endExcluding?: string };
-  /** Non-vulnerable criteria of the same configuration (the platform), recorded but not required. */
+  /** Non-vulnerable criteria of the same configuration (the platform it runs on or with). */
   platform?: string[];
+  /**
+   * The platform evaluated against the image's identified platforms (hardware and operating system components):
+   * 'matched', or 'unknown' when the image identifies none of that kind. A platform of another device is no match.
+   */
+  platformStatus?: 'matched' | 'unknown';
+  /** The criterion's CPE came from the CVE 5 record's names (see CpeCriterion.origin). */
+  origin?: 'alias' | 'name';
   /** The first version outside the range, when the criterion gives one (versionEndExcluding). */
   fixedIn?: string;
 }
@@ -132,9 +139,34 @@ function rangeDetails(crit: CriterionView): Pick<CpeMatchDetails, 'range' | 'fix
   return { range, ...(crit.versionEndExcluding ? { fixedIn: crit.versionEndExcluding } : {}) };
 }
 
-/** The details of one matching criterion at `group[index]` of a record. */
-function details(component: Component, target: MatchTarget, group: CpeCriterion[], criterion: CpeCriterion, view: CriterionView, kind: CpeMatchDetails['kind']): CpeMatchDetails {
-  const platform = group.filter((c) => !c.vulnerable).map((c) => c.criteria);
+/**
+ * An AND configuration's platform against the image's platforms: 'matched' when one of its criteria holds for an
+ * identified platform of its kind, 'other' when the image identifies platforms of that kind and none holds,
+ * 'unknown' when it identifies none. A platform criterion's version '-' (NA) stands for the platform in general.
+ */
+export function platformVerdict(platform: CpeCriterion[], platforms: MatchTarget[]): 'matched' | 'other' | 'unknown' {
+  let evidence = false;
+  for (const criterion of platform) {
+    const view = prepare(criterion);
+    if (!view) continue;
+    const candidates = platforms.filter((t) => attributeMatches(view.part, t.cpe.part));
+    if (candidates.length === 0) continue;
+    evidence = true;
+    const asked = { ...view, vulnerable: true, version: view.version === '-' ? '*' : view.version };
+    if (candidates.some((t) => criterionMatch(asked, t) !== undefined)) return 'matched';
+  }
+  return evidence ? 'other' : 'unknown';
+}
+
+/**
+ * The details of one matching criterion at `group[index]` of a record; undefined when its configuration's
+ * platform names another device or system than the image's (vulnerable: false criteria never match alone).
+ */
+function details(component: Component, target: MatchTarget, group: CpeCriterion[], criterion: CpeCriterion, view: CriterionView, kind: CpeMatchDetails['kind'], platforms: MatchTarget[]): CpeMatchDetails | undefined {
+  const platformCriteria = group.filter((c) => !c.vulnerable);
+  const platform = platformCriteria.map((c) => c.criteria);
+  const verdict = platformCriteria.length > 0 ? platformVerdict(platformCriteria, platforms) : undefined;
+  if (verdict === 'other') return undefined;
   return {
     matcher: 'cpe',
     scheme: genericScheme.id,
@@ -143,12 +175,13 @@ function details(component: Component, target: MatchTarget, group: CpeCriterion[
     criterion: criterion.criteria,
     kind,
     ...(kind === 'range' ? rangeDetails(view) : {}),
-    ...(platform.length > 0 ? { platform } : {}),
+    ...(platform.length > 0 ? { platform, platformStatus: verdict as 'matched' | 'unknown' } : {}),
+    ...(criterion.origin ? { origin: criterion.origin } : {}),
   };
 }
 
 /** How the record applies to the component, one entry per matching criterion; empty when it does not. */
-export function matchCpe(component: Component, record: VulnerabilityRecord, target = matchTarget(component)): CpeMatchDetails[] {
+export function matchCpe(component: Component, record: VulnerabilityRecord, target = matchTarget(component), platforms: MatchTarget[] = []): CpeMatchDetails[] {
   if (!target) return [];
   const matches: CpeMatchDetails[] = [];
   for (const group of record.criteria) {
@@ -157,7 +190,8 @@ export function matchCpe(component: Component, record: VulnerabilityRecord, targ
       const p = prepare(criterion);
       if (!p) continue;
       const kind = criterionMatch(p, target);
-      if (kind) matches.push(details(component, target, group, criterion, p, kind));
+      const d = kind && details(component, target, group, criterion, p, kind, platforms);
+      if (d) matches.push(d);
     }
   }
   return matches;
@@ -176,13 +210,14 @@ export interface CriterionHit {
  * again. The hits must come from the same version of the record (the stores' stamps ensure it) and be every
  * matching criterion of it; a hit that points at no criterion means they do not, and the record is matched whole.
  */
-export function matchCpeHits(component: Component, record: VulnerabilityRecord, target: MatchTarget, hits: CriterionHit[]): CpeMatchDetails[] {
+export function matchCpeHits(component: Component, record: VulnerabilityRecord, target: MatchTarget, hits: CriterionHit[], platforms: MatchTarget[] = []): CpeMatchDetails[] {
   const matches: CpeMatchDetails[] = [];
   for (const hit of hits) {
     const group = record.criteria[hit.configIndex];
     const criterion = group?.[hit.criterionIndex];
-    if (!group || !criterion) return matchCpe(component, record, target);
-    matches.push(details(component, target, group, criterion, hit.view, hit.kind));
+    if (!group || !criterion) return matchCpe(component, record, target, platforms);
+    const d = details(component, target, group, criterion, hit.view, hit.kind, platforms);
+    if (d) matches.push(d);
   }
   return matches;
 }

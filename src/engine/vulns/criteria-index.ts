@@ -34,7 +34,7 @@ export interface CriterionKeys {
   high: string;
 }
 
-/** The record key VulnerabilitySource.recordsByKeys takes: `${source}\0${recordId}`, then `\0${stamp}` when there is one. */
+/** The record key a VulnerabilityQuery selects (VulnerabilityCandidates.byKey): `${source}\0${recordId}`, then `\0${stamp}` when there is one. */
 export function recordKey(source: string, recordId: string, stamp?: string): string {
   return stamp === undefined ? `${source}\0${recordId}` : `${source}\0${recordId}\0${stamp}`;
 }

@@ -25,6 +25,25 @@ export function vendorProductCpe(affected: Obj): string | undefined {
   return `cpe:2.3:a:${cpeValue(vendor)}:${cpeValue(product)}:*:*:*:*:*:*:*:*`;
 }
 
+/**
+ * CNA vendor and product names (lower-case) that differ from the CPE names NVD's dictionary gives the same
+ * software, which is what identified components carry. The kernel CNA writes Linux/Linux for linux:linux_kernel.
+ */
+const CNA_ALIASES: Record<string, { part: string; vendor: string; product: string }> = {
+  'linux\0linux': { part: 'o', vendor: 'linux', product: 'linux_kernel' },
+  'linux\0linux kernel': { part: 'o', vendor: 'linux', product: 'linux_kernel' },
+};
+
+/** The CPE an entry without `cpes` stands for: a known alias of its CNA names, or the names normalised. */
+export function cnaProductCpe(affected: Obj): { cpe: string; origin: 'alias' | 'name' } | undefined {
+  const vendor = text(affected.vendor)?.toLowerCase();
+  const product = text(affected.product)?.toLowerCase();
+  const alias = vendor && product ? CNA_ALIASES[`${vendor}\0${product}`] : undefined;
+  if (alias) return { cpe: `cpe:2.3:${alias.part}:${alias.vendor}:${alias.product}:*:*:*:*:*:*:*:*`, origin: 'alias' };
+  const cpe = vendorProductCpe(affected);
+  return cpe ? { cpe, origin: 'name' } : undefined;
+}
+
 function withVersion(cpe: string, version: string): string | undefined {
   const parts = cpe.split(':');
   if (parts.length !== 13) return undefined;

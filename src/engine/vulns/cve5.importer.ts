@@ -4,24 +4,34 @@
 import { FormatError } from '../format-error.js';
 import { cvss2BaseScore, cvss3BaseScore } from './cvss.js';
 import { arr, CVE_ID, isObj, isoTime, num, obj, optStr, str, uniqueBy, type Obj } from './feed-values.js';
-import { affectedCriteria, vendorProductCpe } from './cve5-affected.js';
+import { affectedCriteria, cnaProductCpe } from './cve5-affected.js';
+import { configurationCriteria } from './nvd-api2.importer.js';
 import type { CpeCriterion, VulnerabilityRecord } from './source.js';
 
 /**
- * One configuration group per affected entry and CPE. Entries name their software by CPEs where the record has
- * any (an ADP often adds them); a record without a single CPE is matched by its entries' vendor and product,
- * normalised as CPE names are, so that records from CNAs that never write CPEs still match.
+ * The record's applicability. `cpeApplicability` (CVE 5.1, NVD's configuration form: the kernel CNA writes it)
+ * wins where a container has it. Otherwise one configuration group per affected entry and CPE: entries name their
+ * software by CPEs where the record has any (an ADP often adds them); a record without a single CPE is matched by
+ * its entries' vendor and product, through a known alias (Linux/Linux is linux:linux_kernel) or normalised as CPE
+ * names are, so that records from CNAs that never write CPEs still match (marked by the criteria's `origin`).
  */
 function criteriaOf(containers: Obj[]): CpeCriterion[][] {
+  const applicability = containers.flatMap((c) => arr(c.cpeApplicability));
+  if (applicability.length > 0) {
+    const groups = configurationCriteria(applicability);
+    const seen = new Set<string>();
+    return groups.filter((g) => !seen.has(JSON.stringify(g)) && seen.add(JSON.stringify(g)));
+  }
   const entries = containers.flatMap((c) => arr(c.affected).filter(isObj));
   const cpesOf = (affected: Obj) => arr(affected.cpes).filter((c): c is string => typeof c === 'string' && c.startsWith('cpe:2.3:') && c.split(':').length === 13);
   const anyCpe = entries.some((e) => cpesOf(e).length > 0);
   const groups: CpeCriterion[][] = [];
   const seen = new Set<string>();
   for (const affected of entries) {
-    const cpes = anyCpe ? cpesOf(affected) : [vendorProductCpe(affected)].filter((c): c is string => c !== undefined);
+    const named = anyCpe ? undefined : cnaProductCpe(affected);
+    const cpes = anyCpe ? cpesOf(affected) : named ? [named.cpe] : [];
     for (const cpe of cpes) {
-      const group = affectedCriteria(cpe, affected);
+      const group = affectedCriteria(cpe, affected).map((c) => (named ? { ...c, origin: named.origin } : c));
       // the CNA and an ADP often repeat the same entry
       const key = JSON.stringify(group);
       if (group.length > 0 && !seen.has(key)) groups.push(group);
@@ -97,6 +107,11 @@ export function cve5ToRecord(input: unknown): VulnerabilityRecord {
     criteria: meta.state === 'REJECTED' ? [] : criteriaOf(containers),
   };
   if (description) record.description = description;
+  const entries = containers.flatMap((c) => arr(c.affected).filter(isObj));
+  const programFiles = uniqueBy(entries.flatMap((e) => arr(e.programFiles)).filter((f): f is string => typeof f === 'string' && f.trim() !== ''), (f) => f);
+  const programRoutines = uniqueBy(entries.flatMap((e) => arr(e.programRoutines).filter(isObj)).map((r) => String(r.name ?? '')).filter((n) => n !== ''), (n) => n);
+  if (programFiles.length > 0) record.programFiles = programFiles;
+  if (programRoutines.length > 0) record.programRoutines = programRoutines;
   const published = isoTime(meta.datePublished);
   const modified = isoTime(meta.dateUpdated) ?? published;
   if (published) record.published = published;

@@ -5,6 +5,7 @@
 // both matchers, and records that alias each other are merged so that one vulnerability is one finding per
 // component. When a batch lookup fails it is asked again component by component, so a failing lookup for one
 // component is reported and the rest go on.
+import { parseCpe, unescapeCpe } from '../cpe.js';
 import type { Component, EngineFinding, Problem } from '../types.js';
 import { criterionMatch, matchCpe, matchCpeHits, matchTarget, type CriterionHit, type MatchTarget } from './cpe-matcher.js';
 import { keyOfRecord, keysAdmit, recordKey, type IndexedCriterion } from './criteria-index.js';
@@ -23,6 +24,38 @@ export function lookupsOf(component: Component): Lookups {
   const target = matchTarget(component);
   const pkg = componentPackage(component);
   return { ...(target ? { target } : {}), ...(pkg ? { pkg } : {}) };
+}
+
+/**
+ * The image's identified platforms, against which AND configurations' platform criteria are evaluated: its
+ * hardware and operating-system components (a device CPE, the kernel).
+ */
+export function platformsOf(components: Component[]): MatchTarget[] {
+  const out: MatchTarget[] = [];
+  for (const component of components) {
+    const cpe = component.cpe ? parseCpe(component.cpe) : undefined;
+    if (!cpe || (cpe.part !== 'h' && cpe.part !== 'o')) continue;
+    // a device is often identified without a version
+    out.push(matchTarget(component) ?? { cpe, version: '*', vendor: unescapeCpe(cpe.vendor), product: unescapeCpe(cpe.product) });
+  }
+  return out;
+}
+
+/** Purl types of packages from a distribution's package database (dpkg, rpm, apk), whose advisories know backports. */
+const DISTRIBUTION_TYPES = new Set(['deb', 'rpm', 'apk']);
+
+/**
+ * The vulnerability ids (and aliases) the distribution's own advisories give for this package, when it comes from
+ * a distribution's package database: empty otherwise, or when none is imported.
+ */
+function distributionAdvised(pkg: Lookups['pkg'], packaged: VulnerabilityRecord[]): Set<string> {
+  const ids = new Set<string>();
+  if (!pkg || !DISTRIBUTION_TYPES.has(pkg.purl.type)) return ids;
+  for (const record of packaged) {
+    if (!record.packages?.some((p) => p.ecosystem.split(':')[0] === pkg.ecosystem && p.name === pkg.name)) continue;
+    for (const id of [record.id, ...record.aliases]) ids.add(id);
+  }
+  return ids;
 }
 
 /** A component's candidate records: those selected by a matching criterion (with the hits) and those of its package. */
@@ -141,31 +174,37 @@ export class VulnerabilityMatcher {
     return out;
   }
 
-  /** The findings of one component from its candidates (one per vulnerability). */
-  private findingsOf(component: Component, { target }: Lookups, { selected, packaged }: Candidates): EngineFinding[] {
+  /** The findings of one component from its candidates (one per vulnerability), with the image's platforms. */
+  private findingsOf(component: Component, { target, pkg }: Lookups, { selected, packaged }: Candidates, platforms: MatchTarget[]): EngineFinding[] {
     const matches: RecordMatch[] = [];
     // a record found by criteria and by package is tried once
     const seen = selected.length > 0 && packaged.length > 0 ? new Set<string>() : undefined;
     for (const { record, hits } of selected) {
       seen?.add(keyOfRecord(record));
-      const details: RecordMatch['details'] = matchCpeHits(component, record, target!, hits);
+      const details: RecordMatch['details'] = matchCpeHits(component, record, target!, hits, platforms);
       if (record.packages) details.push(...matchOsv(component, record));
       if (details.length > 0) matches.push({ record, details });
     }
     for (const record of packaged) {
       if (seen?.has(keyOfRecord(record))) continue;
-      const details: RecordMatch['details'] = matchCpe(component, record, target);
+      const details: RecordMatch['details'] = matchCpe(component, record, target, platforms);
       details.push(...matchOsv(component, record));
       if (details.length > 0) matches.push({ record, details });
     }
-    return groupByAlias(matches).map((group) => buildFinding(component, group));
+    const groups = groupByAlias(matches);
+    const backported = distributionAdvised(pkg, packaged);
+    // the distribution's advisory for this package has the last word: a CVE it names and whose range does not
+    // hold this revision (fixed by a backport) is not reported from the upstream CPE ranges
+    const reported = backported.size === 0 ? groups : groups.filter((group) =>
+      group.some((m) => m.details.some((d) => d.matcher === 'osv-package')) || !group.some((m) => [m.record.id, ...m.record.aliases].some((id) => backported.has(id))));
+    return reported.map((group) => buildFinding(component, group));
   }
 
   /** The findings for one component (one per vulnerability). */
   async matchComponent(component: Component): Promise<EngineFinding[]> {
     const lookups = lookupsOf(component);
     if (!lookups.target && !lookups.pkg) return [];
-    return this.findingsOf(component, lookups, (await this.candidates([[component, lookups]])).get(component)!);
+    return this.findingsOf(component, lookups, (await this.candidates([[component, lookups]])).get(component)!, platformsOf([component]));
   }
 
   /**
@@ -175,6 +214,7 @@ export class VulnerabilityMatcher {
   async matchAll(components: Component[], problems: Problem[], progress?: (done: number) => void): Promise<EngineFinding[]> {
     const entries = components.map((c) => [c, lookupsOf(c)] as [Component, Lookups]).filter(([, l]) => l.target || l.pkg);
     const lookups = new Map(entries);
+    const platforms = platformsOf(components);
     let candidates: Map<Component, Candidates>;
     const failures = new Map<Component, unknown>();
     try {
@@ -196,7 +236,7 @@ export class VulnerabilityMatcher {
       try {
         if (failures.has(component)) throw failures.get(component);
         const found = candidates.get(component);
-        for (const finding of found ? this.findingsOf(component, lookups.get(component)!, found) : []) {
+        for (const finding of found ? this.findingsOf(component, lookups.get(component)!, found, platforms) : []) {
           const existing = byFingerprint.get(finding.fingerprint);
           if (!existing) {
             byFingerprint.set(finding.fingerprint, finding);
@@ -206,6 +246,7 @@ export class VulnerabilityMatcher {
           existing.occurrences.push(...finding.occurrences.filter((o) => !paths.has(o.path)));
           const more = (finding.match?.matches ?? []) as unknown[];
           existing.match = { ...existing.match, matches: [...((existing.match?.matches ?? []) as unknown[]), ...more] };
+          if (finding.matchConfidence && finding.matchConfidence.score > (existing.matchConfidence?.score ?? -1)) existing.matchConfidence = finding.matchConfidence;
         }
       } catch (error) {
         problems.push({

@@ -37,8 +37,12 @@ function criterionOf(m: Obj, where: string): CpeCriterion {
   return c;
 }
 
-/** Each configuration is one group; negated nodes ("not on") name no affected software and are left out. */
-function criteriaOf(configurations: unknown): CpeCriterion[][] {
+/**
+ * Each configuration is one group; negated nodes ("not on") name no affected software and are left out. The
+ * non-vulnerable criteria of a group are its platform (running on / with hardware), which the matcher evaluates
+ * against the image's identified platform. Also the form of CVE 5 `cpeApplicability`.
+ */
+export function configurationCriteria(configurations: unknown): CpeCriterion[][] {
   const groups: CpeCriterion[][] = [];
   arr(configurations).forEach((cfg, i) => {
     const group: CpeCriterion[] = [];
@@ -83,7 +87,7 @@ export function nvdCveToRecord(input: unknown): VulnerabilityRecord {
     cwes,
     cvss: cvssOf(isObj(cve.metrics) ? cve.metrics : {}),
     references,
-    criteria: criteriaOf(cve.configurations),
+    criteria: configurationCriteria(cve.configurations),
   };
   if (description !== undefined) record.description = description;
   const published = isoTime(cve.published);

@@ -11,6 +11,12 @@ export interface CpeCriterion {
   versionStartExcluding?: string;
   versionEndIncluding?: string;
   versionEndExcluding?: string;
+  /**
+   * Where a CVE 5 criterion's CPE came from when the record names no CPE: 'alias' (the CNA's vendor and product
+   * mapped to the CPE names components carry, e.g. Linux/Linux → linux:linux_kernel) or 'name' (the CNA's names
+   * normalised as CPE names are). Absent: a CPE the record lists. Matches by names are less certain.
+   */
+  origin?: 'alias' | 'name';
 }
 
 /** One OSV `affected` entry: a package in an ecosystem with its version ranges and explicit versions. */
@@ -51,6 +57,10 @@ export interface VulnerabilityRecord {
   criteria: CpeCriterion[][];
   /** OSV affected packages (absent for NVD and CVE 5 records). */
   packages?: AffectedPackage[];
+  /** Source files the record says hold the vulnerable code (CVE 5 `programFiles`, e.g. the kernel CNA's). */
+  programFiles?: string[];
+  /** Functions the record says hold the vulnerable code (CVE 5 `programRoutines`). */
+  programRoutines?: string[];
   kev?: { dateAdded: string; dueDate?: string; knownRansomwareCampaignUse?: string; requiredAction?: string };
   epss?: { probability: number; percentile: number; date?: string };
   knownFixedVersion?: string;

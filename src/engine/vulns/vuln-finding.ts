@@ -3,6 +3,7 @@
 import { findingFingerprint } from '../fingerprint.js';
 import type { Component, EngineFinding } from '../types.js';
 import type { CpeMatchDetails } from './cpe-matcher.js';
+import { matchConfidence } from './confidence.js';
 import { latestBaseScore, severityOf } from './cvss.js';
 import type { OsvMatchDetails } from './osv-matcher.js';
 import type { VulnerabilityRecord } from './source.js';
@@ -83,6 +84,11 @@ export function buildFinding(component: Component, matches: RecordMatch[]): Engi
       matches: matches.flatMap((m) => m.details.map((d) => ({ record: m.record.sourceId ?? m.record.id, source: m.record.source, ...d }))),
     },
   };
+  // the affected source files, for the kernel triage
+  const programFiles = [...new Set(records.flatMap((r) => r.programFiles ?? []))];
+  if (programFiles.length > 0) finding.match!.programFiles = programFiles;
+  const confidence = matchConfidence(matches.flatMap((m) => m.details));
+  if (confidence) finding.matchConfidence = confidence;
   const description = primary.description ?? records.find((r) => r.description)?.description;
   if (description) {
     finding.description = description;

@@ -13,10 +13,11 @@ import { MemoryVulnerabilitySource } from '../../../src/engine/vulns/memory-sour
 import type { VulnerabilityRecord } from '../../../src/engine/vulns/source.js';
 import type { Component } from '../../../src/engine/types.js';
 
-const component = (vendor: string, product: string, version: string): Component => ({
+const component = (vendor: string, product: string, version: string, part = 'a'): Component => ({
   ref: `${product}@${version}`, name: product, version, type: 'application', confidence: 1,
-  cpe: `cpe:2.3:a:${vendor}:${product}:${version}:*:*:*:*:*:*:*`, paths: [`bin/${product}`], evidence: [], foundBy: ['test'],
+  cpe: `cpe:2.3:${part}:${vendor}:${product}:${version}:*:*:*:*:*:*:*`, paths: [`bin/${product}`], evidence: [], foundBy: ['test'],
 });
+const kernel = (version: string) => component('linux', 'linux_kernel', version, 'o');
 
 /** The CVE 5 record the CNA of a project without CPEs would publish. */
 function cve5(id: string, affected: unknown[], extra: Record<string, unknown> = {}) {
@@ -87,14 +88,44 @@ describe('CVE 5 affected entries without CPEs', () => {
       memory.apply(item);
     }
     const inventory = [
-      component('busybox', 'busybox', '1.31.1'), component('busybox', 'busybox', '1.36.1'), component('linux', 'linux', '5.15.1'),
-      component('linux', 'linux', '6.1.60'), component('acme', 'widget', '1.0'), component('acme', 'widget_pro', '1.0'),
+      component('busybox', 'busybox', '1.31.1'), component('busybox', 'busybox', '1.36.1'), kernel('5.15.1'),
+      kernel('6.1.60'), component('linux', 'linux', '5.15.1'), component('acme', 'widget', '1.0'), component('acme', 'widget_pro', '1.0'),
     ];
     const findings = await new VulnerabilityMatcher(memory).matchAll(inventory, []);
     expect(findings.map((f) => `${f.pname} ${f.component?.name} ${f.component?.version}`).sort()).toEqual([
-      'CVE-2099-1001 busybox 1.31.1', 'CVE-2099-1002 linux 5.15.1', 'CVE-2099-1003 widget_pro 1.0',
+      'CVE-2099-1001 busybox 1.31.1', 'CVE-2099-1002 linux_kernel 5.15.1', 'CVE-2099-1003 widget_pro 1.0',
     ]);
     const busybox = findings.find((f) => f.pname === 'CVE-2099-1001')!;
     expect(busybox).toMatchObject({ severity: 'critical', knownFixedVersion: '1.34.0' });
+    // matched by the CNA's names only: a lower confidence than a listed CPE
+    expect(busybox.matchConfidence).toEqual({ label: 'name-only', score: 0.5 });
+    expect(findings.find((f) => f.pname === 'CVE-2099-1002')!.matchConfidence).toEqual({ label: 'product-alias', score: 0.75 });
+    expect(findings.find((f) => f.pname === 'CVE-2099-1003')!.matchConfidence).toEqual({ label: 'exact-cpe', score: 0.9 });
+  });
+
+  it('the kernel CNA: Linux/Linux is linux:linux_kernel, cpeApplicability wins over the names, programFiles are imported', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'firmscope-cve5-kernel-'));
+    // the shape of the kernel CNA's records: git and semver entries for Linux/Linux, the affected files, and
+    // cpeApplicability with the same ranges as CPE criteria
+    const withCpes = cve5('CVE-2099-2001', [{ ...kernelStyle, programFiles: ['net/sched/sch_qfq.c', 'net/sched/sch_qfq.c'], programRoutines: [{ name: 'qfq_change_class' }] }]);
+    (withCpes.containers.cna as Record<string, unknown>).cpeApplicability = [{ nodes: [{ operator: 'OR', negate: false, cpeMatch: [
+      { vulnerable: true, criteria: 'cpe:2.3:o:linux:linux_kernel:*:*:*:*:*:*:*:*', versionStartIncluding: '4.19', versionEndExcluding: '5.10.200' },
+    ] }] }];
+    writeFileSync(join(dir, 'CVE-2099-2001.json'), JSON.stringify(withCpes));
+    writeFileSync(join(dir, 'CVE-2099-2002.json'), JSON.stringify(cve5('CVE-2099-2002', [{ ...kernelStyle, programFiles: ['drivers/usb/core/hub.c'] }])));
+    const memory = new MemoryVulnerabilitySource();
+    const records: VulnerabilityRecord[] = [];
+    for await (const item of readFeeds([dir])) {
+      if (item.kind === 'record') records.push(item.record);
+      memory.apply(item);
+    }
+    const byId = new Map(records.map((r) => [r.id, r]));
+    expect(byId.get('CVE-2099-2001')).toMatchObject({ programFiles: ['net/sched/sch_qfq.c'], programRoutines: ['qfq_change_class'] });
+    // cpeApplicability only: the 5.15 line is not in its range although the names' gaps would say so
+    expect(byId.get('CVE-2099-2001')!.criteria).toEqual([[{ criteria: 'cpe:2.3:o:linux:linux_kernel:*:*:*:*:*:*:*:*', vulnerable: true, versionStartIncluding: '4.19', versionEndExcluding: '5.10.200' }]]);
+    expect(byId.get('CVE-2099-2002')!.criteria.flat().every((c) => c.criteria.startsWith('cpe:2.3:o:linux:linux_kernel:') && c.origin === 'alias')).toBe(true);
+    const matcher = new VulnerabilityMatcher(memory);
+    expect((await matcher.matchComponent(kernel('5.4.250'))).map((f) => f.pname).sort()).toEqual(['CVE-2099-2001', 'CVE-2099-2002']);
+    expect((await matcher.matchComponent(kernel('5.15.1'))).map((f) => f.pname)).toEqual(['CVE-2099-2002']);
   });
 });

@@ -62,8 +62,26 @@ describe('CPE matcher', () => {
     expect(how).toEqual({
       matcher: 'cpe', scheme: 'generic', componentCpe: any('openssl', 'openssl', '1.0.2k'), version: '1.0.2k',
       criterion: any('openssl', 'openssl'), kind: 'range', range: { startIncluding: '1.0.2', endExcluding: '1.0.2l' },
-      platform: ['cpe:2.3:o:debian:debian_linux:9.0:*:*:*:*:*:*:*'], fixedIn: '1.0.2l',
+      platform: ['cpe:2.3:o:debian:debian_linux:9.0:*:*:*:*:*:*:*'], platformStatus: 'unknown', fixedIn: '1.0.2l',
     });
+  });
+
+  it('evaluates an AND configuration with a hardware CPE: the firmware of another device does not match, an unidentified device is unknown', async () => {
+    // NVD's form for router firmware: the firmware (vulnerable) AND the device it runs on (not vulnerable)
+    const source = new MemoryVulnerabilitySource();
+    source.putRecord(record('CVE-2098-3000', [[
+      { criteria: 'cpe:2.3:o:acme:rt_firmware:*:*:*:*:*:*:*:*', vulnerable: true, versionEndExcluding: '2.0' },
+      { criteria: 'cpe:2.3:h:acme:rt-100:-:*:*:*:*:*:*:*', vulnerable: false },
+    ]]));
+    // a platform criterion alone never matches
+    source.putRecord(record('CVE-2098-3001', [[{ criteria: 'cpe:2.3:h:acme:rt-200:-:*:*:*:*:*:*:*', vulnerable: false }]]));
+    const firmware = component('rt_firmware', '1.5', 'cpe:2.3:o:acme:rt_firmware:1.5:*:*:*:*:*:*:*');
+    const device = (model: string) => component(model, undefined, `cpe:2.3:h:acme:${model}:-:*:*:*:*:*:*:*`);
+    const pnames = async (inventory: Component[]) => (await new VulnerabilityMatcher(source).matchAll(inventory, []))
+      .map((f) => [f.pname, (f.match as any).matches[0].platformStatus, f.matchConfidence?.label]);
+    expect(await pnames([firmware, device('rt-100')])).toEqual([['CVE-2098-3000', 'matched', 'exact-cpe']]);
+    expect(await pnames([firmware, device('rt-200')])).toEqual([]);
+    expect(await pnames([firmware])).toEqual([['CVE-2098-3000', 'unknown', 'platform-unknown']]);
   });
 
   it('takes the version from the component when its CPE leaves it open, and never guesses without one', () => {
@@ -126,6 +144,24 @@ describe('VulnerabilityMatcher', () => {
     expect(older[0]!.knownFixedVersion).toBe('1.16.0-1ubuntu1.1~18.04.4');
     expect((older[0]!.match as any).matches[0]).toMatchObject({ matcher: 'osv-package', scheme: 'dpkg', ecosystem: 'Ubuntu:18.04:LTS' });
     expect(fixed).toEqual([]);
+  });
+
+  it('a dpkg package with a backported fix is not flagged when the distribution\'s OSV record says it is fixed', async () => {
+    const source = new MemoryVulnerabilitySource();
+    // upstream: every openssl before 1.1.1t
+    source.putRecord(record('CVE-2098-4000', [[{ criteria: any('openssl', 'openssl'), vulnerable: true, versionEndExcluding: '1.1.1t' }]]));
+    source.putRecord(record('CVE-2098-4001', [[{ criteria: any('openssl', 'openssl'), vulnerable: true, versionEndExcluding: '1.1.1t' }]]));
+    // Debian fixed CVE-2098-4000 in 1.1.1n-0+deb11u4 (a backport); it has no advisory for CVE-2098-4001
+    source.putRecord(record('CVE-2098-4000', [], {
+      source: 'osv', sourceId: 'DEBIAN-CVE-2098-4000', aliases: ['DEBIAN-CVE-2098-4000'],
+      packages: [{ ecosystem: 'Debian:11', name: 'openssl', ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.1.1n-0+deb11u4' }] }], versions: [] }],
+    }));
+    const deb = (revision: string) => component('openssl', `1.1.1n-0+deb11${revision}`, any('openssl', 'openssl', '1.1.1n'), `pkg:deb/debian/openssl@1.1.1n-0%2Bdeb11${revision}?arch=amd64&distro=debian-11`);
+    const pnames = async (c: Component) => (await new VulnerabilityMatcher(source).matchComponent(c)).map((f) => [f.pname, f.matchConfidence?.label]).sort();
+    expect(await pnames(deb('u5'))).toEqual([['CVE-2098-4001', 'exact-cpe']]);
+    expect(await pnames(deb('u3'))).toEqual([['CVE-2098-4000', 'package-advisory'], ['CVE-2098-4001', 'exact-cpe']]);
+    // the same version identified from the binary alone (no package database) is flagged by the upstream range
+    expect(await pnames(component('openssl', '1.1.1n', any('openssl', 'openssl', '1.1.1n')))).toEqual([['CVE-2098-4000', 'exact-cpe'], ['CVE-2098-4001', 'exact-cpe']]);
   });
 
   it('contains a failing lookup as a problem and goes on', async () => {
