@@ -71,7 +71,7 @@ describe.runIf(haveShared('corpus', OPENWRT))('OpenWrt sysupgrade image', () => 
     expect(kernel.evidence.some((e) => e.method === 'version-signature' && e.match?.startsWith('Linux version 5.4.43'))).toBe(true);
     expect(kernel.paths[0]).toMatch(/uimage\//);
     const os = byName(result, 'openwrt')!;
-    expect(os).toMatchObject({ version: 'SNAPSHOT', type: 'operating-system' });
+    expect(os).toMatchObject({ version: 'SNAPSHOT r13499-7b4877c204', type: 'operating-system' });
     // /etc/openwrt_release, /usr/lib/os-release and the sysupgrade fwtool trailer agree on one OS component.
     expect(os.evidence.map((e) => e.method)).toEqual(expect.arrayContaining(['os-release', 'openwrt-fwtool-metadata']));
     expect(os.evidence.find((e) => e.method === 'openwrt-fwtool-metadata')!.match).toContain('revision=r13499-7b4877c204');

@@ -13,6 +13,10 @@ export interface Sample {
 export const SAMPLES: Sample[] = [
   { family: 'linux-kernel', text: 'Linux version 5.4.43 (builder@buildhost) (gcc version 8.4.0 (OpenWrt GCC 8.4.0 r13499-7b4877c204)) #0 SMP Sat Jun 6 14:54:58 2020\n', version: '5.4.43' },
   { family: 'linux-kernel', text: 'Linux version 2.6.31--LSDK-9.2.0.312 (tomcat@buildserver) (gcc version 4.3.3 (GCC) ) #1 Mon Sep 21 17:17:49 CST 2015', version: '2.6.31', origin: 'corpus' },
+  // Distribution kernels: the upstream release comes from the distribution part, not the ABI name.
+  { family: 'linux-kernel', text: '\0Linux version 6.1.0-50-armmp (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian 6.1.176-1 (2025-05-30)\n\0', version: '6.1.176' },
+  { family: 'linux-kernel', text: '\0Linux version 5.10.0-28-amd64 (debian-kernel@lists.debian.org) (gcc-10 (Debian 10.2.1-6) 10.2.1 20210110, GNU ld (GNU Binutils for Debian) 2.35.2) #1 SMP Debian 5.10.209-2 (2024-01-31)\n\0', version: '5.10.209' },
+  { family: 'linux-kernel', text: '\0Linux version 5.15.0-91-generic (buildd@lcy02-amd64-045) (gcc (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0, GNU ld (GNU Binutils for Ubuntu) 2.38) #101-Ubuntu SMP Tue Nov 14 13:30:08 UTC 2023 (Ubuntu 5.15.0-91.101-generic 5.15.131)\n\0', version: '5.15.131' },
   { family: 'u-boot', text: '\0U-Boot 1.1.4 (Sep 21 2015 - 17:19:11)\0', version: '1.1.4', origin: 'corpus' },
   { family: 'u-boot', text: '\0U-Boot SPL 2018.03-rc1 (Mar 01 2018 - 10:00:00 +0000)\0', version: '2018.03' },
   { family: 'barebox', text: '\0barebox 2020.05.0-00001-g1a2b3c4 #1 Mon May 4 10:00:00 CEST 2020\0', version: '2020.05.0' },

@@ -10,7 +10,15 @@ export const kernelBootSignatures: VersionSignature[] = [
     cpe: { part: 'o', vendor: 'linux', product: 'linux_kernel' },
     purl: { name: 'linux' },
     // 'Linux version 5.4.43 (builder@buildhost) (gcc version 8.4.0 ...) #0 SMP ...'; '%s' formats and prose do not match.
-    patterns: [banner('Linux version ', /Linux version (\d+\.\d+(?:\.\d+)?)[^\0\s]* \([^\0()]*@[^\0()]*\)/, 0.95)],
+    // Distribution kernels name an ABI release ('6.1.0-50-armmp', '5.15.0-91-generic') and give the upstream
+    // release after the build number: '#1 SMP Debian 6.1.176-1 (2025-…)', '#101-Ubuntu SMP … (Ubuntu
+    // 5.15.0-91.101-generic 5.15.131)'. That upstream release is what kernel CVE ranges are written against; the
+    // ABI/localversion stays in the evidence (the whole banner).
+    patterns: [
+      banner('Linux version ', /Linux version (\d+\.\d+(?:\.\d+)?)[^\0\s]* \([^\0()]*@[^\0()]*\)(?![^\0]*#\d+[^\0]*(?:SMP|PREEMPT)[^\0]* Debian \d|[^\0]*#\d+-Ubuntu[^\0]*\(Ubuntu [^\0)]* \d)/, 0.95),
+      banner('Linux version ', /Linux version \d+\.\d+[^\0\s]* \([^\0()]*@[^\0()]*\)[^\0]*?#\d+ [^\0]*?Debian (\d+\.\d+(?:\.\d+)?)(?:[-~+][\w.~+-]*)?(?= \(|\0|\n|$)/, 0.97),
+      banner('Linux version ', /Linux version \d+\.\d+[^\0\s]* \([^\0()]*@[^\0()]*\)[^\0]*?#\d+-Ubuntu [^\0]*?\(Ubuntu [^\0)\s]+ (\d+\.\d+\.\d+)\)/, 0.97),
+    ],
   },
   {
     id: 'u-boot',
@@ -95,6 +103,7 @@ export const kernelBootSignatures: VersionSignature[] = [
     name: 'aptio',
     type: 'firmware',
     supplier: 'American Megatrends',
+    firmwareOnly: true,
     purl: { name: 'aptio', namespace: 'ami' },
     patterns: [
       { needle: 'American Megatrends', regex: /American Megatrends(?: Inc\.|, Inc\.)?/, presence: true, confidence: 0.6 },
@@ -106,6 +115,7 @@ export const kernelBootSignatures: VersionSignature[] = [
     name: 'insydeh2o',
     type: 'firmware',
     supplier: 'Insyde Software',
+    firmwareOnly: true,
     cpe: { vendor: 'insyde', product: 'insydeh2o' },
     purl: { name: 'insydeh2o', namespace: 'insyde' },
     patterns: [banner('InsydeH2O Version ', /InsydeH2O Version (\d{2}\.\d{2}\.\d{2}\.\d{4})/), { needle: 'I\0n\0s\0y\0d\0e\0H\x002\0O\0', regex: /I\0n\0s\0y\0d\0e\0H\x002\0O\0/, presence: true, confidence: 0.6 }],
@@ -115,6 +125,7 @@ export const kernelBootSignatures: VersionSignature[] = [
     name: 'securecore',
     type: 'firmware',
     supplier: 'Phoenix Technologies',
+    firmwareOnly: true,
     purl: { name: 'securecore', namespace: 'phoenix' },
     patterns: [{ needle: 'Phoenix SecureCore', regex: /Phoenix SecureCore(?: Technology| Tiano)?/, presence: true, confidence: 0.6 }, { needle: 'PhoenixBIOS', regex: /PhoenixBIOS 4\.0 Release \d\.\d/, presence: true, confidence: 0.6 }],
   },
