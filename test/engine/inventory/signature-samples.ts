@@ -24,7 +24,11 @@ export const SAMPLES: Sample[] = [
   { family: 'cfe', text: '\0CFE version 1.0.37-108.9 for BCM96362 (32bit,SP,BE)\0', version: '1.0.37-108.9' },
   { family: 'grub', text: '\0GNU GRUB  version 2.04\0', version: '2.04' },
   { family: 'coreboot', text: '\0This image was built using coreboot 4.8-1521-gfc7d0199cb\n', version: '4.8-1521-gfc7d0199cb', origin: 'corpus' },
-  { family: 'edk2', text: '\0/builddir/build/BUILD/edk2-f80f052277c8/MdePkg/Library/BasePrintLib/PrintLibInternal.c\0', origin: 'corpus' },
+  // Fedora builds from a commit: f80f052277c8 is the commit tagged edk2-stable202302.
+  { family: 'edk2', text: '\0/builddir/build/BUILD/edk2-f80f052277c8/MdePkg/Library/BasePrintLib/PrintLibInternal.c\0', version: '202302', origin: 'corpus' },
+  { family: 'edk2', text: '\0/builddir/build/BUILD/edk2-0123456789ab/MdePkg/Library/BasePrintLib/PrintLibInternal.c\0' },
+  { family: 'edk2', text: '\0/home/ci/edk2-stable202211/Build/OvmfX64/RELEASE_GCC5/X64/MdeModulePkg/Core/Dxe/DxeMain/DEBUG/DxeCore.dll\0', version: '202211' },
+  { family: 'edk2', text: '\0/build/reproducible-path/edk2-2023.11/Build/OvmfX64/RELEASE_GCC5/X64/OvmfPkg/Sec/SecMain/DEBUG/SecMain.dll\0', version: '202311' },
   { family: 'intel-fsp', text: 'FSPH\x48\0\0\0\0\0\x20\x03\x01\x03\x04\x01$APLFSP$\0\xa0\x02\0', version: '1.4.3.1', origin: 'corpus' },
   { family: 'ami-aptio', text: '\0American Megatrends Inc.\0' },
   { family: 'insyde-h2o', text: '\0InsydeH2O Version 05.41.21.0012\0', version: '05.41.21.0012' },

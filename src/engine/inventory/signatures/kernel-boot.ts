@@ -1,5 +1,6 @@
 // Kernels, bootloaders and platform firmware cores.
 import type { VersionSignature } from '../signature.js';
+import { EDK2_RELEASE_COMMITS } from './edk2-releases.js';
 import { adjacent, banner, gitDescribeBase } from './helpers.js';
 
 export const kernelBootSignatures: VersionSignature[] = [
@@ -79,9 +80,15 @@ export const kernelBootSignatures: VersionSignature[] = [
     type: 'firmware',
     cpe: { vendor: 'tianocore', product: 'edk2' },
     purl: { name: 'edk2' },
-    // EDK II carries no release number; stable tags appear only as 'edk2-stable202011' in build paths.
+    // '2022.11' → '202211'; a commit → the release tagged on it, else no version ('' is dropped).
+    normalize: (v) => (/^[0-9a-f]{12}$/.test(v) ? (EDK2_RELEASE_COMMITS[v] ?? '') : v.replace('.', '')),
+    // EDK II carries no release number; the release shows in the build paths left in every module: the stable
+    // tag ('/edk2-stable202211/'), Debian's source folder ('/build/edk2-2022.11/'), or a tagged commit
+    // ('/builddir/build/BUILD/edk2-f80f052277c8/', Fedora). The version is the tag's date, as NVD writes it.
     patterns: [
-      banner('edk2-stable', /[/\\]edk2-stable(\d{6})[/\\]/, 0.8),
+      banner('edk2-stable', /[/\\]edk2-stable(\d{6})(?:\.\d+)?[/\\]/, 0.85),
+      banner('/edk2-20', /\/edk2-(20\d{2}\.\d{2})(?:[-~+.][\w.~+-]*)?\/(?:[\w.-]+\/)*[\w-]+Pkg\//, 0.85),
+      banner('/edk2-', /\/edk2-([0-9a-f]{12})[0-9a-f]*\/(?:[\w.-]+\/)*[\w-]+Pkg\//, 0.85),
       { needle: 'E\0D\0K\0 \0I\0I\0', regex: /E\0D\0K\0 \0I\0I\0\0\0/, presence: true, confidence: 0.7 },
       { needle: '/MdePkg/Library/', regex: /\/edk2[-\w]*\/MdePkg\/Library\//, presence: true, confidence: 0.7 },
     ],
