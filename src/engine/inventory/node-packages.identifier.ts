@@ -1,5 +1,5 @@
 // Node.js packages: every 'node_modules/<name>/package.json' and 'node_modules/@scope/<name>/package.json' (the
-// installed tree), and npm lock files ('package-lock.json', 'npm-shrinkwrap.json', 'node_modules/.package-lock.json';
+// installed tree, and Debian's /usr/share/nodejs/<name>), and npm lock files ('package-lock.json', 'npm-shrinkwrap.json', 'node_modules/.package-lock.json';
 // lockfileVersion 1 'dependencies' and 2/3 'packages'). Purl pkg:npm, with the scope as namespace.
 import { posix } from 'node:path';
 import type { FileNode } from '../types.js';
@@ -8,8 +8,9 @@ import { languageCandidate } from './language-package.js';
 
 const LOCK_FILES = new Set(['package-lock.json', 'npm-shrinkwrap.json', '.package-lock.json']);
 
+/** An installed package's manifest: under node_modules, or Debian's /usr/share/nodejs and /usr/lib/nodejs. */
 function isInstalledManifest(fsPath: string): boolean {
-  return /(?:^|\/)node_modules\/(?:@[^/]+\/)?[^/@][^/]*\/package\.json$/.test(fsPath);
+  return /(?:^|\/)(?:node_modules|usr\/share\/nodejs|usr\/lib\/nodejs)\/(?:@[^/]+\/)?[^/@][^/]*\/package\.json$/.test(fsPath);
 }
 
 function npmCandidate(fullName: string, version: string | undefined, license: unknown, method: string, match: string, node: FileNode, dependsOn: string[] = []): Candidate | undefined {

@@ -131,6 +131,18 @@ export const SAMPLES: Sample[] = [
 ];
 
 /** Strings that look version-like but must not produce any component. */
+
+/** Debian-build forms (strings -n 3 of the bookworm amd64 packages fetched by bench/inventory): the version kept apart from its format. */
+export const DEBIAN_FORM_SAMPLES: Sample[] = [
+  { family: 'hostapd', file: 'hostapd', text: '\0ctrl_iface\0\x002.10\0' + 'x'.repeat(300) + '\0hostapd v%s\0User space daemon for IEEE 802.11 AP management\0', version: '2.10' },
+  { family: 'pppd', file: 'pppd', text: '\0pppd version %s\0' + 'y'.repeat(300) + '\0/usr/lib/pppd/2.4.9\0', version: '2.4.9' },
+  { family: 'tcpdump', file: 'tcpdump', text: '\0%s version 4.99.3\n\0SMI-library: %s\0', version: '4.99.3' },
+  { family: 'ethtool', file: 'ethtool', text: '\0ethtool version 6.1\n\0off\0', version: '6.1' },
+  { family: 'chrony', file: 'chronyd', text: '\x004.3\0' + 'z'.repeat(300) + '\0chronyd (chrony) version %s (%s)\0', version: '4.3' },
+  { family: 'mosquitto', file: 'mosquitto', text: '\x002.0.11\0mosquitto version %s\0', version: '2.0.11' },
+  { family: 'e2fsprogs', file: 'e2fsck', text: '\0/usr/share/locale\0\x001.47.0\0E2FSCK_FORCE_INTERACTIVE\0e2fsck %s (%s)\0E2FSPROGS_UNDO_DIR\0', version: '1.47.0' },
+];
+
 export const DECOYS: Array<{ file?: string; text: string; why: string }> = [
   { text: '\0Linux version %s (%s)\0', why: 'kernel banner format' },
   { text: '\0requires Linux version 2.6 or later\0', why: 'prose' },

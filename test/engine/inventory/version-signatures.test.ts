@@ -8,7 +8,7 @@ import type { Candidate, FileView, IdentifierContext } from '../../../src/engine
 import { signatures } from '../../../src/engine/inventory/signatures/index.js';
 import { versionSignatureIdentifier } from '../../../src/engine/inventory/version-signatures.identifier.js';
 import type { FileNode } from '../../../src/engine/types.js';
-import { DECOYS, SAMPLES } from './signature-samples.js';
+import { DEBIAN_FORM_SAMPLES, DECOYS, SAMPLES } from './signature-samples.js';
 
 /** Sample bytes inside ELF-like binary padding, as a file view. */
 function viewOf(text: string, file = 'sample.bin', firmware = false): FileView {
@@ -48,7 +48,7 @@ describe('version-signature table', () => {
 });
 
 describe('version-signature positives', () => {
-  it.each(SAMPLES.map((s) => [`${s.family} ${s.version ?? '(presence)'}${s.origin ? ' [corpus]' : ''}`, s] as const))('%s', async (_label, sample) => {
+  it.each([...SAMPLES, ...DEBIAN_FORM_SAMPLES].map((s) => [`${s.family} ${s.version ?? '(presence)'}${s.origin ? ' [corpus]' : ''}`, s] as const))('%s', async (_label, sample) => {
     const found = await identify(sample.text, sample.file, signatures.find((s) => s.id === sample.family)?.firmwareOnly);
     const hit = found.find((c) => c.key === sample.family);
     expect(hit, JSON.stringify(found.map((c) => `${c.key}@${c.version}`))).toBeDefined();
