@@ -4,13 +4,17 @@ import { apkInstalledIdentifier } from './apk-installed.identifier.js';
 import { dpkgStatusIdentifier } from './dpkg-status.identifier.js';
 import { elfMetadataIdentifier } from './elf-metadata.identifier.js';
 import { goModulesIdentifier } from './go-modules.identifier.js';
+import { dotnetDepsIdentifier } from './dotnet-deps.identifier.js';
+import { erlangAppsIdentifier } from './erlang-apps.identifier.js';
 import type { Identifier } from './identifier.js';
+import { javaArchivesIdentifier } from './java-archives.identifier.js';
 import { kernelHeadersIdentifier } from './kernel-headers.identifier.js';
 import { nodePackagesIdentifier } from './node-packages.identifier.js';
 import { opkgStatusIdentifier } from './opkg-status.identifier.js';
 import { openwrtMetadataIdentifier } from './openwrt-metadata.identifier.js';
 import { osReleaseIdentifier } from './os-release.identifier.js';
 import { peVersionIdentifier } from './pe-version.identifier.js';
+import { phpComposerIdentifier } from './php-composer.identifier.js';
 import { pythonPackagesIdentifier } from './python-packages.identifier.js';
 import { rpmDbIdentifier } from './rpm-db.identifier.js';
 import { rustAuditIdentifier } from './rust-audit.identifier.js';
@@ -24,6 +28,10 @@ export const identifiers: Identifier[] = [
   rpmDbIdentifier,
   pythonPackagesIdentifier,
   nodePackagesIdentifier,
+  phpComposerIdentifier,
+  javaArchivesIdentifier,
+  erlangAppsIdentifier,
+  dotnetDepsIdentifier,
   osReleaseIdentifier,
   openwrtMetadataIdentifier,
   elfMetadataIdentifier,

@@ -190,3 +190,38 @@ describe('Go build information, pre-1.18 pointer format', () => {
     expect(info!.settings.get('GOARCH')).toBe('amd64');
   });
 });
+
+describe('PHP, Java, Erlang and .NET records', () => {
+  it('lists Composer, Maven (pom.properties over the manifest), JAR-manifest-only, OTP application and NuGet packages', async () => {
+    const root = fixtures.tree({
+      'var/www/vendor/composer/installed.json': JSON.stringify({
+        packages: [
+          { name: 'monolog/monolog', version: '3.5.0', license: ['MIT'], require: { php: '>=8.1', 'psr/log': '^2.0 || ^3.0' } },
+          { name: 'psr/log', version: 'v3.0.0', license: ['MIT'] },
+        ],
+      }),
+      'opt/app/lib/commons-text-1.10.0.jar_extract/META-INF/MANIFEST.MF': 'Manifest-Version: 1.0\nBundle-SymbolicName: org.apache.commons.commons-text\nBundle-Version: 1.10.0\n',
+      'opt/app/lib/commons-text-1.10.0.jar_extract/META-INF/maven/org.apache.commons/commons-text/pom.properties': '#Created by Apache Maven 3.8.6\ngroupId=org.apache.commons\nartifactId=commons-text\nversion=1.10.0\n',
+      'opt/app/lib/legacy.jar_extract/META-INF/MANIFEST.MF': 'Manifest-Version: 1.0\nImplementation-Title: legacy-client\nImplementation-Version: 2.3\nImplementation-Vendor-Id: com.example\n',
+      'usr/lib/erlang/lib/ssl-10.8.7/ebin/ssl.app': '%% This is an -*- erlang -*- file.\n{application, ssl,\n   [{description, "Erlang/OTP SSL application"},\n    {vsn, "10.8.7"},\n    {modules, [ssl]}]}.\n',
+      'opt/svc/Service.deps.json': JSON.stringify({
+        libraries: {
+          'Service/1.0.0': { type: 'project', serviceable: false },
+          'Newtonsoft.Json/13.0.1': { type: 'package', serviceable: true, sha512: 'sha512-x' },
+        },
+      }),
+    });
+    const { components } = await inventoryOfDirectory(root);
+    expect(components.map((c) => c.purl).sort()).toEqual([
+      'pkg:composer/monolog/monolog@3.5.0',
+      'pkg:composer/psr/log@3.0.0',
+      'pkg:hex/ssl@10.8.7',
+      'pkg:maven/com.example/legacy-client@2.3',
+      'pkg:maven/org.apache.commons/commons-text@1.10.0',
+      'pkg:nuget/Newtonsoft.Json@13.0.1',
+    ]);
+    expect(find(components, 'pkg:composer/monolog/monolog@3.5.0')!.dependsOn).toEqual([find(components, 'pkg:composer/psr/log@3.0.0')!.ref]);
+    expect(find(components, 'pkg:maven/org.apache.commons/commons-text@1.10.0')!.evidence[0].method).toBe('maven-pom-properties');
+    expect(find(components, 'pkg:hex/ssl@10.8.7')!.evidence[0].method).toBe('erlang-app-resource');
+  });
+});
