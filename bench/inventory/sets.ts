@@ -70,7 +70,7 @@ export const SETS: EvaluationSet[] = [
       { pkg: 'python3-idna', expect: 'pkg:pypi/idna' },
       { pkg: 'python3-certifi', expect: 'pkg:pypi/certifi' },
       { pkg: 'python3-yaml', expect: 'pkg:pypi/pyyaml' },
-      { pkg: 'libpython3.11-minimal', expect: 'python' },
+      { pkg: 'python3.11-minimal', expect: 'python' },
       { pkg: 'node-semver', expect: 'pkg:npm/semver' },
       { pkg: 'node-debug', expect: 'pkg:npm/debug' },
       { pkg: 'node-ms', expect: 'pkg:npm/ms' },

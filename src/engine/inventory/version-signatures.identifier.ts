@@ -77,7 +77,9 @@ export function createVersionSignatureIdentifier(table: readonly VersionSignatur
       const claimed = new Set(found.map((h) => h.version));
       for (const s of hinted) {
         if (!markers.get(s) || found.some((h) => h.signature === s && h.version !== undefined)) continue;
-        const values = [...(bare.get(s) ?? new Map<string, number>())].filter(([v]) => !claimed.has(v));
+        let values = [...(bare.get(s) ?? new Map<string, number>())].filter(([v]) => !claimed.has(v));
+        // Several candidates: a file name carrying the major.minor release ('python3.11') picks among them.
+        if (values.length > 1) values = values.filter(([v]) => baseName.includes(v.split('.').slice(0, 2).join('.')));
         if (values.length !== 1) continue;
         const [raw, at] = values[0];
         const version = s.normalize ? s.normalize(raw) : raw;
