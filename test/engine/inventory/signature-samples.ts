@@ -140,6 +140,9 @@ export const DEBIAN_FORM_SAMPLES: Sample[] = [
   { family: 'ethtool', file: 'ethtool', text: '\0ethtool version 6.1\n\0off\0', version: '6.1' },
   { family: 'chrony', file: 'chronyd', text: '\x004.3\0' + 'z'.repeat(300) + '\0chronyd (chrony) version %s (%s)\0', version: '4.3' },
   { family: 'mosquitto', file: 'mosquitto', text: '\x002.0.11\0mosquitto version %s\0', version: '2.0.11' },
+  { family: 'seabios', file: 'bios-256k.bin', text: '\0SeaBIOS (version %s)\0' + 's'.repeat(200) + '\x001.16.2-debian-1.16.2-1\0', version: '1.16.2' },
+  { family: 'seabios', file: 'bios.bin', text: '\0SeaBIOS (version rel-1.16.3-0-gea1b7a0)\0', version: '1.16.3' },
+  { family: 'grub', file: 'normal.mod', text: '\0GNU GRUB  version %s\0\x002.06-13+deb12u2\0', version: '2.06' },
   // python3.11 also holds a bare '3.2.0'; the file name's major.minor picks the release.
   { family: 'python', file: 'python3.11', text: '\0Py_InitializeEx\0\x003.2.0\0' + 'p'.repeat(200) + '\0pymalloc_debug\0\x003.11.2\0strict\0', version: '3.11.2' },
   { family: 'e2fsprogs', file: 'e2fsck', text: '\0/usr/share/locale\0\x001.47.0\0E2FSCK_FORCE_INTERACTIVE\0e2fsck %s (%s)\0E2FSPROGS_UNDO_DIR\0', version: '1.47.0' },

@@ -1,7 +1,7 @@
 // Kernels, bootloaders and platform firmware cores.
 import type { VersionSignature } from '../signature.js';
 import { EDK2_RELEASE_COMMITS } from './edk2-releases.js';
-import { adjacent, banner, gitDescribeBase } from './helpers.js';
+import { adjacent, banner, gitDescribeBase, standalone } from './helpers.js';
 
 export const kernelBootSignatures: VersionSignature[] = [
   {
@@ -62,7 +62,12 @@ export const kernelBootSignatures: VersionSignature[] = [
     type: 'firmware',
     cpe: { vendor: 'gnu', product: 'grub2' },
     purl: { name: 'grub' },
-    patterns: [banner('GNU GRUB  version ', /GNU GRUB  version (2\.\d+(?:[~.][\w]+)?)[\0\n ]/), adjacent('GNU GRUB  version %s', '2\\.\\d+(?:[~.]\\w+)?')],
+    patterns: [
+      banner('GNU GRUB  version ', /GNU GRUB  version (2\.\d+(?:[~.][\w]+)?)[\0\n ]/),
+      adjacent('GNU GRUB  version %s', '2\\.\\d+(?:[~.]\\w+)?'),
+      // Distribution builds: PACKAGE_VERSION carries the package revision ('2.06-13+deb12u2' in normal.mod).
+      banner('GNU GRUB  version %s', /GNU GRUB  version %s\0{1,16}(2\.\d+(?:[~.]\w+)?)-[\w.+~]+\0/, 0.85),
+    ],
   },
   {
     id: 'coreboot',
@@ -73,6 +78,19 @@ export const kernelBootSignatures: VersionSignature[] = [
     // 'This image was built using coreboot 4.8-1521-gfc7d0199cb' (the CBFS 'revision' file and the romstage banner).
     patterns: [banner('built using coreboot ', /built using coreboot (\d+\.\d+(?:\.\d+)?(?:-\d+-g[0-9a-f]{7,12})?)[\0\s]/, 0.95), banner('COREBOOT_VERSION "', /#define COREBOOT_VERSION "(\d+\.\d+(?:\.\d+)?(?:-\d+-g[0-9a-f]{7,12})?)"/, 0.95)],
     cpeVersion: gitDescribeBase,
+  },
+  {
+    id: 'seabios',
+    name: 'seabios',
+    type: 'firmware',
+    cpe: { vendor: 'seabios', product: 'seabios' },
+    purl: { name: 'seabios' },
+    files: ['bios*.bin', 'vgabios*.bin', '*seabios*'],
+    // The build's VERSION string stands alone ('rel-1.16.2-0-gea1b7a0', Debian '1.16.2-debian-1.16.2-1'), the
+    // log format 'SeaBIOS (version %s)' elsewhere in the image.
+    patterns: [banner('SeaBIOS (version ', /SeaBIOS \(version (?:rel-)?(1\.\d+\.\d+)[-\w.~+]*\)/, 0.95)],
+    standalone: [standalone('SeaBIOS (version %s)', /^(?:rel-)?1\.\d+\.\d+(?:-[\w.~+-]+)?$/, 0.8)],
+    normalize: (v) => /^(?:rel-)?(\d+\.\d+\.\d+)/.exec(v)?.[1] ?? v,
   },
   {
     id: 'edk2',
