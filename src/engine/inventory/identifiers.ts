@@ -3,13 +3,21 @@
 import { apkInstalledIdentifier } from './apk-installed.identifier.js';
 import { dpkgStatusIdentifier } from './dpkg-status.identifier.js';
 import { elfMetadataIdentifier } from './elf-metadata.identifier.js';
+import { goModulesIdentifier } from './go-modules.identifier.js';
+import { dotnetDepsIdentifier } from './dotnet-deps.identifier.js';
+import { erlangAppsIdentifier } from './erlang-apps.identifier.js';
 import type { Identifier } from './identifier.js';
+import { javaArchivesIdentifier } from './java-archives.identifier.js';
 import { kernelHeadersIdentifier } from './kernel-headers.identifier.js';
+import { nodePackagesIdentifier } from './node-packages.identifier.js';
 import { opkgStatusIdentifier } from './opkg-status.identifier.js';
 import { openwrtMetadataIdentifier } from './openwrt-metadata.identifier.js';
 import { osReleaseIdentifier } from './os-release.identifier.js';
 import { peVersionIdentifier } from './pe-version.identifier.js';
+import { phpComposerIdentifier } from './php-composer.identifier.js';
+import { pythonPackagesIdentifier } from './python-packages.identifier.js';
 import { rpmDbIdentifier } from './rpm-db.identifier.js';
+import { rustAuditIdentifier } from './rust-audit.identifier.js';
 import { uefiModulesIdentifier } from './uefi-modules.identifier.js';
 import { versionSignatureIdentifier } from './version-signatures.identifier.js';
 
@@ -18,9 +26,17 @@ export const identifiers: Identifier[] = [
   dpkgStatusIdentifier,
   apkInstalledIdentifier,
   rpmDbIdentifier,
+  pythonPackagesIdentifier,
+  nodePackagesIdentifier,
+  phpComposerIdentifier,
+  javaArchivesIdentifier,
+  erlangAppsIdentifier,
+  dotnetDepsIdentifier,
   osReleaseIdentifier,
   openwrtMetadataIdentifier,
   elfMetadataIdentifier,
+  goModulesIdentifier,
+  rustAuditIdentifier,
   peVersionIdentifier,
   uefiModulesIdentifier,
   kernelHeadersIdentifier,

@@ -7,7 +7,9 @@ import type { Component, Hashes } from '../types.js';
 import { createFileView } from './file-view.js';
 import type { BinaryFacts, Identifier, IdentifierContext } from './identifier.js';
 import { identifiers as defaultIdentifiers } from './identifiers.js';
+import { attributeHeaderVersions, ownerOf, separateHeaderVersions } from './header-versions.js';
 import { mergeCandidates, type StampedCandidate } from './merge.js';
+import { attachModulesToPlatform } from './platform-release.js';
 
 const HEAD_SIZE = 4096;
 
@@ -42,9 +44,17 @@ export function createInventoryAnalyzer(identifiers: readonly Identifier[] = def
           }
         }
       }
-      const merged = mergeCandidates(candidates);
+      const { kept, header } = separateHeaderVersions(candidates, binaries);
+      let merged = mergeCandidates(kept);
+      const primaryPaths = (c: Component): string[] => merged.links.get(c.ref)?.primaryPaths ?? [];
+      // A string is only build evidence when the loaded library has a version of its own (a program and the
+      // library of its own project, like ip6tables and libip6tc, share the release: the string is the version).
+      const ownVersion = header.filter((h) => ownerOf(h, merged.components, primaryPaths)?.version === undefined);
+      if (ownVersion.length) merged = mergeCandidates([...kept, ...ownVersion.map((h) => h.candidate)]);
       ctx.problems.push(...merged.problems);
+      attributeHeaderVersions(header.filter((h) => !ownVersion.includes(h)), merged.components, primaryPaths, ctx.problems);
       await finish(ctx, merged.components, merged.links, binaries);
+      attachModulesToPlatform(merged.components);
       ctx.components.push(...merged.components.sort((a, b) => a.name.localeCompare(b.name) || (a.version ?? '').localeCompare(b.version ?? '')));
       ctx.progress(100);
     },

@@ -3,6 +3,7 @@
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { buildCpe } from '../cpe.js';
 import { buildPurl } from '../purl.js';
+import { withRevision } from './os-release.identifier.js';
 
 const TRAILER = 16;
 const MAGIC = 0x46577830; // 'FWx0'
@@ -50,13 +51,14 @@ export const openwrtMetadataIdentifier: Identifier = {
     const v = meta.version;
     if (!v?.dist || !v.version) return [];
     const id = v.dist.toLowerCase().replace(/\s+/g, '');
+    const version = withRevision(id, v.version, v.revision);
     const candidate: Candidate = {
       key: `os:${id === 'lede' ? 'openwrt' : id}`,
       name: id,
-      version: v.version,
-      matchVersion: v.version.toLowerCase(),
+      version,
+      matchVersion: version.toLowerCase(),
       type: 'operating-system',
-      purl: buildPurl({ type: 'generic', name: id, version: v.version }),
+      purl: buildPurl({ type: 'generic', name: id, version }),
       confidence: 0.9,
       path: file.node.path,
       primaryFile: false,

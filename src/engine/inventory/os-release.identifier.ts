@@ -74,6 +74,15 @@ export async function osReleaseOf(index: FileIndex, node: FileNode): Promise<OsR
   return undefined;
 }
 
+/**
+ * OpenWrt's release names a branch or 'SNAPSHOT'; the build revision ('r13499-7b4877c204') fixes the sources, so it
+ * is part of the version ('SNAPSHOT r13499-7b4877c204', '19.07.3 r11063-85e04e9f46'). The CPE keeps the release.
+ */
+export function withRevision(id: string, version: string, revision: string | undefined): string {
+  if ((id !== 'openwrt' && id !== 'lede') || !revision || !/^r\d+(?:[-+][0-9a-f]+)?$/.test(revision) || version.includes(revision)) return version;
+  return `${version} ${revision}`;
+}
+
 export const osReleaseIdentifier: Identifier = {
   id: 'os-release',
   description: 'distribution release files (method os-release)',
@@ -85,20 +94,21 @@ export const osReleaseIdentifier: Identifier = {
       return [];
     }
     const numeric = os.version && /^\d+(?:\.\d+)*$/.test(os.version) ? os.version : undefined;
+    const version = os.version && withRevision(os.id, os.version, os.build);
     const cpe = OS_CPE[os.id];
     const candidate: Candidate = {
       key: `os:${os.id === 'lede' ? 'openwrt' : os.id}`,
       name: os.id,
       type: 'operating-system',
-      purl: buildPurl({ type: 'generic', name: os.id, version: os.version }),
+      purl: buildPurl({ type: 'generic', name: os.id, version }),
       confidence: 0.9,
       path: file.node.path,
       primaryFile: false,
       evidence: { path: file.node.path, method: 'os-release', match: os.match },
     };
-    if (os.version) {
-      candidate.version = os.version;
-      candidate.matchVersion = os.version.toLowerCase();
+    if (version) {
+      candidate.version = version;
+      candidate.matchVersion = version.toLowerCase();
     }
     if (cpe && numeric) candidate.cpe = buildCpe({ part: 'o', ...cpe, version: numeric });
     return [candidate];

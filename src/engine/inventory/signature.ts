@@ -44,6 +44,11 @@ export interface VersionSignature {
   standalone?: StandalonePattern[];
   /** Families whose presence in the same file makes this one a false positive (libjpeg-turbo over libjpeg). */
   excludedBy?: string[];
+  /**
+   * Platform-firmware products (BIOS vendors): only in firmware images and their modules, never in an ELF program
+   * (a Linux tool that lists BIOS vendors, such as dmidecode or fwupd, names them without being them).
+   */
+  firmwareOnly?: boolean;
   /** Rewrites a captured version (e.g. libxml2 '20910' → '2.9.10'). */
   normalize?: (version: string) => string;
   /** Splits a version for the CPE (e.g. OpenSSH '8.4p1' → version '8.4', update 'p1'). */
@@ -61,7 +66,8 @@ export interface SignatureHit {
 }
 
 const WINDOW_BEFORE = 96;
-const WINDOW_AFTER = 192;
+// Long enough for a distribution kernel banner (the upstream release follows the compiler and linker names).
+const WINDOW_AFTER = 320;
 /** Bounds the work per needle and chunk on pathological inputs (a needle repeated millions of times). */
 const MAX_HITS_PER_NEEDLE = 4096;
 const VERSION_SHAPE = /^\d[\w.+~-]{0,39}$/;

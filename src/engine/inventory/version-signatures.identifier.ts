@@ -2,6 +2,7 @@
 // one combined regex, context regexes around hits), then the bare-version patterns of the families whose file
 // names match. Text files, compressed streams and media are not scanned.
 import { posix } from 'node:path';
+import { isElf } from '../binaries/elf.js';
 import { detectType } from '../file-type.js';
 import type { FileNode } from '../types.js';
 import { buildCpe } from '../cpe.js';
@@ -9,6 +10,7 @@ import type { Candidate, FileView, Identifier, IdentifierContext } from './ident
 import { buildPurl } from '../purl.js';
 import { clean, SignatureMatcher, standaloneStrings, type SignatureHit, type VersionSignature } from './signature.js';
 import { signatures } from './signatures/index.js';
+import { inTextDatabase } from './text-databases.js';
 
 const NOT_SCANNED = new Set([
   'empty', 'gzip', 'bzip2', 'xz', 'zstd', 'lz4', 'lzma', 'zip', '7z', 'rar', 'png', 'jpeg', 'gif', 'pdf', 'sqlite',
@@ -51,6 +53,8 @@ export function createVersionSignatureIdentifier(table: readonly VersionSignatur
       // Archives and filesystems that were unpacked are identified through their children. Other containers
       // (a vmlinux with an embedded initramfs, a flash dump with a carved blob) keep their own strings.
       if (ctx.containers.has(file.node.path) && ARCHIVES.has(detectType(await file.head()))) return [];
+      // Hardware databases, locale data and manuals name products they do not contain.
+      if (inTextDatabase(file.node.fsPath)) return [];
       const baseName = posix.basename(file.node.fsPath);
       const hits = new Map<string, SignatureHit>();
       const hinted = withStandalone.filter((s) => matcher.hinted(s, baseName));
@@ -68,17 +72,20 @@ export function createVersionSignatureIdentifier(table: readonly VersionSignatur
           }
         }
       }
-      const found = [...hits.values()];
+      let found = [...hits.values()];
       // Bare versions: the marker must be present, and exactly one distinct value not claimed by another family.
       const claimed = new Set(found.map((h) => h.version));
       for (const s of hinted) {
         if (!markers.get(s) || found.some((h) => h.signature === s && h.version !== undefined)) continue;
-        const values = [...(bare.get(s) ?? new Map<string, number>())].filter(([v]) => !claimed.has(v));
+        let values = [...(bare.get(s) ?? new Map<string, number>())].filter(([v]) => !claimed.has(v));
+        // Several candidates: a file name carrying the major.minor release ('python3.11') picks among them.
+        if (values.length > 1) values = values.filter(([v]) => baseName.includes(v.split('.').slice(0, 2).join('.')));
         if (values.length !== 1) continue;
         const [raw, at] = values[0];
         const version = s.normalize ? s.normalize(raw) : raw;
         found.push({ signature: s, version, match: clean(`${raw} (bare version string; marker '${s.standalone![0].marker}')`), offset: at, confidence: s.standalone![0].confidence ?? 0.6 });
       }
+      if (isElf(await file.head())) found = found.filter((h) => !h.signature.firmwareOnly);
       const families = new Set(found.map((h) => h.signature.id));
       const versioned = new Set(found.filter((h) => h.version !== undefined).map((h) => h.signature.id));
       return found

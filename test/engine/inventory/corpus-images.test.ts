@@ -71,7 +71,7 @@ describe.runIf(haveShared('corpus', OPENWRT))('OpenWrt sysupgrade image', () => 
     expect(kernel.evidence.some((e) => e.method === 'version-signature' && e.match?.startsWith('Linux version 5.4.43'))).toBe(true);
     expect(kernel.paths[0]).toMatch(/uimage\//);
     const os = byName(result, 'openwrt')!;
-    expect(os).toMatchObject({ version: 'SNAPSHOT', type: 'operating-system' });
+    expect(os).toMatchObject({ version: 'SNAPSHOT r13499-7b4877c204', type: 'operating-system' });
     // /etc/openwrt_release, /usr/lib/os-release and the sysupgrade fwtool trailer agree on one OS component.
     expect(os.evidence.map((e) => e.method)).toEqual(expect.arrayContaining(['os-release', 'openwrt-fwtool-metadata']));
     expect(os.evidence.find((e) => e.method === 'openwrt-fwtool-metadata')!.match).toContain('revision=r13499-7b4877c204');
@@ -140,16 +140,21 @@ describe.runIf(haveShared('corpus', 'ApolloLake-Fsp.fd'))('Intel FSP', () => {
 });
 
 describe.runIf(haveShared('corpus', 'OVMF_CODE.secboot.fd'))('OVMF (EDK II)', () => {
-  it('identifies EDK II without inventing a version and lists the modules by GUID and name', async () => {
+  it('identifies the EDK II release from the build paths, attributes the modules to it, and lists them by GUID and name', async () => {
     const result = await scanned('OVMF_CODE.secboot.fd');
-    const edk2 = byName(result, 'edk2')!;
-    expect(edk2.version).toBeUndefined();
-    expect(edk2.cpe).toBeUndefined();
+    // '/builddir/build/BUILD/edk2-f80f052277c8/…': the commit tagged edk2-stable202302 (git describe in tianocore/edk2).
+    const edk2 = result.components.filter((c) => c.name === 'edk2');
+    expect(edk2).toHaveLength(1);
+    expect(edk2[0]).toMatchObject({ version: '202302', cpe: 'cpe:2.3:a:tianocore:edk2:202302:*:*:*:*:*:*:*' });
+    const modules = result.components.filter((c) => c.foundBy.includes('uefi-modules'));
+    expect(modules.length).toBeGreaterThan(100);
+    expect(modules.every((m) => m.dependsOn?.includes(edk2[0].ref))).toBe(true);
     const dxeCore = byName(result, 'DxeCore')!;
     expect(dxeCore.purl).toContain('guid=D6A2CB7F-6A18-4E2F-B43B-9920A733700A');
     expect(dxeCore.architecture).toBe('x86_64');
     expect(result.components.filter((c) => c.type === 'firmware').length).toBeGreaterThan(100);
-    expect(result.components.filter((c) => c.cpe)).toEqual([]);
+    // One CPE for the platform: the modules are matched through it, not each on its own.
+    expect(result.components.filter((c) => c.cpe).map((c) => c.ref)).toEqual([edk2[0].ref]);
   }, 120_000);
 });
 

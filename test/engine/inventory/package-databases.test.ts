@@ -55,7 +55,7 @@ describe('opkg status', () => {
     });
     const { components, problems } = await inventoryOfDirectory(root);
     const names = components.map((c) => c.ref).sort();
-    expect(names).toEqual(['busybox@1.31.1-1', 'libc@1.1.24-2', 'openwrt@19.07.3', 'ubus@2020-02-05-171469e3-1']);
+    expect(names).toEqual(['busybox@1.31.1-1', 'libc@1.1.24-2', 'openwrt@19.07.3-r11063-85e04e9f46', 'ubus@2020-02-05-171469e3-1']);
     const busybox = components.find((c) => c.name === 'busybox')!;
     expect(busybox).toMatchObject({
       purl: 'pkg:openwrt/busybox@1.31.1-1?arch=mipsel_24kc',
@@ -178,7 +178,7 @@ describe('release files', () => {
     const root = tree({ 'etc/openwrt_release': "DISTRIB_ID='OpenWrt'\nDISTRIB_RELEASE='SNAPSHOT'\nDISTRIB_REVISION='r13499-7b4877c204'\n" });
     const { components } = await inventoryOfDirectory(root);
     expect(components).toHaveLength(1);
-    expect(components[0]).toMatchObject({ name: 'openwrt', version: 'SNAPSHOT', type: 'operating-system' });
+    expect(components[0]).toMatchObject({ name: 'openwrt', version: 'SNAPSHOT r13499-7b4877c204', type: 'operating-system' });
     expect(components[0].cpe).toBeUndefined();
     expect(components[0].evidence[0].match).toContain('DISTRIB_REVISION=r13499-7b4877c204');
   });
@@ -201,7 +201,7 @@ describe('OpenWrt fwtool metadata', () => {
   it('reads dist, version and revision from the trailer chain of the image', async () => {
     const { components } = await run(image('{ "metadata_version": "1.0", "version": { "dist": "OpenWrt", "version": "19.07.3", "revision": "r11063-85e04e9f46", "target": "ramips/mt7621" } }\n'));
     expect(components).toHaveLength(1);
-    expect(components[0]).toMatchObject({ name: 'openwrt', version: '19.07.3', cpe: 'cpe:2.3:o:openwrt:openwrt:19.07.3:*:*:*:*:*:*:*' });
+    expect(components[0]).toMatchObject({ name: 'openwrt', version: '19.07.3 r11063-85e04e9f46', cpe: 'cpe:2.3:o:openwrt:openwrt:19.07.3:*:*:*:*:*:*:*' });
     expect(components[0].evidence[0]).toMatchObject({ method: 'openwrt-fwtool-metadata', match: expect.stringContaining('revision=r11063-85e04e9f46') });
   });
 

@@ -13,6 +13,10 @@ export interface Sample {
 export const SAMPLES: Sample[] = [
   { family: 'linux-kernel', text: 'Linux version 5.4.43 (builder@buildhost) (gcc version 8.4.0 (OpenWrt GCC 8.4.0 r13499-7b4877c204)) #0 SMP Sat Jun 6 14:54:58 2020\n', version: '5.4.43' },
   { family: 'linux-kernel', text: 'Linux version 2.6.31--LSDK-9.2.0.312 (tomcat@buildserver) (gcc version 4.3.3 (GCC) ) #1 Mon Sep 21 17:17:49 CST 2015', version: '2.6.31', origin: 'corpus' },
+  // Distribution kernels: the upstream release comes from the distribution part, not the ABI name.
+  { family: 'linux-kernel', text: '\0Linux version 6.1.0-50-armmp (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian 6.1.176-1 (2025-05-30)\n\0', version: '6.1.176' },
+  { family: 'linux-kernel', text: '\0Linux version 5.10.0-28-amd64 (debian-kernel@lists.debian.org) (gcc-10 (Debian 10.2.1-6) 10.2.1 20210110, GNU ld (GNU Binutils for Debian) 2.35.2) #1 SMP Debian 5.10.209-2 (2024-01-31)\n\0', version: '5.10.209' },
+  { family: 'linux-kernel', text: '\0Linux version 5.15.0-91-generic (buildd@lcy02-amd64-045) (gcc (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0, GNU ld (GNU Binutils for Ubuntu) 2.38) #101-Ubuntu SMP Tue Nov 14 13:30:08 UTC 2023 (Ubuntu 5.15.0-91.101-generic 5.15.131)\n\0', version: '5.15.131' },
   { family: 'u-boot', text: '\0U-Boot 1.1.4 (Sep 21 2015 - 17:19:11)\0', version: '1.1.4', origin: 'corpus' },
   { family: 'u-boot', text: '\0U-Boot SPL 2018.03-rc1 (Mar 01 2018 - 10:00:00 +0000)\0', version: '2018.03' },
   { family: 'barebox', text: '\0barebox 2020.05.0-00001-g1a2b3c4 #1 Mon May 4 10:00:00 CEST 2020\0', version: '2020.05.0' },
@@ -20,7 +24,11 @@ export const SAMPLES: Sample[] = [
   { family: 'cfe', text: '\0CFE version 1.0.37-108.9 for BCM96362 (32bit,SP,BE)\0', version: '1.0.37-108.9' },
   { family: 'grub', text: '\0GNU GRUB  version 2.04\0', version: '2.04' },
   { family: 'coreboot', text: '\0This image was built using coreboot 4.8-1521-gfc7d0199cb\n', version: '4.8-1521-gfc7d0199cb', origin: 'corpus' },
-  { family: 'edk2', text: '\0/builddir/build/BUILD/edk2-f80f052277c8/MdePkg/Library/BasePrintLib/PrintLibInternal.c\0', origin: 'corpus' },
+  // Fedora builds from a commit: f80f052277c8 is the commit tagged edk2-stable202302.
+  { family: 'edk2', text: '\0/builddir/build/BUILD/edk2-f80f052277c8/MdePkg/Library/BasePrintLib/PrintLibInternal.c\0', version: '202302', origin: 'corpus' },
+  { family: 'edk2', text: '\0/builddir/build/BUILD/edk2-0123456789ab/MdePkg/Library/BasePrintLib/PrintLibInternal.c\0' },
+  { family: 'edk2', text: '\0/home/ci/edk2-stable202211/Build/OvmfX64/RELEASE_GCC5/X64/MdeModulePkg/Core/Dxe/DxeMain/DEBUG/DxeCore.dll\0', version: '202211' },
+  { family: 'edk2', text: '\0/build/reproducible-path/edk2-2023.11/Build/OvmfX64/RELEASE_GCC5/X64/OvmfPkg/Sec/SecMain/DEBUG/SecMain.dll\0', version: '202311' },
   { family: 'intel-fsp', text: 'FSPH\x48\0\0\0\0\0\x20\x03\x01\x03\x04\x01$APLFSP$\0\xa0\x02\0', version: '1.4.3.1', origin: 'corpus' },
   { family: 'ami-aptio', text: '\0American Megatrends Inc.\0' },
   { family: 'insyde-h2o', text: '\0InsydeH2O Version 05.41.21.0012\0', version: '05.41.21.0012' },
@@ -123,6 +131,23 @@ export const SAMPLES: Sample[] = [
 ];
 
 /** Strings that look version-like but must not produce any component. */
+
+/** Debian-build forms (strings -n 3 of the bookworm amd64 packages fetched by bench/inventory): the version kept apart from its format. */
+export const DEBIAN_FORM_SAMPLES: Sample[] = [
+  { family: 'hostapd', file: 'hostapd', text: '\0ctrl_iface\0\x002.10\0' + 'x'.repeat(300) + '\0hostapd v%s\0User space daemon for IEEE 802.11 AP management\0', version: '2.10' },
+  { family: 'pppd', file: 'pppd', text: '\0pppd version %s\0' + 'y'.repeat(300) + '\0/usr/lib/pppd/2.4.9\0', version: '2.4.9' },
+  { family: 'tcpdump', file: 'tcpdump', text: '\0%s version 4.99.3\n\0SMI-library: %s\0', version: '4.99.3' },
+  { family: 'ethtool', file: 'ethtool', text: '\0ethtool version 6.1\n\0off\0', version: '6.1' },
+  { family: 'chrony', file: 'chronyd', text: '\x004.3\0' + 'z'.repeat(300) + '\0chronyd (chrony) version %s (%s)\0', version: '4.3' },
+  { family: 'mosquitto', file: 'mosquitto', text: '\x002.0.11\0mosquitto version %s\0', version: '2.0.11' },
+  { family: 'seabios', file: 'bios-256k.bin', text: '\0SeaBIOS (version %s)\0' + 's'.repeat(200) + '\x001.16.2-debian-1.16.2-1\0', version: '1.16.2' },
+  { family: 'seabios', file: 'bios.bin', text: '\0SeaBIOS (version rel-1.16.3-0-gea1b7a0)\0', version: '1.16.3' },
+  { family: 'grub', file: 'normal.mod', text: '\0GNU GRUB  version %s\0\x002.06-13+deb12u2\0', version: '2.06' },
+  // python3.11 also holds a bare '3.2.0'; the file name's major.minor picks the release.
+  { family: 'python', file: 'python3.11', text: '\0Py_InitializeEx\0\x003.2.0\0' + 'p'.repeat(200) + '\0pymalloc_debug\0\x003.11.2\0strict\0', version: '3.11.2' },
+  { family: 'e2fsprogs', file: 'e2fsck', text: '\0/usr/share/locale\0\x001.47.0\0E2FSCK_FORCE_INTERACTIVE\0e2fsck %s (%s)\0E2FSPROGS_UNDO_DIR\0', version: '1.47.0' },
+];
+
 export const DECOYS: Array<{ file?: string; text: string; why: string }> = [
   { text: '\0Linux version %s (%s)\0', why: 'kernel banner format' },
   { text: '\0requires Linux version 2.6 or later\0', why: 'prose' },

@@ -8,21 +8,22 @@ import type { Candidate, FileView, IdentifierContext } from '../../../src/engine
 import { signatures } from '../../../src/engine/inventory/signatures/index.js';
 import { versionSignatureIdentifier } from '../../../src/engine/inventory/version-signatures.identifier.js';
 import type { FileNode } from '../../../src/engine/types.js';
-import { DECOYS, SAMPLES } from './signature-samples.js';
+import { DEBIAN_FORM_SAMPLES, DECOYS, SAMPLES } from './signature-samples.js';
 
 /** Sample bytes inside ELF-like binary padding, as a file view. */
-function viewOf(text: string, file = 'sample.bin'): FileView {
+function viewOf(text: string, file = 'sample.bin', firmware = false): FileView {
   const pad = Buffer.alloc(700, 0);
   for (let i = 0; i < pad.length; i += 7) pad[i] = (i * 31) & 0xff;
-  const data = Buffer.concat([Buffer.from('\x7fELF\x01\x01\x01', 'latin1'), pad, Buffer.from(text, 'latin1'), pad]);
+  // BIOS-vendor families count only outside ELF programs: their samples sit in a firmware-like blob.
+  const data = Buffer.concat([Buffer.from(firmware ? '_FVH\x01\x01\x01' : '\x7fELF\x01\x01\x01', 'latin1'), pad, Buffer.from(text, 'latin1'), pad]);
   const node: FileNode = { path: `root/${file}`, fsPath: `/usr/bin/${file}`, kind: 'file', size: data.length, type: 'elf', depth: 1 };
   return { node, head: async () => data.subarray(0, 4096), text: async () => data.toString('utf8'), async *chunks() { yield { offset: 0, data }; } };
 }
 
 const ctx = (): IdentifierContext => ({ index: new FileIndex('/nonexistent', []), binaries: new Map(), containers: new Set(), note: () => {} });
 
-async function identify(text: string, file?: string): Promise<Candidate[]> {
-  return versionSignatureIdentifier.identify(viewOf(text, file), ctx());
+async function identify(text: string, file?: string, firmware = false): Promise<Candidate[]> {
+  return versionSignatureIdentifier.identify(viewOf(text, file, firmware), ctx());
 }
 
 describe('version-signature table', () => {
@@ -41,14 +42,14 @@ describe('version-signature table', () => {
   });
 
   it('has a positive sample for every family (a new family without one fails here)', () => {
-    const sampled = new Set(SAMPLES.map((s) => s.family));
+    const sampled = new Set([...SAMPLES, ...DEBIAN_FORM_SAMPLES].map((s) => s.family));
     expect(signatures.map((s) => s.id).filter((id) => !sampled.has(id))).toEqual([]);
   });
 });
 
 describe('version-signature positives', () => {
-  it.each(SAMPLES.map((s) => [`${s.family} ${s.version ?? '(presence)'}${s.origin ? ' [corpus]' : ''}`, s] as const))('%s', async (_label, sample) => {
-    const found = await identify(sample.text, sample.file);
+  it.each([...SAMPLES, ...DEBIAN_FORM_SAMPLES].map((s) => [`${s.family} ${s.version ?? '(presence)'}${s.origin ? ' [corpus]' : ''}`, s] as const))('%s', async (_label, sample) => {
+    const found = await identify(sample.text, sample.file, signatures.find((s) => s.id === sample.family)?.firmwareOnly);
     const hit = found.find((c) => c.key === sample.family);
     expect(hit, JSON.stringify(found.map((c) => `${c.key}@${c.version}`))).toBeDefined();
     expect(hit!.version).toBe(sample.version);
@@ -64,7 +65,7 @@ describe('version-signature positives', () => {
   });
 
   it('shows UTF-16 evidence as text', async () => {
-    const [hit] = await identify('\0\0A\0m\0e\0r\0i\0c\0a\0n\0 \0M\0e\0g\0a\0t\0r\0e\0n\0d\0s\0\0\0');
+    const [hit] = await identify('\0\0A\0m\0e\0r\0i\0c\0a\0n\0 \0M\0e\0g\0a\0t\0r\0e\0n\0d\0s\0\0\0', undefined, true);
     expect(hit.key).toBe('ami-aptio');
     expect(hit.evidence.match).toBe('American Megatrends');
   });

@@ -1,6 +1,7 @@
 // Kernels, bootloaders and platform firmware cores.
 import type { VersionSignature } from '../signature.js';
-import { adjacent, banner, gitDescribeBase } from './helpers.js';
+import { EDK2_RELEASE_COMMITS } from './edk2-releases.js';
+import { adjacent, banner, gitDescribeBase, standalone } from './helpers.js';
 
 export const kernelBootSignatures: VersionSignature[] = [
   {
@@ -10,7 +11,15 @@ export const kernelBootSignatures: VersionSignature[] = [
     cpe: { part: 'o', vendor: 'linux', product: 'linux_kernel' },
     purl: { name: 'linux' },
     // 'Linux version 5.4.43 (builder@buildhost) (gcc version 8.4.0 ...) #0 SMP ...'; '%s' formats and prose do not match.
-    patterns: [banner('Linux version ', /Linux version (\d+\.\d+(?:\.\d+)?)[^\0\s]* \([^\0()]*@[^\0()]*\)/, 0.95)],
+    // Distribution kernels name an ABI release ('6.1.0-50-armmp', '5.15.0-91-generic') and give the upstream
+    // release after the build number: '#1 SMP Debian 6.1.176-1 (2025-…)', '#101-Ubuntu SMP … (Ubuntu
+    // 5.15.0-91.101-generic 5.15.131)'. That upstream release is what kernel CVE ranges are written against; the
+    // ABI/localversion stays in the evidence (the whole banner).
+    patterns: [
+      banner('Linux version ', /Linux version (\d+\.\d+(?:\.\d+)?)[^\0\s]* \([^\0()]*@[^\0()]*\)(?![^\0]*#\d+[^\0]*(?:SMP|PREEMPT)[^\0]* Debian \d|[^\0]*#\d+-Ubuntu[^\0]*\(Ubuntu [^\0)]* \d)/, 0.95),
+      banner('Linux version ', /Linux version \d+\.\d+[^\0\s]* \([^\0()]*@[^\0()]*\)[^\0]*?#\d+ [^\0]*?Debian (\d+\.\d+(?:\.\d+)?)(?:[-~+][\w.~+-]*)?(?= \(|\0|\n|$)/, 0.97),
+      banner('Linux version ', /Linux version \d+\.\d+[^\0\s]* \([^\0()]*@[^\0()]*\)[^\0]*?#\d+-Ubuntu [^\0]*?\(Ubuntu [^\0)\s]+ (\d+\.\d+\.\d+)\)/, 0.97),
+    ],
   },
   {
     id: 'u-boot',
@@ -53,7 +62,12 @@ export const kernelBootSignatures: VersionSignature[] = [
     type: 'firmware',
     cpe: { vendor: 'gnu', product: 'grub2' },
     purl: { name: 'grub' },
-    patterns: [banner('GNU GRUB  version ', /GNU GRUB  version (2\.\d+(?:[~.][\w]+)?)[\0\n ]/), adjacent('GNU GRUB  version %s', '2\\.\\d+(?:[~.]\\w+)?')],
+    patterns: [
+      banner('GNU GRUB  version ', /GNU GRUB  version (2\.\d+(?:[~.][\w]+)?)[\0\n ]/),
+      adjacent('GNU GRUB  version %s', '2\\.\\d+(?:[~.]\\w+)?'),
+      // Distribution builds: PACKAGE_VERSION carries the package revision ('2.06-13+deb12u2' in normal.mod).
+      banner('GNU GRUB  version %s', /GNU GRUB  version %s\0{1,16}(2\.\d+(?:[~.]\w+)?)-[\w.+~]+\0/, 0.85),
+    ],
   },
   {
     id: 'coreboot',
@@ -66,14 +80,33 @@ export const kernelBootSignatures: VersionSignature[] = [
     cpeVersion: gitDescribeBase,
   },
   {
+    id: 'seabios',
+    name: 'seabios',
+    type: 'firmware',
+    cpe: { vendor: 'seabios', product: 'seabios' },
+    purl: { name: 'seabios' },
+    files: ['bios*.bin', 'vgabios*.bin', '*seabios*'],
+    // The build's VERSION string stands alone ('rel-1.16.2-0-gea1b7a0', Debian '1.16.2-debian-1.16.2-1'), the
+    // log format 'SeaBIOS (version %s)' elsewhere in the image.
+    patterns: [banner('SeaBIOS (version ', /SeaBIOS \(version (?:rel-)?(1\.\d+\.\d+)[-\w.~+]*\)/, 0.95)],
+    standalone: [standalone('SeaBIOS (version %s)', /^(?:rel-)?1\.\d+\.\d+(?:-[\w.~+-]+)?$/, 0.8)],
+    normalize: (v) => /^(?:rel-)?(\d+\.\d+\.\d+)/.exec(v)?.[1] ?? v,
+  },
+  {
     id: 'edk2',
     name: 'edk2',
     type: 'firmware',
     cpe: { vendor: 'tianocore', product: 'edk2' },
     purl: { name: 'edk2' },
-    // EDK II carries no release number; stable tags appear only as 'edk2-stable202011' in build paths.
+    // '2022.11' → '202211'; a commit → the release tagged on it, else no version ('' is dropped).
+    normalize: (v) => (/^[0-9a-f]{12}$/.test(v) ? (EDK2_RELEASE_COMMITS[v] ?? '') : v.replace('.', '')),
+    // EDK II carries no release number; the release shows in the build paths left in every module: the stable
+    // tag ('/edk2-stable202211/'), Debian's source folder ('/build/edk2-2022.11/'), or a tagged commit
+    // ('/builddir/build/BUILD/edk2-f80f052277c8/', Fedora). The version is the tag's date, as NVD writes it.
     patterns: [
-      banner('edk2-stable', /[/\\]edk2-stable(\d{6})[/\\]/, 0.8),
+      banner('edk2-stable', /[/\\]edk2-stable(\d{6})(?:\.\d+)?[/\\]/, 0.85),
+      banner('/edk2-20', /\/edk2-(20\d{2}\.\d{2})(?:[-~+.][\w.~+-]*)?\/(?:[\w.-]+\/)*[\w-]+Pkg\//, 0.85),
+      banner('/edk2-', /\/edk2-([0-9a-f]{12})[0-9a-f]*\/(?:[\w.-]+\/)*[\w-]+Pkg\//, 0.85),
       { needle: 'E\0D\0K\0 \0I\0I\0', regex: /E\0D\0K\0 \0I\0I\0\0\0/, presence: true, confidence: 0.7 },
       { needle: '/MdePkg/Library/', regex: /\/edk2[-\w]*\/MdePkg\/Library\//, presence: true, confidence: 0.7 },
     ],
@@ -95,6 +128,7 @@ export const kernelBootSignatures: VersionSignature[] = [
     name: 'aptio',
     type: 'firmware',
     supplier: 'American Megatrends',
+    firmwareOnly: true,
     purl: { name: 'aptio', namespace: 'ami' },
     patterns: [
       { needle: 'American Megatrends', regex: /American Megatrends(?: Inc\.|, Inc\.)?/, presence: true, confidence: 0.6 },
@@ -106,6 +140,7 @@ export const kernelBootSignatures: VersionSignature[] = [
     name: 'insydeh2o',
     type: 'firmware',
     supplier: 'Insyde Software',
+    firmwareOnly: true,
     cpe: { vendor: 'insyde', product: 'insydeh2o' },
     purl: { name: 'insydeh2o', namespace: 'insyde' },
     patterns: [banner('InsydeH2O Version ', /InsydeH2O Version (\d{2}\.\d{2}\.\d{2}\.\d{4})/), { needle: 'I\0n\0s\0y\0d\0e\0H\x002\0O\0', regex: /I\0n\0s\0y\0d\0e\0H\x002\0O\0/, presence: true, confidence: 0.6 }],
@@ -115,6 +150,7 @@ export const kernelBootSignatures: VersionSignature[] = [
     name: 'securecore',
     type: 'firmware',
     supplier: 'Phoenix Technologies',
+    firmwareOnly: true,
     purl: { name: 'securecore', namespace: 'phoenix' },
     patterns: [{ needle: 'Phoenix SecureCore', regex: /Phoenix SecureCore(?: Technology| Tiano)?/, presence: true, confidence: 0.6 }, { needle: 'PhoenixBIOS', regex: /PhoenixBIOS 4\.0 Release \d\.\d/, presence: true, confidence: 0.6 }],
   },

@@ -18,6 +18,9 @@ export const networkSignatures: VersionSignature[] = [
     cpe: { vendor: 'w1.fi', product: 'hostapd' },
     purl: { name: 'hostapd' },
     patterns: [banner('hostapd v', /hostapd v(\d+\.\d+(?:\.\d+)?)(?:-devel|-rc\d*)?[\0\n]/)],
+    // Distribution builds keep VERSION_STR apart from the 'hostapd v%s' format.
+    files: ['hostapd', 'hostapd_cli'],
+    standalone: [standalone('hostapd v%s', /^[0-3]\.\d+(?:\.\d+)?$/)],
   },
   {
     id: 'wpa_supplicant',
@@ -58,6 +61,8 @@ export const networkSignatures: VersionSignature[] = [
       adjacent('pppd version %s', '2\\.\\d\\.\\d+(?:b\\d+)?'),
       adjacent('pppd %s started by %s, uid %d', '2\\.\\d\\.\\d+(?:b\\d+)?'),
       banner('pppd version ', /pppd version (2\.\d\.\d+(?:b\d+)?)\0/),
+      // The plugin folder compiled in: '/usr/lib/pppd/2.4.9'.
+      banner('/lib/pppd/', /\/lib\/pppd\/(2\.\d\.\d+(?:b\d+)?)\0/, 0.8),
     ],
   },
   {
@@ -92,7 +97,8 @@ export const networkSignatures: VersionSignature[] = [
     cpe: { vendor: 'tcpdump', product: 'tcpdump' },
     purl: { name: 'tcpdump' },
     files: ['tcpdump*'],
-    patterns: [banner('tcpdump version ', /tcpdump version (\d+\.\d+\.\d+)(?:-PRE-GIT)?[\0\n]/)],
+    // '%s version 4.99.3' (the program name is printed through %s).
+    patterns: [banner('tcpdump version ', /tcpdump version (\d+\.\d+\.\d+)(?:-PRE-GIT)?[\0\n]/), banner('%s version ', /\0%s version ([34]\.\d+\.\d+)(?:-PRE-GIT)?\n?\0/, 0.85, true)],
     standalone: [standalone('tcpdump: ', /^4\.\d+\.\d+$/)],
   },
   {
@@ -134,7 +140,7 @@ export const networkSignatures: VersionSignature[] = [
     type: 'application',
     cpe: { vendor: 'kernel', product: 'ethtool' },
     purl: { name: 'ethtool' },
-    patterns: [adjacent('ethtool version %s', '\\d+\\.\\d+(?:\\.\\d+)?')],
+    patterns: [adjacent('ethtool version %s', '\\d+\\.\\d+(?:\\.\\d+)?'), banner('ethtool version ', /\0ethtool version (\d+\.\d+(?:\.\d+)?)\n?\0/)],
   },
   {
     id: 'ntp',
@@ -154,6 +160,7 @@ export const networkSignatures: VersionSignature[] = [
     purl: { name: 'chrony' },
     files: ['chronyd', 'chronyc'],
     patterns: [adjacent('chronyd (chrony) version %s (%s)', '\\d\\.\\d+(?:\\.\\d+)?', 0.8, true)],
+    standalone: [standalone('chronyd (chrony) version %s', /^[1-4]\.\d+(?:\.\d+)?$/)],
   },
   {
     id: 'bind',
@@ -250,7 +257,7 @@ export const networkSignatures: VersionSignature[] = [
     type: 'application',
     cpe: { vendor: 'eclipse', product: 'mosquitto' },
     purl: { name: 'mosquitto' },
-    patterns: [adjacent('mosquitto version %s starting', V3), banner('mosquitto version ', /mosquitto version (\d+\.\d+\.\d+) (?:starting|\()/)],
+    patterns: [adjacent('mosquitto version %s starting', V3), adjacent('mosquitto version %s', V3), banner('mosquitto version ', /mosquitto version (\d+\.\d+\.\d+) (?:starting|\()/)],
   },
   {
     id: 'live555',

@@ -95,6 +95,8 @@ export const systemSignatures: VersionSignature[] = [
     files: ['mke2fs', 'mkfs.ext*', 'e2fsck', 'fsck.ext*', 'tune2fs', 'resize2fs', 'debugfs', 'libext2fs.so*'],
     // E2FSPROGS_VERSION next to E2FSPROGS_DATE: '1.45.6\0...20-Mar-2020'
     patterns: [banner('-20', /\0(1\.\d+\.\d+)\0{1,8}\d{1,2}-[A-Z][a-z]{2}-20\d\d\0/, 0.8, true)],
+    // Distribution builds place E2FSPROGS_VERSION apart from its date.
+    standalone: [standalone('E2FSPROGS_', /^1\.4\d\.\d+$/)],
   },
   {
     id: 'mtd-utils',
