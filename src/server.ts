@@ -20,6 +20,7 @@ import { resolveUploadSecret } from './services/upload-secret.js';
 import type { BlobStore } from './store/blob-store.js';
 import { openDatabase, type OpenedDatabase } from './store/database.js';
 import { FilesystemBlobStore } from './store/filesystem-blob-store.js';
+import { S3BlobStore, s3Client } from './store/s3-blob-store.js';
 
 export interface Runtime {
   database: OpenedDatabase;
@@ -30,7 +31,12 @@ export interface Runtime {
 
 export async function openRuntime(config: Config, logger: Logger = pino({ level: config.logLevel })): Promise<Runtime> {
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
-  return { database, repos: createRepositories(database.db, database.dialect), blobs: new FilesystemBlobStore(join(config.dataDir, 'blobs')), logger };
+  return { database, repos: createRepositories(database.db, database.dialect), blobs: openBlobStore(config), logger };
+}
+
+/** The S3 bucket of FIRMSCOPE_BLOB_URL, or the `blobs` folder of the data folder. */
+export function openBlobStore(config: Config): BlobStore {
+  return config.s3 ? new S3BlobStore(s3Client(config.s3), config.s3) : new FilesystemBlobStore(join(config.dataDir, 'blobs'));
 }
 
 /** The database the scan threads open (the vulnerability source): the service's own. */
