@@ -13,6 +13,7 @@ import type { Config } from './config.js';
 import { closeScanThreads, runEngineInThread } from './jobs/engine-runner.js';
 import { failAbandonedScan, scanJobHandler } from './jobs/scan-job.js';
 import { JobWorker } from './jobs/worker.js';
+import { createMetrics, type Metrics } from './services/metrics.js';
 import { bootstrap, ensureDefaultOrg } from './services/bootstrap.js';
 import { createRepositories, type Repositories } from './store/repositories.js';
 import { SCAN_JOB } from './services/scans.js';
@@ -44,7 +45,7 @@ function scanDatabase(config: Config): { url?: string; dataDir: string } {
   return { url: config.databaseUrl, dataDir: config.dataDir };
 }
 
-export function createWorker(config: Config, runtime: Runtime, concurrency: number): JobWorker {
+export function createWorker(config: Config, runtime: Runtime, concurrency: number, metrics?: Metrics): JobWorker {
   const { repos, blobs, logger } = runtime;
   const database = scanDatabase(config);
   return new JobWorker({
@@ -56,7 +57,7 @@ export function createWorker(config: Config, runtime: Runtime, concurrency: numb
         repos, blobs, dataDir: config.dataDir,
         limits: config.unpackLimits,
         analyse: (input, signal, onProgress) => runEngineInThread({ ...input, database }, { signal, onProgress }),
-      }),
+      }, metrics),
     },
     onAbandoned: failAbandonedScan(repos),
     leaseMs: config.jobLeaseSeconds * 1000,
@@ -69,7 +70,15 @@ export interface RunningServer {
   url: string;
   runtime: Runtime;
   worker?: JobWorker;
-  close(): Promise<void>;
+  metrics: Metrics;
+  /** Stops listening, lets running scans finish within `graceMs` (default 0: hand them back at once), then closes. */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+/** Scan threads and the database of a stopped worker: after its scans, so no thread is torn down mid-scan. */
+export async function closeRuntime(config: Config, runtime: Runtime): Promise<void> {
+  await closeScanThreads(scanDatabase(config));
+  await runtime.database.close();
 }
 
 export async function startServer(config: Config, logger?: Logger): Promise<RunningServer> {
@@ -78,8 +87,9 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
   let url: string;
   // /healthz says 503 'starting' until the first admin exists, so nobody signs in before it does
   let ready = false;
+  const metrics = createMetrics(runtime.repos, 'api');
   try {
-    app = await buildServiceApp(config, runtime, () => ready);
+    app = await buildServiceApp(config, runtime, () => ready, metrics);
     url = await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
       throw new Error(listenFailure(error, config));
     });
@@ -90,22 +100,20 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
     await runtime.database.close();
     throw error;
   }
-  const worker = config.workers > 0 ? createWorker(config, runtime, config.workers) : undefined;
+  const worker = config.workers > 0 ? createWorker(config, runtime, config.workers, metrics) : undefined;
   worker?.start();
   const listening = app;
   return {
-    app: listening, url, runtime, worker,
-    async close() {
-      await worker?.stop();
-      await closeScanThreads(scanDatabase(config));
-      await listening.close();
-      await runtime.database.close();
+    app: listening, url, runtime, worker, metrics,
+    async close(options = {}) {
+      await Promise.all([listening.close(), worker?.stop(options.graceMs ?? 0)]);
+      await closeRuntime(config, runtime);
     },
   };
 }
 
 /** The HTTP app with its token service (signing key from the store) and upload settings. */
-async function buildServiceApp(config: Config, runtime: Runtime, ready: () => boolean): Promise<FastifyInstance> {
+async function buildServiceApp(config: Config, runtime: Runtime, ready: () => boolean, metrics: Metrics): Promise<FastifyInstance> {
   const { repos, blobs } = runtime;
   const key = await loadSigningKey(repos.identities);
   const issuer = `${config.baseUrl}/realms/${config.realm}`;
@@ -121,6 +129,7 @@ async function buildServiceApp(config: Config, runtime: Runtime, ready: () => bo
     uploads: { baseUrl: config.baseUrl, secret: await resolveUploadSecret(config.uploadSecret, config.dataDir), urlSeconds: config.uploadUrlSeconds, maxBytes: config.maxUploadBytes },
     logger: runtime.logger,
     ready,
+    metrics,
   });
 }
 
