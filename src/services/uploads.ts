@@ -38,7 +38,7 @@ export async function generateUploadUrl(
 }
 
 /** Where a temp file's pre-signed PUT lands (the image keeps a copy under a key of its own, see adoptDirectUpload). */
-const directUploadKey = (tempFileId: string): string => `uploads/${tempFileId}`;
+const directUploadKey = (tempFileId: string): string => `incoming/${tempFileId}`;
 
 /**
  * A temp file PUT straight to the bucket is unknown to the database until finalize: the store checks its size

@@ -32,7 +32,7 @@ describe('seed flow with blobs in S3', () => {
   it('uploads with a pre-signed PUT to the bucket, finalizes, scans and serves the results', async () => {
     const url = await call(t.base, token, 'GET', `/api/v4/products/${productId}/tempFiles:generateUploadUrl`);
     expect(url.status).toBe(200);
-    expect(url.body.uploadUrl.startsWith(`${s3.endpoint}/${s3.bucket}/seed/uploads/${url.body.id}?`)).toBe(true);
+    expect(url.body.uploadUrl.startsWith(`${s3.endpoint}/${s3.bucket}/seed/incoming/${url.body.id}?`)).toBe(true);
     const early = await call(t.base, token, 'POST', `/api/v4/products/${productId}/images:upload?tempFileId=${url.body.id}&imageName=fw`, new FormData());
     expect(early.status).toBe(409);
     expect(early.body.message).toMatch(/has not been uploaded/);
