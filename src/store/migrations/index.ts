@@ -7,6 +7,7 @@ import * as findingStateJustification from './0003-finding-state-justification.j
 import * as identityHardening from './0004-identity-hardening.js';
 import * as customRules from './0005-custom-rules.js';
 import * as binaries from './0006-binaries.js';
+import * as gridIndexes from './0011-grid-indexes.js';
 import * as vulnerabilities from './0100-vulnerabilities.js';
 import * as vulnerabilityCriteria from './0101-vulnerability-criteria.js';
 import * as kevCatalogDate from './0102-kev-catalog-date.js';
@@ -21,6 +22,7 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0004-identity-hardening', identityHardening],
   ['0005-custom-rules', customRules],
   ['0006-binaries', binaries],
+  ['0011-grid-indexes', gridIndexes],
   ['0100-vulnerabilities', vulnerabilities],
   ['0101-vulnerability-criteria', vulnerabilityCriteria],
   ['0102-kev-catalog-date', kevCatalogDate],
