@@ -90,21 +90,30 @@ export async function findingGrid(repos: Repositories, principal: Principal, req
   return { total, rows: rows.map(toRow) };
 }
 
-/** Rows a streamed CSV export reads at once: its memory is bounded by this, whatever the number of rows. */
+/** Rows a streamed CSV export reads at once: besides the ids, its memory is bounded by this. */
 const CSV_BATCH_ROWS = 2000;
 
 /**
  * Every matching row as CSV text in pieces (the header, then one piece per batch of rows), for a response that
- * streams: the request is validated before the first piece, so a bad one still fails with 400.
+ * streams: the request is validated before the first piece, so a bad one still fails with 400. The ids of the
+ * matching rows are read first, in order, then the rows by id a batch at a time.
  */
 export function findingGridCsv(repos: Repositories, principal: Principal, request: GridRequest): AsyncGenerator<string> {
   const criteria = findingCriteria(principal, request);
   return (async function* pieces() {
     yield reportCsv(CSV_COLUMNS, []);
-    for (let offset = 0; ; offset += CSV_BATCH_ROWS) {
-      const { rows } = await repos.grids.findings({ ...criteria, offset, limit: CSV_BATCH_ROWS, withoutTotal: true });
-      yield csvLines(rows.map((row) => csvCells(toRow(row))));
-      if (rows.length < CSV_BATCH_ROWS) return;
+    const ids = await repos.grids.findingIds(criteria);
+    for (let start = 0; start < ids.length; start += CSV_BATCH_ROWS) {
+      const batch = ids.slice(start, start + CSV_BATCH_ROWS);
+      const { rows } = await repos.grids.findings({
+        ...criteria, conditions: [...criteria.conditions, { column: 'id', comparator: 'in', values: batch }], offset: 0, withoutTotal: true,
+      });
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      // a row deleted since the ids were read is left out
+      yield csvLines(batch.flatMap((id) => {
+        const row = byId.get(id);
+        return row ? [csvCells(toRow(row))] : [];
+      }));
     }
   })();
 }
