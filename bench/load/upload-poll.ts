@@ -4,7 +4,7 @@
 // one server with two in-process scan workers (FIRMSCOPE_WORKERS=2). Reports p50/p95/p99 per route, the error count,
 // and checks that no image is lost: every image whose finalize answered 201 exists with the SHA-256 of the bytes
 // sent, and its scan ends done (after a bounded wait for the queue to drain).
-// Run: FIRMSCOPE_BENCH_DATABASE_URL=postgres://… [FIRMSCOPE_LOAD_SECONDS=60] npx tsx bench/load/upload-poll.ts
+// Run: FIRMSCOPE_BENCH_DATABASE_URL=postgres://… [FIRMSCOPE_LOAD_SECONDS=60] [FIRMSCOPE_SHARED_DIR=…] npx tsx bench/load/upload-poll.ts
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -18,7 +18,9 @@ const base = process.env.FIRMSCOPE_BENCH_DATABASE_URL ?? process.env.FIRMSCOPE_T
 if (!base) throw new Error('set FIRMSCOPE_BENCH_DATABASE_URL (or FIRMSCOPE_TEST_DATABASE_URL) to a PostgreSQL database');
 const CLIENTS = 50;
 const SECONDS = Number(process.env.FIRMSCOPE_LOAD_SECONDS ?? 60);
-const CORPUS = ['ssl.key', 'pkcs12.p12', 'OVMF_VARS.secboot.fd', 'coreboot.rom'].map((name) => ({ name, bytes: readFileSync(join(import.meta.dirname, '..', '..', '..', 'shared', 'corpus', name)) }));
+// ../shared beside the clone, or FIRMSCOPE_SHARED_DIR (as the tests find it)
+const shared = process.env.FIRMSCOPE_SHARED_DIR ?? join(import.meta.dirname, '..', '..', '..', 'shared');
+const CORPUS = ['ssl.key', 'pkcs12.p12', 'OVMF_VARS.secboot.fd', 'coreboot.rom'].map((name) => ({ name, bytes: readFileSync(join(shared, 'corpus', name)) }));
 const ADMIN = { email: 'load@example.com', password: 'load-password-1' };
 
 const schema = `bench_load_${Date.now().toString(36)}`;
