@@ -48,6 +48,8 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** Port of a `firmscope worker`'s /health and /metrics; absent means none. */
   workerPort?: number;
+  /** Requests per minute per client address (FIRMSCOPE_RATE_LIMIT_PER_MINUTE, default 1200). */
+  rateLimitPerMinute: number;
 }
 
 export interface S3BlobSettings {
@@ -226,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     s3,
     shutdownGraceSeconds: int('FIRMSCOPE_SHUTDOWN_GRACE_SECONDS', 30, 0, 3600),
     workerPort: optionalInt('FIRMSCOPE_WORKER_PORT', 1, 65535),
+    rateLimitPerMinute: int('FIRMSCOPE_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
   };
   if (config.externalJwksUrl && !config.externalIssuer) {
     problems.push('FIRMSCOPE_EXTERNAL_JWKS_URL: set FIRMSCOPE_EXTERNAL_ISSUER too');

@@ -130,6 +130,7 @@ async function buildServiceApp(config: Config, runtime: Runtime, ready: () => bo
     logger: runtime.logger,
     ready,
     metrics,
+    rateLimitPerMinute: config.rateLimitPerMinute,
   });
 }
 
