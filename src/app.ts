@@ -19,6 +19,7 @@ import { fileTreeRoutes } from './api/file-tree.js';
 import { findingRoutes } from './api/findings.js';
 import { gridRoutes } from './api/grids.js';
 import { imageRoutes } from './api/images.js';
+import { registerMetrics } from './api/metrics.js';
 import { productRoutes } from './api/products.js';
 import { reportRoutes } from './api/reports.js';
 import { ruleRoutes } from './api/rules.js';
@@ -32,6 +33,7 @@ import { identityRoutes } from './auth/identity-routes.js';
 import type { TokenService } from './auth/token-service.js';
 import { ENGINE_VERSION } from './engine/version.js';
 import { InvalidInputError } from './errors.js';
+import type { Metrics } from './services/metrics.js';
 
 export interface AppOptions extends ApiDeps {
   tokens: TokenService;
@@ -45,6 +47,8 @@ export interface AppOptions extends ApiDeps {
   ready?: () => boolean;
   /** The built web UI (default web/dist); tests point it elsewhere. */
   webUiRoot?: string;
+  /** Prometheus metrics: GET /metrics and /health, and HTTP latency by route. */
+  metrics?: Metrics;
 }
 
 /**
@@ -126,6 +130,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/api/v4/openapi.json', { schema: { hide: true } as Record<string, unknown> }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } as Record<string, unknown> }, async (_request, reply) =>
     (options.ready?.() ?? true) ? { status: 'ok', version: ENGINE_VERSION } : reply.status(503).send({ status: 'starting', version: ENGINE_VERSION }));
+  if (options.metrics) {
+    registerMetrics(app, options.metrics, () => {
+      const ready = options.ready?.() ?? true;
+      return { ready, body: { status: ready ? 'ok' : 'starting', version: ENGINE_VERSION } };
+    });
+  }
 
   // 3. Identity provider
   await app.register(identityRoutes, { realm, issuer: `${baseUrl}/realms/${realm}`, publicClientId, tokens, identities: deps.repos.identities });

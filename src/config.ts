@@ -42,6 +42,32 @@ export interface Config {
   logLevel: string;
   /** Unpacking limits of every scan; an absent field keeps the engine's default (see engine/unpack/limits.ts). */
   unpackLimits: Partial<Limits>;
+  /** FIRMSCOPE_BLOB_URL=s3://bucket/prefix: blobs in that bucket; absent means the `blobs` folder of dataDir. */
+  s3?: S3BlobSettings;
+  /** How long SIGTERM waits for running scans to finish before handing them back to the queue. */
+  shutdownGraceSeconds: number;
+  /** Port of a `firmscope worker`'s /health and /metrics; absent means none. */
+  workerPort?: number;
+  /** Requests per minute per client address (FIRMSCOPE_RATE_LIMIT_PER_MINUTE, default 1200). */
+  rateLimitPerMinute: number;
+}
+
+export interface S3BlobSettings {
+  bucket: string;
+  /** Key prefix without leading or trailing '/'; '' for the bucket's root. */
+  prefix: string;
+  /** FIRMSCOPE_S3_ENDPOINT (or AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL); absent means AWS. */
+  endpoint?: string;
+  forcePathStyle: boolean;
+}
+
+/** `s3://bucket/prefix` → bucket and prefix; undefined when `url` is not such a URL. */
+export function parseS3Url(url: string): { bucket: string; prefix: string } | undefined {
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(\/.*)?$/.exec(url.trim());
+  if (!match) return undefined;
+  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (prefix && prefix.split('/').some((part) => !/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(part))) return undefined;
+  return { bucket: match[1]!, prefix };
 }
 
 /**
@@ -160,6 +186,17 @@ export function loadConfig(env: Env = process.env): Config {
     maxFiles: optionalInt('FIRMSCOPE_UNPACK_MAX_FILES', ranges.maxFiles.min, ranges.maxFiles.max),
     timeoutSeconds: optionalInt('FIRMSCOPE_UNPACK_TIMEOUT_SECONDS', ranges.timeoutSeconds.min, ranges.timeoutSeconds.max),
   });
+  const blobUrl = str('FIRMSCOPE_BLOB_URL');
+  let s3: S3BlobSettings | undefined;
+  if (blobUrl) {
+    const location = parseS3Url(blobUrl);
+    if (!location) problems.push(`FIRMSCOPE_BLOB_URL=${blobUrl}: expected s3://bucket or s3://bucket/prefix (prefix of letters, digits, '.', '_', '-' and '/')`);
+    const endpointName = ['FIRMSCOPE_S3_ENDPOINT', 'AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL'].find((n) => str(n) !== undefined);
+    const endpoint = endpointName ? url(endpointName) : undefined;
+    const pathStyle = str('FIRMSCOPE_S3_FORCE_PATH_STYLE') ?? '0';
+    if (!['0', '1', 'true', 'false'].includes(pathStyle)) problems.push(`FIRMSCOPE_S3_FORCE_PATH_STYLE=${pathStyle}: expected 1 or 0`);
+    if (location) s3 = { ...location, endpoint, forcePathStyle: pathStyle === '1' || pathStyle === 'true' };
+  }
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   const logLevel = str('LOG_LEVEL') ?? 'info';
   if (!levels.includes(logLevel)) problems.push(`LOG_LEVEL=${logLevel}: expected one of ${levels.join(', ')}`);
@@ -188,6 +225,10 @@ export function loadConfig(env: Env = process.env): Config {
     externalOrg: name('FIRMSCOPE_EXTERNAL_ORG', 'default'),
     logLevel,
     unpackLimits: limits,
+    s3,
+    shutdownGraceSeconds: int('FIRMSCOPE_SHUTDOWN_GRACE_SECONDS', 30, 0, 3600),
+    workerPort: optionalInt('FIRMSCOPE_WORKER_PORT', 1, 65535),
+    rateLimitPerMinute: int('FIRMSCOPE_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
   };
   if (config.externalJwksUrl && !config.externalIssuer) {
     problems.push('FIRMSCOPE_EXTERNAL_JWKS_URL: set FIRMSCOPE_EXTERNAL_ISSUER too');

@@ -15,6 +15,7 @@ import { loadConfig, type Config } from './config.js';
 import { closeScanThreads, runEngineInThread } from './jobs/engine-runner.js';
 import { failAbandonedScan, scanJobHandler } from './jobs/scan-job.js';
 import { JobWorker } from './jobs/worker.js';
+import { createMetrics, type Metrics } from './services/metrics.js';
 import { bootstrap, ensureDefaultOrg } from './services/bootstrap.js';
 import { createRepositories, type Repositories } from './store/repositories.js';
 import { SCAN_JOB } from './services/scans.js';
@@ -22,6 +23,7 @@ import { resolveUploadSecret } from './services/upload-secret.js';
 import type { BlobStore } from './store/blob-store.js';
 import { openDatabase, type OpenedDatabase } from './store/database.js';
 import { FilesystemBlobStore } from './store/filesystem-blob-store.js';
+import { S3BlobStore, s3Client } from './store/s3-blob-store.js';
 
 export interface Runtime {
   database: OpenedDatabase;
@@ -32,7 +34,12 @@ export interface Runtime {
 
 export async function openRuntime(config: Config, logger: Logger = pino({ level: config.logLevel })): Promise<Runtime> {
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
-  return { database, repos: createRepositories(database.db, database.dialect), blobs: new FilesystemBlobStore(join(config.dataDir, 'blobs')), logger };
+  return { database, repos: createRepositories(database.db, database.dialect), blobs: openBlobStore(config), logger };
+}
+
+/** The S3 bucket of FIRMSCOPE_BLOB_URL, or the `blobs` folder of the data folder. */
+export function openBlobStore(config: Config): BlobStore {
+  return config.s3 ? new S3BlobStore(s3Client(config.s3), config.s3) : new FilesystemBlobStore(join(config.dataDir, 'blobs'));
 }
 
 /** The database the scan threads open (the vulnerability source): the service's own. */
@@ -40,7 +47,7 @@ function scanDatabase(config: Config): { url?: string; dataDir: string } {
   return { url: config.databaseUrl, dataDir: config.dataDir };
 }
 
-export function createWorker(config: Config, runtime: Runtime, concurrency: number): JobWorker {
+export function createWorker(config: Config, runtime: Runtime, concurrency: number, metrics?: Metrics): JobWorker {
   const { repos, blobs, logger } = runtime;
   const database = scanDatabase(config);
   return new JobWorker({
@@ -52,7 +59,7 @@ export function createWorker(config: Config, runtime: Runtime, concurrency: numb
         repos, blobs, dataDir: config.dataDir,
         limits: config.unpackLimits,
         analyse: (input, signal, onProgress) => runEngineInThread({ ...input, database }, { signal, onProgress }),
-      }),
+      }, metrics),
     },
     onAbandoned: failAbandonedScan(repos),
     leaseMs: config.jobLeaseSeconds * 1000,
@@ -66,7 +73,15 @@ export interface RunningServer {
   url: string;
   runtime: Runtime;
   worker?: JobWorker;
-  close(): Promise<void>;
+  metrics: Metrics;
+  /** Stops listening, lets running scans finish within `graceMs` (default 0: hand them back at once), then closes. */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+/** Scan threads and the database of a stopped worker: after its scans, so no thread is torn down mid-scan. */
+export async function closeRuntime(config: Config, runtime: Runtime): Promise<void> {
+  await closeScanThreads(scanDatabase(config));
+  await runtime.database.close();
 }
 
 export async function startServer(config: Config, logger?: Logger): Promise<RunningServer> {
@@ -75,8 +90,9 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
   let url: string;
   // /healthz says 503 'starting' until the first admin exists, so nobody signs in before it does
   let ready = false;
+  const metrics = createMetrics(runtime.repos, 'api');
   try {
-    app = await buildServiceApp(config, runtime, () => ready);
+    app = await buildServiceApp(config, runtime, () => ready, metrics);
     url = await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
       throw new Error(listenFailure(error, config));
     });
@@ -87,22 +103,20 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
     await runtime.database.close();
     throw error;
   }
-  const worker = config.workers > 0 ? createWorker(config, runtime, config.workers) : undefined;
+  const worker = config.workers > 0 ? createWorker(config, runtime, config.workers, metrics) : undefined;
   worker?.start();
   const listening = app;
   return {
-    app: listening, url, runtime, worker,
-    async close() {
-      await worker?.stop();
-      await closeScanThreads(scanDatabase(config));
-      await listening.close();
-      await runtime.database.close();
+    app: listening, url, runtime, worker, metrics,
+    async close(options = {}) {
+      await Promise.all([listening.close(), worker?.stop(options.graceMs ?? 0)]);
+      await closeRuntime(config, runtime);
     },
   };
 }
 
 /** The HTTP app with its token service (signing key from the store) and upload settings. */
-async function buildServiceApp(config: Config, runtime: Runtime, ready: () => boolean): Promise<FastifyInstance> {
+async function buildServiceApp(config: Config, runtime: Runtime, ready: () => boolean, metrics: Metrics): Promise<FastifyInstance> {
   const { repos, blobs } = runtime;
   const key = await loadSigningKey(repos.identities);
   const issuer = `${config.baseUrl}/realms/${config.realm}`;
@@ -118,6 +132,8 @@ async function buildServiceApp(config: Config, runtime: Runtime, ready: () => bo
     uploads: { baseUrl: config.baseUrl, secret: await resolveUploadSecret(config.uploadSecret, config.dataDir), urlSeconds: config.uploadUrlSeconds, maxBytes: config.maxUploadBytes },
     logger: runtime.logger,
     ready,
+    metrics,
+    rateLimitPerMinute: config.rateLimitPerMinute,
   });
 }
 
@@ -131,7 +147,7 @@ export async function describeApi(): Promise<Record<string, unknown>> {
     const config = loadConfig({ FIRMSCOPE_DATA_DIR: dataDir, FIRMSCOPE_BASE_URL: 'http://localhost:8080', LOG_LEVEL: 'silent' });
     const runtime = await openRuntime(config, pino({ level: 'silent' }));
     try {
-      const app = await buildServiceApp(config, runtime, () => true);
+      const app = await buildServiceApp(config, runtime, () => true, createMetrics(runtime.repos, 'api'));
       await app.ready();
       const document = app.swagger() as unknown as Record<string, unknown>;
       await app.close();

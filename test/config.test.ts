@@ -13,6 +13,22 @@ describe('loadConfig', () => {
     expect(config.dataDir).toMatch(/data$/);
   });
 
+  it('reads the S3 blob store, the shutdown grace, the worker port and the rate limit', () => {
+    const defaults = loadConfig({});
+    expect(defaults.s3).toBeUndefined();
+    expect(defaults.shutdownGraceSeconds).toBe(30);
+    expect(defaults.workerPort).toBeUndefined();
+    expect(defaults.rateLimitPerMinute).toBe(1200);
+    expect(loadConfig({ FIRMSCOPE_BLOB_URL: 's3://fw-blobs/prod/eu', AWS_ENDPOINT_URL: 'http://minio:9000/', FIRMSCOPE_S3_FORCE_PATH_STYLE: '1' }).s3)
+      .toEqual({ bucket: 'fw-blobs', prefix: 'prod/eu', endpoint: 'http://minio:9000', forcePathStyle: true });
+    expect(loadConfig({ FIRMSCOPE_BLOB_URL: 's3://fw-blobs', FIRMSCOPE_S3_ENDPOINT: 'http://a:1', AWS_ENDPOINT_URL_S3: 'http://b:2' }).s3)
+      .toEqual({ bucket: 'fw-blobs', prefix: '', endpoint: 'http://a:1', forcePathStyle: false });
+    for (const bad of ['http://bucket/x', 's3://', 's3://b/../x', 's3://Upper']) {
+      expect(() => loadConfig({ FIRMSCOPE_BLOB_URL: bad }), bad).toThrow(/FIRMSCOPE_BLOB_URL/);
+    }
+    expect(() => loadConfig({ FIRMSCOPE_SHUTDOWN_GRACE_SECONDS: 'soon', FIRMSCOPE_WORKER_PORT: '70000' })).toThrow(/FIRMSCOPE_SHUTDOWN_GRACE_SECONDS[\s\S]*FIRMSCOPE_WORKER_PORT/);
+  });
+
   it('derives the base URL from PORT and strips a trailing slash from an explicit one', () => {
     expect(loadConfig({ PORT: '9000' }).baseUrl).toBe('http://localhost:9000');
     expect(loadConfig({ FIRMSCOPE_BASE_URL: 'https://scan.example.com/' }).baseUrl).toBe('https://scan.example.com');

@@ -1,11 +1,12 @@
 // POST /api/v4/grids/findings:gridList (search, filter, sort, page, compare findings; CSV export),
 // POST /api/v4/grids/cryptographicAssets:gridList and POST /api/v4/grids/binaries:gridList (CSV export).
+import { Readable } from 'node:stream';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { principalOf } from '../auth/authenticate.js';
 import { binaryGrid, binaryGridCsv } from '../services/binary-grid.js';
 import { cryptoAssetGrid } from '../services/crypto-asset-grid.js';
-import { findingGrid, gridCsv } from '../services/finding-grid.js';
+import { findingGrid, findingGridCsv } from '../services/finding-grid.js';
 import { MAX_FILTERS, MAX_LIST_VALUES, MAX_PAGE_SIZE } from '../services/grid-request.js';
 import { attachmentDisposition } from './content-disposition.js';
 import type { ApiDeps } from './deps.js';
@@ -57,13 +58,13 @@ const BinaryRow = Type.Object({
   networkFacing: Type.Boolean(), productId: Type.String(), imageId: Type.String(), scanId: Type.String(),
 }, { $id: 'BinaryRow' });
 
-/** A grid's CSV export, as an attachment (the text bypasses the JSON response schema). */
-function sendCsv(reply: FastifyReply, fileName: string, csv: string) {
+/** A grid's CSV export, as an attachment (the text, or a stream of it, bypasses the JSON response schema). */
+function sendCsv(reply: FastifyReply, fileName: string, csv: string | AsyncIterable<string>) {
   return reply
     .header('content-type', 'text/csv; charset=utf-8')
     .header('content-disposition', attachmentDisposition(fileName))
     .serializer((payload: unknown) => payload as string)
-    .send(csv as never);
+    .send((typeof csv === 'string' ? csv : Readable.from(csv)) as never);
 }
 
 export const gridRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos }) => {
@@ -80,8 +81,8 @@ export const gridRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
   }, async (request, reply) => {
     const principal = principalOf(request);
     if (request.query.contentType === 'csv') {
-      const { rows } = await findingGrid(repos, principal, request.body, { all: true });
-      return sendCsv(reply, 'findings.csv', gridCsv(rows));
+      // streamed in batches: an export of any size holds a batch of rows in memory, not all of them
+      return sendCsv(reply, 'findings.csv', findingGridCsv(repos, principal, request.body));
     }
     return findingGrid(repos, principal, request.body);
   });

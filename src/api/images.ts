@@ -86,7 +86,7 @@ export const imageRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, deps)
       tags: ['images'], summary: 'Generate a pre-signed upload URL (PUT the image to it without a bearer token)', params: ProductParams,
       response: { 200: Type.Object({ id: Type.String(), uploadUrl: Type.String() }), ...errorResponses() },
     },
-  }, async (request) => generateUploadUrl(repos, uploads, principalOf(request), request.params.productId));
+  }, async (request) => generateUploadUrl(repos, blobs, uploads, principalOf(request), request.params.productId));
 
   app.post('/api/v4/products/:productId/images::upload', {
     config: { permission: 'images.create' },

@@ -12,8 +12,8 @@ export function register(program: Command): void {
       const server = await startServer(config);
       server.runtime.logger.info({ url: server.url, baseUrl: config.baseUrl, workers: config.workers, database: server.runtime.database.dialect }, 'firmscope listening');
       const stop = () => {
-        server.runtime.logger.info('shutting down');
-        server.close().then(() => process.exit(0), () => process.exit(1));
+        server.runtime.logger.info({ graceSeconds: config.shutdownGraceSeconds }, 'shutting down: running scans may finish within the grace period');
+        server.close({ graceMs: config.shutdownGraceSeconds * 1000 }).then(() => process.exit(0), () => process.exit(1));
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

@@ -27,6 +27,17 @@ interface ScanThread {
 
 /** Idle threads by database (the key is its configuration). */
 const idle = new Map<string, ScanThread[]>();
+/**
+ * Threads being terminated (an aborted scan's): closeScanThreads waits for them, so a process that exits after a
+ * SIGTERM drain never tears down a thread that a native add-on is still running in (which can kill the process).
+ */
+const terminating = new Set<Promise<unknown>>();
+
+function terminate(worker: Worker): void {
+  const ended = worker.terminate().catch(() => undefined);
+  terminating.add(ended);
+  void ended.finally(() => terminating.delete(ended));
+}
 let started = 0;
 
 /** Threads started so far and threads idle now (for tests and diagnostics). */
@@ -52,12 +63,12 @@ export function runEngineInThread(
       options.signal.removeEventListener('abort', onAbort);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
       if (keep && !options.signal.aborted) releaseThread(thread);
-      else void worker.terminate();
+      else terminate(worker);
       fn();
     };
     const onAbort = () => {
       worker.postMessage({ type: 'abort' } satisfies ScanThreadRequest);
-      killTimer = setTimeout(() => void worker.terminate(), ABORT_GRACE_MS);
+      killTimer = setTimeout(() => terminate(worker), ABORT_GRACE_MS);
     };
     const onMessage = (message: ScanThreadMessage) => {
       if (message.type === 'progress') options.onProgress?.({ phase: message.phase, percent: message.percent });
@@ -88,7 +99,7 @@ export async function closeScanThreads(database?: ScanThreadConfig['database']):
   const keys = database ? [JSON.stringify(database)] : [...idle.keys()];
   const threads = keys.flatMap((key) => idle.get(key) ?? []);
   for (const key of keys) idle.delete(key);
-  await Promise.all(threads.map((thread) => endThread(thread)));
+  await Promise.all([...threads.map((thread) => endThread(thread)), ...terminating]);
 }
 
 function takeThread(database: ScanThreadConfig['database']): ScanThread {
@@ -129,7 +140,7 @@ async function endThread(thread: ScanThread): Promise<void> {
   clearTimeout(thread.idleTimer);
   const exited = new Promise<void>((resolve) => thread.worker.once('exit', () => resolve()));
   thread.worker.postMessage({ type: 'close' } satisfies ScanThreadRequest);
-  const timer = setTimeout(() => void thread.worker.terminate(), ABORT_GRACE_MS).unref();
+  const timer = setTimeout(() => terminate(thread.worker), ABORT_GRACE_MS).unref();
   await exited;
   clearTimeout(timer);
 }

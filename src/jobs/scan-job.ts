@@ -1,14 +1,17 @@
 // The 'scan' job kind: runs the scan use case with the engine in a worker thread.
+import type { Metrics } from '../services/metrics.js';
 import { runScan, type RunScanDeps } from '../services/run-scan.js';
 import type { Repositories } from '../store/repositories.js';
 import type { Job } from '../store/job.repository.js';
 import type { JobHandler } from './worker.js';
 
-export function scanJobHandler(deps: RunScanDeps): JobHandler {
+export function scanJobHandler(deps: RunScanDeps, metrics?: Pick<Metrics, 'scanDuration'>): JobHandler {
   return async (job, signal) => {
     const scanId = String(job.payload['scanId'] ?? job.scanId);
+    const started = performance.now();
     try {
       const outcome = await runScan(deps, scanId, signal, job.attempts);
+      if (outcome !== 'skipped') metrics?.scanDuration.observe({ outcome }, (performance.now() - started) / 1000);
       return outcome === 'skipped' ? 'done' : outcome;
     } catch (error) {
       // An unexpected error (database down, disk full): retried, and on the last attempt the scan fails.

@@ -58,13 +58,26 @@ export class JobWorker {
     this.loops = Array.from({ length: concurrency }, () => this.loop());
   }
 
-  /** Stops claiming; running jobs are aborted and left for another worker to retry. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming. Running jobs may finish within `graceMs` (a SIGTERM drain); those still running then are
+   * aborted and handed back to the queue at once for another worker.
+   */
+  async stop(graceMs = 0): Promise<void> {
     this.running = false;
     for (const stop of this.unsubscribe.splice(0)) await stop();
     this.poke();
-    for (const controller of this.active.values()) controller.abort(new Error('worker stopping'));
+    const abortAll = () => {
+      for (const controller of this.active.values()) controller.abort(new Error('worker stopping'));
+    };
+    const timer = graceMs > 0 ? setTimeout(abortAll, graceMs) : undefined;
+    if (!timer) abortAll();
     await Promise.all(this.loops);
+    clearTimeout(timer);
+  }
+
+  /** Jobs running now, and whether the worker still claims new ones (for /health). */
+  get state(): { running: number; claiming: boolean } {
+    return { running: this.active.size, claiming: this.running };
   }
 
   /** Wakes idle loops now (a job was just queued). */

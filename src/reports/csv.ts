@@ -10,6 +10,13 @@ function cellText(value: unknown): string {
 
 /** A header line and one line per row of cell values. */
 export function reportCsv(header: readonly string[], rows: ReadonlyArray<readonly unknown[]>): string {
-  // csv-stringify quotes a field holding the record delimiter ('\r\n') but not a lone CR or LF: quoted_match does
-  return stringify([[...header], ...rows.map((row) => row.map(cellText))], { record_delimiter: '\r\n', quoted_match: /[\r\n]/ });
+  return stringify([[...header]], CSV_OPTIONS) + csvLines(rows);
 }
+
+/** One line per row of cell values, no header: a part of a CSV written in pieces (a streamed export). */
+export function csvLines(rows: ReadonlyArray<readonly unknown[]>): string {
+  return rows.length === 0 ? '' : stringify(rows.map((row) => row.map(cellText)), CSV_OPTIONS);
+}
+
+// csv-stringify quotes a field holding the record delimiter ('\r\n') but not a lone CR or LF: quoted_match does
+const CSV_OPTIONS = { record_delimiter: '\r\n', quoted_match: /[\r\n]/ } as const;

@@ -4,8 +4,8 @@ import type { Principal } from '../auth/principal.js';
 import { SEVERITIES, type EngineFinding } from '../engine/types.js';
 import { CONFIDENCE_SCORES } from '../engine/vulns/confidence.js';
 import { ISSUE_STATUS_ALIASES, ISSUE_STATUSES } from './findings.js';
-import { reportCsv } from '../reports/csv.js';
-import type { Comparator, GridColumn, GridCondition, GridRow } from '../store/finding-grid.js';
+import { csvLines, reportCsv } from '../reports/csv.js';
+import type { Comparator, GridColumn, GridCondition, GridCriteria, GridRow } from '../store/finding-grid.js';
 import { isUlid } from '../ids.js';
 import {
   booleanValue, filterComparator, filterValues, gridError as bad, gridFilters, gridPage, gridSort, numberValue, type GridRequest, type GridResult,
@@ -49,7 +49,8 @@ function normalise(column: GridColumn, raw: unknown, field: string): string | nu
   return value;
 }
 
-export async function findingGrid(repos: Repositories, principal: Principal, request: GridRequest, options: { all?: boolean } = {}): Promise<GridResult> {
+/** The store criteria of a validated request (400 for a bad one), without its page. */
+function findingCriteria(principal: Principal, request: GridRequest): Omit<GridCriteria, 'offset' | 'limit'> {
   const filters = gridFilters(request, 'productId or imageId');
   const conditions: GridCondition[] = [];
   let left: string | undefined;
@@ -82,14 +83,43 @@ export async function findingGrid(repos: Repositories, principal: Principal, req
   const scoped = left || conditions.some((c) => c.column === 'product_id' || c.column === 'image_id');
   if (!scoped) bad('a productId or imageId filter (or a compare pair) is required to scope the grid', 'filters');
 
-  const page = gridPage(request);
   const sort = gridSort(request, SORT, [{ column: 'severity_rank', direction: 'desc' }, { column: 'cvss_score', direction: 'desc' }]);
+  return { orgId: principal.orgId, conditions, sort, compare: left && right ? { left, right } : undefined };
+}
 
-  const { total, rows } = await repos.grids.findings({
-    orgId: principal.orgId, conditions, sort, compare: left && right ? { left, right } : undefined,
-    offset: page.offset, limit: options.all ? undefined : page.limit,
-  });
+export async function findingGrid(repos: Repositories, principal: Principal, request: GridRequest, options: { all?: boolean } = {}): Promise<GridResult> {
+  const criteria = findingCriteria(principal, request);
+  const page = gridPage(request);
+  const { total, rows } = await repos.grids.findings({ ...criteria, offset: page.offset, limit: options.all ? undefined : page.limit });
   return { total, rows: rows.map(toRow) };
+}
+
+/** Rows a streamed CSV export reads at once: besides the ids, its memory is bounded by this. */
+const CSV_BATCH_ROWS = 2000;
+
+/**
+ * Every matching row as CSV text in pieces (the header, then one piece per batch of rows), for a response that
+ * streams: the request is validated before the first piece, so a bad one still fails with 400. The ids of the
+ * matching rows are read first, in order, then the rows by id a batch at a time.
+ */
+export function findingGridCsv(repos: Repositories, principal: Principal, request: GridRequest): AsyncGenerator<string> {
+  const criteria = findingCriteria(principal, request);
+  return (async function* pieces() {
+    yield reportCsv(CSV_COLUMNS, []);
+    const ids = await repos.grids.findingIds(criteria);
+    for (let start = 0; start < ids.length; start += CSV_BATCH_ROWS) {
+      const batch = ids.slice(start, start + CSV_BATCH_ROWS);
+      const { rows } = await repos.grids.findings({
+        ...criteria, conditions: [...criteria.conditions, { column: 'id', comparator: 'in', values: batch }], offset: 0, withoutTotal: true,
+      });
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      // a row deleted since the ids were read is left out
+      yield csvLines(batch.flatMap((id) => {
+        const row = byId.get(id);
+        return row ? [csvCells(toRow(row))] : [];
+      }));
+    }
+  })();
 }
 
 function toRow(r: GridRow): Record<string, unknown> {
@@ -110,11 +140,16 @@ function toRow(r: GridRow): Record<string, unknown> {
 
 const CSV_COLUMNS = ['id', 'pname', 'name', 'findingType', 'severity', 'issueStatus', 'identifiers', 'cvssLatestBaseScore', 'epssProbability', 'isKev', 'componentName', 'componentVersion', 'productId', 'imageId', 'scanId', 'createTime', 'comparison'];
 
-export function gridCsv(rows: Array<Record<string, unknown>>): string {
+/** A grid row's CSV cells: identifiers as `type:value` words, the comparison as its status. */
+function csvCells(row: Record<string, unknown>): unknown[] {
   const text = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map((v) => Object.values(v as object).join(':')).join(' ');
     if (value !== null && typeof value === 'object') return (value as { status?: string }).status ?? JSON.stringify(value);
     return value;
   };
-  return reportCsv(CSV_COLUMNS, rows.map((row) => CSV_COLUMNS.map((c) => text(row[c]))));
+  return CSV_COLUMNS.map((c) => text(row[c]));
+}
+
+export function gridCsv(rows: Array<Record<string, unknown>>): string {
+  return reportCsv(CSV_COLUMNS, rows.map(csvCells));
 }

@@ -19,13 +19,37 @@ export interface UploadSettings {
   maxBytes: number;
 }
 
-export async function generateUploadUrl(repos: Repositories, settings: UploadSettings, principal: Principal, productId: string): Promise<{ id: string; uploadUrl: string }> {
+/**
+ * A temp file and the URL its image is PUT to: a pre-signed PUT straight to the bucket when the blob store takes
+ * direct uploads (S3), so image bytes never pass through the API servers; otherwise this service's HMAC-signed URL.
+ */
+export async function generateUploadUrl(
+  repos: Repositories, blobs: BlobStore, settings: UploadSettings, principal: Principal, productId: string,
+): Promise<{ id: string; uploadUrl: string }> {
   const product = await requireProduct(repos, principal, productId);
   const expires = Math.floor(Date.now() / 1000) + settings.urlSeconds;
   const temp = await repos.images.createTempFile({
     productId: product.id, orgId: product.orgId, authorId: principal.userId, expireTime: new Date(expires * 1000).toISOString(),
   });
-  return { id: temp.id, uploadUrl: uploadUrl(settings.baseUrl, settings.secret, { productId: product.id, tempFileId: temp.id, expires }) };
+  const url = blobs.directUploads
+    ? await blobs.directUploads.putUrl(directUploadKey(temp.id), settings.urlSeconds)
+    : uploadUrl(settings.baseUrl, settings.secret, { productId: product.id, tempFileId: temp.id, expires });
+  return { id: temp.id, uploadUrl: url };
+}
+
+/** Where a temp file's pre-signed PUT lands (the image keeps a copy under a key of its own, see adoptDirectUpload). */
+const directUploadKey = (tempFileId: string): string => `incoming/${tempFileId}`;
+
+/**
+ * A temp file PUT straight to the bucket is unknown to the database until finalize: the store checks its size
+ * (HEAD), copies it to a key no URL can write and hashes it in one pass, and the upload is committed like one
+ * received by this service. Undefined when nothing was PUT.
+ */
+async function adoptDirectUpload(repos: Repositories, blobs: BlobStore, settings: UploadSettings, tempFileId: string): Promise<void> {
+  const blob = await blobs.directUploads?.adopt(directUploadKey(tempFileId), `uploads/${tempFileId}-${newId()}`, settings.maxBytes);
+  if (!blob) return;
+  // a concurrent finalize committed its own copy first: this one is referenced by nothing
+  if (!(await repos.images.commitUpload(tempFileId, null, blob))) await blobs.delete(blob.key);
 }
 
 /**
@@ -75,7 +99,11 @@ export async function finalizeUpload(
   let claimTempId: string | undefined;
   let fileName = input.filename?.trim() || input.file?.filename || imageName;
   if (input.tempFileId) {
-    const temp = await repos.images.getTempFile(product.id, input.tempFileId);
+    let temp = await repos.images.getTempFile(product.id, input.tempFileId);
+    if (temp?.status === 'pending' && blobs.directUploads) {
+      await adoptDirectUpload(repos, blobs, settings, temp.id);
+      temp = await repos.images.getTempFile(product.id, input.tempFileId);
+    }
     if (!temp) throw new NotFoundError(`temp file ${input.tempFileId} not found in product ${productId}`, [{ reason: 'notFound', field: 'tempFileId' }]);
     if (temp.status === 'pending' || !temp.blob) {
       throw new ConflictError(`temp file ${input.tempFileId} has not been uploaded; PUT the image to its uploadUrl first`, [{ reason: 'notUploaded', field: 'tempFileId' }]);

@@ -19,8 +19,10 @@ export interface GridCriteria {
   conditions: GridCondition[];
   sort: Array<{ column: GridColumn; direction: 'asc' | 'desc' }>;
   offset: number;
-  /** Absent: every matching row (CSV export). */
+  /** Absent: every matching row. */
   limit?: number;
+  /** Skip counting the matching rows (total is then 0): the batches of a streamed CSV export. */
+  withoutTotal?: boolean;
 }
 
 export interface GridRow {
@@ -46,9 +48,11 @@ export interface GridRow {
   data: string;
 }
 
+// Migration 0011 indexes this very expression (findings_grid_product, findings_grid_image): change both together.
 const SEVERITY_RANK = sql<number>`case f.severity when 'critical' then 5 when 'high' then 4 when 'medium' then 3 when 'low' then 2 else 1 end`;
 
-export async function queryFindingGrid(db: Kysely<Database>, criteria: GridCriteria): Promise<{ total: number; rows: GridRow[] }> {
+/** The grid's rows (the derived table `g`) with the criteria's conditions applied, not yet sorted or paged. */
+function filteredGrid(db: Kysely<Database>, criteria: GridCriteria) {
   const explicitScans = criteria.conditions.some((c) => c.column === 'scan_id');
   // Scans whose findings count: each image's newest completed scan, unless the caller names scans.
   const latestDone = latestDoneScans(db);
@@ -86,9 +90,37 @@ export async function queryFindingGrid(db: Kysely<Database>, criteria: GridCrite
 
   let query = db.selectFrom(derived.as('g') as never) as unknown as ReturnType<typeof gridFrom>;
   for (const condition of criteria.conditions) query = query.where(conditionSql('g', condition));
-
-  return countedPage(query, (q: typeof query) => q.selectAll(), 'g', criteria);
+  return query;
 }
+
+export async function queryFindingGrid(db: Kysely<Database>, criteria: GridCriteria): Promise<{ total: number; rows: GridRow[] }> {
+  const query = filteredGrid(db, criteria);
+  // The page is picked over narrow columns, then the wide finding documents (about 2 KB each) are read for the
+  // page's rows only: sorting and limiting them along with the rest spilled to disk for large products.
+  const page = await countedPage(query, (q: typeof query) => q.select(NARROW_COLUMNS.map((c) => `g.${c}` as const)), 'g', criteria);
+  const ids = page.rows.map((r) => r.id);
+  const documents = new Map<string, string>();
+  for (let i = 0; i < ids.length; i += 1000) {
+    const found = await db.selectFrom('findings').select(['id', 'data']).where('id', 'in', ids.slice(i, i + 1000)).execute();
+    for (const row of found) documents.set(row.id, row.data);
+  }
+  return { total: page.total, rows: page.rows.map((r) => ({ ...r, data: documents.get(r.id) ?? '{}' })) };
+}
+
+/**
+ * The ids of every matching row, in the grid's order: a streamed export reads them first (26 bytes a row), then the
+ * rows themselves by id, a batch at a time (queryFindingGrid with an id condition), instead of paging by offset,
+ * which re-reads every earlier row for each batch.
+ */
+export async function queryFindingGridIds(db: Kysely<Database>, criteria: Omit<GridCriteria, 'offset' | 'limit'>): Promise<string[]> {
+  const { rows } = await countedPage(filteredGrid(db, { ...criteria, offset: 0 }), (q) => q.select('g.id'), 'g', { ...criteria, offset: 0, withoutTotal: true });
+  return rows.map((r) => (r as { id: string }).id);
+}
+
+const NARROW_COLUMNS = [
+  'id', 'pname', 'name', 'finding_type', 'severity', 'issue_status', 'cvss_score', 'epss_probability', 'is_kev', 'component_name',
+  'component_version', 'match_confidence', 'match_confidence_label', 'product_id', 'image_id', 'scan_id', 'create_time', 'fingerprint', 'comparison',
+] as const satisfies ReadonlyArray<keyof GridRow>;
 
 // Only for its type: a query over the derived table `g`.
 function gridFrom(db: Kysely<{ g: GridRow & { severity_rank: number } }>) {

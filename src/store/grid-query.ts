@@ -56,15 +56,18 @@ type AnySelect<Row = object> = SelectQueryBuilder<any, any, Row>;
 
 /**
  * The number of rows `query` matches and the page of them that `select` picks, sorted by `sort` (columns of
- * `table`) and then by id so pages never overlap; every row when `limit` is absent (CSV export).
+ * `table`) and then by id so pages never overlap; every row when `limit` is absent. `withoutTotal` skips the count
+ * (total 0): the batches of a streamed export need none.
  */
 export async function countedPage<Row>(
   query: AnySelect,
   select: (query: AnySelect) => AnySelect<Row>,
   table: string,
-  criteria: { sort: Array<{ column: string; direction: 'asc' | 'desc' }>; offset: number; limit?: number },
+  criteria: { sort: Array<{ column: string; direction: 'asc' | 'desc' }>; offset: number; limit?: number; withoutTotal?: boolean },
 ): Promise<{ total: number; rows: Row[] }> {
-  const counted = (await query.select(sql<number | string>`count(*)`.as('n')).executeTakeFirst()) as { n: number | string } | undefined;
+  const counted = criteria.withoutTotal
+    ? undefined
+    : (await query.select(sql<number | string>`count(*)`.as('n')).executeTakeFirst()) as { n: number | string } | undefined;
   let rows = select(query);
   for (const s of criteria.sort) rows = rows.orderBy(sql.ref(`${table}.${s.column}`), s.direction);
   rows = rows.orderBy(sql.ref(`${table}.id`), 'asc');

@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import { queryBinaryGrid, type BinaryGridCriteria, type BinaryGridRow } from './binary-grid.js';
 import { queryCryptoAssetGrid, type CryptoGridCriteria, type CryptoGridRow } from './crypto-asset-grid.js';
-import { queryFindingGrid, type GridCriteria, type GridRow } from './finding-grid.js';
+import { queryFindingGrid, queryFindingGridIds, type GridCriteria, type GridRow } from './finding-grid.js';
 import type { Database } from './schema.js';
 
 export interface GridPage<Row> {
@@ -16,6 +16,11 @@ export class GridRepository {
 
   findings(criteria: GridCriteria): Promise<GridPage<GridRow>> {
     return queryFindingGrid(this.db, criteria);
+  }
+
+  /** Ids of every matching finding, in the grid's order (a streamed export, see queryFindingGridIds). */
+  findingIds(criteria: Omit<GridCriteria, 'offset' | 'limit'>): Promise<string[]> {
+    return queryFindingGridIds(this.db, criteria);
   }
 
   cryptoAssets(criteria: CryptoGridCriteria): Promise<GridPage<CryptoGridRow>> {

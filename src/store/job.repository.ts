@@ -60,6 +60,12 @@ export class JobRepository {
     return rows.map(toJob);
   }
 
+  /** Jobs by kind and status (the queue depth of /metrics). */
+  async countByStatus(): Promise<Array<{ kind: string; status: JobStatus; count: number }>> {
+    const rows = await this.db.selectFrom('jobs').select(['kind', 'status', (eb) => eb.fn.countAll().as('count')]).groupBy(['kind', 'status']).execute();
+    return rows.map((r) => ({ kind: r.kind, status: r.status, count: Number(r.count) }));
+  }
+
   /** Claims one due job of the given kinds for `owner`, or returns undefined when none is due. */
   async claim(owner: string, kinds: string[], leaseMs: number): Promise<Job | undefined> {
     const now = nowIso();

@@ -62,6 +62,12 @@ export class ScanRepository {
     return this.db.selectFrom('scans').leftJoin('users as a', 'a.id', 'scans.author_id').selectAll('scans').select(authorSelection);
   }
 
+  /** Scans by state (for /metrics). */
+  async countByState(): Promise<Array<{ state: ScanStateType; count: number }>> {
+    const rows = await this.db.selectFrom('scans').select(['state', (eb) => eb.fn.countAll().as('count')]).groupBy('state').execute();
+    return rows.map((r) => ({ state: r.state, count: Number(r.count) }));
+  }
+
   async create(input: { imageId: string; productId: string; orgId: string; authorId: string }): Promise<Scan> {
     const now = nowIso();
     const id = newId();

@@ -1,7 +1,7 @@
 // The findings grid and workflow on both dialects, over stored scan results built here.
 import { beforeAll, expect, it } from 'vitest';
 import type { EngineFinding } from '../../src/engine/types.js';
-import { findingGrid, gridCsv } from '../../src/services/finding-grid.js';
+import { findingGrid, findingGridCsv, gridCsv } from '../../src/services/finding-grid.js';
 import { createRepositories, type Repositories } from '../../src/store/repositories.js';
 import { describeEachDatabase } from '../support/databases.js';
 
@@ -148,4 +148,24 @@ describeEachDatabase('findings grid', (get) => {
     expect(lines).toHaveLength(6);
     expect(lines[0]).toMatch(/^id,pname,name,findingType,severity,issueStatus/);
   });
+
+  it('streams the CSV export in batches: every row once, in the grid order, the same text as the whole export', async () => {
+    const request = { filters: [{ field: 'productId', value: productId }], sortBy: { field: 'cvssLatestBaseScore', direction: 'descend' } };
+    const whole = gridCsv((await findingGrid(repos, principal, request, { all: true })).rows);
+    let streamed = '';
+    for await (const piece of findingGridCsv(repos, principal, request)) streamed += piece;
+    expect(streamed).toBe(whole);
+    // a product of 4,500 findings spans three batches of 2,000
+    const many = await repos.products.create({ orgId: principal.orgId, name: 'many', authorId: principal.userId });
+    const saved = productId;
+    productId = many.id;
+    await imageWithScan(Array.from({ length: 4500 }, (_, i) => finding(String(i).padStart(5, '0'), { cvssLatestBaseScore: (i % 100) / 10 })));
+    productId = saved;
+    let text = '';
+    for await (const piece of findingGridCsv(repos, principal, { filters: [{ field: 'productId', value: many.id }] })) text += piece;
+    const lines = text.trim().split('\r\n').slice(1);
+    expect(lines).toHaveLength(4500);
+    expect(new Set(lines.map((l) => l.split(',')[0])).size).toBe(4500);
+    expect(() => findingGridCsv(repos, principal, { filters: [] })).toThrow(/productId or imageId/);
+  }, 60_000);
 });

@@ -9,6 +9,7 @@ import * as customRules from './0005-custom-rules.js';
 import * as binaries from './0006-binaries.js';
 import * as authorizationCodes from './0009-authorization-codes.js';
 import * as findingApplicability from './0010-finding-applicability.js';
+import * as gridIndexes from './0011-grid-indexes.js';
 import * as vulnerabilities from './0100-vulnerabilities.js';
 import * as vulnerabilityCriteria from './0101-vulnerability-criteria.js';
 import * as kevCatalogDate from './0102-kev-catalog-date.js';
@@ -25,6 +26,7 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0006-binaries', binaries],
   ['0009-authorization-codes', authorizationCodes],
   ['0010-finding-applicability', findingApplicability],
+  ['0011-grid-indexes', gridIndexes],
   ['0100-vulnerabilities', vulnerabilities],
   ['0101-vulnerability-criteria', vulnerabilityCriteria],
   ['0102-kev-catalog-date', kevCatalogDate],

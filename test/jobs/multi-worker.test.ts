@@ -1,0 +1,158 @@
+// Workers on "separate machines": three `firmscope worker` processes, each with a data folder of its own (no shared
+// disk), sharing only PostgreSQL and an S3 bucket (s3rver behind a SigV4-checking front) with an API server that
+// runs no scans itself. 30 small images are uploaded through pre-signed PUTs to the bucket. One worker is SIGKILLed
+// in the middle of a scan (frozen with SIGSTOP first, so the scan cannot end between the check and the kill): its
+// scan is retried by another worker and completes. Another gets SIGTERM in the middle of a scan: it finishes that
+// scan, then exits 0. In the end every scan ran to completion exactly once (one attempt, two for the killed one),
+// results are stored once, and every image's blob in the bucket has its recorded SHA-256.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, FirmscopeProcess } from '../support/cli-process.js';
+import { testDialects } from '../support/databases.js';
+import { S3_CREDENTIALS, S3_REGION, startTestS3, type TestS3 } from '../support/s3-server.js';
+import { ADMIN, call, freePort, passwordToken, startTestServer, waitFor, type TestServer } from '../support/server.js';
+import { duplicateResultProblems, imageBlobProblems, unfinishedWorkProblems } from '../support/store-invariants.js';
+
+const SCANS = 30;
+const LEASE_SECONDS = 5;
+
+interface FleetWorker {
+  process: FirmscopeProcess;
+  port: number;
+  dataDir: string;
+}
+
+const postgres = testDialects().includes('postgres');
+
+describe.skipIf(!postgres)('three workers without a shared disk, on PostgreSQL and S3', () => {
+  let s3: TestS3;
+  let t: TestServer;
+  let token: string;
+  let productId: string;
+  const workers: FleetWorker[] = [];
+  const sent = new Map<string, string>();
+
+  beforeAll(async () => {
+    s3 = await startTestS3();
+    Object.assign(process.env, { AWS_REGION: S3_REGION, AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey });
+    t = await startTestServer({ postgres: true, env: { ...s3.env('fleet'), FIRMSCOPE_WORKERS: '0' } });
+    token = await passwordToken(t.base, ADMIN.email, ADMIN.password);
+    productId = (await call(t.base, token, 'POST', '/api/v4/products', { name: 'Fleet' })).body.id.split('/')[1];
+    for (let i = 0; i < 3; i++) {
+      const dataDir = mkdtempSync(join(tmpdir(), `firmscope-worker-${i}-`));
+      const port = await freePort();
+      const env = childEnv({
+        ...s3.env('fleet'), DATABASE_URL: t.databaseUrl, FIRMSCOPE_DATA_DIR: dataDir, FIRMSCOPE_WORKER_PORT: String(port), HOST: '127.0.0.1',
+        FIRMSCOPE_JOB_POLL_MS: '100', FIRMSCOPE_JOB_LEASE_SECONDS: String(LEASE_SECONDS), FIRMSCOPE_SHUTDOWN_GRACE_SECONDS: '60', LOG_LEVEL: 'warn',
+      });
+      workers.push({ process: new FirmscopeProcess(`worker-${i}`, ['worker', '--concurrency', '1'], env), port, dataDir });
+    }
+    for (const w of workers) {
+      await waitFor(async () => {
+        if (!w.process.running) throw new Error(`${w.process.name} exited while starting:\n${w.process.tail}`);
+        return (await fetch(`http://127.0.0.1:${w.port}/health`).then((r) => r.ok, () => false)) || undefined;
+      }, 60_000, 100);
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.process.stop('SIGKILL')));
+    await t?.close();
+    await s3?.close();
+    for (const w of workers) rmSync(w.dataDir, { recursive: true, force: true });
+  });
+
+  /** The job `worker` is running now, if any (its lease owner is `host:pid:id`). */
+  async function runningJob(worker: FleetWorker): Promise<{ id: string; scan_id: string | null } | undefined> {
+    return t.server.runtime.database.db.selectFrom('jobs').select(['id', 'scan_id']).where('status', '=', 'running')
+      .where('lease_owner', 'like', `%:${worker.process.pid}:%`).executeTakeFirst();
+  }
+
+  /** Waits until `worker` runs a scan, then freezes it there (SIGSTOP) and returns that job. */
+  async function frozenMidScan(worker: FleetWorker): Promise<{ id: string; scan_id: string | null }> {
+    return waitFor(async () => {
+      if (!worker.process.running) throw new Error(`${worker.process.name} exited:\n${worker.process.tail}`);
+      if (!(await runningJob(worker))) return undefined;
+      worker.process.child.kill('SIGSTOP');
+      const job = await runningJob(worker);
+      if (!job) worker.process.child.kill('SIGCONT');
+      return job;
+    }, 60_000, 20);
+  }
+
+  it('runs 30 scans exactly once, retries the one whose worker was killed, and drains on SIGTERM', async () => {
+    const upload = async (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        const bytes = gzipSync(Buffer.from(`fleet image ${i}\n`.repeat(2000 + i)));
+        const url = await call(t.base, token, 'GET', `/api/v4/products/${productId}/tempFiles:generateUploadUrl`);
+        expect((await fetch(url.body.uploadUrl, { method: 'PUT', body: bytes })).status).toBe(200);
+        const fin = await call(t.base, token, 'POST', `/api/v4/products/${productId}/images:upload?tempFileId=${url.body.id}&imageName=fleet-${i}`, new FormData());
+        expect(fin.status).toBe(201);
+        sent.set(`fleet-${i}`, createHash('sha256').update(bytes).digest('hex'));
+      }
+    };
+    const [killed, drained, survivor] = workers as [FleetWorker, FleetWorker, FleetWorker];
+    // half the scans while all three work; the other half once one is dead, so the drained one is busy too
+    await upload(0, SCANS / 2);
+    const killedJob = await frozenMidScan(killed);
+    killed.process.child.kill('SIGKILL');
+    await killed.process.exited;
+
+    await upload(SCANS / 2, SCANS);
+    const drainedJob = await frozenMidScan(drained);
+    drained.process.child.kill('SIGTERM');
+    drained.process.child.kill('SIGCONT');
+    expect(await drained.process.exited, drained.process.tail).toBe(0);
+
+    const db = t.server.runtime.database.db;
+    await waitFor(async () => {
+      const open = await db.selectFrom('scans').select('id').where('state', 'not in', ['done', 'failed', 'cancelled']).execute();
+      return open.length === 0 || undefined;
+    }, 180_000, 250);
+
+    const scans = await db.selectFrom('scans').select(['id', 'state']).execute();
+    expect(scans).toHaveLength(SCANS);
+    expect(scans.filter((s) => s.state !== 'done')).toEqual([]);
+    const jobs = await db.selectFrom('jobs').select(['id', 'scan_id', 'status', 'attempts']).execute();
+    expect(jobs).toHaveLength(SCANS);
+    const retried = jobs.filter((j) => Number(j.attempts) !== 1);
+    expect(retried.map((j) => [j.id, Number(j.attempts)])).toEqual([[killedJob.id, 2]]);
+    expect(jobs.find((j) => j.id === drainedJob.id)).toMatchObject({ status: 'done' });
+    // every scan went to running once per attempt and reached done once
+    const runs = await db.selectFrom('scan_states').select(['scan_id', 'type']).where('type', 'in', ['running', 'done']).execute();
+    for (const scan of scans) {
+      const mine = runs.filter((r) => r.scan_id === scan.id);
+      expect(mine.filter((r) => r.type === 'done')).toHaveLength(1);
+      expect(mine.filter((r) => r.type === 'running')).toHaveLength(scan.id === killedJob.scan_id ? 2 : 1);
+    }
+    expect(await unfinishedWorkProblems(db)).toEqual([]);
+    expect(await duplicateResultProblems(db)).toEqual([]);
+    expect(await imageBlobProblems(db, t.server.runtime.blobs, sent)).toEqual([]);
+    // the survivor's work folder holds nothing once its scans are done (downloads live only while a scan runs)
+    expect(readdirSync(join(survivor.dataDir, 'work'))).toEqual([]);
+
+    const workerMetrics = await (await fetch(`http://127.0.0.1:${survivor.port}/metrics`)).text();
+    expect(metric(workerMetrics, 'firmscope_scan_duration_seconds_count', { role: 'worker', outcome: 'done' })).toBeGreaterThan(0);
+    expect(metric(workerMetrics, 'firmscope_scans', { role: 'worker', state: 'done' })).toBe(SCANS);
+    expect(metric(workerMetrics, 'firmscope_jobs', { role: 'worker', kind: 'scan', status: 'done' })).toBe(SCANS);
+    const apiMetrics = await (await fetch(`${t.base}/metrics`)).text();
+    expect(metric(apiMetrics, 'firmscope_http_request_duration_seconds_count', {
+      role: 'api', method: 'POST', route: '/api/v4/products/:productId/images::upload', status: '201',
+    })).toBe(SCANS);
+    expect((await fetch(`${t.base}/health`)).status).toBe(200);
+  }, 300_000);
+});
+
+/** The value of a Prometheus text-format sample with exactly these labels (in any order). */
+function metric(text: string, name: string, labels: Record<string, string>): number | undefined {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`).sort().join(',');
+  for (const line of text.split('\n')) {
+    const match = /^([a-z_:]+)\{(.*)\} (\S+)$/.exec(line);
+    if (match?.[1] === name && match[2]!.split(/,(?=[a-z_]+=")/).sort().join(',') === wanted) return Number(match[3]);
+  }
+  return undefined;
+}
