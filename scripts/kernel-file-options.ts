@@ -1,4 +1,4 @@
-// Generates data/kernel-file-options.json.gz: for each C source file of the Linux kernel, the
+// Generates tables/kernel-file-options.json.gz: for each C source file of the Linux kernel, the
 // configuration options that must be on for kbuild to compile it (the options of its directories, then of its
 // object), read from the kbuild Makefiles of a kernel source tree. The kernel CVE triage maps a record's
 // `programFiles` to options with it. Run it on a Debian linux-source package (the table, not the tree, is
@@ -90,6 +90,6 @@ for (const arch of readdirSync(join(root, 'arch'))) {
   if (statSync(path).isDirectory()) walk(path, []);
 }
 const sorted = Object.fromEntries(Object.entries(table).sort(([a], [b]) => (a < b ? -1 : 1)));
-const out = join(import.meta.dirname, '..', 'data', 'kernel-file-options.json.gz');
+const out = join(import.meta.dirname, '..', 'tables', 'kernel-file-options.json.gz');
 writeFileSync(out, gzipSync(JSON.stringify({ source: `Debian linux-source-6.1 ${version}`, files: sorted }), { level: 9 }));
 console.log(`${Object.keys(sorted).length} files → ${out}`);

@@ -1,5 +1,5 @@
 // Kernel CVE triage: whether a kernel CVE's affected code is built into the image's kernel. The kernel CNA's
-// records list the affected source files (programFiles); data/kernel-file-options.json.gz (generated from a
+// records list the affected source files (programFiles); tables/kernel-file-options.json.gz (generated from a
 // Debian linux-source tree by scripts/kernel-file-options.ts) gives the configuration options kbuild needs to
 // compile each file; the image's kernel configuration (a /boot/config-*, a .config, /proc/config.gz or the
 // IKCONFIG blob embedded in the kernel) says which are on. The verdict:
@@ -15,7 +15,7 @@ import type { Applicability, Component, EngineFinding, FileNode } from '../types
 
 export type KernelConfig = Map<string, 'y' | 'm' | 'n'>;
 
-const TABLE_FILE = fileURLToPath(new URL('../../../data/kernel-file-options.json.gz', import.meta.url));
+const TABLE_FILE = fileURLToPath(new URL('../../../tables/kernel-file-options.json.gz', import.meta.url));
 let table: Map<string, string[]> | undefined;
 
 /** Source file → the options it needs (empty: built on every configuration); read once. */
