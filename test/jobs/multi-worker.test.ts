@@ -96,17 +96,22 @@ describe.skipIf(!postgres)('three workers without a shared disk, on PostgreSQL a
       }
     };
     const [killed, drained, survivor] = workers as [FleetWorker, FleetWorker, FleetWorker];
-    // half the scans while all three work; the other half once one is dead, so the drained one is busy too
+    // Each worker to be caught mid-scan first works alone (the others paused while idle), so it is busy from one
+    // scan to the next and is caught running whatever the speed of a scan; the survivor then does the rest.
+    drained.process.child.kill('SIGSTOP');
+    survivor.process.child.kill('SIGSTOP');
     await upload(0, SCANS / 2);
     const killedJob = await frozenMidScan(killed);
     killed.process.child.kill('SIGKILL');
     await killed.process.exited;
 
+    drained.process.child.kill('SIGCONT');
     await upload(SCANS / 2, SCANS);
     const drainedJob = await frozenMidScan(drained);
     drained.process.child.kill('SIGTERM');
     drained.process.child.kill('SIGCONT');
     expect(await drained.process.exited, drained.process.tail).toBe(0);
+    survivor.process.child.kill('SIGCONT');
 
     const db = t.server.runtime.database.db;
     await waitFor(async () => {
@@ -127,7 +132,10 @@ describe.skipIf(!postgres)('three workers without a shared disk, on PostgreSQL a
     for (const scan of scans) {
       const mine = runs.filter((r) => r.scan_id === scan.id);
       expect(mine.filter((r) => r.type === 'done')).toHaveLength(1);
-      expect(mine.filter((r) => r.type === 'running')).toHaveLength(scan.id === killedJob.scan_id ? 2 : 1);
+      // the killed worker may have died between claiming the job and recording the scan as running
+      const running = mine.filter((r) => r.type === 'running').length;
+      if (scan.id === killedJob.scan_id) expect(running === 1 || running === 2, `running states of the retried scan: ${running}`).toBe(true);
+      else expect(running).toBe(1);
     }
     expect(await unfinishedWorkProblems(db)).toEqual([]);
     expect(await duplicateResultProblems(db)).toEqual([]);
