@@ -68,8 +68,15 @@ export function firstSentence(text: string, max = 180): string {
   return sentence.length <= max ? sentence : `${sentence.slice(0, max - 1).replace(/\s+\S*$/, '')}…`;
 }
 
+/**
+ * The risk in a line: its component, the first sentence of its description, and whether it is exploited. A
+ * description that is one sentence is printed in full by the finding's detail block, so the line names the
+ * finding by its title instead of repeating it.
+ */
 export function plainWords(f: ReportFinding): string {
-  const what = firstSentence(f.description ?? f.title ?? f.name);
+  const description = (f.description ?? '').replace(/\s+/g, ' ').trim();
+  const first = description ? firstSentence(description) : '';
+  const what = first && first !== description ? first : (f.title && f.title !== f.description ? f.title : f.name);
   const where = f.component ? `${componentLabel(f.component)}: ` : '';
   const exploited = f.isKev ? ' Attackers are known to exploit it.' : (f.epss?.probability ?? 0) >= HIGH_EPSS ? ' Likely to be exploited soon (EPSS).' : '';
   return `${where}${what}${exploited}`;
