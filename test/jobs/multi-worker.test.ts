@@ -78,6 +78,8 @@ describe.skipIf(!postgres)('three workers without a shared disk, on PostgreSQL a
       if (!worker.process.running) throw new Error(`${worker.process.name} exited:\n${worker.process.tail}`);
       if (!(await runningJob(worker))) return undefined;
       worker.process.child.kill('SIGSTOP');
+      // a job the worker marked done just before it stopped may still be committing: let it land, then look again
+      await new Promise((resolve) => setTimeout(resolve, 300));
       const job = await runningJob(worker);
       if (!job) worker.process.child.kill('SIGCONT');
       return job;
