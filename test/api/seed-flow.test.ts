@@ -139,7 +139,8 @@ describe('seed flow over HTTP', () => {
     const early = await call(t.base, token, 'POST', `/api/v4/products/${productId}/images:upload?tempFileId=${url.body.id}&imageName=x`, new FormData());
     expect(early.status).toBe(409);
     expect(early.body.message).toMatch(/has not been uploaded/);
-    const tampered = url.body.uploadUrl.replace(/signature=./, 'signature=A');
+    // another first character than the signature's own (an 'A' replaced by 'A' would be no tampering)
+    const tampered = url.body.uploadUrl.replace(/signature=(.)/, (_: string, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`);
     const put = await fetch(tampered, { method: 'PUT', body: image });
     expect(put.status).toBe(403);
     const expired = url.body.uploadUrl.replace(/expires=\d+/, 'expires=1000');
