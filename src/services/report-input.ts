@@ -63,9 +63,10 @@ export async function loadReportInput(
 /** The history of each finding whose status was ever set (a finding without a status row has none). */
 async function triageHistory(repos: Repositories, productId: string, findings: Array<{ id: string; fingerprint: string; issueStatus: string; statusComment?: string }>): Promise<Record<string, StatusChangeRecord[]>> {
   const out: Record<string, StatusChangeRecord[]> = {};
-  for (const f of findings) {
-    if (f.issueStatus === 'new' && !f.statusComment) continue;
-    const changes = await repos.findings.history(productId, f.fingerprint);
+  const triaged = findings.filter((f) => f.issueStatus !== 'new' || f.statusComment);
+  const histories = await repos.findings.histories(productId, [...new Set(triaged.map((f) => f.fingerprint))]);
+  for (const f of triaged) {
+    const changes = histories.get(f.fingerprint) ?? [];
     if (changes.length) {
       out[f.id] = changes.map((c) => ({
         status: c.status, time: c.createTime, ...(c.comment ? { comment: c.comment } : {}), ...(c.justification ? { justification: c.justification } : {}),

@@ -110,19 +110,32 @@ export class FindingRepository {
   }
 
   async history(productId: string, fingerprint: string): Promise<StatusChange[]> {
-    const rows = await this.db
-      .selectFrom('finding_status_history as h')
-      .leftJoin('users as a', 'a.id', 'h.author_id')
-      .select(['h.id', 'h.finding_id', 'h.status', 'h.comment', 'h.justification', 'h.create_time', 'h.author_id', ...authorSelection])
-      .where('h.product_id', '=', productId)
-      .where('h.fingerprint', '=', fingerprint)
-      .orderBy('h.create_time')
-      .orderBy('h.id')
-      .execute();
-    return rows.map((r) => ({
-      id: r.id, findingId: r.finding_id, status: r.status as IssueStatus, comment: r.comment,
-      justification: r.justification as VexJustification | null, createTime: r.create_time, author: toAuthor(r),
-    }));
+    return (await this.histories(productId, [fingerprint])).get(fingerprint) ?? [];
+  }
+
+  /** The status histories of several fingerprints of a product, oldest change first, in one query per 500. */
+  async histories(productId: string, fingerprints: readonly string[]): Promise<Map<string, StatusChange[]>> {
+    const out = new Map<string, StatusChange[]>();
+    for (let i = 0; i < fingerprints.length; i += 500) {
+      const rows = await this.db
+        .selectFrom('finding_status_history as h')
+        .leftJoin('users as a', 'a.id', 'h.author_id')
+        .select(['h.id', 'h.fingerprint', 'h.finding_id', 'h.status', 'h.comment', 'h.justification', 'h.create_time', 'h.author_id', ...authorSelection])
+        .where('h.product_id', '=', productId)
+        .where('h.fingerprint', 'in', fingerprints.slice(i, i + 500))
+        .orderBy('h.create_time')
+        .orderBy('h.id')
+        .execute();
+      for (const r of rows) {
+        const list = out.get(r.fingerprint) ?? [];
+        list.push({
+          id: r.id, findingId: r.finding_id, status: r.status as IssueStatus, comment: r.comment,
+          justification: r.justification as VexJustification | null, createTime: r.create_time, author: toAuthor(r),
+        });
+        out.set(r.fingerprint, list);
+      }
+    }
+    return out;
   }
 
   /**
