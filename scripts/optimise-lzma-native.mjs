@@ -3,7 +3,7 @@
 // Why: lzma-native's build script configures liblzma with CFLAGS="-fPIC $CFLAGS", which replaces autoconf's
 // default "-g -O2"; its prebuilt binaries are therefore unoptimised and decode xz/LZMA about 2x slower than the
 // same liblzma built with -O2 (measured: 1.78 s against 0.86 s CPU for a 59 MB tar.xz). xz and LZMA decoding is
-// most of the CPU of unpacking a router or UEFI image, so the build is worth its ~30 s once per install.
+// most of the CPU of unpacking a router or UEFI image, so the build is worth its time once per install.
 //
 // Best effort: without a C compiler, or on any failure, the prebuilt binary stays in use (slower, same results)
 // and a notice says so. FIRMSCOPE_SKIP_LZMA_REBUILD=1 skips the rebuild.
@@ -37,7 +37,7 @@ function main() {
   const wanted = JSON.stringify({ version, cflags: CFLAGS });
   if (existsSync(marker) && readFileSync(marker, 'utf8') === wanted && loads(dir)) return;
 
-  console.log(`firmscope: building lzma-native ${version} with ${CFLAGS} (its prebuilt liblzma is unoptimised); takes about 30 s`);
+  console.log(`firmscope: building lzma-native ${version} with ${CFLAGS} (its prebuilt liblzma is unoptimised): half a minute on a quiet 2-core machine, several minutes on a busy one`);
   const npm = process.env.npm_execpath;
   const command = npm ? process.execPath : 'npm';
   const args = [...(npm ? [npm] : []), 'rebuild', 'lzma-native', '--foreground-scripts=false'];

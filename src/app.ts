@@ -28,6 +28,7 @@ import { sharedSchemas } from './api/schemas.js';
 import { uploadRoutes } from './api/uploads.js';
 import { userRoutes } from './api/users.js';
 import { webUi } from './api/web-ui.js';
+import { webhookRoutes } from './api/webhooks.js';
 import { protectScope } from './auth/authenticate.js';
 import { identityRoutes } from './auth/identity-routes.js';
 import type { TokenService } from './auth/token-service.js';
@@ -39,6 +40,10 @@ export interface AppOptions extends ApiDeps {
   tokens: TokenService;
   realm: string;
   publicClientId: string;
+  /** The provider the web UI signs in with (FIRMSCOPE_UI_OIDC_*); absent means the built-in one. */
+  uiOidc?: { issuer: string; clientId: string };
+  /** Other origins whose pages may use the built-in provider's public client (FIRMSCOPE_CLIENT_ORIGINS). */
+  clientOrigins?: string[];
   /** Requests per minute per client address (default 1200). */
   rateLimitPerMinute?: number;
   /** A pino logger; absent means no request logging (tests). */
@@ -65,7 +70,7 @@ function refusePoisoning(key: string, value: unknown): unknown {
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { tokens, realm, publicClientId, baseUrl } = options;
-  const deps: ApiDeps = { repos: options.repos, blobs: options.blobs, uploads: options.uploads, baseUrl };
+  const deps: ApiDeps = { repos: options.repos, blobs: options.blobs, uploads: options.uploads, baseUrl, webhookAllowPrivate: options.webhookAllowPrivate };
   const app = Fastify({
     ...(options.logger ? { loggerInstance: requestLogger(options.logger) as FastifyBaseLogger } : { logger: false }),
     // A client's x-request-id only when it is a safe token (request-logging.ts), else a new ULID.
@@ -138,7 +143,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
 
   // 3. Identity provider
-  await app.register(identityRoutes, { realm, issuer: `${baseUrl}/realms/${realm}`, publicClientId, tokens, identities: deps.repos.identities });
+  await app.register(identityRoutes, { realm, issuer: `${baseUrl}/realms/${realm}`, publicClientId, tokens, identities: deps.repos.identities, clientOrigins: options.clientOrigins });
 
   // 4. Signed upload (authorised by its URL signature)
   await app.register(uploadRoutes, deps);
@@ -160,10 +165,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(gridRoutes, deps);
     await api.register(reportRoutes, deps);
     await api.register(ruleRoutes, deps);
+    await api.register(webhookRoutes, deps);
   });
 
   // 6. The web UI (static files and the single-page-app fallback)
-  await app.register(webUi, { authority: `${baseUrl}/realms/${realm}`, clientId: publicClientId, root: options.webUiRoot });
+  const ui = options.uiOidc ?? { issuer: `${baseUrl}/realms/${realm}`, clientId: publicClientId };
+  await app.register(webUi, { authority: ui.issuer, clientId: ui.clientId, root: options.webUiRoot });
 
   return app;
 }

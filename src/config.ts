@@ -39,6 +39,18 @@ export interface Config {
   externalAudience?: string;
   /** Organisation that users of the external issuer belong to. */
   externalOrg: string;
+  /**
+   * The OpenID provider the web UI signs in with (FIRMSCOPE_UI_OIDC_ISSUER, which must be the external issuer) and
+   * the UI's public client there (FIRMSCOPE_UI_OIDC_CLIENT_ID, default FIRMSCOPE_EXTERNAL_CLIENT); absent means
+   * the built-in identity provider.
+   */
+  uiOidc?: { issuer: string; clientId: string };
+  /**
+   * Other origins whose pages may sign in with the built-in provider's public client (FIRMSCOPE_CLIENT_ORIGINS,
+   * comma-separated): their redirect URIs are accepted and the token and discovery endpoints answer them (CORS),
+   * like a Keycloak client's valid redirect URIs and web origins. This service's own origin always may.
+   */
+  clientOrigins: string[];
   logLevel: string;
   /** Unpacking limits of every scan; an absent field keeps the engine's default (see engine/unpack/limits.ts). */
   unpackLimits: Partial<Limits>;
@@ -50,6 +62,22 @@ export interface Config {
   workerPort?: number;
   /** Requests per minute per client address (FIRMSCOPE_RATE_LIMIT_PER_MINUTE, default 1200). */
   rateLimitPerMinute: number;
+  /** Delays before each retry of a webhook delivery (FIRMSCOPE_WEBHOOK_RETRY_SCHEDULE, default ≈ 24 h in 10 retries). */
+  webhookRetryScheduleMs: number[];
+  /** FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback and private addresses (tests, closed networks). */
+  webhookAllowPrivate: boolean;
+}
+
+/** 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, 8 h: 10 retries over ≈ 23.7 h. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5s,30s,2m,10m,30m,1h,2h,4h,8h,8h';
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A comma-separated list of durations, each digits with ms, s, m or h (e.g. `5s,30s,2m`); undefined when malformed. */
+export function parseDurationList(text: string): number[] | undefined {
+  const items = text.split(',').map((item) => /^\s*(\d+)\s*(ms|s|m|h)\s*$/.exec(item));
+  if (items.length === 0 || items.length > 50 || items.some((m) => !m)) return undefined;
+  return items.map((m) => Number(m![1]) * DURATION_UNITS[m![2]!]!);
 }
 
 export interface S3BlobSettings {
@@ -155,6 +183,21 @@ export function loadConfig(env: Env = process.env): Config {
       return undefined;
     }
   };
+  const origins = (key: string): string[] => {
+    const raw = str(key);
+    if (raw === undefined) return [];
+    const out: string[] = [];
+    for (const item of raw.split(',').map((x) => x.trim()).filter(Boolean)) {
+      try {
+        const parsed = new URL(item);
+        if (!/^https?:$/.test(parsed.protocol) || parsed.origin !== item.replace(/\/+$/, '')) throw new Error('not an origin');
+        out.push(parsed.origin);
+      } catch {
+        problems.push(`${key}: '${item}' is not an origin (scheme://host[:port], nothing after)`);
+      }
+    }
+    return out;
+  };
   const name = (key: string, fallback: string): string => {
     const raw = str(key) ?? fallback;
     if (!/^[A-Za-z0-9._-]{1,64}$/.test(raw)) {
@@ -197,6 +240,11 @@ export function loadConfig(env: Env = process.env): Config {
     if (!['0', '1', 'true', 'false'].includes(pathStyle)) problems.push(`FIRMSCOPE_S3_FORCE_PATH_STYLE=${pathStyle}: expected 1 or 0`);
     if (location) s3 = { ...location, endpoint, forcePathStyle: pathStyle === '1' || pathStyle === 'true' };
   }
+  const retrySchedule = str('FIRMSCOPE_WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE;
+  const webhookRetryScheduleMs = parseDurationList(retrySchedule);
+  if (!webhookRetryScheduleMs) problems.push(`FIRMSCOPE_WEBHOOK_RETRY_SCHEDULE=${retrySchedule}: expected comma-separated durations such as 5s,30s,2m,1h (units ms, s, m, h)`);
+  const allowPrivate = str('FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE') ?? '0';
+  if (!['0', '1'].includes(allowPrivate)) problems.push(`FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE=${allowPrivate}: expected 1 or 0`);
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   const logLevel = str('LOG_LEVEL') ?? 'info';
   if (!levels.includes(logLevel)) problems.push(`LOG_LEVEL=${logLevel}: expected one of ${levels.join(', ')}`);
@@ -223,13 +271,24 @@ export function loadConfig(env: Env = process.env): Config {
     externalJwksUrl: url('FIRMSCOPE_EXTERNAL_JWKS_URL'),
     externalAudience: str('FIRMSCOPE_EXTERNAL_CLIENT'),
     externalOrg: name('FIRMSCOPE_EXTERNAL_ORG', 'default'),
+    clientOrigins: origins('FIRMSCOPE_CLIENT_ORIGINS'),
     logLevel,
     unpackLimits: limits,
     s3,
     shutdownGraceSeconds: int('FIRMSCOPE_SHUTDOWN_GRACE_SECONDS', 30, 0, 3600),
     workerPort: optionalInt('FIRMSCOPE_WORKER_PORT', 1, 65535),
     rateLimitPerMinute: int('FIRMSCOPE_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
+    webhookRetryScheduleMs: webhookRetryScheduleMs ?? [],
+    webhookAllowPrivate: allowPrivate === '1',
   };
+  const uiIssuer = url('FIRMSCOPE_UI_OIDC_ISSUER');
+  const uiClientId = str('FIRMSCOPE_UI_OIDC_CLIENT_ID') ?? config.externalAudience;
+  if (uiIssuer && uiIssuer !== config.externalIssuer) {
+    problems.push(`FIRMSCOPE_UI_OIDC_ISSUER=${uiIssuer}: the API accepts only its own and FIRMSCOPE_EXTERNAL_ISSUER's tokens; set FIRMSCOPE_EXTERNAL_ISSUER to the same URL`);
+  } else if (uiIssuer && uiClientId) {
+    config.uiOidc = { issuer: uiIssuer, clientId: uiClientId };
+  }
+  if (str('FIRMSCOPE_UI_OIDC_CLIENT_ID') && !uiIssuer) problems.push('FIRMSCOPE_UI_OIDC_CLIENT_ID: set FIRMSCOPE_UI_OIDC_ISSUER too');
   if (config.externalJwksUrl && !config.externalIssuer) {
     problems.push('FIRMSCOPE_EXTERNAL_JWKS_URL: set FIRMSCOPE_EXTERNAL_ISSUER too');
   }

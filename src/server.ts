@@ -13,17 +13,22 @@ import { externalIssuerSettings } from './auth/external-issuer.js';
 import { TokenService } from './auth/token-service.js';
 import { loadConfig, type Config } from './config.js';
 import { closeScanThreads, runEngineInThread } from './jobs/engine-runner.js';
+import { rematchJobHandler } from './jobs/rematch-job.js';
 import { failAbandonedScan, scanJobHandler } from './jobs/scan-job.js';
 import { JobWorker } from './jobs/worker.js';
+import { failAbandonedDelivery, webhookJobHandler } from './jobs/webhook-job.js';
+import { WEBHOOK_JOB } from './services/webhook-events.js';
 import { createMetrics, type Metrics } from './services/metrics.js';
 import { bootstrap, ensureDefaultOrg } from './services/bootstrap.js';
 import { createRepositories, type Repositories } from './store/repositories.js';
+import { REMATCH_JOB } from './services/rematch-jobs.js';
 import { SCAN_JOB } from './services/scans.js';
 import { resolveUploadSecret } from './services/upload-secret.js';
 import type { BlobStore } from './store/blob-store.js';
 import { openDatabase, type OpenedDatabase } from './store/database.js';
 import { FilesystemBlobStore } from './store/filesystem-blob-store.js';
 import { S3BlobStore, s3Client } from './store/s3-blob-store.js';
+import { VulnerabilityReader } from './store/vulns-reader.js';
 
 export interface Runtime {
   database: OpenedDatabase;
@@ -56,12 +61,28 @@ export function createWorker(config: Config, runtime: Runtime, concurrency: numb
     logger,
     handlers: {
       [SCAN_JOB]: scanJobHandler({
-        repos, blobs, dataDir: config.dataDir,
+        repos, blobs, dataDir: config.dataDir, baseUrl: config.baseUrl,
         limits: config.unpackLimits,
         analyse: (input, signal, onProgress) => runEngineInThread({ ...input, database }, { signal, onProgress }),
       }, metrics),
+      [REMATCH_JOB]: rematchJobHandler(repos, new VulnerabilityReader(runtime.database.db), logger, config.baseUrl),
     },
-    onAbandoned: failAbandonedScan(repos),
+    onAbandoned: failAbandonedScan(repos, config.baseUrl),
+    leaseMs: config.jobLeaseSeconds * 1000,
+    pollMs: config.jobPollMs,
+    listen: runtime.database.listen,
+  });
+}
+
+/** Webhook deliveries: a worker of their own, so a long scan never holds them up (each attempt is short). */
+export function createWebhookWorker(config: Config, runtime: Runtime): JobWorker {
+  return new JobWorker({
+    jobs: runtime.repos.jobs,
+    // two at once: an attempt lasts at most 10 s, and each idle loop polls the database
+    concurrency: 2,
+    logger: runtime.logger,
+    handlers: { [WEBHOOK_JOB]: webhookJobHandler(runtime.repos, { retryScheduleMs: config.webhookRetryScheduleMs, allowPrivate: config.webhookAllowPrivate }) },
+    onAbandoned: failAbandonedDelivery(runtime.repos),
     leaseMs: config.jobLeaseSeconds * 1000,
     pollMs: config.jobPollMs,
     listen: runtime.database.listen,
@@ -73,6 +94,8 @@ export interface RunningServer {
   url: string;
   runtime: Runtime;
   worker?: JobWorker;
+  /** Sends webhook deliveries (when workers run in this process). */
+  webhookWorker?: JobWorker;
   metrics: Metrics;
   /** Stops listening, lets running scans finish within `graceMs` (default 0: hand them back at once), then closes. */
   close(options?: { graceMs?: number }): Promise<void>;
@@ -105,11 +128,13 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
   }
   const worker = config.workers > 0 ? createWorker(config, runtime, config.workers, metrics) : undefined;
   worker?.start();
+  const webhookWorker = config.workers > 0 ? createWebhookWorker(config, runtime) : undefined;
+  webhookWorker?.start();
   const listening = app;
   return {
-    app: listening, url, runtime, worker, metrics,
+    app: listening, url, runtime, worker, webhookWorker, metrics,
     async close(options = {}) {
-      await Promise.all([listening.close(), worker?.stop(options.graceMs ?? 0)]);
+      await Promise.all([listening.close(), worker?.stop(options.graceMs ?? 0), webhookWorker?.stop(options.graceMs ?? 0)]);
       await closeRuntime(config, runtime);
     },
   };
@@ -134,6 +159,9 @@ async function buildServiceApp(config: Config, runtime: Runtime, ready: () => bo
     ready,
     metrics,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    webhookAllowPrivate: config.webhookAllowPrivate,
+    uiOidc: config.uiOidc,
+    clientOrigins: config.clientOrigins,
   });
 }
 

@@ -48,6 +48,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the webhook retry schedule (≈ 24 h by default) and the private-target flag', () => {
+    const defaults = loadConfig({});
+    expect(defaults.webhookRetryScheduleMs).toHaveLength(10);
+    expect(defaults.webhookRetryScheduleMs.reduce((a, b) => a + b, 0) / 3_600_000).toBeCloseTo(23.7, 1);
+    expect(defaults.webhookAllowPrivate).toBe(false);
+    const set = loadConfig({ FIRMSCOPE_WEBHOOK_RETRY_SCHEDULE: '250ms, 5s,2m,1h', FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE: '1' });
+    expect(set.webhookRetryScheduleMs).toEqual([250, 5000, 120_000, 3_600_000]);
+    expect(set.webhookAllowPrivate).toBe(true);
+    expect(() => loadConfig({ FIRMSCOPE_WEBHOOK_RETRY_SCHEDULE: '5s,soon', FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE: 'yes' }))
+      .toThrow(/FIRMSCOPE_WEBHOOK_RETRY_SCHEDULE=5s,soon: expected comma-separated durations[\s\S]*FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE=yes/);
+  });
+
   it('accepts a PostgreSQL URL', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/d' }).databaseUrl).toBe('postgres://u@h:5432/d');
   });
@@ -96,6 +108,20 @@ describe('loadConfig', () => {
     expect(loadConfig({ FIRMSCOPE_EXTERNAL_ISSUER: issuer, FIRMSCOPE_EXTERNAL_CLIENT: 'firmscope' })).toMatchObject({
       externalIssuer: issuer, externalAudience: 'firmscope', externalOrg: 'default',
     });
+  });
+
+  it('points the web UI at the external issuer only, and reads the extra client origins', () => {
+    const issuer = 'https://sso.example.com/realms/firmware';
+    expect(loadConfig({}).uiOidc).toBeUndefined();
+    expect(loadConfig({}).clientOrigins).toEqual([]);
+    expect(loadConfig({ FIRMSCOPE_EXTERNAL_ISSUER: issuer, FIRMSCOPE_EXTERNAL_CLIENT: 'firmscope', FIRMSCOPE_UI_OIDC_ISSUER: issuer }).uiOidc)
+      .toEqual({ issuer, clientId: 'firmscope' });
+    expect(loadConfig({ FIRMSCOPE_EXTERNAL_ISSUER: issuer, FIRMSCOPE_EXTERNAL_CLIENT: 'firmscope', FIRMSCOPE_UI_OIDC_ISSUER: `${issuer}/`, FIRMSCOPE_UI_OIDC_CLIENT_ID: 'firmscope-ui' }).uiOidc)
+      .toEqual({ issuer, clientId: 'firmscope-ui' });
+    expect(() => loadConfig({ FIRMSCOPE_UI_OIDC_ISSUER: issuer })).toThrow(/FIRMSCOPE_UI_OIDC_ISSUER=.*set FIRMSCOPE_EXTERNAL_ISSUER to the same URL/);
+    expect(() => loadConfig({ FIRMSCOPE_UI_OIDC_CLIENT_ID: 'x' })).toThrow(/FIRMSCOPE_UI_OIDC_CLIENT_ID: set FIRMSCOPE_UI_OIDC_ISSUER too/);
+    expect(loadConfig({ FIRMSCOPE_CLIENT_ORIGINS: 'http://localhost:5173, https://ui.example.com' }).clientOrigins).toEqual(['http://localhost:5173', 'https://ui.example.com']);
+    expect(() => loadConfig({ FIRMSCOPE_CLIENT_ORIGINS: 'https://ui.example.com/app' })).toThrow(/FIRMSCOPE_CLIENT_ORIGINS: 'https:\/\/ui.example.com\/app' is not an origin/);
   });
 
   it('parses byte sizes with binary units', () => {

@@ -49,8 +49,9 @@ function truthOf(entry: TruthEntry, deb: string): string | undefined {
     const m = new RegExp(`${entry.builtUsing.replace(/[.]/g, '\\.')}[\\w.]* \\(= ([^)]+)\\)`).exec(sh('dpkg-deb', ['-f', deb, 'Built-Using']));
     return m ? upstreamOf(m[1]) : undefined;
   }
-  const upstream = upstreamOf(sh('dpkg-deb', ['-f', deb, 'Version']).trim());
-  return entry.version ? entry.version(upstream) : upstream;
+  const raw = sh('dpkg-deb', ['-f', deb, 'Version']).trim().replace(/^\d+:/, '');
+  const upstream = upstreamOf(raw);
+  return entry.version ? entry.version(upstream, raw) : upstream;
 }
 
 const matches = (c: Component, e: TruthEntry): boolean => (e.expect.startsWith('pkg:') ? (c.purl ?? '').startsWith(`${e.expect}@`) || c.purl === e.expect : c.name === e.expect);
@@ -58,6 +59,8 @@ const matches = (c: Component, e: TruthEntry): boolean => (e.expect.startsWith('
 interface SetResult {
   entries: number;
   exact: number;
+  /** Truth rows with a matching component at any version (or none). */
+  listed: number;
   reportedForTruth: number;
   wrongVersion: number;
   falseComponents: Component[];
@@ -72,7 +75,7 @@ async function evaluate(set: EvaluationSet): Promise<SetResult> {
   const truth: Truth[] = [];
   const unavailable: string[] = [];
   for (const entry of set.entries) {
-    const deb = fetchDeb(entry.pkg, set.arch);
+    const deb = fetchDeb(entry.pkg, entry.arch ?? set.arch);
     const t = deb && truthOf(entry, deb);
     if (!deb || !t) {
       unavailable.push(entry.pkg);
@@ -91,6 +94,7 @@ async function evaluate(set: EvaluationSet): Promise<SetResult> {
     // One truth row per (component, version): two packages of one product (openssl, libssl3) count once.
     const rows = [...new Map(truth.map((t) => [`${t.expect}@${t.truth}`, t])).values()];
     let exact = 0;
+    const listed = rows.filter((t) => components.some((c) => matches(c, t))).length;
     for (const t of rows) {
       const hits = components.filter((c) => matches(c, t));
       if (hits.some((c) => c.version === t.truth)) exact++;
@@ -105,7 +109,7 @@ async function evaluate(set: EvaluationSet): Promise<SetResult> {
     const falseComponents = components.filter((c) => !rows.some((t) => matches(c, t)) && !modules.includes(c));
     for (const c of falseComponents) console.log(`  extra ${c.name}@${c.version ?? ''} (${c.foundBy.join(',')}) ${c.paths[0] ?? ''}`);
     const fromText = falseComponents.filter((c) => c.paths.every((p) => inTextDatabase(p.replace(/^[^/]*\.tar\//, '')) || /\/share\/(?:locale|man|i18n|doc)\//.test(p))).length;
-    return { entries: rows.length, exact, reportedForTruth: forTruth.length, wrongVersion: wrong.length, falseComponents, fromText, unavailable };
+    return { entries: rows.length, exact, listed, reportedForTruth: forTruth.length, wrongVersion: wrong.length, falseComponents, fromText, unavailable };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -113,10 +117,10 @@ async function evaluate(set: EvaluationSet): Promise<SetResult> {
 
 const pct = (a: number, b: number): string => (b === 0 ? 'n/a' : `${((100 * a) / b).toFixed(1)}%`);
 const line = (name: string, r: Omit<SetResult, 'falseComponents'> & { falseCount: number }): string =>
-  `${name.padEnd(16)} recall@exact ${pct(r.exact, r.entries).padStart(6)} (${r.exact}/${r.entries})  wrong-version ${pct(r.wrongVersion, r.reportedForTruth).padStart(6)} (${r.wrongVersion}/${r.reportedForTruth})  not-in-truth ${r.falseCount} (from text data ${r.fromText})${r.unavailable.length ? `  unavailable: ${r.unavailable.join(' ')}` : ''}`;
+  `${name.padEnd(16)} recall@exact ${pct(r.exact, r.entries).padStart(6)} (${r.exact}/${r.entries})  listed ${r.listed}/${r.entries}  wrong-version ${pct(r.wrongVersion, r.reportedForTruth).padStart(6)} (${r.wrongVersion}/${r.reportedForTruth})  not-in-truth ${r.falseCount} (from text data ${r.fromText})${r.unavailable.length ? `  unavailable: ${r.unavailable.join(' ')}` : ''}`;
 
 console.log(`date: ${new Date().toISOString()}; machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; cache ${cache}`);
-const total = { entries: 0, exact: 0, reportedForTruth: 0, wrongVersion: 0, falseCount: 0, fromText: 0, unavailable: [] as string[] };
+const total = { entries: 0, exact: 0, listed: 0, reportedForTruth: 0, wrongVersion: 0, falseCount: 0, fromText: 0, unavailable: [] as string[] };
 const lines: string[] = [];
 for (const set of SETS.filter((s) => !only || s.name === only)) {
   console.log(`${set.name}:`);
@@ -125,6 +129,7 @@ for (const set of SETS.filter((s) => !only || s.name === only)) {
   lines.push(line(set.name, { ...r, falseCount: r.falseComponents.length }));
   total.entries += r.entries;
   total.exact += r.exact;
+  total.listed += r.listed;
   total.reportedForTruth += r.reportedForTruth;
   total.wrongVersion += r.wrongVersion;
   total.falseCount += r.falseComponents.length;

@@ -7,6 +7,8 @@
 // page of the largest product are written beside the figures.
 // Run: FIRMSCOPE_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/firmscope_test npx tsx bench/load/grid-fleet.ts
 // (a fresh schema is created and dropped; FIRMSCOPE_TEST_DATABASE_URL is used when the bench variable is unset).
+// FIRMSCOPE_BENCH_SCHEMA=name keeps the schema under that name and reuses its data on the next run (generation
+// takes minutes), for trying indexes and plans; drop it by hand when done.
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,10 +25,13 @@ if (!base) throw new Error('set FIRMSCOPE_BENCH_DATABASE_URL (or FIRMSCOPE_TEST_
 const RUNS = Number(process.env.FIRMSCOPE_BENCH_RUNS ?? 40);
 const ADMIN = { email: 'bench@example.com', password: 'bench-password-1' };
 
-const schema = `bench_grid_${Date.now().toString(36)}`;
+const kept = process.env.FIRMSCOPE_BENCH_SCHEMA;
+if (kept !== undefined && !/^[a-z_][a-z0-9_]*$/.test(kept)) throw new Error('FIRMSCOPE_BENCH_SCHEMA must be a lower-case SQL identifier');
+const schema = kept ?? `bench_grid_${Date.now().toString(36)}`;
 const admin = new pg.Client({ connectionString: base });
 await admin.connect();
-await admin.query(`create schema ${schema}`);
+const reused = kept !== undefined && (await admin.query('select 1 from pg_namespace where nspname = $1', [kept])).rowCount === 1;
+if (!reused) await admin.query(`create schema ${schema}`);
 const url = new URL(base);
 url.searchParams.set('options', `-c search_path=${schema}`);
 const dataDir = mkdtempSync(join(tmpdir(), 'firmscope-grid-bench-'));
@@ -43,9 +48,13 @@ const say = (line: string) => {
 };
 
 try {
-  const started = Date.now();
-  await generate(db);
-  say(`generated 1,000,000 findings across 2,000 images in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  if (reused) {
+    say(`reusing the data of schema ${schema}`);
+  } else {
+    const started = Date.now();
+    await generate(db);
+    say(`generated 1,000,000 findings across 2,000 images in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  }
   const token = await passwordToken(server.url);
   const products = (await db.query<{ id: string; name: string }>('select id, name from products order by name')).rows;
   const product = (name: string) => products.find((p) => p.name === name)!.id;
@@ -115,7 +124,7 @@ try {
 } finally {
   await db.end();
   await server.close();
-  await admin.query(`drop schema ${schema} cascade`);
+  if (kept === undefined) await admin.query(`drop schema ${schema} cascade`);
   await admin.end();
   rmSync(dataDir, { recursive: true, force: true });
 }

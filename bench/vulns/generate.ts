@@ -16,8 +16,10 @@ export function rng(seed: number): () => number {
 
 export const PRODUCTS = 20_000;
 
-export function productName(i: number): { vendor: string; product: string } {
-  return { vendor: `vendor${i % 7000}`, product: `product${i}` };
+/** Product 0 is the Linux kernel (an operating-system CPE), so that the kernel triage runs on its findings. */
+export function productName(i: number): { vendor: string; product: string; part: 'a' | 'o' } {
+  if (i === 0) return { vendor: 'linux', product: 'linux_kernel', part: 'o' };
+  return { vendor: `vendor${i % 7000}`, product: `product${i}`, part: 'a' };
 }
 
 /**
@@ -36,16 +38,16 @@ export function generateCve(n: number, random: () => number): Record<string, unk
   const cpeMatch = [];
   const criteria = 1 + Math.floor(random() * 3);
   for (let k = 0; k < criteria; k++) {
-    const { vendor, product } = productName(zipf(random));
+    const { vendor, product, part } = productName(zipf(random));
     if (random() < 0.7) {
       const start = version(random);
       cpeMatch.push({
-        vulnerable: true, criteria: `cpe:2.3:a:${vendor}:${product}:*:*:*:*:*:*:*:*`,
+        vulnerable: true, criteria: `cpe:2.3:${part}:${vendor}:${product}:*:*:*:*:*:*:*:*`,
         ...(random() < 0.5 ? { versionStartIncluding: start } : {}), versionEndExcluding: version(random),
         matchCriteriaId: `${n}-${k}`,
       });
     } else {
-      cpeMatch.push({ vulnerable: true, criteria: `cpe:2.3:a:${vendor}:${product}:${version(random)}:*:*:*:*:*:*:*`, matchCriteriaId: `${n}-${k}` });
+      cpeMatch.push({ vulnerable: true, criteria: `cpe:2.3:${part}:${vendor}:${product}:${version(random)}:*:*:*:*:*:*:*`, matchCriteriaId: `${n}-${k}` });
     }
   }
   return {

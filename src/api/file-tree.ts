@@ -1,8 +1,9 @@
-// GET …/scans/:scanId/fileTree: the extracted file tree of a finished scan, one directory at a time.
+// GET …/scans/:scanId/fileTree: the extracted file tree of a finished scan, one directory at a time;
+// GET …/scans/:scanId/fileHead: the first bytes the scan kept of one file, for a hex view.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import { requireScan } from '../services/access.js';
-import { listFileTree } from '../services/file-tree.js';
+import { fileHead, HEAD_BYTES_KEPT, listFileTree } from '../services/file-tree.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses, Ulid } from './schemas.js';
 
@@ -39,5 +40,25 @@ export const fileTreeRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { 
     const size = request.query.size ?? 200;
     const page = Math.max(1, request.query.page ?? 1);
     return listFileTree(blobs, scan, request.query.dir ?? '', (page - 1) * size, size);
+  });
+
+  app.get('/api/v4/products/:productId/images/:imageId/scans/:scanId/fileHead', {
+    config: { permission: 'scans.view' },
+    schema: {
+      tags: ['scans'], summary: `The first bytes (up to ${HEAD_BYTES_KEPT}) of an extracted file, kept by the scan for a hex view`, params: ScanParams,
+      querystring: Type.Object({ path: Type.String({ minLength: 1, maxLength: 4096, description: 'The file\'s tree path (FileTreeEntry.path)' }) }),
+      response: {
+        200: Type.Object({
+          path: Type.String(), size: Type.Number({ description: 'The whole file\'s size' }),
+          offset: Type.Integer({ description: 'Where the bytes start in the file: always 0' }),
+          bytes: Type.Optional(Type.String({ description: 'Base64; absent when the scan kept none (scans made before they were kept): scan again' })),
+        }),
+        ...errorResponses(422),
+      },
+    },
+  }, async (request) => {
+    const { scan } = await requireScan(repos, principalOf(request), request.params.productId, request.params.imageId, request.params.scanId);
+    const head = await fileHead(blobs, scan, request.query.path);
+    return { path: head.path, size: head.size, offset: 0, ...(head.bytes ? { bytes: head.bytes.toString('base64') } : {}) };
   });
 };

@@ -46,7 +46,11 @@ const FullFinding = Type.Object({
   cvss: Type.Optional(Type.Record(Type.String(), Type.Object({ baseScore: Type.Number(), vector: Type.String(), version: Type.Optional(Type.String()) }))),
   cvssLatestBaseScore: Type.Optional(Type.Number()),
   epss: Type.Optional(Type.Object({ probability: Type.Number(), percentile: Type.Number() })),
-  predicates: Type.Array(Type.Object({ kev: Type.Boolean() })),
+  predicates: Type.Array(Type.Object({
+    kev: Type.Boolean(),
+    kevDateAdded: Type.Optional(Type.String({ description: 'When CISA added the vulnerability to its Known Exploited Vulnerabilities catalogue (YYYY-MM-DD)' })),
+    kevDueDate: Type.Optional(Type.String({ description: 'The remediation due date CISA set for US federal agencies (YYYY-MM-DD)' })),
+  })),
   references: Type.Array(Type.Object({ url: Type.String(), description: Type.Optional(Type.String()) })),
   recommendedAction: Type.Optional(Type.String()), knownFixedVersion: Type.Optional(Type.String()),
   matches: Type.Optional(Type.Array(VulnerabilityMatch, { description: 'How a dependencyVulnerability finding was matched' })),
@@ -70,7 +74,7 @@ function fullFindingOut({ finding: f, history }: FindingWithHistory) {
     identifiers: f.identifiers ?? [], ...(f.cvss ? { cvss: f.cvss } : {}),
     ...(f.cvssLatestBaseScore !== undefined ? { cvssLatestBaseScore: f.cvssLatestBaseScore } : {}),
     ...(f.epss ? { epss: { probability: f.epss.probability, percentile: f.epss.percentile } } : {}),
-    predicates: [{ kev: Boolean(f.isKev) }], references: f.references ?? [],
+    predicates: [{ kev: Boolean(f.isKev), ...(f.kev ? { kevDateAdded: f.kev.dateAdded, ...(f.kev.dueDate ? { kevDueDate: f.kev.dueDate } : {}) } : {}) }], references: f.references ?? [],
     ...(f.recommendedAction ? { recommendedAction: f.recommendedAction } : {}), ...(f.knownFixedVersion ? { knownFixedVersion: f.knownFixedVersion } : {}),
     ...(Array.isArray(f.match?.matches) ? { matches: f.match.matches as Static<typeof VulnerabilityMatch>[] } : {}),
     ...(f.matchConfidence ? { matchConfidence: f.matchConfidence } : {}),
@@ -84,7 +88,7 @@ function fullFindingOut({ finding: f, history }: FindingWithHistory) {
   };
 }
 
-export const findingRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos }) => {
+export const findingRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos, baseUrl }) => {
 
   app.get('/api/v4/products/:productId/findings/:findingId', {
     config: { permission: 'findings.view' },
@@ -99,7 +103,7 @@ export const findingRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { r
       response: { 201: StateChange, ...errorResponses(415) },
     },
   }, async (request, reply) => {
-    const { finding, change } = await setFindingStatus(repos, principalOf(request), request.params.productId, request.params.findingId, request.body);
+    const { finding, change } = await setFindingStatus(repos, principalOf(request), request.params.productId, request.params.findingId, request.body, baseUrl);
     return reply.status(201).send({
       id: change.id, author: change.author, findingId: finding.id, status: change.status, createTime: change.createTime,
       ...(change.comment ? { comment: change.comment } : {}), ...(change.justification ? { justification: change.justification } : {}),
@@ -115,7 +119,7 @@ export const findingRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { r
     },
   }, async (request) => {
     const { issueStatus: status, ...rest } = request.body;
-    const updated = await updateFindingStatus(repos, principalOf(request), request.params.productId, request.params.findingId, { status, ...rest });
+    const updated = await updateFindingStatus(repos, principalOf(request), request.params.productId, request.params.findingId, { status, ...rest }, baseUrl);
     return fullFindingOut(updated) as never;
   });
 };

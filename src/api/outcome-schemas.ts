@@ -28,6 +28,12 @@ export const ScanSummarySchema = Type.Object(
     durationMs: Type.Integer(),
     complete: Type.Boolean({ description: 'False when any problem has level error: part of the image was not analysed' }),
     incompleteReasons: Type.Array(Type.String(), { description: 'Why the analysis is incomplete, one line per cause; empty when complete' }),
+    kernelTriage: Type.Optional(Type.Object({
+      applicable: Type.Integer({ description: 'Kernel findings whose affected code is built' }),
+      'not-applicable': Type.Integer({ description: 'Kernel findings whose affected code is not built (rejected as vulnerable_code_not_present)' }),
+      unknown: Type.Integer({ description: 'Kernel findings the evidence does not decide' }),
+      removedByRule: Type.Record(Type.String(), Type.Integer(), { description: 'Not-applicable kernel findings per triage rule (config-option-off, other-architecture)' }),
+    }, { description: 'Kernel CVE triage at scan time (re-matching may change the findings since; the image counts are current); absent when the image has no kernel findings' })),
     ruleSet: Type.Optional(Type.String({ description: "Identity (sha256:…) of the malicious-code rules the scan ran with: built-in, the organisation's enabled custom rules and its disabled built-ins" })),
   },
   { description: `What a person needs to know before trusting the scan's result; present once the scan is done. ${OUTCOME_RULES} ${LEVEL_RULES}` },

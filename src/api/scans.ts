@@ -5,7 +5,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { principalOf } from '../auth/authenticate.js';
 import { requireImage, requireScan } from '../services/access.js';
 import { listScanProblems } from '../services/scan-problems.js';
-import { createScan, listScans, scanComponents, setScanState } from '../services/scans.js';
+import { createScan, listScans, scanComponents, scanStateHistory, setScanState } from '../services/scans.js';
 import type { ApiDeps } from './deps.js';
 import { parseBool } from './images.js';
 import { LEVEL_RULES, OUTCOME_RULES, ProblemSchema } from './outcome-schemas.js';
@@ -25,7 +25,7 @@ const ComponentSchema = Type.Object({
   confidence: Type.Optional(Type.Number()), foundBy: Type.Optional(Type.Array(Type.String())),
 });
 
-export const scanRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos }) => {
+export const scanRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repos, baseUrl }) => {
   app.get('/api/v4/products/:productId/images/:imageId/scans', {
     config: { permission: 'scans.view' },
     schema: {
@@ -59,6 +59,28 @@ export const scanRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
     return reply.status(201).send(scanOut(await createScan(repos, image, principal.userId), false));
   });
 
+  app.get('/api/v4/products/:productId/images/:imageId/scans/:scanId/states', {
+    config: { permission: 'scans.view' },
+    schema: {
+      tags: ['scans'], summary: 'The scan\'s state history, oldest first (new, running, then done, failed or cancelled; a retried scan goes back to new)',
+      description: 'Each move with its time and, for a failure or a request, its message. The time of each analysis phase is in the scan summary (`summary.phases`, milliseconds) once it is done.',
+      params: ScanParams,
+      response: {
+        200: Type.Object({
+          states: Type.Array(Type.Object({
+            id: Type.String(), type: Type.String({ description: 'new|running|done|failed|cancelled' }), createTime: Type.String(),
+            message: Type.Optional(Type.String()), byRequest: Type.Boolean({ description: 'true when a person or client asked for the move; false for the worker\'s own moves' }),
+          })),
+        }),
+        ...errorResponses(),
+      },
+    },
+  }, async (request) => {
+    const { scan } = await requireScan(repos, principalOf(request), request.params.productId, request.params.imageId, request.params.scanId);
+    const states = await scanStateHistory(repos, scan);
+    return { states: states.map((s) => ({ id: s.id, type: s.type, createTime: s.createTime, ...(s.message ? { message: s.message } : {}), byRequest: s.authorId !== null })) };
+  });
+
   app.post('/api/v4/products/:productId/images/:imageId/scans/:scanId/states', {
     config: { permission: 'scans.update' },
     schema: {
@@ -69,7 +91,7 @@ export const scanRoutes: FastifyPluginAsyncTypebox<ApiDeps> = async (app, { repo
   }, async (request) => {
     const principal = principalOf(request);
     const { scan } = await requireScan(repos, principal, request.params.productId, request.params.imageId, request.params.scanId);
-    return scanOut(await setScanState(repos, principal, scan, request.body.type as 'new'), false);
+    return scanOut(await setScanState(repos, principal, scan, request.body.type as 'new', baseUrl), false);
   });
 
   app.get('/api/v4/products/:productId/images/:imageId/scans/:scanId/components', {

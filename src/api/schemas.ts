@@ -45,6 +45,9 @@ export const Counts = Type.Object(
     kev: Type.Integer(),
     expiredCertificatesCount: Type.Integer(),
     notApplicableCount: Type.Integer({ description: 'Kernel vulnerability findings whose code the kernel triage found not built (rejected as vulnerable_code_not_present by default), not in findingTypeCounts' }),
+    notApplicableByRule: Type.Array(Type.Object({ rule: Type.String(), count: Type.Integer() }), {
+      description: 'The not-applicable kernel findings by the triage rule that removed them: config-option-off (an option the file needs is off), other-architecture (arch/ code of another architecture); unrecorded for findings triaged before rules were stored',
+    }),
     unsafeFunctionsCount: Type.Integer({ description: 'Uses of unsafe functions (strcpy, sprintf, system, ...) in the binaries: call sites where decoded, imports elsewhere; 0 for scans stored before binaries were recorded' }),
   },
   { $id: 'ImageCounts' },

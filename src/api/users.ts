@@ -2,7 +2,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth/authenticate.js';
 import { ROLE_DESCRIPTIONS, ROLE_PERMISSIONS, ROLES } from '../auth/permissions.js';
-import { createOrgClient, createOrgUser, currentUser, listOrgUsers, type Organisation, type User } from '../services/users.js';
+import { createOrgClient, createOrgUser, currentUser, listOrgClients, listOrgUsers, type Organisation, type User } from '../services/users.js';
 import type { ApiDeps } from './deps.js';
 import { errorResponses } from './schemas.js';
 
@@ -10,6 +10,7 @@ const UserSchema = Type.Object({
   id: Type.String(), email: Type.String(), role: Type.String(), status: Type.String(), createTime: Type.String(),
   organisation: Type.Object({ id: Type.String(), name: Type.String() }), permissions: Type.Optional(Type.Array(Type.String())),
 });
+const ClientSchema = Type.Object({ clientId: Type.String(), name: Type.String(), role: Type.String(), createTime: Type.String() });
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
 
 export interface UserRoutesOptions extends ApiDeps {
@@ -60,6 +61,16 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
       response: { 200: Type.Object({ roles: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), permissions: Type.Array(Type.String()) })) }), ...errorResponses() },
     },
   }, async () => ({ roles: ROLES.map((name) => ({ name, description: ROLE_DESCRIPTIONS[name], permissions: ROLE_PERMISSIONS[name] })) }));
+
+  app.get('/api/v4/clients', {
+    config: { permission: 'clients.manage' },
+    schema: {
+      tags: ['users'], summary: 'Machine clients of the organisation (without secrets: a secret is shown only when its client is created)',
+      response: { 200: Type.Object({ clients: Type.Array(ClientSchema) }), ...errorResponses() },
+    },
+  }, async (request) => ({
+    clients: (await listOrgClients(repos, principalOf(request))).map((c) => ({ clientId: c.clientId, name: c.name, role: c.role, createTime: c.createTime })),
+  }));
 
   app.post('/api/v4/clients', {
     config: { permission: 'clients.manage' },

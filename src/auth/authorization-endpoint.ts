@@ -2,7 +2,7 @@
 // only) and the redemption of its codes at the token endpoint. GET shows the login page; POST checks the CSRF
 // token (double submit: an HttpOnly SameSite=Strict cookie and a hidden field) and the password, then redirects
 // to the client's redirect URI with a single-use code that lives one minute. Only public clients on this
-// service's own origin (the web UI, the API docs page) may use it, so a code never leaves the origin.
+// service's own origin (the web UI, the API docs page) or of FIRMSCOPE_CLIENT_ORIGINS may use it.
 // A sign-in also sets an HttpOnly session cookie (a refresh-type JWT of the pseudo-client `sso`, scoped to the
 // realm's openid-connect paths): while it is valid, the endpoint answers without the form (a reload of the web UI,
 // whose tokens live in memory only, signs in again without a password); the logout endpoint clears it.
@@ -21,8 +21,10 @@ import { UnauthenticatedError } from '../errors.js';
 export interface AuthorizationEndpointOptions {
   /** The endpoint's path, e.g. /realms/FirmscopeRealm/protocol/openid-connect/auth. */
   path: string;
-  /** The service's public base URL: redirect URIs must be on its origin. */
+  /** The service's public base URL: redirect URIs must be on its origin (or one of clientOrigins). */
   baseUrl: string;
+  /** Other origins whose pages may use the public client (FIRMSCOPE_CLIENT_ORIGINS). */
+  clientOrigins?: string[];
   publicClientId: string;
   /** The realm's end-session path, e.g. /realms/FirmscopeRealm/protocol/openid-connect/logout. */
   logoutPath: string;
@@ -69,7 +71,7 @@ function carried(source: Record<string, unknown>): Params {
 }
 
 /** Why the client or its redirect URI is unacceptable (shown on our own page: never redirect there), or undefined. */
-function clientProblem(params: Params, publicClientId: string, origin: string): string | undefined {
+function clientProblem(params: Params, publicClientId: string, origins: string[]): string | undefined {
   if (!params.client_id) return 'client_id is missing.';
   if (params.client_id !== publicClientId) return `Unknown client '${params.client_id}'.`;
   if (!params.redirect_uri) return 'redirect_uri is missing.';
@@ -79,7 +81,7 @@ function clientProblem(params: Params, publicClientId: string, origin: string): 
   } catch {
     return 'redirect_uri is not a URL.';
   }
-  if (target.origin !== origin || target.hash) return `redirect_uri must be a page of ${origin}.`;
+  if (!origins.includes(target.origin) || target.hash) return `redirect_uri must be a page of ${origins.join(' or ')}.`;
   return undefined;
 }
 
@@ -104,6 +106,7 @@ function answerUrl(params: Params, answer: Record<string, string>): string {
 export const authorizationEndpoint: FastifyPluginAsyncTypebox<AuthorizationEndpointOptions> = async (app, options) => {
   const { path, logoutPath, baseUrl, publicClientId, identities, throttle, tokens } = options;
   const origin = new URL(baseUrl).origin;
+  const origins = [origin, ...(options.clientOrigins ?? [])];
   const secureCookie = baseUrl.startsWith('https:');
   const sessionPath = path.slice(0, path.lastIndexOf('/'));
   const sessionCookie = (value: string, seconds: number) =>
@@ -149,12 +152,13 @@ export const authorizationEndpoint: FastifyPluginAsyncTypebox<AuthorizationEndpo
     const cookie = `${CSRF_COOKIE}=${csrfToken}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=3600${secureCookie ? '; Secure' : ''}`;
     void reply.header('set-cookie', cookie);
     const hidden = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<string, string>;
-    return page(reply, status, renderLoginPage({ hidden, csrfToken, styleNonce, action: path, ...extra }), styleNonce, origin);
+    // The form's answer redirects to the client's page, which form-action must allow (checked valid before this).
+    return page(reply, status, renderLoginPage({ hidden, csrfToken, styleNonce, action: path, ...extra }), styleNonce, new URL(params.redirect_uri!).origin);
   };
 
   /** Checks client and request; answers (error page or error redirect) and returns false when they are not valid. */
   const validate = (reply: FastifyReply, params: Params): boolean => {
-    const problem = clientProblem(params, publicClientId, origin);
+    const problem = clientProblem(params, publicClientId, origins);
     if (problem) {
       const styleNonce = randomBytes(16).toString('base64url');
       void page(reply, 400, renderAuthorizationErrorPage(problem, styleNonce), styleNonce);
@@ -213,7 +217,7 @@ export const authorizationEndpoint: FastifyPluginAsyncTypebox<AuthorizationEndpo
     try {
       back = target ? new URL(target) : undefined;
     } catch { /* not a URL: show the page below */ }
-    if (back && back.origin === origin) return reply.redirect(back.toString(), 303);
+    if (back && origins.includes(back.origin)) return reply.redirect(back.toString(), 303);
     const styleNonce = randomBytes(16).toString('base64url');
     return page(reply, 200, renderSignedOutPage(styleNonce), styleNonce);
   });

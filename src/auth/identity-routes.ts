@@ -18,6 +18,8 @@ export interface IdentityRoutesOptions {
   publicClientId: string;
   tokens: TokenService;
   identities: IdentityRepository;
+  /** Other origins whose pages may use the public client (FIRMSCOPE_CLIENT_ORIGINS): they get CORS answers. */
+  clientOrigins?: string[];
 }
 
 const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
@@ -35,6 +37,26 @@ export const identityRoutes: FastifyPluginAsyncTypebox<IdentityRoutesOptions> = 
   const { tokens, identities, realm, issuer, publicClientId } = options;
   const throttle = new SignInThrottle(identities);
   const base = `/realms/${realm}`;
+  const clientOrigins = options.clientOrigins ?? [];
+
+  // CORS for the pages of FIRMSCOPE_CLIENT_ORIGINS (a web UI served elsewhere): discovery, token, JWKS and
+  // userinfo answer them; no credentials (cookies) are ever allowed cross-origin.
+  if (clientOrigins.length > 0) {
+    app.addHook('onSend', async (request, reply) => {
+      const origin = request.headers.origin;
+      void reply.header('vary', 'Origin');
+      if (origin && clientOrigins.includes(origin)) void reply.header('access-control-allow-origin', origin);
+    });
+    app.options(`${base}/*`, { schema: { hide: true } as Record<string, unknown> }, async (request, reply) => {
+      const origin = request.headers.origin;
+      if (!origin || !clientOrigins.includes(origin)) return reply.status(403).send();
+      return reply.status(204)
+        .header('access-control-allow-methods', 'GET, POST')
+        .header('access-control-allow-headers', 'authorization, content-type')
+        .header('access-control-max-age', '600')
+        .send();
+    });
+  }
 
   const basicCredentials = (header: string | undefined): { id?: string; secret?: string } => {
     const match = header && /^Basic\s+(\S+)$/i.exec(header);
@@ -153,6 +175,6 @@ export const identityRoutes: FastifyPluginAsyncTypebox<IdentityRoutesOptions> = 
 
   await app.register(authorizationEndpoint, {
     path: `${base}/protocol/openid-connect/auth`, logoutPath: `${base}/protocol/openid-connect/logout`, baseUrl: new URL(issuer).origin,
-    publicClientId, identities, throttle, tokens,
+    publicClientId, identities, throttle, tokens, clientOrigins,
   });
 };

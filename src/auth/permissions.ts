@@ -11,6 +11,7 @@ export const PERMISSIONS = [
   'reports.view',
   'users.view', 'users.manage', 'clients.manage',
   'rules.view', 'rules.manage',
+  'webhooks.manage',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -27,7 +28,7 @@ export const ROLE_PERMISSIONS: Record<Role, Permission[]> = {
 };
 
 export const ROLE_DESCRIPTIONS: Record<Role, string> = {
-  admin: 'Everything, including users, machine clients and malicious-code rules of the organisation',
+  admin: 'Everything, including users, machine clients, malicious-code rules and webhooks of the organisation',
   editor: 'Products, images, scans and finding status',
   viewer: 'Read everything in the organisation',
 };

@@ -32,7 +32,7 @@ export function register(program: Command): void {
     .description('Analyse a firmware image offline and print the result or a report')
     .argument('<file>', 'firmware image')
     .option('-f, --format <format>', 'json, or the id or alias of a registered report (cyclonedx, spdx, cbom, ...); written to standard output unless -o')
-    .option('-o, --output <file>', 'write the result (JSON unless -f) to this file; without -o or -f only the summary is printed')
+    .option('-o, --output <file|json|table>', 'write the result (JSON unless -f) to this file; `json`: the full JSON on standard output; `table`: the summary only (the default without -o or -f)')
     .option('--work-dir <dir>', 'unpack into this folder and keep it (default: a temporary folder, removed)')
     .option('-q, --quiet', 'no progress and no summary on standard error (an incomplete analysis is still reported)')
     .option('--fail-on-incomplete', `exit with code ${EXIT_INCOMPLETE} when part of the image could not be analysed`)
@@ -70,12 +70,15 @@ export function register(program: Command): void {
           lastPhase = phase;
         },
       });
-      // The full result (hundreds of kB) only when asked for: -o FILE or -f FORMAT; otherwise the summary alone.
-      const wanted = opts.output !== undefined || opts.format !== undefined;
+      // The full result (hundreds of kB) only when asked for: -o FILE, --output json or -f FORMAT; otherwise the
+      // summary alone. `json` and `table` are the output words of the other commands, not file names.
+      const word = opts.output === 'json' || opts.output === 'table' ? opts.output : undefined;
+      const outputFile = word ? undefined : opts.output;
+      const wanted = outputFile !== undefined || word === 'json' || (opts.format !== undefined && word !== 'table');
       const output = !wanted ? undefined : generator ? await generator.generate({ result }) : JSON.stringify(result, null, 2) + '\n';
-      if (opts.output && output !== undefined) await writeFile(opts.output, output);
+      if (outputFile && output !== undefined) await writeFile(outputFile, output);
       else if (output !== undefined) process.stdout.write(output);
-      else if (!opts.quiet) process.stderr.write('firmscope: the full result: -o FILE (JSON), or -f json|<report> for standard output\n');
+      else if (!opts.quiet && word !== 'table') process.stderr.write('firmscope: the full result: -o FILE (JSON), --output json, or -f json|<report> for standard output\n');
       const incomplete = incompleteLines(result);
       process.stderr.write(!opts.quiet ? summaryLines(result) : incomplete ? `firmscope: ${incomplete.trimStart()}` : '');
       if (opts.failOnIncomplete && result.summary?.complete === false) process.exitCode = EXIT_INCOMPLETE;
@@ -103,6 +106,11 @@ export function summaryLines(result: ScanResult): string {
   lines.push(`  components: ${result.components.length}`);
   const bySeverity = SEVERITIES.map((s) => `${s} ${result.findings.filter((f) => f.severity === s).length}`);
   lines.push(`  findings: ${result.findings.length} (${bySeverity.join(', ')})`);
+  const triage = summary?.kernelTriage;
+  if (triage) {
+    const removed = Object.entries(triage.removedByRule).map(([rule, n]) => `${rule} ${n}`).join(', ');
+    lines.push(`  kernel triage: ${triage.applicable} applicable, ${triage['not-applicable']} not applicable${removed ? ` (${removed})` : ''}, ${triage.unknown} unknown`);
+  }
   lines.push(`  crypto assets: ${result.cryptoAssets.length}`);
   if (summary) {
     const { error, warning, info } = summary.problems;

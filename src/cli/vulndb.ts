@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { readFeeds, type FeedItem } from '../engine/vulns/feed-reader.js';
 import { describeNvdCursor, FeedSync, type SyncOptions } from '../engine/vulns/sync.js';
+import { queueRematchJobs, REMATCH_BATCH } from '../services/rematch-jobs.js';
 import { rematchLatestImages, type RematchSummary } from '../services/vuln-rematch.js';
 import { dialectOf, openDatabase } from '../store/database.js';
 import { createRepositories } from '../store/repositories.js';
@@ -28,16 +29,28 @@ async function withRepository<T>(run: (repo: VulnerabilityImporter, db: Db) => P
  * earlier run committed without re-matching it (it stopped, or ran with --no-rematch) is pending and counts too;
  * the request is cleared once a re-match finishes without errors.
  */
-async function rematch(db: Db, epssThreshold: number): Promise<RematchSummary | undefined> {
+async function rematch(db: Db, epssThreshold: number, onWorkers: boolean): Promise<RematchSummary | QueuedRematch | undefined> {
   const requested = await rematchRequestedAt(db);
   if (requested === undefined) return undefined;
-  const summary = await rematchLatestImages(createRepositories(db, dialectOf(db)), new VulnerabilityReader(db), { epssThreshold });
+  const repos = createRepositories(db, dialectOf(db));
+  if (onWorkers) {
+    // queued jobs are durable (retried, taken over when a worker dies): the request is met once they are queued
+    const queued = await queueRematchJobs(repos, { epssThreshold });
+    await clearRematch(db, requested);
+    return { queued };
+  }
+  const summary = await rematchLatestImages(repos, new VulnerabilityReader(db), { epssThreshold, baseUrl: loadConfig().baseUrl });
   if (!summary.problems.some((p) => p.kind === 'error')) await clearRematch(db, requested);
   return summary;
 }
 
-export function formatRematch(r: RematchSummary | undefined): string {
+interface QueuedRematch {
+  queued: { jobs: number; images: number };
+}
+
+export function formatRematch(r: RematchSummary | QueuedRematch | undefined): string {
   if (!r) return 're-match: nothing changed, skipped\n';
+  if ('queued' in r) return `re-match: queued ${r.queued.jobs} jobs for the ${r.queued.images} latest images; the workers run them\n`;
   const lines = [`re-match: ${r.images} latest images, ${r.newFindings} new findings, ${r.updatedFindings} updated, ${r.withdrawnFindings} withdrawn, ${r.escalations} escalations`];
   for (const p of r.problems.slice(0, 20)) lines.push(`  problem: ${p.message}`);
   return lines.join('\n') + '\n';
@@ -122,6 +135,8 @@ export async function syncFeeds(repo: VulnerabilityImporter, feeds: SyncFeedName
   return results;
 }
 
+const ON_WORKERS = `queue the re-match as jobs of ${REMATCH_BATCH} images for the scan workers (serve, firmscope worker) instead of running it here`;
+
 export function register(program: Command): void {
   const vulndb = program.command('vulndb').description('Local vulnerability database (NVD, CVE 5, OSV, CISA KEV, FIRST EPSS)');
 
@@ -130,12 +145,13 @@ export function register(program: Command): void {
     .description('Import feed files or folders: NVD API 2.0 pages/records, CVE 5, OSV, KEV catalog, EPSS CSV (.gz accepted)')
     .argument('<paths...>', 'files or folders')
     .option('--no-rematch', 'do not re-match the latest image of every product afterwards')
+    .option('--on-workers', ON_WORKERS)
     .option('--epss-threshold <p>', 'EPSS probability that escalates a finding', threshold, 0.1)
-    .action(async (paths: string[], opts: { rematch: boolean; epssThreshold: number }) => {
+    .action(async (paths: string[], opts: { rematch: boolean; onWorkers?: boolean; epssThreshold: number }) => {
       await withRepository(async (repo, db) => {
         const summary = await repo.importItems(readFeeds(paths));
         process.stdout.write(formatSummary('import', summary));
-        if (opts.rematch) process.stdout.write(formatRematch(await rematch(db, opts.epssThreshold)));
+        if (opts.rematch) process.stdout.write(formatRematch(await rematch(db, opts.epssThreshold, opts.onWorkers === true)));
         if (summary.errors.length > 0) process.exitCode = 2;
       });
     });
@@ -159,8 +175,9 @@ export function register(program: Command): void {
     .option('--kev-url <url>', 'KEV catalog URL')
     .option('--epss-url <url>', 'EPSS CSV URL')
     .option('--no-rematch', 'do not re-match the latest image of every product afterwards')
+    .option('--on-workers', ON_WORKERS)
     .option('--epss-threshold <p>', 'EPSS probability that escalates a finding', threshold, 0.1)
-    .action(async (opts: { feeds: string; apiKey?: string; since?: string; nvdUrl?: string; kevUrl?: string; epssUrl?: string; rematch: boolean; epssThreshold: number }) => {
+    .action(async (opts: { feeds: string; apiKey?: string; since?: string; nvdUrl?: string; kevUrl?: string; epssUrl?: string; rematch: boolean; onWorkers?: boolean; epssThreshold: number }) => {
       const feeds = opts.feeds.split(',').map((f) => f.trim()).filter(Boolean);
       const bad = feeds.filter((f) => !['nvd', 'kev', 'epss'].includes(f));
       if (bad.length > 0) throw new Error(`unknown feed(s) ${bad.join(', ')}: expected nvd, kev, epss`);
@@ -179,7 +196,7 @@ export function register(program: Command): void {
           if (r.error) process.stdout.write(`sync ${r.feed} failed: ${r.error}\n`);
         }
         // what the failed feeds committed before failing is re-matched too
-        if (opts.rematch) process.stdout.write(formatRematch(await rematch(db, opts.epssThreshold)));
+        if (opts.rematch) process.stdout.write(formatRematch(await rematch(db, opts.epssThreshold, opts.onWorkers === true)));
         if (results.some((r) => r.error)) process.exitCode = 1;
       });
     });

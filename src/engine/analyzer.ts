@@ -5,6 +5,8 @@ import type { DebugFileInput } from './binaries/debug-files.js';
 import type { FileIndex } from './file-index.js';
 import type { BinaryInfo, Component, CryptoAsset, EngineFinding, ImageInfo, Problem } from './types.js';
 import type { CustomRuleSource } from './malware/rules.js';
+import type { KernelEvidence } from './vulns/kernel-evidence.js';
+import type { KernelTriageSummary } from './vulns/kernel-triage.js';
 import type { VulnerabilitySource } from './vulns/source.js';
 
 export interface AnalysisContext {
@@ -17,6 +19,8 @@ export interface AnalysisContext {
   /** Filled by the binaries analyzer; absent in contexts built without it. */
   binaries?: BinaryInfo[];
   problems: Problem[];
+  /** Set by the vulnerability matcher when the image has a kernel: its build evidence and the triage's counts. */
+  kernel?: { evidence: KernelEvidence; triage: KernelTriageSummary };
   /** Known-vulnerability data, when the caller has a database; matching is skipped without it. */
   vulnerabilities?: VulnerabilitySource;
   /** An organisation's own YARA rule sources, scanned with the built-in rules (engine/malware). */

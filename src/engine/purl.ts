@@ -69,6 +69,8 @@ export function parsePurl(text: string): Purl | undefined {
 const BY_TYPE: Record<string, string> = {
   npm: 'npm', pypi: 'PyPI', golang: 'Go', cargo: 'crates.io', maven: 'Maven', gem: 'RubyGems',
   nuget: 'NuGet', composer: 'Packagist', hex: 'Hex', pub: 'Pub', swift: 'SwiftURL', hackage: 'Hackage',
+  // not an OSV ecosystem (OSV has none for OpenWrt): the name OSV-format OpenWrt advisory records use when imported
+  openwrt: 'OpenWrt',
 };
 const BY_DISTRO: Record<string, string> = {
   debian: 'Debian', ubuntu: 'Ubuntu', alpine: 'Alpine', 'rocky-linux': 'Rocky Linux', almalinux: 'AlmaLinux',

@@ -128,11 +128,13 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     engineVersion: ENGINE_VERSION,
     image,
     files,
-    unknownChunks: unpacked.unknownChunks,
+    // listed as containers finish, like the files: in path and offset order, so the same input gives the same JSON
+    unknownChunks: [...unpacked.unknownChunks].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.offset - b.offset)),
     components: ctx.components,
     findings: ctx.findings,
     cryptoAssets: ctx.cryptoAssets,
     binaries: ctx.binaries,
+    ...(ctx.kernel ? { kernelEvidence: ctx.kernel.evidence } : {}),
     problems,
     stats: {
       durationMs,
@@ -142,6 +144,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     },
     summary: {
       ...summary,
+      ...(ctx.kernel ? { kernelTriage: ctx.kernel.triage } : {}),
       ruleSet: ruleSetDigest(options.rules, options.disabledBuiltinRules),
     },
   };

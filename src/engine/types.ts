@@ -1,5 +1,6 @@
 // The engine's output: a plain value, no HTTP and no database. Everything the service stores about a scan,
 // and everything `firmscope scan` prints, is a ScanResult.
+import type { KernelEvidence } from './vulns/kernel-evidence.js';
 
 export interface Hashes {
   sha256: string;
@@ -35,7 +36,12 @@ export interface FileNode {
   linkTarget?: string;
   /** Extra format-specific facts: UEFI GUID and UI name, uImage name, ... */
   meta?: Record<string, unknown>;
+  /** Files: the first bytes (at most HEAD_BYTES_KEPT), base64, for a hex view once the extracted files are gone. */
+  head?: string;
 }
+
+/** How many of a file's first bytes a scan keeps (FileNode.head). */
+export const HEAD_BYTES_KEPT = 256;
 
 /** A region of a file that no handler recognised (or a handler rejected). */
 export interface UnknownChunk {
@@ -133,6 +139,8 @@ export interface EngineFinding {
   cvssLatestBaseScore?: number;
   epss?: { probability: number; percentile: number };
   isKev?: boolean;
+  /** When CISA added the vulnerability to its Known Exploited Vulnerabilities catalogue, and the remediation due date it set for US federal agencies (ISO dates); present when isKev and the catalogue gave them. */
+  kev?: { dateAdded: string; dueDate?: string };
   references?: Array<{ url: string; description?: string }>;
   recommendedAction?: string;
   knownFixedVersion?: string;
@@ -148,6 +156,8 @@ export interface EngineFinding {
 
 export interface Applicability {
   verdict: 'applicable' | 'not-applicable' | 'unknown';
+  /** The triage rule that decided (vulns/kernel-triage.ts KernelRule): 'config-option-off', 'symbol-present', ... */
+  rule?: string;
   reason: string;
   /** What the verdict rests on: the configuration's source and one line per affected file. */
   evidence: string[];
@@ -288,6 +298,8 @@ export interface ScanSummary {
   complete: boolean;
   /** Why it is incomplete, one line per cause (empty when complete). */
   incompleteReasons: string[];
+  /** Kernel CVE triage: findings per verdict and those each rule removed (vulns/kernel-triage.ts); absent without kernel findings. */
+  kernelTriage?: { applicable: number; 'not-applicable': number; unknown: number; removedByRule: Record<string, number> };
   /** Identity of the malicious-code rules it ran with (malware/rule-catalog.ts ruleSetDigest); absent in older results. */
   ruleSet?: string;
 }
@@ -302,6 +314,8 @@ export interface ScanResult {
   cryptoAssets: CryptoAsset[];
   /** Executables and shared objects with hardening and unsafe function uses (absent in results made before it). */
   binaries?: BinaryInfo[];
+  /** What the image says about its kernel's build (vulns/kernel-evidence.ts), kept so re-matching can triage; absent without a kernel. */
+  kernelEvidence?: KernelEvidence;
   /** Every problem of a result the engine returns has its level (results stored by older versions may not). */
   problems: Problem[];
   stats: ScanStats;

@@ -139,8 +139,12 @@ function releaseThread(thread: ScanThread): void {
 async function endThread(thread: ScanThread): Promise<void> {
   clearTimeout(thread.idleTimer);
   const exited = new Promise<void>((resolve) => thread.worker.once('exit', () => resolve()));
+  // An idle thread is unref'd: ref'd again (and the grace timer with it) so that the process waits for the thread
+  // to end. Otherwise a caller awaiting this with nothing else pending saw Node exit under it (exit code 13,
+  // an unsettled top-level await), tearing the thread down mid-close.
+  thread.worker.ref();
   thread.worker.postMessage({ type: 'close' } satisfies ScanThreadRequest);
-  const timer = setTimeout(() => terminate(thread.worker), ABORT_GRACE_MS).unref();
+  const timer = setTimeout(() => terminate(thread.worker), ABORT_GRACE_MS);
   await exited;
   clearTimeout(timer);
 }

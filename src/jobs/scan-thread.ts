@@ -33,6 +33,8 @@ function main(): void {
   opened.catch(() => undefined);
   const source = opened.then((database) => new VulnerabilityReader(database.db));
   source.catch(() => undefined);
+  // the database connections are set up while the first scan unpacks, not when it matches
+  void source.then((reader) => reader.warm()).catch(() => undefined);
   let controller: AbortController | undefined;
 
   async function run(input: ScanThreadInput): Promise<void> {

@@ -49,8 +49,9 @@ export class JobWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.unsubscribe.push(onJobQueued(() => this.poke()));
-    this.options.listen?.(JOB_CHANNEL, () => this.poke()).then(
+    // only jobs this worker runs wake it (a scan worker is not woken by webhook deliveries, and the other way round)
+    this.unsubscribe.push(onJobQueued((kind) => Object.hasOwn(this.options.handlers, kind) && this.poke()));
+    this.options.listen?.(JOB_CHANNEL, (kind) => (kind === undefined || Object.hasOwn(this.options.handlers, kind)) && this.poke()).then(
       (stop) => (this.running ? this.unsubscribe.push(stop) : void stop()),
       (error: unknown) => this.options.logger?.warn({ err: error }, 'LISTEN for queued jobs failed; polling only'),
     );
@@ -101,7 +102,7 @@ export class JobWorker {
   }
 
   private async reap(): Promise<void> {
-    const abandoned = await this.options.jobs.failAbandoned();
+    const abandoned = await this.options.jobs.failAbandoned(Object.keys(this.options.handlers));
     for (const job of abandoned) {
       this.options.logger?.warn({ jobId: job.id, scanId: job.scanId }, 'job abandoned after its last attempt');
       await this.options.onAbandoned?.(job);

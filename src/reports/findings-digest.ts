@@ -4,7 +4,7 @@
 import { SEVERITIES, type Severity } from '../engine/types.js';
 import { genericScheme } from '../engine/vulns/version.js';
 import type { FindingsModel } from './findings-model.js';
-import { ISSUE_STATUSES, plural, SEVERITY_LABEL, type IssueStatus } from './report-labels.js';
+import { humanDate, ISSUE_STATUSES, plural, SEVERITY_LABEL, type IssueStatus } from './report-labels.js';
 import type { ReportBaseline, ReportFinding } from './report.js';
 
 /** EPSS probability from which a finding counts as likely to be exploited (10% within 30 days). */
@@ -30,8 +30,18 @@ export interface TopRisk {
   upgradeFixesIt?: boolean;
 }
 
+/** One thing to do, and the open findings it removes (most urgent first). */
+export interface FixAction {
+  action: string;
+  /** Why it comes first: known exploited, likely to be exploited, or its severity. */
+  why: string;
+  findings: ReportFinding[];
+}
+
 export interface FindingsDigest {
   rating: { level: RiskLevel; reason: string };
+  /** What to do first: the actions that remove the known-exploited, likely-exploited, critical and high open findings. */
+  actions: FixAction[];
   /** Open findings that are known exploited (CISA KEV) or likely to be (EPSS ≥ HIGH_EPSS), most urgent first. */
   fixFirst: ReportFinding[];
   topRisks: TopRisk[];
@@ -60,12 +70,37 @@ export function componentLabel(component: { name: string; version?: string } | u
   return component ? `${component.name}${component.version ? ` ${component.version}` : ''}` : '';
 }
 
+/**
+ * How a reader sees a finding named: a vulnerability by its id ('CVE-2016-2148'); a rule's finding (a weakness,
+ * malicious code) by its name, with the rule's id after it ('telnetd with a built-in account "admin" (S80telnetd.sh)
+ * · rule telnetd-builtin-account'), since the id alone ('telnetd-builtin-account') means nothing to them.
+ */
+export function findingLabel(f: Pick<ReportFinding, 'findingType' | 'pname' | 'name'>): string {
+  if (f.findingType === 'dependencyVulnerability' || !f.name || f.name === f.pname) return f.pname;
+  return `${f.name[0]!.toUpperCase()}${f.name.slice(1)} · rule ${f.pname}`;
+}
+
 /** The first sentence of a text, at most `max` characters. */
 export function firstSentence(text: string, max = 180): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  const end = flat.search(/[.!?](\s|$)/);
+  // a stop after a space ('the filename of . or an empty one') ends no sentence
+  const end = flat.search(/(?<=\S)[.!?](\s|$)/);
   const sentence = end > 0 ? flat.slice(0, end + 1) : flat;
   return sentence.length <= max ? sentence : `${sentence.slice(0, max - 1).replace(/\s+\S*$/, '')}…`;
+}
+
+/** "Known exploited since 12 May 2023": when CISA listed it in KEV (the date when the catalogue gave it). */
+export function kevSince(f: Pick<ReportFinding, 'isKev' | 'kev'>): string | undefined {
+  if (!f.isKev) return undefined;
+  return f.kev ? `Known exploited since ${humanDate(f.kev.dateAdded, true)}` : 'Known exploited';
+}
+
+/** The detail block's KEV line: since when, and the deadline CISA set for US federal agencies. */
+export function kevDetail(f: Pick<ReportFinding, 'isKev' | 'kev'>): string | undefined {
+  const since = kevSince(f);
+  if (!since) return undefined;
+  const due = f.kev?.dueDate ? `; CISA required US federal agencies to fix it by ${humanDate(f.kev.dueDate, true)}` : '';
+  return `${since}: listed in the CISA Known Exploited Vulnerabilities catalogue${due}.`;
 }
 
 /**
@@ -76,7 +111,9 @@ export function firstSentence(text: string, max = 180): string {
 export function plainWords(f: ReportFinding): string {
   const description = (f.description ?? '').replace(/\s+/g, ' ').trim();
   const first = description ? firstSentence(description) : '';
-  const what = first && first !== description ? first : (f.title && f.title !== f.description ? f.title : f.name);
+  // a one-sentence description too long for the title is cut at a word (the engine's title cuts inside one)
+  const fallback = f.title && f.title !== f.description ? f.title : f.name.startsWith(f.pname) ? 'described in full in the findings section.' : f.name;
+  const what = first && first !== description ? first : description.length > 160 ? firstSentence(description, 150) : fallback;
   const where = f.component ? `${componentLabel(f.component)}: ` : '';
   const exploited = f.isKev ? ' Attackers are known to exploit it.' : (f.epss?.probability ?? 0) >= HIGH_EPSS ? ' Likely to be exploited soon (EPSS).' : '';
   return `${where}${what}${exploited}`;
@@ -103,10 +140,15 @@ function upgradesOf(open: ReportFinding[]): Upgrade[] {
   return upgrades.sort((a, b) => b.removes - a.removes || rank(a.worst) - rank(b.worst) || a.component.localeCompare(b.component));
 }
 
+/** A finding named inside a sentence: its id, or a rule finding's name without the rule. */
+function leadName(f: ReportFinding): string {
+  return f.findingType === 'dependencyVulnerability' || !f.name ? f.pname : `"${f.name}"`;
+}
+
 function rating(model: FindingsModel, open: ReportFinding[], fixFirst: ReportFinding[]): FindingsDigest['rating'] {
   const kev = open.filter((f) => f.isKev);
   const count = (s: Severity) => open.filter((f) => f.severity === s).length;
-  const lead = (list: ReportFinding[]) => (list[0] ? `, led by ${list[0].pname}${list[0].component ? ` in ${componentLabel(list[0].component)}` : ''}` : '');
+  const lead = (list: ReportFinding[]) => (list[0] ? `, led by ${leadName(list[0])}${list[0].component ? ` in ${componentLabel(list[0].component)}` : ''}` : '');
   const incomplete = model.analysis && !model.analysis.complete ? ' Part of the image could not be analysed, so the real risk may be higher.' : '';
   let level: RiskLevel;
   let reason: string;
@@ -134,6 +176,44 @@ function rating(model: FindingsModel, open: ReportFinding[], fixFirst: ReportFin
   return { level, reason: reason + incomplete };
 }
 
+/** Why a finding is urgent, in a few words. */
+export function urgency(f: ReportFinding): string {
+  if (f.isKev) return `${kevSince(f)} (CISA KEV)`;
+  if ((f.epss?.probability ?? 0) >= HIGH_EPSS) return `${((f.epss?.probability ?? 0) * 100).toFixed(0)}% chance of exploitation within 30 days (EPSS)`;
+  return `${SEVERITY_LABEL[f.severity]} severity`;
+}
+
+/**
+ * The actions that remove the urgent open findings (known or likely exploited, critical, high), most urgent first:
+ * a component's findings with a known fix share one upgrade (to the version that fixes them all); a finding
+ * without one gets its own recommendation.
+ */
+function actionsOf(open: ReportFinding[], upgrades: Upgrade[]): FixAction[] {
+  const urgent = open.filter((f) => f.isKev || (f.epss?.probability ?? 0) >= HIGH_EPSS || rank(f.severity) <= rank('high'));
+  const actions = new Map<string, FixAction>();
+  const upgradeOf = new Map<string, Upgrade>();
+  for (const f of urgent) {
+    const c = f.component;
+    const upgrade = c && f.knownFixedVersion ? upgrades.find((u) => u.component === c.name && u.version === c.version) : undefined;
+    const action = upgrade
+      ? `Upgrade ${upgrade.component}${upgrade.version ? ` ${upgrade.version}` : ''} to ${upgrade.to} or later.`
+      : f.recommendedAction ?? (c ? `No fixed version is recorded for ${f.pname} in ${componentLabel(c)}: find the ${c.name} release or patch that fixes it, or remove ${c.name} if it is not needed.` : 'Investigate and remove the cause.');
+    const entry = actions.get(action);
+    if (entry) entry.findings.push(f);
+    else actions.set(action, { action, why: urgency(f), findings: [f] });
+    if (upgrade) upgradeOf.set(action, upgrade);
+  }
+  // an upgrade also removes the component's less urgent findings that it fixes
+  for (const [action, u] of upgradeOf) {
+    const entry = actions.get(action)!;
+    for (const f of open) {
+      if (entry.findings.includes(f) || f.component?.name !== u.component || f.component.version !== u.version || !f.knownFixedVersion) continue;
+      if ((genericScheme.compare(f.knownFixedVersion, u.to) ?? 1) <= 0) entry.findings.push(f);
+    }
+  }
+  return [...actions.values()];
+}
+
 function changes(findings: ReportFinding[], baseline: ReportBaseline | undefined): FindingsDigest['changes'] {
   if (!baseline) return undefined;
   const before = new Set(baseline.findings.map((f) => f.fingerprint));
@@ -158,7 +238,15 @@ export function findingsDigest(model: FindingsModel, baseline?: ReportBaseline):
   });
   const triage = Object.fromEntries(ISSUE_STATUSES.map((s) => [s, model.findings.filter((f) => f.issueStatus === s).length])) as Record<IssueStatus, number>;
   const changed = changes(model.findings, baseline);
-  return { rating: rating(model, open, fixFirst), fixFirst, topRisks, upgrades, open: open.length, triage, ...(changed ? { changes: changed } : {}) };
+  return { rating: rating(model, open, fixFirst), actions: actionsOf(open, upgrades), fixFirst, topRisks, upgrades, open: open.length, triage, ...(changed ? { changes: changed } : {}) };
+}
+
+/** A top risk's line: a vulnerability's id and its plain words; a rule finding's name says it already. */
+export function riskText(risk: TopRisk): string {
+  const f = risk.finding;
+  if (findingLabel(f) === f.pname) return `${f.pname} — ${risk.plain}`;
+  const exploited = f.isKev ? ' Attackers are known to exploit it.' : '';
+  return `${findingLabel(f)}.${exploited}`;
 }
 
 /** The upgrade column of a top risk, which says whether the upgrade fixes this finding or only others. */

@@ -2,6 +2,7 @@
 // the components with their finding counts, the cryptographic material and the binaries' hardening.
 import { basename } from 'node:path';
 import { SEVERITIES, type BinaryInfo, type Severity } from '../engine/types.js';
+import { formatName } from '../engine/unpack/format-names.js';
 import { pqcModel } from './pqc-model.js';
 import { devicePath, devicePaths } from './report-labels.js';
 import type { ReportFinding, ReportInput } from './report.js';
@@ -13,6 +14,7 @@ export interface FindingsExtras {
     recognised?: number;
     components: number;
     binaries: number;
+    /** Each recognised format by its human name (formatName), with how many parts of it were unpacked. */
     formats: Array<[string, number]>;
     problems: { error: number; warning: number; info: number };
     problemRows: Array<{ level: 'error' | 'warning'; where: string; message: string }>;
@@ -99,7 +101,7 @@ export function findingsExtras(input: ReportInput, findings: ReportFinding[]): F
       files: summary?.filesExtracted ?? result.stats.filesExtracted,
       components: result.components.length,
       binaries: result.binaries?.length ?? 0,
-      formats: Object.entries(summary?.formats ?? result.stats.formats).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
+      formats: Object.entries(summary?.formats ?? result.stats.formats).map(([id, n]): [string, number] => [formatName(id), n]).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
       problems: summary?.problems ?? {
         error: result.problems.filter((p) => p.level === 'error').length, warning: result.problems.filter((p) => p.level === 'warning').length, info: result.problems.filter((p) => p.level === 'info').length,
       },

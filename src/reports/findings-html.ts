@@ -1,14 +1,15 @@
 // Findings report, HTML (API: findingsReport download with contentType=html; CLI: -f findings-html): the PDF's
 // content as one self-contained file. Styles, the chart (inline SVG) and a small script that sorts and filters
 // the findings table are inline, so it opens offline and fetches nothing; print styles lay it out on paper.
+import { formatName } from '../engine/unpack/format-names.js';
 import { SEVERITIES } from '../engine/types.js';
-import { componentLabel, firstSentence, HIGH_EPSS, upgradeText, type FindingsDigest } from './findings-digest.js';
-import { findingsExtras, type FindingsExtras } from './findings-extras.js';
-import { findingsModel, type FindingsModel } from './findings-model.js';
+import { componentLabel, findingLabel, firstSentence, kevDetail, riskText, upgradeText, type FindingsDigest } from './findings-digest.js';
+import type { FindingsExtras } from './findings-extras.js';
+import type { FindingsModel } from './findings-model.js';
+import { findingsReportParts } from './findings-report-parts.js';
 import { evidenceLines, historyLine, isDetailed } from './findings-pdf-body.js';
-import { imageTitle, incompleteText, RATING_COLOR } from './findings-pdf-front.js';
+import { ACTIONS_SHOWN, fixFirstLead, imageTitle, incompleteText, RATING_COLOR, removesText } from './findings-pdf-front.js';
 import { chosenSections, SECTION_TITLES } from './findings-pdf.js';
-import { findingsDigest } from './findings-digest.js';
 import {
   byteSize, devicePath, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, ISSUE_STATUSES, JUSTIFICATION_LABEL, plural, PROBLEM_LEVEL_LABEL, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL,
 } from './report-labels.js';
@@ -80,7 +81,7 @@ function cover(model: FindingsModel, digest: FindingsDigest): string {
     ['Image', imageTitle(model)],
     ...(model.image.uploadTime ? [['Uploaded', humanDate(model.image.uploadTime)] as [string, string]] : []),
     ['Scanned', model.scan ? humanDate(model.scan.createTime) : `${humanDate(model.generatedAt)} (offline scan)`],
-    ['File', `${model.image.fileName} (${model.image.type})`], ['Size', byteSize(model.image.size)], ['SHA-256', model.image.sha256],
+    ['File', `${model.image.fileName} (${formatName(model.image.type)})`], ['Size', byteSize(model.image.size)], ['SHA-256', model.image.sha256],
     ['Engine', `Firmscope ${model.engineVersion}`], ['Report generated', humanDate(model.generatedAt)],
   ];
   const incomplete = incompleteText(model);
@@ -93,18 +94,16 @@ ${incomplete ? `<div class="banner" role="alert"><strong>Analysis incomplete.</s
 function summary(model: FindingsModel, digest: FindingsDigest): string {
   const t = digest.triage;
   const c = digest.changes;
-  const fixFirst = digest.fixFirst.length
-    ? table(['Finding', 'Component', 'Why now', 'Fixed in'], digest.fixFirst.map((f) => [esc(f.pname), esc(componentLabel(f.component) || '-'),
-      esc(f.isKev ? 'Known exploited (CISA KEV)' : `EPSS ${((f.epss?.probability ?? 0) * 100).toFixed(1)}% chance of exploitation within 30 days`), esc(f.knownFixedVersion ?? 'no fix known')]), '')
-    : `<p class="muted">No open finding is known to be exploited (CISA KEV) or has an exploit likelihood (EPSS) of ${HIGH_EPSS * 100}% or more.</p>`;
+  const actions = digest.actions.slice(0, ACTIONS_SHOWN);
+  const fixFirst = `<p>${esc(fixFirstLead(digest))}</p>${actions.length ? `<ol class="actions">${actions.map((a) => `<li><strong>${esc(a.action)}</strong> <span class="muted">${esc(a.why)}. Removes ${esc(removesText(a.findings).replace(/[^.…]$/, '$&.'))}</span></li>`).join('')}</ol>` : ''}${digest.actions.length > actions.length ? `<p class="muted">…and ${esc(plural(digest.actions.length - actions.length, 'more action'))} for the other critical and high findings, in the findings section.</p>` : ''}`;
   return `<p><strong style="color:${RATING_COLOR[digest.rating.level]}">Overall risk: ${esc(digest.rating.level)}.</strong> ${esc(digest.rating.reason)}</p>
 <div class="tiles">${SEVERITIES.map((s) => `<div class="tile" style="background:${SEVERITY_COLOR[s]}"><strong>${model.summary.bySeverity[s] ?? 0}</strong>${SEVERITY_LABEL[s]}</div>`).join('')}</div>
 ${chart(model)}
 <p>Triage: ${ISSUE_STATUSES.map((s) => `${esc(STATUS_LABEL[s])} ${t[s]}`).join(' · ')}</p>
 <p>${c ? esc(`Since ${c.baseline.name}${c.baseline.version ? ` ${c.baseline.version}` : ''} (uploaded ${humanDate(c.baseline.createTime, true)}): ${c.added.length} new, ${c.resolved.length} resolved, ${c.unchanged} unchanged.`) : 'No earlier image of this product to compare with.'}</p>
-<h3>Fix these first</h3>${fixFirst}
+<h3>What to fix first</h3>${fixFirst}
 <h3>Top 10 risks</h3>${table(['Severity', 'Risk in plain words', 'Fixed in', 'Upgrade that removes the most findings'], digest.topRisks.map((risk) => [
-    sev(risk.finding.severity), esc(`${risk.finding.pname} — ${risk.plain}`), esc(risk.finding.knownFixedVersion ?? 'no fix known'), esc(upgradeText(risk)),
+    sev(risk.finding.severity), esc(riskText(risk)), esc(risk.finding.knownFixedVersion ?? 'no fix known'), esc(upgradeText(risk)),
   ]), 'No open findings.')}`;
 }
 
@@ -125,25 +124,26 @@ function detail(f: ReportFinding, history: StatusChangeRecord[]): string {
     ['Fix', f.recommendedAction ?? (f.knownFixedVersion ? `Upgrade to ${f.knownFixedVersion} or later.` : 'No fixed version is known.')],
     ...(f.cvssLatestBaseScore !== undefined ? [['CVSS', `${f.cvssLatestBaseScore.toFixed(1)} ${f.cvss?.cvssV4?.vector ?? f.cvss?.cvssV3?.vector ?? f.cvss?.cvssV2?.vector ?? ''}`] as [string, string]] : []),
     ...(f.epss ? [['EPSS', `${(f.epss.probability * 100).toFixed(2)}% chance of exploitation in the next 30 days`] as [string, string]] : []),
-    ...(f.isKev ? [['Known exploited', 'Yes: listed in the CISA Known Exploited Vulnerabilities catalogue'] as [string, string]] : []),
+    ...(f.isKev ? [['Known exploited', kevDetail(f)!] as [string, string]] : []),
     ['Affected files', f.occurrences.map((o) => devicePath(o.path)).join(', ') || '-'],
     ...(evidenceLines(f).length ? [['Evidence', evidenceLines(f).join('\n')] as [string, string]] : []),
     ['Status', `${STATUS_LABEL[f.issueStatus]}${f.justification ? ` (${JUSTIFICATION_LABEL[f.justification]})` : ''}${f.statusComment && !history.length ? `: “${f.statusComment}”` : ''}`],
     ...(history.length ? [['Triage history', history.map(historyLine).join('\n')] as [string, string]] : []),
   ];
   const refs = (f.references ?? []).slice(0, 5).map((r) => `<a href="${esc(r.url)}">${esc(r.url)}</a>`).join('<br>');
-  return `<details id="finding-${esc(f.id)}" style="border-left-color:${SEVERITY_COLOR[f.severity]}"><summary>${esc(SEVERITY_LABEL[f.severity])} · ${esc(f.pname)}</summary>
-${f.description ? `<p>${esc(f.description)}</p>` : f.name !== f.pname ? `<p>${esc(f.name)}</p>` : ''}
+  return `<details id="finding-${esc(f.id)}" style="border-left-color:${SEVERITY_COLOR[f.severity]}"><summary>${esc(SEVERITY_LABEL[f.severity])} · ${esc(findingLabel(f))}</summary>
+${f.description ? `<p>${esc(f.description)}</p>` : f.name !== f.pname && findingLabel(f) === f.pname ? `<p>${esc(f.name)}</p>` : ''}
 <dl class="facts">${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v).replaceAll('\n', '<br>')}</dd>`).join('')}${refs ? `<dt>References</dt><dd>${refs}</dd>` : ''}</dl></details>`;
 }
 
 function findings(model: FindingsModel, history: Record<string, StatusChangeRecord[]>): string {
   const option = (value: string, label: string) => `<option value="${esc(value)}">${esc(label)}</option>`;
   const rows = model.findings.map((f) => {
-    const text = isDetailed(f) ? `<a href="#finding-${esc(f.id)}">${esc(f.pname)}</a>` : `${esc(f.pname)}${f.description || f.title ? `<br><span class="muted">${esc(firstSentence(f.description ?? f.title!, 140))}</span>` : ''}`;
+    const label = findingLabel(f);
+    const text = isDetailed(f) ? `<a href="#finding-${esc(f.id)}">${esc(label)}</a>` : `${esc(label)}${label === f.pname && (f.description || f.title) ? `<br><span class="muted">${esc(firstSentence(f.description ?? f.title!, 140))}</span>` : ''}`;
     return `<tr data-severity="${f.severity}" data-type="${f.findingType}" data-status="${f.issueStatus}"><td data-sort="${SEVERITIES.indexOf(f.severity)}">${sev(f.severity)}</td><td>${text}</td><td>${esc(FINDING_TYPE_LABEL[f.findingType])}</td>
 <td>${esc(componentLabel(f.component) || '-')}</td><td>${esc(f.knownFixedVersion ?? '-')}</td><td data-sort="${f.cvssLatestBaseScore ?? -1}">${f.cvssLatestBaseScore?.toFixed(1) ?? '-'}</td>
-<td data-sort="${f.epss?.probability ?? -1}">${f.epss ? `${(f.epss.probability * 100).toFixed(1)}%` : '-'}</td><td>${f.isKev ? 'Yes' : 'No'}</td><td>${esc(STATUS_LABEL[f.issueStatus])}</td></tr>`;
+<td data-sort="${f.epss?.probability ?? -1}">${f.epss ? `${(f.epss.probability * 100).toFixed(1)}%` : '-'}</td><td>${f.isKev ? (f.kev ? esc(`Since ${humanDate(f.kev.dateAdded, true)}`) : 'Yes') : 'No'}</td><td>${esc(STATUS_LABEL[f.issueStatus])}</td></tr>`;
   }).join('');
   const headers = ['Severity', 'Finding', 'Type', 'Component', 'Fixed in', 'CVSS', 'EPSS', 'KEV', 'Status'];
   const detailed = model.findings.filter(isDetailed);
@@ -178,18 +178,16 @@ function binaries(model: FindingsModel, x: FindingsExtras): string {
 ${table(['Protection', 'What it does', 'Binaries with it'], b.protections.map((p) => [esc(p.label), esc(p.purpose), `${p.have} of ${p.of}`]), 'No programs to check.')}
 <h3>Network-facing programs missing protections</h3>${table(['Program', 'Missing', 'Unsafe calls (strcpy, system, …)'], b.exposed.map((e) => [esc(e.path), esc(e.missing.join(', ')), String(e.unsafeUses)]), 'Every network-facing program has the checked protections.')}`
     : '<p class="muted">This scan did not record binary hardening.</p>'}
-<h3>Malicious code</h3>${malicious.length ? table(['Severity', 'Match', 'Files', 'Status'], malicious.map((f) => [sev(f.severity), esc(f.pname), esc(f.occurrences.map((o) => devicePath(o.path)).join(', ')), esc(STATUS_LABEL[f.issueStatus])]), '')
+<h3>Malicious code</h3>${malicious.length ? table(['Severity', 'Match', 'Files', 'Status'], malicious.map((f) => [sev(f.severity), esc(findingLabel(f)), esc(f.occurrences.map((o) => devicePath(o.path)).join(', ')), esc(STATUS_LABEL[f.issueStatus])]), '')
     : `<p>No malicious code was found by Firmscope's built-in rules (YARA rules and known-bad file hashes${x.ruleSet ? `, rule set ${esc(x.ruleSet.slice(0, 19))}` : ''}).</p>`}`;
 }
 
 export const findingsHtmlReport: ReportGenerator = {
   id: 'findings-html',
-  aliases: ['findings-html'],
+  aliases: [],
   mediaType: 'text/html; charset=utf-8',
   async generate(input) {
-    const model = findingsModel(input);
-    const digest = findingsDigest(model, input.baseline);
-    const x = findingsExtras(input, model.findings);
+    const { model, digest, extras: x } = findingsReportParts(input);
     const sections = chosenSections(input);
     const body: Record<FindingsSection, () => string> = {
       summary: () => summary(model, digest), coverage: () => coverage(model, x), findings: () => findings(model, input.history ?? {}),

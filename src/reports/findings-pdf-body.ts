@@ -1,7 +1,7 @@
 // The findings PDF's sections after the summary: coverage, findings by type and severity (rows, then a detail
 // block for each high or critical finding), components, cryptographic material, binaries and malicious code.
 import { SEVERITIES } from '../engine/types.js';
-import { componentLabel, firstSentence } from './findings-digest.js';
+import { componentLabel, findingLabel, firstSentence, kevDetail } from './findings-digest.js';
 import type { FindingsModel } from './findings-model.js';
 import { incompleteText } from './findings-pdf-front.js';
 import type { FindingsExtras } from './findings-extras.js';
@@ -34,11 +34,15 @@ export function coverage(doc: Doc, model: FindingsModel, extras: FindingsExtras)
 
 const sevCell = (f: ReportFinding) => ({ text: SEVERITY_LABEL[f.severity], color: SEVERITY_COLOR[f.severity], bold: true });
 
-/** The row's words: the id, and for what has no detail block, its first sentence (the detail holds the rest). */
+/**
+ * The row's words: the finding's name (a vulnerability's id, a rule finding's name and rule), and for a
+ * vulnerability without a detail block, the first sentence of its description (the detail holds the rest).
+ */
 function rowTitle(f: ReportFinding, detailed: boolean): string {
-  if (detailed) return f.pname;
+  const label = findingLabel(f);
+  if (detailed || label !== f.pname) return label;
   const text = f.description ?? f.title ?? (f.name !== f.pname ? f.name : '');
-  return text ? `${f.pname}\n${firstSentence(text, 140)}` : f.pname;
+  return text ? `${label}\n${firstSentence(text, 140)}` : label;
 }
 
 export function isDetailed(f: ReportFinding): boolean {
@@ -51,9 +55,15 @@ export function findingsSection(doc: Doc, model: FindingsModel, history: Record<
     const list = model.findings.filter((f) => f.findingType === type);
     if (!list.length) continue;
     heading(doc, `${FINDING_TYPE_LABEL[type]} (${list.length})`, 11);
+    if (type !== 'dependencyVulnerability') {
+      // a rule's finding has no component, version, scores or KEV entry: its name says what and where
+      table(doc, [{ header: 'Severity', width: 0.09 }, { header: 'Finding', width: 0.77 }, { header: 'Status', width: 0.14 }],
+        list.map((f) => [sevCell(f), rowTitle(f, isDetailed(f)), STATUS_LABEL[f.issueStatus]]), 7);
+      continue;
+    }
     table(doc, [
-      { header: 'Severity', width: 0.09 }, { header: 'Finding', width: 0.37 }, { header: 'Component', width: 0.17 }, { header: 'Fixed in', width: 0.1 },
-      { header: 'CVSS', width: 0.06 }, { header: 'EPSS', width: 0.07 }, { header: 'KEV', width: 0.05 }, { header: 'Status', width: 0.09 },
+      { header: 'Severity', width: 0.08 }, { header: 'Finding', width: 0.33 }, { header: 'Component', width: 0.17 }, { header: 'Fixed in', width: 0.12 },
+      { header: 'CVSS', width: 0.05 }, { header: 'EPSS', width: 0.06 }, { header: 'KEV', width: 0.05 }, { header: 'Status', width: 0.14 },
     ], list.map((f) => [
       sevCell(f), rowTitle(f, isDetailed(f)), componentLabel(f.component) || '-', f.knownFixedVersion ?? '-', f.cvssLatestBaseScore?.toFixed(1) ?? '-',
       f.epss ? `${(f.epss.probability * 100).toFixed(1)}%` : '-', f.isKev ? 'Yes' : '', STATUS_LABEL[f.issueStatus],
@@ -98,24 +108,27 @@ function detail(doc: Doc, f: ReportFinding, history: StatusChangeRecord[]): void
   const left = doc.page.margins.left;
   const top = doc.y + 6;
   doc.rect(left, top, 4, 14).fill(SEVERITY_COLOR[f.severity]);
-  doc.font(FONT.bold).fontSize(10.5).fillColor(SEVERITY_COLOR[f.severity]).text(`${SEVERITY_LABEL[f.severity]} · ${f.pname}`, left + 10, top + 1, { width: usableWidth(doc) - 10 });
+  doc.font(FONT.bold).fontSize(10.5).fillColor(SEVERITY_COLOR[f.severity]).text(`${SEVERITY_LABEL[f.severity]} · ${findingLabel(f)}`, left + 10, top + 1, { width: usableWidth(doc) - 10 });
   doc.x = left;
   doc.moveDown(0.2);
   if (f.description) paragraph(doc, f.description, { size: 8.5 });
-  else if (f.name !== f.pname) paragraph(doc, f.name, { size: 8.5 });
+  else if (f.name !== f.pname && findingLabel(f) === f.pname) paragraph(doc, f.name, { size: 8.5 });
   doc.moveDown(0.2);
   const refs = (f.references ?? []).slice(0, 5).map((r) => r.url);
   const files = f.occurrences.map((o) => devicePath(o.path) + (o.offset !== undefined ? ` at offset ${o.offset}` : ''));
   const evidence = evidenceLines(f);
-  const ids = f.identifiers.flatMap((i) => Object.values(i)).filter((v): v is string => !!v && v !== f.pname);
+  // aliases of a vulnerability (GHSA, OSV), and its weakness class; a rule's id is in the heading already
+  const ids = f.identifiers.flatMap((i) => [i.cve, i.ghsa, i.osv]).filter((v): v is string => !!v && v !== f.pname);
+  const cwes = f.identifiers.map((i) => i.cwe).filter((v): v is string => !!v);
   facts(doc, [
     ['Type', FINDING_TYPE_LABEL[f.findingType]],
     ...(f.component ? [['Component', componentLabel(f.component)] as [string, string]] : []),
     ['Fix', f.recommendedAction ?? (f.knownFixedVersion ? `Upgrade to ${f.knownFixedVersion} or later.` : 'No fixed version is known.')],
     ...(cvssText(f) ? [['CVSS', cvssText(f)!] as [string, string]] : []),
     ...(f.epss ? [['EPSS', `${(f.epss.probability * 100).toFixed(2)}% chance of exploitation in the next 30 days (higher than ${(f.epss.percentile * 100).toFixed(0)}% of all CVEs)`] as [string, string]] : []),
-    ...(f.isKev ? [['Known exploited', 'Yes: listed in the CISA Known Exploited Vulnerabilities catalogue'] as [string, string]] : []),
+    ...(f.isKev ? [['Known exploited', kevDetail(f)!] as [string, string]] : []),
     ...(ids.length ? [['Also known as', ids.join(', ')] as [string, string]] : []),
+    ...(cwes.length ? [['Weakness class', cwes.join(', ')] as [string, string]] : []),
     ['Affected files', files.length ? `${files.slice(0, 8).join(', ')}${files.length > 8 ? ` and ${files.length - 8} more` : ''}` : '-'],
     ...(evidence.length ? [['Evidence', evidence.join('\n')] as [string, string]] : []),
     ...(refs.length ? [['References', refs.join('\n')] as [string, string]] : []),
@@ -164,6 +177,6 @@ export function binariesSection(doc: Doc, model: FindingsModel, extras: Findings
   const malicious = model.findings.filter((f) => f.findingType === 'maliciousCode');
   if (!malicious.length) paragraph(doc, `No malicious code was found by Firmscope's built-in rules (YARA rules and known-bad file hashes${extras.ruleSet ? `, rule set ${extras.ruleSet.slice(0, 19)}` : ''}).`, { size: 9 });
   else table(doc, [{ header: 'Severity', width: 0.1 }, { header: 'Match', width: 0.3 }, { header: 'Files', width: 0.45 }, { header: 'Status', width: 0.15 }],
-    malicious.map((f) => [sevCell(f), f.pname, f.occurrences.map((o) => devicePath(o.path)).join(', '), STATUS_LABEL[f.issueStatus]]), 7.5);
+    malicious.map((f) => [sevCell(f), findingLabel(f), f.occurrences.map((o) => devicePath(o.path)).join(', '), STATUS_LABEL[f.issueStatus]]), 7.5);
   doc.fillColor(TEXT);
 }

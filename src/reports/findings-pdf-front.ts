@@ -1,7 +1,8 @@
 // The findings PDF's first two pages: the cover (what was analysed, the overall risk rating, the contents) and the
 // one-page executive summary (severity tiles and chart, what to fix first, the top risks, triage, changes).
+import { formatName } from '../engine/unpack/format-names.js';
 import { SEVERITIES, type Severity } from '../engine/types.js';
-import { componentLabel, HIGH_EPSS, upgradeText, type FindingsDigest } from './findings-digest.js';
+import { firstSentence, HIGH_EPSS, riskText, upgradeText, type FindingsDigest } from './findings-digest.js';
 import type { FindingsModel } from './findings-model.js';
 import { banner, ensureSpace, facts, FONT, heading, MUTED, paragraph, rowsThatFit, table, TEXT, tiles, usableWidth, type Doc } from './pdf-parts.js';
 import { byteSize, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, plural, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL } from './report-labels.js';
@@ -28,7 +29,7 @@ export function cover(doc: Doc, model: FindingsModel, digest: FindingsDigest): n
     ['Image', imageTitle(model)],
     ...(model.image.uploadTime ? [['Uploaded', humanDate(model.image.uploadTime)] as [string, string]] : []),
     ['Scanned', scanned ? humanDate(scanned) : `${humanDate(model.generatedAt)} (offline scan)`],
-    ['File', `${model.image.fileName} (${model.image.type})`],
+    ['File', `${model.image.fileName} (${formatName(model.image.type)})`],
     ['Size', byteSize(model.image.size)],
     ['SHA-256', model.image.sha256],
     ['Engine', `Firmscope ${model.engineVersion}`],
@@ -89,10 +90,22 @@ function typeChart(doc: Doc, model: FindingsModel): void {
 
 const severityCell = (s: Severity) => ({ text: SEVERITY_LABEL[s], color: SEVERITY_COLOR[s], bold: true });
 
-function urgency(f: ReportFinding): string {
-  if (f.isKev) return 'Known exploited (CISA KEV)';
-  return `EPSS ${((f.epss?.probability ?? 0) * 100).toFixed(1)}% chance of exploitation within 30 days`;
+/** The words above the actions: whether any open finding is known or likely to be exploited. */
+export function fixFirstLead(digest: FindingsDigest): string {
+  const n = digest.fixFirst.length;
+  if (n) return `${plural(n, 'open finding is', 'open findings are')} known to be exploited (CISA KEV) or likely to be soon (EPSS ${HIGH_EPSS * 100}% or more): the first actions remove them.`;
+  if (digest.actions.length) return `No open finding is known to be exploited (CISA KEV) or likely to be soon (EPSS ${HIGH_EPSS * 100}% or more). These actions remove the critical and high ones:`;
+  return `No open finding is known to be exploited (CISA KEV), likely to be soon (EPSS ${HIGH_EPSS * 100}% or more), or rated critical or high.`;
 }
+
+/** The findings an action removes, in a few words: how many, how severe, which. */
+export function removesText(findings: ReportFinding[]): string {
+  const names = findings.slice(0, 3).map((f) => (f.findingType === 'dependencyVulnerability' ? f.pname : firstSentence(f.name, 60)));
+  const bySeverity = SEVERITIES.map((s) => [s, findings.filter((f) => f.severity === s).length] as const).filter(([, n]) => n).map(([s, n]) => `${n} ${SEVERITY_LABEL[s].toLowerCase()}`);
+  return `${plural(findings.length, 'finding')} (${bySeverity.join(', ')}): ${names.join(', ')}${findings.length > 3 ? ` and ${findings.length - 3} more` : ''}`;
+}
+
+export const ACTIONS_SHOWN = 5;
 
 export function executiveSummary(doc: Doc, model: FindingsModel, digest: FindingsDigest): void {
   heading(doc, 'Executive summary', 15);
@@ -108,14 +121,14 @@ export function executiveSummary(doc: Doc, model: FindingsModel, digest: Finding
     paragraph(doc, `Since ${name} (uploaded ${humanDate(c.baseline.createTime, true)}): ${c.added.length} new, ${c.resolved.length} resolved, ${c.unchanged} unchanged.`, { size: 9 });
   } else paragraph(doc, 'No earlier image of this product to compare with.', { size: 9, color: MUTED });
 
-  heading(doc, 'Fix these first', 11);
-  if (!digest.fixFirst.length) {
-    paragraph(doc, `No open finding is known to be exploited (CISA KEV) or has an exploit likelihood (EPSS) of ${HIGH_EPSS * 100}% or more.`, { size: 9, color: MUTED });
-  } else {
-    const shown = digest.fixFirst.slice(0, 4);
-    table(doc, [{ header: 'Finding', width: 0.2 }, { header: 'Component', width: 0.22 }, { header: 'Why now', width: 0.38 }, { header: 'Fixed in', width: 0.2 }],
-      shown.map((f) => [f.pname, componentLabel(f.component) || '-', urgency(f), f.knownFixedVersion ?? 'no fix known']), 7.5);
-    if (digest.fixFirst.length > shown.length) paragraph(doc, `…and ${digest.fixFirst.length - shown.length} more: the KEV and EPSS columns of the findings section mark every one.`, { size: 8, color: MUTED });
+  heading(doc, 'What to fix first', 11);
+  paragraph(doc, fixFirstLead(digest), { size: 8.5 });
+  if (digest.actions.length) {
+    doc.moveDown(0.2);
+    const shown = digest.actions.slice(0, ACTIONS_SHOWN);
+    table(doc, [{ header: '#', width: 0.04 }, { header: 'What to do', width: 0.4 }, { header: 'Why first', width: 0.22 }, { header: 'Findings it removes', width: 0.34 }],
+      shown.map((a, i) => [{ text: String(i + 1), bold: true }, a.action, a.why, removesText(a.findings)]), 7.5);
+    if (digest.actions.length > shown.length) paragraph(doc, `…and ${plural(digest.actions.length - shown.length, 'more action')} for the other critical and high findings, in the findings section.`, { size: 8, color: MUTED });
   }
 
   heading(doc, 'Top 10 risks', 11);
@@ -123,7 +136,7 @@ export function executiveSummary(doc: Doc, model: FindingsModel, digest: Finding
     { header: 'Severity', width: 0.09 }, { header: 'Risk in plain words', width: 0.47 }, { header: 'Fixed in', width: 0.12 }, { header: 'Upgrade that removes the most findings', width: 0.32 },
   ];
   const rows = digest.topRisks.map((risk) => [
-    severityCell(risk.finding.severity), `${risk.finding.pname} — ${risk.plain}`, risk.finding.knownFixedVersion ?? 'no fix known', upgradeText(risk),
+    severityCell(risk.finding.severity), riskText(risk), risk.finding.knownFixedVersion ?? 'no fix known', upgradeText(risk),
   ]);
   // The summary is one page: the risks that do not fit are named in the findings section, which lists them all.
   const fit = rows.length ? Math.max(1, rowsThatFit(doc, columns, rows, 7, 14)) : 0;

@@ -2,9 +2,7 @@
 // a cover with the risk rating and contents, a one-page executive summary, then coverage, findings, components,
 // cryptographic material, binaries and malicious code. Pages are buffered so that the contents, the running
 // header and the page numbers are drawn once every page exists.
-import { findingsDigest } from './findings-digest.js';
-import { findingsExtras } from './findings-extras.js';
-import { findingsModel } from './findings-model.js';
+import { findingsReportParts } from './findings-report-parts.js';
 import { binariesSection, componentsSection, coverage, cryptoSection, findingsSection } from './findings-pdf-body.js';
 import { cover, executiveSummary, imageTitle } from './findings-pdf-front.js';
 import { collect, FONT, MUTED, newDocument, TEXT, usableWidth, type Doc } from './pdf-parts.js';
@@ -66,12 +64,10 @@ function decorate(doc: Doc, header: string): void {
 
 export const findingsPdfReport: ReportGenerator = {
   id: 'findings-pdf',
-  aliases: ['findings-pdf'],
+  aliases: [],
   mediaType: 'application/pdf',
   async generate(input) {
-    const model = findingsModel(input);
-    const digest = findingsDigest(model, input.baseline);
-    const extras = findingsExtras(input, model.findings);
+    const { model, digest, extras } = findingsReportParts(input);
     const now = input.now ?? new Date();
     const doc = newDocument({ Title: `Firmware security assessment: ${imageTitle(model)}`, Subject: model.image.name, CreationDate: now }, true);
     const done = collect(doc);

@@ -46,11 +46,14 @@ export function byteSize(bytes: number): string {
   return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]} (${bytes.toLocaleString('en-US')} bytes)`;
 }
 
+// One formatter for every date: toLocaleDateString builds one a call (a fifth of a large report's time).
+const DATE_FORMAT = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+
 /** "27 Nov 2026, 22:10 UTC" from an ISO time; the date alone with `dateOnly`. */
 export function humanDate(iso: string, dateOnly = false): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  const date = d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+  const date = DATE_FORMAT.format(d);
   return dateOnly ? date : `${date}, ${d.toISOString().slice(11, 16)} UTC`;
 }
 

@@ -11,4 +11,6 @@ export interface ServiceContext {
   blobs: BlobStore;
   uploads: UploadSettings;
   baseUrl: string;
+  /** Webhooks may target loopback and private addresses (FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE=1). */
+  webhookAllowPrivate?: boolean;
 }

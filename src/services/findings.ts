@@ -10,6 +10,7 @@ export { VEX_JUSTIFICATIONS } from '../engine/types.js';
 import { requireProduct } from './access.js';
 import { InvalidInputError, NotFoundError } from '../errors.js';
 import type { Repositories } from '../store/repositories.js';
+import { emitEvent } from './webhook-events.js';
 
 export interface FindingWithHistory {
   finding: StoredFinding;
@@ -54,19 +55,29 @@ function justificationFor(status: IssueStatus, justification: VexJustification |
 
 /** Sets the status; returns the finding it was set through and the recorded change. */
 export async function setFindingStatus(
-  repos: Repositories, principal: Principal, productId: string, findingId: string, request: StatusRequest,
+  repos: Repositories, principal: Principal, productId: string, findingId: string, request: StatusRequest, baseUrl?: string,
 ): Promise<{ finding: StoredFinding; change: StatusChange }> {
   const finding = await requireFinding(repos, principal, productId, findingId);
   const status = normaliseStatus(request.status);
   const justification = justificationFor(status, request.justification, 'justification');
-  const change = await repos.findings.setStatus(finding, status, request.comment ?? null, principal.userId, justification);
+  const change = await repos.transaction(async (tx) => {
+    const recorded = await tx.findings.setStatus(finding, status, request.comment ?? null, principal.userId, justification);
+    await emitEvent(tx, {
+      orgId: principal.orgId, type: 'finding.statusChanged', baseUrl,
+      data: {
+        productId: finding.productId, imageId: finding.imageId, scanId: finding.scanId, findingId: finding.id, fingerprint: finding.fingerprint,
+        status, previousStatus: finding.issueStatus, ...(justification ? { justification } : {}),
+      },
+    });
+    return recorded;
+  });
   return { finding, change };
 }
 
 /** Sets the status and returns the finding as it now is, in full. */
 export async function updateFindingStatus(
-  repos: Repositories, principal: Principal, productId: string, findingId: string, request: StatusRequest,
+  repos: Repositories, principal: Principal, productId: string, findingId: string, request: StatusRequest, baseUrl?: string,
 ): Promise<FindingWithHistory> {
-  const { finding } = await setFindingStatus(repos, principal, productId, findingId, request);
+  const { finding } = await setFindingStatus(repos, principal, productId, findingId, request, baseUrl);
   return withHistory(repos, (await repos.findings.get(finding.productId, finding.id))!);
 }

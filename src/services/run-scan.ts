@@ -16,6 +16,7 @@ import { localDebugFiles } from './debug-files.js';
 import type { Repositories } from '../store/repositories.js';
 import { writeResultDocument } from './result-document.js';
 import { scanRules } from './rules.js';
+import { moveScan } from './scan-transitions.js';
 
 /** One analysis: the image, where to unpack it, and the organisation's malicious-code rules (services/rules.ts). */
 export interface AnalyseInput {
@@ -36,6 +37,8 @@ export interface RunScanDeps {
   /** Runs the engine (in a thread in production); rejects on failure or abort. */
   analyse(input: AnalyseInput, signal: AbortSignal, onProgress: (p: { phase: string; percent: number }) => void): Promise<ScanResult>;
   limits?: Partial<Limits>;
+  /** The service's base URL, for the links of the scan's webhook events. */
+  baseUrl?: string;
 }
 
 export type ScanOutcome = 'done' | 'failed' | 'cancelled' | 'skipped';
@@ -49,7 +52,7 @@ export async function runScan(deps: RunScanDeps, scanId: string, signal: AbortSi
   if (!(await repos.scans.transition(scan.id, ['new', 'running'], 'running', { message }))) return 'skipped';
   const image = await repos.images.getById(scan.imageId);
   if (!image) {
-    await repos.scans.transition(scan.id, ['running'], 'failed', { error: 'the image of this scan no longer exists' });
+    await moveScan(repos, scan.id, ['running'], 'failed', { error: 'the image of this scan no longer exists', baseUrl: deps.baseUrl });
     return 'failed';
   }
 
@@ -75,7 +78,8 @@ export async function runScan(deps: RunScanDeps, scanId: string, signal: AbortSi
     await repos.scans.setOutcome(scan.id, result.summary, result.problems.map((p) => ({ ...p, level: levelOf(p) })));
     if (result.image.type) await repos.images.update(image.productId, image.id, { detectedType: result.image.type });
     const incomplete = result.summary && !result.summary.complete ? `; analysis incomplete: ${result.summary.incompleteReasons.join('; ')}` : '';
-    const moved = await repos.scans.transition(scan.id, ['running'], 'done', {
+    const moved = await moveScan(repos, scan.id, ['running'], 'done', {
+      baseUrl: deps.baseUrl,
       message: `analysis finished: ${result.components.length} components, ${result.findings.length} findings, ${result.problems.length} problems${incomplete}`,
     });
     return moved ? 'done' : 'cancelled';
@@ -85,7 +89,7 @@ export async function runScan(deps: RunScanDeps, scanId: string, signal: AbortSi
       return 'cancelled';
     }
     const reason = error instanceof Error ? error.message : String(error);
-    await repos.scans.transition(scan.id, ['running'], 'failed', { error: isEngineError(error) ? reason : `analysis failed: ${reason}` });
+    await moveScan(repos, scan.id, ['running'], 'failed', { error: isEngineError(error) ? reason : `analysis failed: ${reason}`, baseUrl: deps.baseUrl });
     return 'failed';
   } finally {
     await rm(workDir, { recursive: true, force: true }).catch(() => {});

@@ -2,7 +2,7 @@
 // that ends a running scan) really stops the work: the job is cancelled and its worker aborts.
 import type { Principal } from '../auth/principal.js';
 import type { Image } from '../store/image.repository.js';
-import type { Scan } from '../store/scan.repository.js';
+import type { Scan, ScanStateRecord } from '../store/scan.repository.js';
 import type { ScanStateType } from '../store/schema.js';
 
 export type { Scan, ScanStateType };
@@ -10,6 +10,7 @@ import type { StoredComponent } from '../store/result.repository.js';
 import { requireImage } from './access.js';
 import { ConflictError, NotReadyError } from '../errors.js';
 import type { Repositories } from '../store/repositories.js';
+import { moveScan } from './scan-transitions.js';
 
 export const SCAN_JOB = 'scan';
 
@@ -45,7 +46,12 @@ export async function scanComponents(repos: Repositories, scan: Scan): Promise<S
   return repos.results.components(scan.id);
 }
 
-export async function setScanState(repos: Repositories, principal: Principal, scan: Scan, to: ScanStateType): Promise<Scan> {
+/** Every state the scan went through, oldest first (the worker's moves and people's requests). */
+export function scanStateHistory(repos: Repositories, scan: Scan): Promise<ScanStateRecord[]> {
+  return repos.scans.states(scan.id);
+}
+
+export async function setScanState(repos: Repositories, principal: Principal, scan: Scan, to: ScanStateType, baseUrl?: string): Promise<Scan> {
   const allowed = TRANSITIONS[scan.state];
   if (!allowed.includes(to)) {
     throw new ConflictError(
@@ -54,7 +60,8 @@ export async function setScanState(repos: Repositories, principal: Principal, sc
       [{ reason: 'transitionNotAllowed', field: 'type' }],
     );
   }
-  const moved = await repos.scans.transition(scan.id, [scan.state], to, {
+  const moved = await moveScan(repos, scan.id, [scan.state], to, {
+    baseUrl,
     authorId: principal.userId,
     message: `set to ${to} by ${principal.email}`,
     error: to === 'failed' ? `marked failed by ${principal.email}` : null,

@@ -10,6 +10,7 @@ import { requireProduct } from './access.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import type { Repositories } from '../store/repositories.js';
 import { createScanIn } from './scans.js';
+import { emitEvent } from './webhook-events.js';
 import { uploadUrl, verifyUpload } from './upload-signature.js';
 
 export interface UploadSettings {
@@ -134,6 +135,10 @@ export async function finalizeUpload(
       fileName: sanitizeName(fileName), blob: stored, authorId: principal.userId,
     });
     const scan = input.createScan ? await createScanIn(tx, image, principal.userId) : undefined;
+    await emitEvent(tx, {
+      orgId: image.orgId, type: 'image.created', baseUrl: settings.baseUrl,
+      data: { productId: image.productId, imageId: image.id, name: image.name, version: image.version, ...(scan ? { scanId: scan.id } : {}) },
+    });
     return { image, scan };
   });
   // a direct upload's blob belongs to no image when the transaction fails: remove it (a claimed upload stays)

@@ -35,6 +35,11 @@ export async function createOrgUser(repos: Repositories, principal: Principal, i
   return { org: await organisation(repos, user.orgId), user };
 }
 
+/** The organisation's machine clients (never their secret hashes: callers present only the public fields). */
+export function listOrgClients(repos: Repositories, principal: Principal): Promise<Client[]> {
+  return repos.identities.listClients(principal.orgId);
+}
+
 export function createOrgClient(
   repos: Repositories, principal: Principal, input: { name: string; role: string; clientId?: string; publicClientId: string },
 ): Promise<{ client: Client; clientSecret: string }> {

@@ -8,6 +8,7 @@
 // acknowledged: it is no risk rise). Resolving it there, rather than setting an issue status, keeps the user's
 // workflow intact: a status belongs to the product's fingerprint, carries forward to later images and records who
 // set it (API-NOTES, Findings). Should it match again later, it comes back as a new finding.
+// Kernel findings are triaged as the scan did (kernel-triage.ts), on the kernel evidence stored with the scan.
 // Nothing is resolved in an image whose matching reported an error (a failed lookup is not "no match").
 // Re-matches may overlap (a sync and an import, or an import re-run while the first still re-matches): each image's
 // transaction first locks its scan (findings.lockScan), so overlapping ones apply their changes one after the
@@ -15,15 +16,28 @@
 // in the scan yet (the unique index decides), and an escalation is recorded only for a row this transaction
 // actually inserted or changed.
 import { severityRank } from '../engine/vulns/cvss.js';
+import { triageKernelFindings } from '../engine/vulns/kernel-triage.js';
 import { VulnerabilityMatcher } from '../engine/vulns/matcher.js';
 import type { VulnerabilitySource } from '../engine/vulns/source.js';
 import type { EngineFinding, Problem } from '../engine/types.js';
 import { nowIso } from '../ids.js';
 import type { Repositories } from '../store/repositories.js';
+import { emitEvent } from './webhook-events.js';
 
 export interface RematchOptions {
   /** EPSS probability at or above which a finding escalates when it was below before (default 0.1). */
   epssThreshold?: number;
+  /** The service's base URL, for the links of finding.escalated webhook events. */
+  baseUrl?: string;
+  /** Only these images (a re-match job's share of the fleet, rematch-jobs.ts); default: the latest image of every product. */
+  targets?: RematchTarget[];
+}
+
+/** An image to re-match: its newest completed scan. */
+export interface RematchTarget {
+  productId: string;
+  imageId: string;
+  scanId: string;
 }
 
 export interface RematchSummary {
@@ -41,7 +55,7 @@ export type EscalationReason = 'new-vulnerability' | 'kev' | 'severity' | 'epss'
 /** Why a finding's risk rose between two matches of it (empty when it did not). */
 export function escalationsOf(old: EngineFinding, now: EngineFinding, epssThreshold: number): Array<{ reason: EscalationReason; details: Record<string, unknown> }> {
   const out: Array<{ reason: EscalationReason; details: Record<string, unknown> }> = [];
-  if (now.isKev && !old.isKev) out.push({ reason: 'kev', details: { isKev: { old: false, new: true } } });
+  if (now.isKev && !old.isKev) out.push({ reason: 'kev', details: { isKev: { old: false, new: true }, ...(now.kev ? { kevDateAdded: now.kev.dateAdded } : {}) } });
   if (severityRank(now.severity) > severityRank(old.severity)) out.push({ reason: 'severity', details: { severity: { old: old.severity, new: now.severity } } });
   const before = old.epss?.probability ?? 0;
   const after = now.epss?.probability ?? 0;
@@ -68,42 +82,52 @@ export async function rematchLatestImages(repos: Repositories, source: Vulnerabi
   const threshold = options.epssThreshold ?? 0.1;
   const summary: RematchSummary = { images: 0, newFindings: 0, updatedFindings: 0, withdrawnFindings: 0, escalations: 0, problems: [] };
   const matcher = new VulnerabilityMatcher(source);
-  for (const target of await repos.scans.latestOfActiveProducts()) {
+  for (const target of options.targets ?? await repos.scans.latestOfActiveProducts()) {
     const components = await repos.results.engineComponents(target.scanId);
     const problemsBefore = summary.problems.length;
     const findings = await matcher.matchAll(components, summary.problems);
+    // the kernel triage on the evidence the scan stored (its image is not needed); a scan stored before the
+    // evidence was kept (0106) keeps each finding's verdict while the record's affected files stay the same
+    const kernelEvidence = await repos.results.kernelEvidence(target.scanId);
+    if (kernelEvidence) triageKernelFindings(findings, kernelEvidence);
     const complete = !summary.problems.slice(problemsBefore).some((p) => p.kind === 'error');
     summary.images++;
+    const orgId = (await repos.images.getById(target.imageId))?.orgId;
     await repos.transaction(async (tx) => {
       if (!(await tx.findings.lockScan(target.scanId))) return; // deleted since it was listed
       const existing = await tx.findings.dependencyFindingsOf(target.scanId);
       const open = await tx.escalations.openKeys(target.imageId);
       const now = nowIso();
-      const escalate = async (fingerprint: string, reason: EscalationReason, details: Record<string, unknown>) => {
+      const escalate = async (fingerprint: string, reason: EscalationReason, details: Record<string, unknown>, findingId?: string) => {
         if (open.has(`${fingerprint}\0${reason}`)) return;
         open.add(`${fingerprint}\0${reason}`);
         await tx.escalations.record({ productId: target.productId, imageId: target.imageId, fingerprint, reason, details, now });
         summary.escalations++;
+        if (orgId) {
+          await emitEvent(tx, {
+            orgId, type: 'finding.escalated', baseUrl: options.baseUrl,
+            data: { productId: target.productId, imageId: target.imageId, scanId: target.scanId, ...(findingId ? { findingId } : {}), fingerprint, reason, details },
+          });
+        }
       };
       for (const finding of findings) {
         const old = existing.get(finding.fingerprint);
-        // re-matching has no image to triage kernel findings with: the verdict of the scan stays while the
-        // record's affected files are the same
-        if (old?.finding.applicability && !finding.applicability && JSON.stringify(old.finding.match?.programFiles) === JSON.stringify(finding.match?.programFiles)) {
+        if (!kernelEvidence && old?.finding.applicability && !finding.applicability && JSON.stringify(old.finding.match?.programFiles) === JSON.stringify(finding.match?.programFiles)) {
           finding.applicability = old.finding.applicability;
           if (old.finding.matchConfidence) finding.matchConfidence = old.finding.matchConfidence;
         }
         if (!old) {
           // false: the scan has it already (a finding of another type cannot share the fingerprint)
-          if (!(await tx.findings.insertIfAbsent(target, finding, now))) continue;
+          const insertedId = await tx.findings.insertIfAbsent(target, finding, now);
+          if (!insertedId) continue;
           summary.newFindings++;
-          await escalate(finding.fingerprint, 'new-vulnerability', { pname: finding.pname, severity: finding.severity, isKev: finding.isKev ?? false });
+          await escalate(finding.fingerprint, 'new-vulnerability', { pname: finding.pname, severity: finding.severity, isKev: finding.isKev ?? false }, insertedId);
           continue;
         }
         if (JSON.stringify(old.finding) === JSON.stringify(finding)) continue;
         if (!(await tx.findings.replace(old.id, finding))) continue;
         summary.updatedFindings++;
-        for (const e of escalationsOf(old.finding, finding, threshold)) await escalate(finding.fingerprint, e.reason, e.details);
+        for (const e of escalationsOf(old.finding, finding, threshold)) await escalate(finding.fingerprint, e.reason, e.details, old.id);
       }
       if (!complete) return;
       const matched = new Set(findings.map((f) => f.fingerprint));

@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { isIP } from 'node:net';
-import { allowPrivateTargets, guardedLookup, isPrivateAddress } from './webhook-target.js';
+import { guardedLookup, isPrivateAddress } from './webhook-target.js';
 
 export interface DeliveryAttempt {
   ok: boolean;
@@ -32,7 +32,7 @@ export function signedHeaders(secret: string, messageId: string, timestamp: Date
 export function sendWebhook(url: string, secret: string, messageId: string, body: string, options: { allowPrivate?: boolean; now?: Date } = {}): Promise<DeliveryAttempt> {
   const started = Date.now();
   const target = new URL(url);
-  const allowPrivate = options.allowPrivate ?? allowPrivateTargets();
+  const allowPrivate = options.allowPrivate ?? false;
   // A literal address is connected to without a lookup: checked here instead.
   const literal = target.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate && isIP(literal) && isPrivateAddress(literal)) {

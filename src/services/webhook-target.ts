@@ -1,11 +1,12 @@
 // The SSRF guard of webhook targets: a URL whose host resolves to a loopback, private, link-local, unique-local,
-// carrier-grade NAT, multicast or unspecified address is refused, unless FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE=1.
+// carrier-grade NAT, multicast or unspecified address is refused, unless allowed (FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE=1,
+// read by config.ts and passed down).
 // Checked after DNS resolution when the webhook is saved, and again at connect time (guardedLookup), so a name
 // that resolves elsewhere later (DNS rebinding) cannot reach the inside.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { promisify } from 'node:util';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, UnprocessableError } from '../errors.js';
 
 const lookupAll = promisify(dnsLookup);
 
@@ -24,10 +25,11 @@ export function isPrivateAddress(address: string): boolean {
   return lower === '::' || lower === '::1' || /^f[cd]/.test(lower) || /^fe[89ab]/.test(lower) || lower.startsWith('ff');
 }
 
-export const allowPrivateTargets = (): boolean => process.env.FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE === '1';
-
-/** Refuses a target URL that is not http(s) or whose host resolves to an inside address (InvalidInputError). */
-export async function assertPublicTarget(url: string, allowPrivate = allowPrivateTargets()): Promise<void> {
+/**
+ * Refuses a target URL that is not http(s) (InvalidInputError, 400) or whose host does not resolve or resolves
+ * to an inside address (UnprocessableError, 422).
+ */
+export async function assertPublicTarget(url: string, allowPrivate = false): Promise<void> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -42,10 +44,10 @@ export async function assertPublicTarget(url: string, allowPrivate = allowPrivat
   try {
     addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookupAll(host, { all: true });
   } catch {
-    throw new InvalidInputError(`the host ${host} does not resolve`, [{ reason: 'invalid', field: 'url' }]);
+    throw new UnprocessableError(`the host ${host} does not resolve`, [{ reason: 'invalid', field: 'url' }]);
   }
   const inside = addresses.find((a) => isPrivateAddress(a.address));
-  if (inside) throw new InvalidInputError(`the host ${host} resolves to ${inside.address}, an address inside the network; refused`, [{ reason: 'forbidden', field: 'url' }]);
+  if (inside) throw new UnprocessableError(`the host ${host} resolves to ${inside.address}, an address inside the network; refused (an operator may allow such targets with FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE=1)`, [{ reason: 'forbidden', field: 'url' }]);
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -54,7 +56,7 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
  * A `lookup` for http.request that refuses inside addresses at connect time (unless allowed): the address the
  * socket connects to is the one checked.
  */
-export function guardedLookup(allowPrivate = allowPrivateTargets()) {
+export function guardedLookup(allowPrivate = false) {
   return (hostname: string, options: object, callback: LookupCallback): void => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);

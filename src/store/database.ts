@@ -18,10 +18,11 @@ export interface OpenedDatabase {
   dialect: Dialect;
   close(): Promise<void>;
   /**
-   * PostgreSQL only: calls `onNotify` for each NOTIFY on `channel`, on a connection of its own (reopened after an
-   * error); resolves once listening, to the function that stops.
+   * PostgreSQL only: calls `onNotify` with its payload for each NOTIFY on `channel`, on a connection of its own
+   * (reopened after an error, then called without a payload: anything may have been missed); resolves once
+   * listening, to the function that stops.
    */
-  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen?(channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>>;
 }
 
 export interface OpenDatabaseOptions {
@@ -189,14 +190,14 @@ function openPostgres(url: string): OpenedDatabase {
 }
 
 /** LISTEN on a dedicated client (a pooled one would be handed to queries); a lost connection is reopened. */
-async function listenOn(url: string, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+async function listenOn(url: string, channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString: url });
     next.on('notification', (message) => {
-      if (message.channel === channel) onNotify();
+      if (message.channel === channel) onNotify(message.payload);
     });
     next.on('error', () => {
       // reopened shortly; meanwhile the workers poll, and a wake-up on reconnecting catches what was missed
@@ -212,7 +213,7 @@ async function listenOn(url: string, channel: string, onNotify: () => void): Pro
   const reconnect = (): void => {
     if (stopped) return;
     clearTimeout(retry);
-    retry = setTimeout(() => void connect().then(onNotify, reconnect), 1000).unref();
+    retry = setTimeout(() => void connect().then(() => onNotify(), reconnect), 1000).unref();
   };
   await connect();
   return async () => {

@@ -1,7 +1,7 @@
 // BlobStore on a local folder: keys are '/'-separated relative paths confined to the root; writes go to a
 // temporary file that is renamed into place once complete.
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
@@ -31,11 +31,16 @@ export class FilesystemBlobStore implements BlobStore {
     const temp = `${path}.tmp-${randomBytes(6).toString('hex')}`;
     const hashing = hashingStream(options.maxBytes);
     const input = Buffer.isBuffer(source) ? Readable.from([source]) : source;
+    let output: WriteStream | undefined;
     try {
       await mkdir(dirname(path), { recursive: true });
-      await pipeline(input, hashing.stream, createWriteStream(temp, { flags: 'wx' }));
+      output = createWriteStream(temp, { flags: 'wx' });
+      await pipeline(input, hashing.stream, output);
       await rename(temp, path);
     } catch (error) {
+      // A source that fails at once can reject the pipeline before the file is even opened: wait until the
+      // stream has closed (it opens, then closes), or the temp file appears after it was removed.
+      if (output && !output.closed) await new Promise<void>((done) => output!.once('close', () => done()));
       await rm(temp, { force: true });
       throw storageFull(error) ? new InsufficientStorageError() : error;
     }

@@ -2,6 +2,7 @@
 // carried-forward issue status, filtered, sorted and paged in SQL; in compare mode the union of a baseline
 // and a target image with each row's comparison status (new | resolved | unchanged) by fingerprint.
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { defaultIssueStatus, totalFromScanCounts } from './finding-grid-total.js';
 import { conditionSql, countedPage, latestDoneScans, type Comparator, type GridCondition as Condition } from './grid-query.js';
 import type { Database } from './schema.js';
 
@@ -66,8 +67,7 @@ function filteredGrid(db: Kysely<Database>, criteria: GridCriteria) {
       .select([
         'f.id', 'f.pname', 'f.name', 'f.finding_type', 'f.severity', 'f.cvss_score', 'f.epss_probability', 'f.is_kev', 'f.component_name',
         'f.component_version', 'f.match_confidence', 'f.match_confidence_label', 'f.product_id', 'f.image_id', 'f.scan_id', 'f.create_time', 'f.fingerprint', 'f.data',
-        // a kernel finding the triage found not built is rejected until someone sets a status (defaultStatus)
-        sql<string>`coalesce(fs.status, case when f.applicability = 'not-applicable' then 'rejected' else 'new' end)`.as('issue_status'),
+        sql<string>`coalesce(fs.status, ${defaultIssueStatus(sql<SqlBool>`f.applicability = 'not-applicable'`)})`.as('issue_status'),
         SEVERITY_RANK.as('severity_rank'),
         comparison.as('comparison'),
       ]);
@@ -95,16 +95,18 @@ function filteredGrid(db: Kysely<Database>, criteria: GridCriteria) {
 
 export async function queryFindingGrid(db: Kysely<Database>, criteria: GridCriteria): Promise<{ total: number; rows: GridRow[] }> {
   const query = filteredGrid(db, criteria);
+  const counted = await totalFromScanCounts(db, criteria);
   // The page is picked over narrow columns, then the wide finding documents (about 2 KB each) are read for the
   // page's rows only: sorting and limiting them along with the rest spilled to disk for large products.
-  const page = await countedPage(query, (q: typeof query) => q.select(NARROW_COLUMNS.map((c) => `g.${c}` as const)), 'g', criteria);
+  const page = await countedPage(query, (q: typeof query) => q.select(NARROW_COLUMNS.map((c) => `g.${c}` as const)), 'g',
+    counted === undefined ? criteria : { ...criteria, withoutTotal: true });
   const ids = page.rows.map((r) => r.id);
   const documents = new Map<string, string>();
   for (let i = 0; i < ids.length; i += 1000) {
     const found = await db.selectFrom('findings').select(['id', 'data']).where('id', 'in', ids.slice(i, i + 1000)).execute();
     for (const row of found) documents.set(row.id, row.data);
   }
-  return { total: page.total, rows: page.rows.map((r) => ({ ...r, data: documents.get(r.id) ?? '{}' })) };
+  return { total: counted ?? page.total, rows: page.rows.map((r) => ({ ...r, data: documents.get(r.id) ?? '{}' })) };
 }
 
 /**

@@ -17,7 +17,8 @@ export function findingColumns(f: EngineFinding): Omit<Database['findings'], 'id
     cvss_score: f.cvssLatestBaseScore ?? f.cvss?.cvssV4?.baseScore ?? f.cvss?.cvssV3?.baseScore ?? f.cvss?.cvssV2?.baseScore ?? null,
     epss_probability: f.epss?.probability ?? null, is_kev: f.isKev ? 1 : 0, component_name: f.component?.name ?? null,
     component_version: f.component?.version ?? null, match_confidence: f.matchConfidence?.score ?? null,
-    match_confidence_label: f.matchConfidence?.label ?? null, applicability: f.applicability?.verdict ?? null, data: JSON.stringify(f),
+    match_confidence_label: f.matchConfidence?.label ?? null, applicability: f.applicability?.verdict ?? null,
+    applicability_rule: f.applicability?.rule ?? null, data: JSON.stringify(f),
   };
 }
 

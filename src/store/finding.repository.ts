@@ -95,7 +95,9 @@ export class FindingRepository {
   ): Promise<StatusChange> {
     const now = nowIso();
     const id = newId();
-    await this.db.transaction().execute(async (trx) => {
+    // Inside a caller's transaction (the change and its webhook deliveries commit together), joins it.
+    const atomically = (fn: (trx: Kysely<Database>) => Promise<void>): Promise<void> => (this.db.isTransaction ? fn(this.db) : this.db.transaction().execute(fn));
+    await atomically(async (trx) => {
       await trx
         .insertInto('finding_statuses')
         .values({ product_id: finding.productId, fingerprint: finding.fingerprint, status, update_time: now, justification, comment })
@@ -155,12 +157,12 @@ export class FindingRepository {
 
   /**
    * Adds the finding to the scan unless the scan holds its fingerprint already (the unique index decides, so two
-   * writers cannot both add it); true when this call inserted it.
+   * writers cannot both add it); the new row's id when this call inserted it.
    */
-  async insertIfAbsent(ref: ScanRef, finding: EngineFinding, now: string): Promise<boolean> {
+  async insertIfAbsent(ref: ScanRef, finding: EngineFinding, now: string): Promise<string | undefined> {
     const inserted = await this.db.insertInto('findings').values(findingRow(ref, finding, now))
       .onConflict((oc) => oc.columns(['scan_id', 'fingerprint']).doNothing()).returning('id').executeTakeFirst();
-    return inserted !== undefined;
+    return inserted?.id;
   }
 
   /** Replaces a stored finding by its new match; false when the row is gone. */

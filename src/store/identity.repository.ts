@@ -149,10 +149,13 @@ export class IdentityRepository {
 
   async findClient(clientId: string): Promise<Client | undefined> {
     const r = await this.db.selectFrom('clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
-    return r && {
-      id: r.id, clientId: r.client_id, name: r.name, orgId: r.org_id, userId: r.user_id, role: r.role as Role,
-      secretHash: r.secret_hash, createTime: r.create_time,
-    };
+    return r && toClient(r);
+  }
+
+  /** The organisation's machine clients, oldest first. */
+  async listClients(orgId: string): Promise<Client[]> {
+    const rows = await this.db.selectFrom('clients').selectAll().where('org_id', '=', orgId).orderBy('create_time').orderBy('id').execute();
+    return rows.map(toClient);
   }
 
   /** The local user an external issuer's subject is bound to. */
@@ -262,4 +265,11 @@ export class IdentityRepository {
       .onConflict((oc) => oc.column('kid').doNothing())
       .execute();
   }
+}
+
+function toClient(r: Database['clients']): Client {
+  return {
+    id: r.id, clientId: r.client_id, name: r.name, orgId: r.org_id, userId: r.user_id, role: r.role as Role,
+    secretHash: r.secret_hash, createTime: r.create_time,
+  };
 }

@@ -6,15 +6,15 @@
 /** The PostgreSQL channel a queued job is announced on (its payload is the job's kind). */
 export const JOB_CHANNEL = 'firmscope_jobs';
 
-const listeners = new Set<() => void>();
+const listeners = new Set<(kind: string) => void>();
 
-/** Calls `listener` whenever a job is queued in this process; returns the unsubscribe function. */
-export function onJobQueued(listener: () => void): () => void {
+/** Calls `listener` with the job's kind whenever a job is queued in this process; returns the unsubscribe function. */
+export function onJobQueued(listener: (kind: string) => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
 
-/** Announces a committed job to this process's workers. */
-export function announceJobQueued(): void {
-  for (const listener of listeners) listener();
+/** Announces a committed job of `kind` to this process's workers. */
+export function announceJobQueued(kind: string): void {
+  for (const listener of listeners) listener(kind);
 }

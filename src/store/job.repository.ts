@@ -36,17 +36,18 @@ export class JobRepository {
     private readonly afterCommit: (fn: () => void) => void = (fn) => fn(),
   ) {}
 
-  async enqueue(input: { kind: string; scanId?: string; payload?: Record<string, unknown>; maxAttempts?: number }): Promise<Job> {
+  /** Queues a job, due now or at `runAt` (ISO time: a retry later). */
+  async enqueue(input: { kind: string; scanId?: string; payload?: Record<string, unknown>; maxAttempts?: number; runAt?: string }): Promise<Job> {
     const now = nowIso();
     const row: Database['jobs'] = {
       id: newId(), kind: input.kind, scan_id: input.scanId ?? null, payload: JSON.stringify(input.payload ?? {}), status: 'queued',
-      attempts: 0, max_attempts: input.maxAttempts ?? 3, run_time: now, lease_owner: null, lease_expire_time: null,
+      attempts: 0, max_attempts: input.maxAttempts ?? 3, run_time: input.runAt ?? now, lease_owner: null, lease_expire_time: null,
       cancel_requested: 0, last_error: null, create_time: now, update_time: now,
     };
     await this.db.insertInto('jobs').values(row).execute();
     // Idle workers start it now: NOTIFY reaches other processes on commit; this process's are told after it.
     if (this.dialect === 'postgres') await sql`select pg_notify(${JOB_CHANNEL}, ${row.kind})`.execute(this.db);
-    this.afterCommit(announceJobQueued);
+    this.afterCommit(() => announceJobQueued(row.kind));
     return toJob(row);
   }
 
@@ -137,11 +138,15 @@ export class JobRepository {
     await this.db.updateTable('jobs').set({ cancel_requested: 1, update_time: now }).where('scan_id', '=', scanId).where('status', '=', 'running').execute();
   }
 
-  /** Jobs whose worker died on their last attempt: marks them failed and returns them (their scans must fail too). */
-  async failAbandoned(): Promise<Job[]> {
+  /**
+   * Jobs (of `kinds`, or any kind) whose worker died on their last attempt: marks them failed and returns them
+   * (their scans must fail too).
+   */
+  async failAbandoned(kinds?: string[]): Promise<Job[]> {
     const now = nowIso();
-    const rows = await this.db
-      .updateTable('jobs')
+    let query = this.db.updateTable('jobs');
+    if (kinds) query = query.where('kind', 'in', kinds);
+    const rows = await query
       .set({ status: 'failed', last_error: 'the worker running this job stopped responding on every attempt', lease_owner: null, update_time: now })
       .where('status', '=', 'running')
       .where('lease_expire_time', '<', now)

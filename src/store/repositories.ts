@@ -16,6 +16,7 @@ import { ResultRepository } from './result.repository.js';
 import { RuleRepository } from './rule.repository.js';
 import { ScanRepository } from './scan.repository.js';
 import type { Database } from './schema.js';
+import { WebhookRepository } from './webhook.repository.js';
 
 export interface Repositories {
   identities: IdentityRepository;
@@ -30,6 +31,7 @@ export interface Repositories {
   escalations: EscalationRepository;
   rules: RuleRepository;
   grids: GridRepository;
+  webhooks: WebhookRepository;
   /**
    * Runs `fn` with repositories bound to one transaction: committed when it resolves, rolled back when it
    * throws. Inside a transaction already, `fn` joins it.
@@ -55,6 +57,7 @@ export function createRepositories(db: Kysely<Database>, dialect: Dialect, after
     escalations: new EscalationRepository(db),
     rules: new RuleRepository(db),
     grids: new GridRepository(db),
+    webhooks: new WebhookRepository(db),
     transaction: (fn) => (db.isTransaction ? fn(repos) : inTransaction(db, dialect, fn)),
   };
   return repos;

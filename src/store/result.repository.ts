@@ -2,6 +2,7 @@
 // plus the image counts computed from them. The files tree and problems live in a blob (see services).
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Component, CryptoAsset, EngineFinding, ScanResult } from '../engine/types.js';
+import type { KernelEvidence } from '../engine/vulns/kernel-evidence.js';
 import { replaceScanBinaries } from './binary.repository.js';
 import { dialectOf } from './database.js';
 import { findingRow, type ScanRef } from './finding-row.js';
@@ -32,6 +33,8 @@ export interface ImageCounts {
   unsafeFunctionsCount: number;
   /** Kernel findings the triage found not applicable (code not built), counted apart from findingTypeCounts. */
   notApplicableCount: number;
+  /** The not-applicable kernel findings by the triage rule that removed them (config-option-off, other-architecture, ...). */
+  notApplicableByRule: Array<{ rule: string; count: number }>;
 }
 
 const BATCH = 100;
@@ -62,7 +65,7 @@ export class ResultRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Replaces the scan's rows with the result's (idempotent, so a retried scan stores once). */
-  async store(ref: ScanRef, result: Pick<ScanResult, 'components' | 'findings' | 'cryptoAssets' | 'binaries'>): Promise<void> {
+  async store(ref: ScanRef, result: Pick<ScanResult, 'components' | 'findings' | 'cryptoAssets' | 'binaries' | 'kernelEvidence'>): Promise<void> {
     const now = nowIso();
     await this.db.transaction().execute(async (trx) => {
       await lockScanForResultWrite(trx, ref.scanId);
@@ -85,7 +88,18 @@ export class ResultRepository {
         name: a.name, is_expired: a.details['expired'] === true ? 1 : 0, data: JSON.stringify(a),
       })));
       await replaceScanBinaries(trx, ref, result.binaries);
+      // a retried scan of the image gives the same evidence, or none again (then there is none to replace)
+      if (result.kernelEvidence) {
+        await trx.deleteFrom('scan_kernel_evidence').where('scan_id', '=', ref.scanId).execute();
+        await trx.insertInto('scan_kernel_evidence').values({ scan_id: ref.scanId, data: JSON.stringify(result.kernelEvidence) }).execute();
+      }
     });
+  }
+
+  /** What the scan's image said about its kernel's build, when it has a kernel (re-matching triages with it). */
+  async kernelEvidence(scanId: string): Promise<KernelEvidence | undefined> {
+    const row = await this.db.selectFrom('scan_kernel_evidence').select('data').where('scan_id', '=', scanId).executeTakeFirst();
+    return row ? (JSON.parse(row.data) as KernelEvidence) : undefined;
   }
 
   async components(scanId: string): Promise<StoredComponent[]> {
@@ -133,12 +147,13 @@ export class ResultRepository {
         .select(['scan_id', 'finding_type', sql<Numeric>`count(*)`.as('n'), sql<Numeric>`sum(case when is_kev = 1 then 1 else 0 end)`.as('kev')])
         .where('scan_id', 'in', scanIds).where((eb) => eb.or([eb('applicability', 'is', null), eb('applicability', '!=', 'not-applicable')]))
         .groupBy(['scan_id', 'finding_type']).orderBy('finding_type').execute();
-      const notApplicable = await this.db.selectFrom('findings').select(['scan_id', sql<Numeric>`count(*)`.as('n')])
-        .where('scan_id', 'in', scanIds).where('applicability', '=', 'not-applicable').groupBy('scan_id').execute();
+      const notApplicable = await this.db.selectFrom('findings').select(['scan_id', 'applicability_rule', sql<Numeric>`count(*)`.as('n')])
+        .where('scan_id', 'in', scanIds).where('applicability', '=', 'not-applicable').groupBy(['scan_id', 'applicability_rule'])
+        .orderBy('scan_id').orderBy('applicability_rule').execute();
       const unsafe = await this.db.selectFrom('scans').select(['id', 'unsafe_uses']).where('id', 'in', scanIds).execute();
       for (const scanId of scanIds) {
         perScan.set(scanId, {
-          dependenciesCount: 0, cryptographicAssetsCount: 0, findingTypeCounts: [], kev: 0, expiredCertificatesCount: 0, unsafeFunctionsCount: 0, notApplicableCount: 0,
+          dependenciesCount: 0, cryptographicAssetsCount: 0, findingTypeCounts: [], kev: 0, expiredCertificatesCount: 0, unsafeFunctionsCount: 0, notApplicableCount: 0, notApplicableByRule: [],
         });
       }
       for (const r of components) perScan.get(r.scan_id)!.dependenciesCount = n(r.n);
@@ -149,11 +164,16 @@ export class ResultRepository {
         counts.kev += n(r.kev);
       }
       for (const r of unsafe) perScan.get(r.id)!.unsafeFunctionsCount = n(r.unsafe_uses);
-      for (const r of notApplicable) perScan.get(r.scan_id)!.notApplicableCount = n(r.n);
+      for (const r of notApplicable) {
+        const counts = perScan.get(r.scan_id)!;
+        counts.notApplicableCount += n(r.n);
+        // rows triaged before the rule was stored (0106) count under 'unrecorded'
+        counts.notApplicableByRule.push({ rule: r.applicability_rule ?? 'unrecorded', count: n(r.n) });
+      }
     }
     return new Map(images.map(({ imageId, scanId }) => [imageId, {
       newEscalationsCount: newEscalations.get(imageId) ?? 0,
-      dependenciesCount: 0, cryptographicAssetsCount: 0, findingTypeCounts: [], kev: 0, expiredCertificatesCount: 0, unsafeFunctionsCount: 0, notApplicableCount: 0,
+      dependenciesCount: 0, cryptographicAssetsCount: 0, findingTypeCounts: [], kev: 0, expiredCertificatesCount: 0, unsafeFunctionsCount: 0, notApplicableCount: 0, notApplicableByRule: [],
       ...(scanId ? perScan.get(scanId) : {}),
     }]));
   }

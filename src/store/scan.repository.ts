@@ -141,7 +141,9 @@ export class ScanRepository {
   async transition(id: string, from: ScanStateType[], to: ScanStateType, by: { authorId?: string | null; message?: string | null; error?: string | null } = {}): Promise<boolean> {
     const now = nowIso();
     const stateId = newId();
-    return this.db.transaction().execute(async (trx) => {
+    // Inside a caller's transaction (the state change and its webhook deliveries commit together), joins it.
+    const atomically = <T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> => (this.db.isTransaction ? fn(this.db) : this.db.transaction().execute(fn));
+    return atomically(async (trx) => {
       const values: Partial<Database['scans']> = { state: to, state_id: stateId, state_time: now };
       if (to === 'failed') values.error = by.error ?? by.message ?? 'scan failed';
       if (to !== 'running') {

@@ -240,9 +240,27 @@ export interface FindingsTable {
   match_confidence_label: string | null;
   /** The kernel triage's verdict (0010): applicable | not-applicable | unknown; null when not triaged. */
   applicability: string | null;
+  /** The kernel triage rule behind the verdict (0106); null when not triaged or stored before. */
+  applicability_rule: string | null;
   create_time: string;
   /** The engine's EngineFinding JSON. */
   data: string;
+}
+
+/**
+ * How many findings a scan holds by type, severity, KEV and kernel verdict (0015), kept by triggers on findings:
+ * the findings grid's total reads these instead of counting findings.
+ */
+export interface ScanFindingCountsTable {
+  scan_id: string;
+  product_id: string;
+  image_id: string;
+  finding_type: string;
+  severity: string;
+  is_kev: number;
+  /** 1 for findings the kernel triage found not applicable (rejected unless someone set a status). */
+  not_applicable: number;
+  n: number;
 }
 
 /** A finding re-matching resolved (its vulnerability no longer applies), kept with why (0010). */
@@ -368,6 +386,51 @@ export interface DisabledBuiltinRulesTable {
   create_time: string;
 }
 
+/** What a scan's image says about its kernel's build (engine/vulns/kernel-evidence.ts KernelEvidence as JSON), 0106. */
+export interface ScanKernelEvidenceTable {
+  scan_id: string;
+  data: string;
+}
+
+export interface WebhooksTable {
+  id: string;
+  org_id: string;
+  url: string;
+  /** JSON array of the event types it receives. */
+  events: string;
+  description: string;
+  /** Standard Webhooks secret (`whsec_…`); kept in clear because it signs. */
+  secret: string;
+  enabled: number;
+  disabled_reason: string | null;
+  /** Failed attempts in a row (any delivery); 0 after a success. */
+  failure_streak: number;
+  author_id: string | null;
+  create_time: string;
+  update_time: string;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  /** The `webhook-id` header: the delivery's own id, or the original's for a redelivery (receivers deduplicate). */
+  message_id: string;
+  event_type: string;
+  /** The exact JSON body sent (and signed). */
+  payload: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  last_status_code: number | null;
+  last_duration_ms: number | null;
+  last_error: string | null;
+  /** When the next attempt is due; null once the delivery succeeded or failed for good. */
+  next_attempt_time: string | null;
+  create_time: string;
+  update_time: string;
+}
+
 export interface CoreTables {
   organisations: OrganisationsTable;
   users: UsersTable;
@@ -387,13 +450,17 @@ export interface CoreTables {
   components: ComponentsTable;
   findings: FindingsTable;
   finding_resolutions: FindingResolutionsTable;
+  scan_finding_counts: ScanFindingCountsTable;
   finding_statuses: FindingStatusesTable;
   finding_status_history: FindingStatusHistoryTable;
   crypto_assets: CryptoAssetsTable;
   binaries: BinariesTable;
   escalations: EscalationsTable;
+  scan_kernel_evidence: ScanKernelEvidenceTable;
   rules: RulesTable;
   disabled_builtin_rules: DisabledBuiltinRulesTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export interface Database extends CoreTables, VulnTables {}

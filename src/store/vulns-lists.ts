@@ -1,6 +1,8 @@
 // Lists of keys joined to the vulnerability tables (records by key, criteria by product, scores by CVE). On
-// PostgreSQL a VALUES list; on SQLite one JSON parameter read by json_each, because SQLite compiles a statement
-// for every query and a VALUES list of thousands of parameters costs more to compile than to run.
+// PostgreSQL one text array per column read by unnest: a fixed number of parameters, where a VALUES list of
+// thousands of them costs a parse, bind and plan that grows with the list (and on a new connection, every time);
+// on SQLite one JSON parameter read by json_each, because SQLite compiles a statement for every query and a
+// VALUES list of thousands of parameters costs more to compile than to run.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 
 const sqliteByDb = new WeakMap<object, boolean>();
@@ -19,5 +21,6 @@ export function listCte(db: Kysely<any>, name: string, columns: string[], rows: 
     const fields = sql.raw(columns.map((_, i) => `value ->> ${i}`).join(', '));
     return sql`${head} AS (SELECT ${fields} FROM json_each(${JSON.stringify(rows)}))`;
   }
-  return sql`${head} AS (VALUES ${sql.join(rows.map((r) => sql`(${sql.join(r)})`))})`;
+  const arrays = columns.map((_, i) => sql`${rows.map((r) => r[i] ?? null)}::text[]`);
+  return sql`${head} AS (SELECT * FROM unnest(${sql.join(arrays)}))`;
 }

@@ -5,6 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import { parseRecordKey } from '../engine/vulns/criteria-index.js';
 import type { VulnerabilityCandidates, VulnerabilityQuery, VulnerabilityRecord, VulnerabilitySource } from '../engine/vulns/source.js';
+import { dialectOf } from './database.js';
 import type { Database } from './schema.js';
 import { criteriaFor } from './vulns-criteria.js';
 import { listCte } from './vulns-lists.js';
@@ -23,6 +24,13 @@ type EpssColumns = Omit<Database['vuln_epss'], 'cve_id'>;
 /** A CVE's KEV and EPSS columns side by side (null where it has none). */
 type ScoreRow = { id: string } & Nullable<Omit<KevColumns, 'catalog_date'>> & Nullable<EpssColumns>;
 type Nullable<T> = { [K in keyof T]: T[K] | null };
+/** The KEV and EPSS rows of the CVEs asked. */
+type Scores = { asked: Set<string>; kev: Map<string, NonNullable<VulnerabilityRecord['kev']>>; epss: Map<string, NonNullable<VulnerabilityRecord['epss']>> };
+
+/** Records read per query when many are missing: parts read at once, each on its own pooled PostgreSQL connection. */
+const READ_PART = 1250;
+/** Connections warm() opens: the parts of a typical inventory's records (about 5,000) plus the scores query. */
+const WARM_CONNECTIONS = 5;
 
 function kevOf(k: Omit<KevColumns, 'catalog_date'>): NonNullable<VulnerabilityRecord['kev']> {
   return {
@@ -44,10 +52,24 @@ function chunks<T>(items: T[], size: number): T[][] {
 }
 
 export class VulnerabilityReader implements VulnerabilitySource {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** PostgreSQL: a pool of connections, so queries sent together run together. */
+  private readonly pooled: boolean;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.pooled = dialectOf(db) === 'postgres';
+  }
 
   /** Parsed records by source, record id and import time (a re-import changes imported_at), most recent last. */
   private readonly parsed = new Map<string, VulnerabilityRecord>();
+
+  /**
+   * Opens the connections the first matching will use, ahead of it (a new scan thread calls this when it starts,
+   * so the scan's matching does not wait for connection setup): on PostgreSQL one per part read at once.
+   */
+  async warm(): Promise<void> {
+    if (!this.pooled) return;
+    await Promise.all(Array.from({ length: WARM_CONNECTIONS }, () => sql`SELECT 1`.execute(this.db)));
+  }
 
   async query(query: VulnerabilityQuery): Promise<VulnerabilityCandidates> {
     const criteria = query.products.length > 0 ? await criteriaFor(this.db, query.products) : new Map();
@@ -64,14 +86,24 @@ export class VulnerabilityReader implements VulnerabilitySource {
   private async recordsByKeys(keys: string[]): Promise<Map<string, VulnerabilityRecord>> {
     const found: Array<[string, VulnerabilityRecord]> = [];
     const missing: Array<{ key: string; source: string; record_id: string; stamp?: string }> = [];
+    const ids = new Set<string>();
     for (const key of keys) {
       const { source, recordId, stamp } = parseRecordKey(key);
+      if (recordId.startsWith('CVE-')) ids.add(recordId);
       const record = stamp === undefined ? undefined : this.cached(`${source}\0${recordId}\0${stamp}`);
       if (record) found.push([key, record]);
       else missing.push({ key, source, record_id: recordId, stamp });
     }
-    for (const part of chunks(missing, KEYS_PER_QUERY)) {
-      const rows = new Map((await this.readRecords(part)).map((r) => [`${r.source}\0${r.record_id}`, r]));
+    // the scores of the CVEs the keys name are read while the records are (a round trip off the critical path), and
+    // the records in a few parts at once: on PostgreSQL each on its own pooled connection, so the server reads one
+    // part while this thread parses another
+    // SQLite has one connection, which gains nothing from this and measured slower: one query, then the scores
+    const pooled = this.pooled;
+    const scores = pooled ? this.scores([...ids]) : undefined;
+    scores?.catch(() => undefined);
+    const parts = await Promise.all(chunks(missing, pooled ? READ_PART : KEYS_PER_QUERY).map(async (part) => ({ part, rows: await this.readRecords(part) })));
+    for (const { part, rows: list } of parts) {
+      const rows = new Map(list.map((r) => [`${r.source}\0${r.record_id}`, r]));
       for (const k of part) {
         const row = rows.get(`${k.source}\0${k.record_id}`);
         if (!row) continue;
@@ -80,7 +112,7 @@ export class VulnerabilityReader implements VulnerabilitySource {
       }
     }
     this.trimCache();
-    const records = await this.enrich(found.map(([, r]) => r));
+    const records = await this.enrich(found.map(([, r]) => r), scores ? await scores : undefined);
     return new Map(found.map(([key], i) => [key, records[i]!]));
   }
 
@@ -154,13 +186,9 @@ export class VulnerabilityReader implements VulnerabilitySource {
     while (this.parsed.size > PARSED_CACHE) this.parsed.delete(this.parsed.keys().next().value!);
   }
 
-  /** Attaches KEV and EPSS rows by CVE id (the record's id or a CVE alias). */
-  private async enrich(records: VulnerabilityRecord[]): Promise<VulnerabilityRecord[]> {
-    const cveOf = (r: VulnerabilityRecord) => (r.id.startsWith('CVE-') ? r.id : r.aliases.find((id) => id.startsWith('CVE-')));
-    const cves = [...new Set(records.map(cveOf).filter((c): c is string => c !== undefined))];
-    if (cves.length === 0) return records;
-    const kev = new Map<string, VulnerabilityRecord['kev']>();
-    const epss = new Map<string, VulnerabilityRecord['epss']>();
+  /** The KEV and EPSS rows of the CVEs, one query per few thousand. */
+  private async scores(cves: string[]): Promise<Scores> {
+    const out: Scores = { asked: new Set(cves), kev: new Map(), epss: new Map() };
     for (const part of chunks(cves, KEYS_PER_QUERY)) {
       // one query for both scores: a round trip costs more than the join
       const { rows } = await sql<ScoreRow>`
@@ -170,17 +198,27 @@ export class VulnerabilityReader implements VulnerabilitySource {
         WHERE k.cve_id IS NOT NULL OR e.cve_id IS NOT NULL
       `.execute(this.db);
       for (const row of rows) {
-        if (row.date_added !== null) kev.set(row.id, kevOf(row as Omit<KevColumns, 'catalog_date'>));
-        if (row.probability !== null) epss.set(row.id, epssOf(row as EpssColumns));
+        if (row.date_added !== null) out.kev.set(row.id, kevOf(row as Omit<KevColumns, 'catalog_date'>));
+        if (row.probability !== null) out.epss.set(row.id, epssOf(row as EpssColumns));
       }
     }
+    return out;
+  }
+
+  /** Attaches KEV and EPSS rows by CVE id (the record's id or a CVE alias); `known` holds those already read. */
+  private async enrich(records: VulnerabilityRecord[], known?: Scores): Promise<VulnerabilityRecord[]> {
+    const cveOf = (r: VulnerabilityRecord) => (r.id.startsWith('CVE-') ? r.id : r.aliases.find((id) => id.startsWith('CVE-')));
+    const cves = [...new Set(records.map(cveOf).filter((c): c is string => c !== undefined))];
+    if (cves.length === 0) return records;
+    const more = await this.scores(known ? cves.filter((c) => !known.asked.has(c)) : cves);
+    const kev = (cve: string) => known?.kev.get(cve) ?? more.kev.get(cve);
+    const epss = (cve: string) => known?.epss.get(cve) ?? more.epss.get(cve);
     return records.map((r) => {
       const cve = cveOf(r);
-      const k = cve ? kev.get(cve) : undefined;
-      const e = cve ? epss.get(cve) : undefined;
+      const k = cve ? kev(cve) : undefined;
+      const e = cve ? epss(cve) : undefined;
       // KEV from the catalog wins over the CISA fields NVD copies into its records
       return k || e ? { ...r, ...(k ? { kev: k } : {}), ...(e ? { epss: e } : {}) } : r;
     });
   }
-
 }

@@ -18,14 +18,6 @@ export interface VulnRecordsTable {
   imported_at: string;
 }
 
-/** Lookup index: the CPE (vendor, product) pairs a record's criteria name. */
-export interface VulnProductsTable {
-  vendor: string;
-  product: string;
-  source: string;
-  record_id: string;
-}
-
 /**
  * The CPE criteria of each record, one row each (criteria-index.ts IndexedCriterion), indexed by (vendor, product):
  * the matcher tests these rows and loads only the records with a matching criterion. low_key and high_key are
@@ -117,7 +109,6 @@ export interface VulnFeedsTable {
 
 export interface VulnTables {
   vuln_records: VulnRecordsTable;
-  vuln_products: VulnProductsTable;
   vuln_criteria: VulnCriteriaTable;
   vuln_packages: VulnPackagesTable;
   vuln_aliases: VulnAliasesTable;

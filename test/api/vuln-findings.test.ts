@@ -113,7 +113,8 @@ for (const dialect of testDialects()) {
         },
         cvssLatestBaseScore: 7.2,
         epss: { probability: 0.61234, percentile: 0.98011 },
-        predicates: [{ kev: true }],
+        // the KEV catalogue's dates, from the vulnerability store through the stored finding
+        predicates: [{ kev: true, kevDateAdded: '2026-03-01', kevDueDate: '2026-03-22' }],
         component: { name: 'busybox', version: '1.31.0', cpe: 'cpe:2.3:a:busybox:busybox:1.31.0:*:*:*:*:*:*:*', purl: 'pkg:generic/busybox@1.31.0' },
         // the image is named by its uploaded file name, not by the key it is stored under
         occurrences: [{ imageId, scanId: row.scanId, path: IMAGE, evidence: 'BusyBox v1.31.0 (2019-06-10 15:54:51 CEST)' }],

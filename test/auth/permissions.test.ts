@@ -39,12 +39,17 @@ describe('auth and permissions', () => {
     const ruleSource = 'rule permission_probe { strings: $a = "PERMISSION-PROBE" condition: $a }';
     const rule = await call(t.base, tokens.admin, 'POST', '/api/v4/rules', { name: 'probe', source: ruleSource });
     expect(rule.status).toBe(201);
+    const me = await call(t.base, tokens.admin, 'GET', '/api/v4/users/me');
+    const webhook = await t.server.runtime.repos.webhooks.create({ orgId: me.body.organisation.id, url: 'https://hooks.example.com/p', events: ['image.created'], description: '', secret: 'whsec_cHJvYmVwcm9iZXByb2JlcHJvYmVwcm9iZXByb2I=', authorId: null });
+    const delivery = await t.server.runtime.repos.webhooks.addDelivery({ webhookId: webhook.id, eventType: 'image.created', payload: '{}' });
+    const hook = `/api/v4/webhooks/${webhook.id}`;
     routes = [
       { method: 'GET', path: '/api/v4/users/me', permission: 'users.view', tenant: false },
       { method: 'GET', path: '/api/v4/users', permission: 'users.manage', tenant: false },
       { method: 'POST', path: '/api/v4/users', permission: 'users.manage', body: { email: 'n@example.com', password: 'n-password', role: 'viewer' }, tenant: false },
       { method: 'GET', path: '/api/v4/roles', permission: 'users.view', tenant: false },
       { method: 'POST', path: '/api/v4/clients', permission: 'clients.manage', body: { name: 'ci', role: 'viewer' }, tenant: false },
+      { method: 'GET', path: '/api/v4/clients', permission: 'clients.manage', tenant: false },
       { method: 'GET', path: '/api/v4/products', permission: 'products.view', tenant: false },
       { method: 'POST', path: '/api/v4/products', permission: 'products.create', body: { name: 'q' }, tenant: false },
       { method: 'GET', path: `/api/v4/products/${productId}`, permission: 'products.view', tenant: true },
@@ -65,6 +70,8 @@ describe('auth and permissions', () => {
       { method: 'GET', path: `${img}/scans/${scanId}/components`, permission: 'scans.view', tenant: true },
       { method: 'GET', path: `${img}/scans/${scanId}/problems`, permission: 'scans.view', tenant: true },
       { method: 'GET', path: `${img}/scans/${scanId}/fileTree`, permission: 'scans.view', tenant: true },
+      { method: 'GET', path: `${img}/scans/${scanId}/fileHead?path=i.bin`, permission: 'scans.view', tenant: true },
+      { method: 'GET', path: `${img}/scans/${scanId}/states`, permission: 'scans.view', tenant: true },
       { method: 'POST', path: '/api/v4/grids/findings:gridList', permission: 'findings.view', body: { filters: [{ field: 'productId', value: productId }] }, tenant: false },
       { method: 'GET', path: `/api/v4/products/${productId}/findings/${findingId}`, permission: 'findings.view', tenant: true },
       { method: 'PATCH', path: `/api/v4/products/${productId}/findings/${findingId}`, permission: 'findings.update', body: { issueStatus: 'rejected' }, tenant: true },
@@ -87,6 +94,15 @@ describe('auth and permissions', () => {
       { method: 'POST', path: '/api/v4/rules', permission: 'rules.manage', body: { name: 'probe 2', source: ruleSource }, tenant: false },
       { method: 'PATCH', path: `/api/v4/rules/${rule.body.id}`, permission: 'rules.manage', body: { enabled: false }, tenant: true },
       { method: 'DELETE', path: `/api/v4/rules/${rule.body.id}`, permission: 'rules.manage', tenant: true },
+      { method: 'GET', path: '/api/v4/webhooks', permission: 'webhooks.manage', tenant: false },
+      { method: 'POST', path: '/api/v4/webhooks', permission: 'webhooks.manage', body: { url: 'http://127.0.0.1:9/hook', events: ['scan.completed'] }, tenant: false },
+      { method: 'GET', path: hook, permission: 'webhooks.manage', tenant: true },
+      { method: 'PATCH', path: hook, permission: 'webhooks.manage', body: { description: 'probe' }, tenant: true },
+      { method: 'POST', path: `${hook}:rotateSecret`, permission: 'webhooks.manage', tenant: true },
+      { method: 'POST', path: `${hook}:test`, permission: 'webhooks.manage', tenant: true },
+      { method: 'GET', path: `${hook}/deliveries`, permission: 'webhooks.manage', tenant: true },
+      { method: 'POST', path: `${hook}/deliveries/${delivery.id}:redeliver`, permission: 'webhooks.manage', tenant: true },
+      { method: 'DELETE', path: hook, permission: 'webhooks.manage', tenant: true },
     ];
   });
   afterAll(async () => t?.close());
@@ -150,6 +166,11 @@ describe('auth and permissions', () => {
   it('machine clients use client_credentials; refresh tokens renew access; OAuth errors follow RFC 6749', async () => {
     const created = await call(t.base, tokens.admin, 'POST', '/api/v4/clients', { name: 'ci', role: 'editor', clientId: 'ci-bot' });
     expect(created.status).toBe(201);
+    // The list names the organisation's clients and never a secret or its hash; another organisation sees none of them.
+    const listed = await call(t.base, tokens.admin, 'GET', '/api/v4/clients');
+    expect(listed.body.clients).toContainEqual({ clientId: 'ci-bot', name: 'ci', role: 'editor', createTime: created.body.createTime });
+    expect(JSON.stringify(listed.body)).not.toMatch(/secret/i);
+    expect((await call(t.base, tokens.other, 'GET', '/api/v4/clients')).body.clients.map((c: { clientId: string }) => c.clientId)).not.toContain('ci-bot');
     const form = (fields: Record<string, string>) => fetch(`${t.base}${REALM_TOKEN_PATH}`, { method: 'POST', body: new URLSearchParams(fields) });
     const cc = await form({ grant_type: 'client_credentials', client_id: 'ci-bot', client_secret: created.body.clientSecret });
     const ccBody: any = await cc.json();

@@ -71,6 +71,15 @@ describe('firmscope unpack and scan', () => {
     expect(skipped.findings.filter((f) => f.findingType === 'dependencyVulnerability')).toEqual([]);
   });
 
+  it('scan prints the full JSON on standard output with --output json, and only the summary with --output table', async () => {
+    const image = join(dir, 'fw.tar.gz');
+    await writeFile(image, zlib.gzipSync(Buffer.from('plain text\n')));
+    const json = await cli(registerScan, ['scan', image, '--output', 'json', '-q', '--no-vulndb']);
+    expect((JSON.parse(json) as ScanResult).image.fileName).toBe('fw.tar.gz');
+    expect(existsSync('json')).toBe(false); // not a file named json in the working folder
+    expect(await cli(registerScan, ['scan', image, '--output', 'table', '-q', '--no-vulndb'])).toBe('');
+  });
+
   it('scan refuses a format that has no generator', async () => {
     const image = join(dir, 'x.bin');
     await writeFile(image, 'x');

@@ -53,6 +53,13 @@ describe('firmscope vulndb', () => {
     expect((await cli(['vulndb', 'import', ...paths])).out).toContain('re-match: nothing changed, skipped\n');
   });
 
+  it.runIf(hasData)('--on-workers queues the re-match as jobs for the workers and meets the request', async () => {
+    const paths = files.map((f) => sharedPath('vulndata', f));
+    const first = await cli(['vulndb', 'import', '--on-workers', ...paths]);
+    expect(first.out).toMatch(/^re-match: queued 0 jobs for the 0 latest images; the workers run them$/m);
+    expect((await cli(['vulndb', 'import', '--on-workers', ...paths])).out).toContain('re-match: nothing changed, skipped\n');
+  });
+
   describe('sync', () => {
     let server: Server;
     let base = '';

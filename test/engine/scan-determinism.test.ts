@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scan } from '../../src/engine/scan.js';
 import type { ScanResult } from '../../src/engine/types.js';
@@ -34,6 +35,12 @@ describe.runIf(haveTools)('scan determinism', () => {
       const body = i % 3 === 0 ? `#!/bin/sh\ntelnetd -l /bin/sh\necho ${i}\n${filler}` : `password=secret${i}\n${filler}`;
       await writeFile(join(folder, `f${i}.txt`), body);
     }
+    // files with a gzip stream between unknown bytes: each leaves unknown chunks, listed as its container finishes
+    await mkdir(join(tree, 'blobs'), { recursive: true });
+    for (let i = 0; i < 12; i++) {
+      const noise = (n: number) => Buffer.from(Array.from({ length: n }, (_, k) => createHash('sha256').update(`${i}:${k}`).digest()[0]!));
+      await writeFile(join(tree, 'blobs', `b${i}.bin`), Buffer.concat([noise(300 + i * 97), gzipSync(Buffer.from(`payload ${i}\n`.repeat(50))), noise(200 + i * 31)]));
+    }
     await mkdir(join(tree, 'etc'), { recursive: true });
     await writeFile(join(tree, 'etc', 'shadow'), 'root::0:0:99999:7:::\n');
     image = join(dir, 'fw.squashfs');
@@ -53,5 +60,9 @@ describe.runIf(haveTools)('scan determinism', () => {
     const paths = first.files.map((f) => f.path);
     expect(paths).toEqual([...paths].sort());
     expect(paths[0]).toBe('fw.squashfs');
+    // unknown chunks in path and offset order
+    expect(first.unknownChunks.length).toBeGreaterThan(1);
+    const chunkKeys = first.unknownChunks.map((c) => `${c.path}\0${String(c.offset).padStart(12, '0')}`);
+    expect(chunkKeys).toEqual([...chunkKeys].sort());
   });
 });

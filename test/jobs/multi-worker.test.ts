@@ -1,6 +1,9 @@
 // Workers on "separate machines": three `firmscope worker` processes, each with a data folder of its own (no shared
-// disk), sharing only PostgreSQL and an S3 bucket (s3rver behind a SigV4-checking front) with an API server that
-// runs no scans itself. 30 small images are uploaded through pre-signed PUTs to the bucket. One worker is SIGKILLed
+// disk), sharing only PostgreSQL and an S3 bucket (s3rver behind a SigV4-checking front) with two API servers that
+// run no scans themselves, each with a data folder of its own, behind one public URL (FIRMSCOPE_BASE_URL, as a load
+// balancer would give them). 30 small images are uploaded through pre-signed PUTs to the bucket, every other one
+// through the second server: its upload URL asked from one server and finalized on the other, with a token the
+// other server issued. One worker is SIGKILLed
 // in the middle of a scan (frozen with SIGSTOP first, so the scan cannot end between the check and the kill): its
 // scan is retried by another worker and completes. Another gets SIGTERM in the middle of a scan: it finishes that
 // scan, then exits 0. In the end every scan ran to completion exactly once (one attempt, two for the killed one),
@@ -14,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, FirmscopeProcess } from '../support/cli-process.js';
 import { testDialects } from '../support/databases.js';
 import { S3_CREDENTIALS, S3_REGION, startTestS3, type TestS3 } from '../support/s3-server.js';
-import { ADMIN, call, freePort, passwordToken, startTestServer, waitFor, type TestServer } from '../support/server.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { ADMIN, call, freePort, passwordToken, startTestServer, testConfig, waitFor, type TestServer } from '../support/server.js';
 import { duplicateResultProblems, imageBlobProblems, unfinishedWorkProblems } from '../support/store-invariants.js';
 
 const SCANS = 30;
@@ -31,6 +35,10 @@ const postgres = testDialects().includes('postgres');
 describe.skipIf(!postgres)('three workers without a shared disk, on PostgreSQL and S3', () => {
   let s3: TestS3;
   let t: TestServer;
+  /** The second API server (same database, bucket and public URL; its own data folder and port). */
+  let second: RunningServer;
+  let secondBase: string;
+  let secondDataDir: string;
   let token: string;
   let productId: string;
   const workers: FleetWorker[] = [];
@@ -39,7 +47,12 @@ describe.skipIf(!postgres)('three workers without a shared disk, on PostgreSQL a
   beforeAll(async () => {
     s3 = await startTestS3();
     Object.assign(process.env, { AWS_REGION: S3_REGION, AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey });
-    t = await startTestServer({ postgres: true, env: { ...s3.env('fleet'), FIRMSCOPE_WORKERS: '0' } });
+    const shared = { ...s3.env('fleet'), FIRMSCOPE_WORKERS: '0', FIRMSCOPE_UPLOAD_SECRET: 'fleet-upload-secret-0123456789' };
+    t = await startTestServer({ postgres: true, env: shared });
+    secondDataDir = mkdtempSync(join(tmpdir(), 'firmscope-server-2-'));
+    const secondConfig = await testConfig(secondDataDir, { ...shared, DATABASE_URL: t.databaseUrl!, FIRMSCOPE_BASE_URL: t.base });
+    second = await startServer(secondConfig);
+    secondBase = `http://127.0.0.1:${secondConfig.port}`;
     token = await passwordToken(t.base, ADMIN.email, ADMIN.password);
     productId = (await call(t.base, token, 'POST', '/api/v4/products', { name: 'Fleet' })).body.id.split('/')[1];
     for (let i = 0; i < 3; i++) {
@@ -61,6 +74,8 @@ describe.skipIf(!postgres)('three workers without a shared disk, on PostgreSQL a
 
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.process.stop('SIGKILL')));
+    await second?.close();
+    if (secondDataDir) rmSync(secondDataDir, { recursive: true, force: true });
     await t?.close();
     await s3?.close();
     for (const w of workers) rmSync(w.dataDir, { recursive: true, force: true });
@@ -87,12 +102,16 @@ describe.skipIf(!postgres)('three workers without a shared disk, on PostgreSQL a
   }
 
   it('runs 30 scans exactly once, retries the one whose worker was killed, and drains on SIGTERM', async () => {
+    // the second server signs its own tokens with the key both share through the database
+    const secondToken = await passwordToken(secondBase, ADMIN.email, ADMIN.password);
     const upload = async (from: number, to: number) => {
       for (let i = from; i < to; i++) {
         const bytes = gzipSync(Buffer.from(`fleet image ${i}\n`.repeat(2000 + i)));
-        const url = await call(t.base, token, 'GET', `/api/v4/products/${productId}/tempFiles:generateUploadUrl`);
+        // odd images: upload URL from the first server, finalized on the second with the second's token
+        const [asked, finalized, bearer] = i % 2 === 0 ? [t.base, t.base, token] : [t.base, secondBase, secondToken];
+        const url = await call(asked, token, 'GET', `/api/v4/products/${productId}/tempFiles:generateUploadUrl`);
         expect((await fetch(url.body.uploadUrl, { method: 'PUT', body: bytes })).status).toBe(200);
-        const fin = await call(t.base, token, 'POST', `/api/v4/products/${productId}/images:upload?tempFileId=${url.body.id}&imageName=fleet-${i}`, new FormData());
+        const fin = await call(finalized, bearer, 'POST', `/api/v4/products/${productId}/images:upload?tempFileId=${url.body.id}&imageName=fleet-${i}`, new FormData());
         expect(fin.status).toBe(201);
         sent.set(`fleet-${i}`, createHash('sha256').update(bytes).digest('hex'));
       }
@@ -149,11 +168,20 @@ describe.skipIf(!postgres)('three workers without a shared disk, on PostgreSQL a
     expect(metric(workerMetrics, 'firmscope_scan_duration_seconds_count', { role: 'worker', outcome: 'done' })).toBeGreaterThan(0);
     expect(metric(workerMetrics, 'firmscope_scans', { role: 'worker', state: 'done' })).toBe(SCANS);
     expect(metric(workerMetrics, 'firmscope_jobs', { role: 'worker', kind: 'scan', status: 'done' })).toBe(SCANS);
-    const apiMetrics = await (await fetch(`${t.base}/metrics`)).text();
-    expect(metric(apiMetrics, 'firmscope_http_request_duration_seconds_count', {
-      role: 'api', method: 'POST', route: '/api/v4/products/:productId/images::upload', status: '201',
-    })).toBe(SCANS);
-    expect((await fetch(`${t.base}/health`)).status).toBe(200);
+    // each API server finalized its half, and each answers for the whole fleet
+    for (const base of [t.base, secondBase]) {
+      const apiMetrics = await (await fetch(`${base}/metrics`)).text();
+      expect(metric(apiMetrics, 'firmscope_http_request_duration_seconds_count', {
+        role: 'api', method: 'POST', route: '/api/v4/products/:productId/images::upload', status: '201',
+      })).toBe(SCANS / 2);
+      expect((await fetch(`${base}/health`)).status).toBe(200);
+      const images = await call(base, base === t.base ? token : await passwordToken(secondBase, ADMIN.email, ADMIN.password), 'GET', `/api/v4/products/${productId}/images`);
+      expect(images.status).toBe(200);
+      expect(images.body.images).toHaveLength(SCANS);
+      const sbom = await call(base, token, 'GET', `/api/v4/products/${productId}/images/${images.body.images[0].id.split('/').pop()}/sbomReport:cycloneDX`);
+      expect(sbom.status).toBe(200);
+      expect(sbom.body.bomFormat).toBe('CycloneDX');
+    }
   }, 300_000);
 });
 

@@ -18,6 +18,7 @@ import { SECTION_TITLES } from '../../src/reports/findings-pdf.js';
 import { findReport } from '../../src/reports/index.js';
 import type { ReportFinding, ReportInput } from '../../src/reports/report.js';
 import { needCommands, needSharedFile } from '../support/requirements.js';
+import { readWithPdfjs } from './pdfjs-check.js';
 import { corpus, sharedPath } from '../support/shared.js';
 
 const IMAGE = 'trendnet-tew733gr-rootfs.squashfs';
@@ -100,6 +101,29 @@ describe.runIf(haveInputs && havePoppler)('findings PDF of the TRENDnet image', 
     }
     expect(text).toMatch(/Since TEW-733GR 1\.02 \(uploaded 1 Oct 2026\): 3 new, 1 resolved, \d+ unchanged\./);
   });
+
+  it('opens in pdf.js without a warning or an error, every page with its text', async () => {
+    const { pages, messages } = await readWithPdfjs(await readFile(pdfPath));
+    expect(messages).toEqual([]);
+    expect(pages).toHaveLength(Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [pdfPath]).toString())![1]));
+    for (const [i, page] of pages.entries()) expect(page.trim().length, `page ${i + 1}`).toBeGreaterThan(20);
+    const all = pages.join('\n');
+    for (const f of input.findings!) expect(all, f.pname).toContain(f.pname);
+  }, 120_000);
+
+  it('says on page 2 alone what the risk is and what to fix first', async () => {
+    const { pages } = await readWithPdfjs(await readFile(pdfPath));
+    const page = pages[1]!.replace(/\s+/g, ' ');
+    expect(page).toMatch(/Overall risk: Critical\. 3 open findings are rated critical, led by CVE-2016-2148 in busybox 1\.14\.1\./);
+    expect(page).toContain('What to fix first');
+    // the first actions: the critical BusyBox vulnerability without a recorded fix, then the BusyBox upgrade
+    expect(page).toMatch(/1 No fixed version is recorded for CVE-2016-2148 in busybox 1\.14\.1: .* Critical severity/);
+    expect(page).toMatch(/Upgrade busybox 1\.14\.1 to 1\.29\.0 or later\./);
+    expect(page).toContain('Top 10 risks');
+    // rule findings by their names, never by a bare rule id
+    expect(page).toMatch(/Telnetd with a built-in account "Alphanetworks" \(S80telnetd\.sh\) · rule telnetd-builtin-account/);
+    expect(page).not.toMatch(/(^|[^·] rule )telnetd-builtin-account —/);
+  }, 60_000);
 
   it('renders every page, none blank, with its fonts embedded', async () => {
     const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [pdfPath]).toString())![1]);

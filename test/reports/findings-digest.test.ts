@@ -41,6 +41,18 @@ describe('findings digest', () => {
     expect(digest.topRisks.find((r) => r.finding.id === 'CVE-B')!.plain).toBe('busybox 1.14.1: Heap overflow in udhcpc.');
   });
 
+  it('says what to do first: one action per upgrade or recommendation, for the urgent open findings, with why', () => {
+    expect(digest.actions.map((a) => [a.action, a.why, a.findings.map((f) => f.id)])).toEqual([
+      ['Upgrade dnsmasq 2.45 to 2.83 or later.', 'Known exploited (CISA KEV)', ['CVE-D']],
+      ['No fixed version is recorded for CVE-C in busybox 1.14.1: find the busybox release or patch that fixes it, or remove busybox if it is not needed.', 'Critical severity', ['CVE-C']],
+      // the upgrade for the high finding also removes the medium one it fixes
+      ['Upgrade busybox 1.14.1 to 1.30.1 or later.', 'High severity', ['CVE-B', 'CVE-A']],
+      ['Investigate and remove the cause.', '40% chance of exploitation within 30 days (EPSS)', ['CVE-F']],
+    ]);
+    const dated = findingsDigest(findingsModel({ result, findings: findings.map((f) => (f.isKev ? { ...f, kev: { dateAdded: '2023-05-12' } } : f)) }));
+    expect(dated.actions[0]!.why).toBe('Known exploited since 12 May 2023 (CISA KEV)');
+  });
+
   it('names the upgrade that removes the most findings, and says when it does not fix the finding at hand', () => {
     expect(digest.upgrades[0]).toEqual({ component: 'busybox', version: '1.14.1', to: '1.30.1', removes: 2, worst: 'high' });
     const byId = (id: string) => digest.topRisks.find((r) => r.finding.id === id)!;

@@ -9,6 +9,7 @@ import { findReport } from '../../src/reports/index.js';
 import { SECTION_TITLES } from '../../src/reports/findings-pdf.js';
 import type { ReportFinding, ReportInput } from '../../src/reports/report.js';
 import { needCommands } from '../support/requirements.js';
+import { readWithPdfjs } from './pdfjs-check.js';
 
 const havePoppler = needCommands(['pdftotext', 'pdfinfo'], 'the findings PDF text tests');
 
@@ -101,6 +102,36 @@ describe('findings reports', () => {
       const contents = pages[0]!.slice(pages[0]!.indexOf('Contents')).split('\n').map((l) => l.trim().replace(/\s+/g, ' ')).filter(Boolean);
       const titles = pages.slice(1).filter((p) => p.trim()).map((p, i) => `page ${i + 2}: ${p.split('\n').map((l) => l.trim()).filter(Boolean)[1]}`);
       await expect([...contents, '', ...titles].join('\n') + '\n').toMatchFileSnapshot('golden/findings-pdf-outline.txt');
+    });
+
+    it('dates known exploitation from the CISA KEV catalogue, on the summary page and in the detail block, and in the HTML', async () => {
+      const dated = findings.map((f) => (f.isKev ? { ...f, kev: { dateAdded: '2023-05-12', dueDate: '2023-06-02' } } : f));
+      // read in reading order (pdf.js), since a table cell's lines sit between its neighbours' in a layout
+      const pdf = (await findReport('findings-pdf')!.generate({ ...input, findings: dated })) as Buffer;
+      const { pages } = await readWithPdfjs(pdf);
+      const flat = (t: string) => t.replace(/\s+/g, ' ');
+      expect(flat(pages[1]!)).toContain('Known exploited since 12 May 2023 (CISA KEV)');
+      expect(flat(pages.slice(2).join(' '))).toContain('Known exploited since 12 May 2023: listed in the CISA Known Exploited Vulnerabilities catalogue; CISA required US federal agencies to fix it by 2 Jun 2023.');
+      const html = String(await findReport('findings-html')!.generate({ ...input, findings: dated }));
+      expect(html).toContain('Known exploited since 12 May 2023 (CISA KEV)');
+      expect(html).toContain('fix it by 2 Jun 2023');
+      expect(html).toContain('<td>Since 12 May 2023</td>');
+      // a KEV finding stored before the dates were kept still says it is exploited, without a date
+      const undated = flat((await pdfText(input, 'kev-undated')).text);
+      expect(undated).toContain('Known exploited: listed in the CISA Known Exploited Vulnerabilities catalogue.');
+      expect(undated).not.toContain('Known exploited since');
+    });
+
+    it('names the unpacked formats as a reader knows them, not by handler id, in the PDF and the HTML', async () => {
+      const formats = { 'squashfs-v4': 1, uimage: 1, gzip: 3 };
+      const withFormats = { ...input, result: { ...result, stats: { ...result.stats, formats } } };
+      const { text } = await pdfText(withFormats, 'formats');
+      const html = String(await findReport('findings-html')!.generate(withFormats));
+      for (const doc of [text, html]) {
+        for (const name of ['SquashFS 4.0', 'U-Boot legacy image', 'gzip']) expect(doc).toContain(name);
+        for (const id of ['squashfs-v4', 'uimage']) expect(doc).not.toContain(id);
+      }
+      expect(text).toMatch(/gzip\s+3/);
     });
 
     it('says so in a sentence when there is no finding', async () => {

@@ -54,7 +54,7 @@ describeEachDatabase('crypto assets grid and image counts', (get) => {
     const counts = await repos.results.counts(imageId, scanId);
     expect(counts).toEqual({
       newEscalationsCount: 0, dependenciesCount: 1, cryptographicAssetsCount: 4, expiredCertificatesCount: 1,
-      findingTypeCounts: [{ type: 'knownVulnerability', count: 1 }], kev: 1, unsafeFunctionsCount: 0, notApplicableCount: 0,
+      findingTypeCounts: [{ type: 'knownVulnerability', count: 1 }], kev: 1, unsafeFunctionsCount: 0, notApplicableCount: 0, notApplicableByRule: [],
     });
   });
 });

@@ -58,5 +58,10 @@ describe('FilesystemBlobStore', () => {
     await expect(store.write('partial/x', failing)).rejects.toThrow(/connection reset/);
     expect(await store.size('partial/x')).toBeUndefined();
     expect(readdirSync(join(root, 'partial'))).toEqual([]);
+    // many at once: a source failing before the temp file is even opened must not leave it behind (CI saw one)
+    const failingNow = () => new Readable({ read() { this.destroy(new Error('connection reset')); } });
+    const settled = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => store.write(`partial/y${i}`, failingNow())));
+    expect(settled.map((r) => (r.status === 'rejected' ? String(r.reason) : 'written'))).toEqual(Array(40).fill('Error: connection reset'));
+    expect(readdirSync(join(root, 'partial'))).toEqual([]);
   });
 });

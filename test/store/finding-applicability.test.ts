@@ -34,7 +34,7 @@ describeEachDatabase('kernel triage in the store', (get) => {
     const findings = new Map((await repos.findings.ofScan(scan.id)).map((f) => [f.pname, f]));
     expect(findings.get('CVE-2098-6000')).toMatchObject({ issueStatus: 'rejected', justification: 'vulnerable_code_not_present', statusComment: 'kernel triage: net/sched/sch_qfq.c: CONFIG_NET_SCH_QFQ is not set' });
     expect(findings.get('CVE-2098-6001')).toMatchObject({ issueStatus: 'new' });
-    expect(await repos.results.counts(image.id, scan.id)).toMatchObject({ notApplicableCount: 1, findingTypeCounts: [{ type: 'dependencyVulnerability', count: 1 }] });
+    expect(await repos.results.counts(image.id, scan.id)).toMatchObject({ notApplicableCount: 1, notApplicableByRule: [{ rule: 'unrecorded', count: 1 }], findingTypeCounts: [{ type: 'dependencyVulnerability', count: 1 }] });
     const scope = { field: 'imageId', value: image.id, comparator: 'equals' };
     const rejected = await findingGrid(repos, principal, { filters: [scope, { field: 'issueStatus', value: 'rejected' }] });
     expect(rejected.rows.map((r) => [r.pname, r.matchConfidence])).toEqual([['CVE-2098-6000', { label: 'kernel-code-not-built', score: 0.05 }]]);

@@ -32,6 +32,17 @@ describeEachDatabase('identity repository', (get) => {
     expect((await identities.listUsers(orgId)).filter((u) => u.email === 'twin@acme.test')).toHaveLength(1);
   });
 
+  it("lists an organisation's machine clients, oldest first, and no other organisation's", async () => {
+    const own = (await identities.createOrg('listing')).id;
+    const other = (await identities.createOrg('listing-other')).id;
+    await identities.createClient({ orgId: own, name: 'first', clientId: 'list-first', secretHash: 'h1', role: 'viewer' });
+    await identities.createClient({ orgId: other, name: 'elsewhere', clientId: 'list-elsewhere', secretHash: 'h2', role: 'admin' });
+    await identities.createClient({ orgId: own, name: 'second', clientId: 'list-second', secretHash: 'h3', role: 'editor' });
+    const listed = await identities.listClients(own);
+    expect(listed.map((c) => [c.clientId, c.name, c.role, c.orgId])).toEqual([['list-first', 'first', 'viewer', own], ['list-second', 'second', 'editor', own]]);
+    expect(await identities.listClients((await identities.createOrg('listing-empty')).id)).toEqual([]);
+  });
+
   it("recognises this database's unique violations and nothing else", async () => {
     const db = get().db;
     const row = { kid: 'dup', private_jwk: '{}', public_jwk: '{}', create_time: '2026-01-01T00:00:00.000Z' };

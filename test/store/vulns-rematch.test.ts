@@ -3,7 +3,8 @@
 // whose record no longer matches (narrower range, rejected) is resolved: out of the scan's findings and counts, kept in
 // the resolution history, its open escalations closed and a 'resolved' log entry saying why, unless the matching failed.
 import { expect, it } from 'vitest';
-import type { EngineFinding } from '../../src/engine/types.js';
+import type { Component, EngineFinding } from '../../src/engine/types.js';
+import type { KernelEvidence } from '../../src/engine/vulns/kernel-evidence.js';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
 import { VulnerabilityMatcher } from '../../src/engine/vulns/matcher.js';
 import type { VulnerabilityRecord } from '../../src/engine/vulns/source.js';
@@ -179,5 +180,50 @@ describeEachDatabase('overlapping re-matches', (get) => {
     expect((await db.selectFrom('components').select('id').where('scan_id', '=', scanId).execute()).length).toBe(2);
     const stored = await db.selectFrom('findings').select(['fingerprint', 'severity']).where('scan_id', '=', scanId).execute();
     expect(stored).toEqual([{ fingerprint: findings[0]!.fingerprint, severity: findings[0]!.severity }]);
+  });
+});
+
+describeEachDatabase('re-matching triages kernel findings on the evidence stored with the scan', (get) => {
+  const kernel: Component = {
+    ref: 'linux_kernel@5.4.43', name: 'linux_kernel', version: '5.4.43', type: 'operating-system', confidence: 1,
+    cpe: 'cpe:2.3:o:linux:linux_kernel:5.4.43:*:*:*:*:*:*:*', paths: ['boot/vmlinux'], evidence: [], foundBy: ['test'],
+  };
+  const evidence: KernelEvidence = {
+    config: { source: 'boot/vmlinux (IKCONFIG)', options: { MIPS: 'y', NET: 'y', EXT4_FS: 'y', PPP: 'm', PPPOE: 'm', NET_SCH_QFQ: 'n', BT: 'n' } },
+    modules: { source: 'lib/modules', shipped: [{ name: 'pppoe', path: 'lib/modules/5.4.43/pppoe.ko' }], builtin: [], symbols: [] },
+  };
+  const kernelCve = (id: string, programFiles: string[], modified: string): VulnerabilityRecord => ({
+    ...record(id, modified, [[{ criteria: 'cpe:2.3:o:linux:linux_kernel:*:*:*:*:*:*:*:*', vulnerable: true, versionStartIncluding: '5.4', versionEndExcluding: '5.4.250' }]]),
+    source: 'cve5', programFiles,
+  });
+
+  it('new kernel findings get the verdict a scan would give, counted per rule; a record whose files change is triaged again', async () => {
+    const { db } = get();
+    const { image } = await productWithImages(db);
+    const latest = await image('2026-02-01T00:00:00.000Z', '5.4.43', [kernel]);
+    const results = new ResultRepository(db);
+    await results.store({ ...latest, productId: (await db.selectFrom('scans').select('product_id').where('id', '=', latest.scanId).executeTakeFirstOrThrow()).product_id }, { components: [kernel], findings: [], cryptoAssets: [], kernelEvidence: evidence });
+    expect(await results.kernelEvidence(latest.scanId)).toEqual(evidence);
+    const vulns = new VulnerabilityImporter(db);
+    await vulns.putRecord(kernelCve('CVE-2099-7001', ['net/sched/sch_qfq.c'], '2026-03-01T00:00:00.000Z'));
+    await vulns.putRecord(kernelCve('CVE-2099-7002', ['fs/ext4/inode.c'], '2026-03-01T00:00:00.000Z'));
+    await vulns.putRecord(kernelCve('CVE-2099-7003', ['drivers/net/ppp/pppoe.c'], '2026-03-01T00:00:00.000Z'));
+    await vulns.putRecord(kernelCve('CVE-2099-7004', ['arch/x86/kvm/x86.c'], '2026-03-01T00:00:00.000Z'));
+    expect(await rematchLatestImages(reposOf(db), new VulnerabilityReader(db))).toMatchObject({ newFindings: 4, problems: [] });
+    const verdicts = async () => Object.fromEntries((await db.selectFrom('findings').select(['pname', 'applicability', 'applicability_rule']).where('scan_id', '=', latest.scanId).execute())
+      .map((r) => [r.pname, `${r.applicability} ${r.applicability_rule}`]));
+    expect(await verdicts()).toEqual({
+      'CVE-2099-7001': 'not-applicable config-option-off', 'CVE-2099-7002': 'applicable config-built',
+      'CVE-2099-7003': 'applicable module-shipped', 'CVE-2099-7004': 'not-applicable other-architecture',
+    });
+    expect(await results.counts(latest.imageId, latest.scanId)).toMatchObject({
+      notApplicableCount: 2, notApplicableByRule: [{ rule: 'config-option-off', count: 1 }, { rule: 'other-architecture', count: 1 }],
+      findingTypeCounts: [{ type: 'dependencyVulnerability', count: 2 }],
+    });
+    // the record now names Bluetooth code, which this kernel does not build
+    await vulns.putRecord(kernelCve('CVE-2099-7002', ['net/bluetooth/l2cap_core.c'], '2026-04-01T00:00:00.000Z'));
+    expect(await rematchLatestImages(reposOf(db), new VulnerabilityReader(db))).toMatchObject({ updatedFindings: 1 });
+    expect((await verdicts())['CVE-2099-7002']).toBe('not-applicable config-option-off');
+    expect((await results.counts(latest.imageId, latest.scanId)).notApplicableByRule).toEqual([{ rule: 'config-option-off', count: 2 }, { rule: 'other-architecture', count: 1 }]);
   });
 });

@@ -1,6 +1,6 @@
 // Two organisations on a running test server for access-control tests: the first has an admin, an editor and a
 // viewer, and one of each resource a route can name (product, image with a finished scan and a finding, debug
-// file, temp file, user, client, custom rule); the second has only an admin. `ids` maps path parameter names to
+// file, temp file, user, client, custom rule, webhook with a delivery); the second has only an admin. `ids` maps path parameter names to
 // the first organisation's resources; a route with a parameter missing here cannot be called (and the test says so).
 import { addOrg } from '../../src/services/identity-admin.js';
 import { ADMIN, call, passwordToken, type TestServer } from './server.js';
@@ -77,6 +77,10 @@ export async function createAccessFixtures(t: TestServer): Promise<AccessFixture
   const rule = await call(base, admin, 'POST', '/api/v4/rules', { name: 'access-rule', source: 'rule access_probe { strings: $a = "ACCESS-PROBE" condition: $a }' });
   expectStatus('create rule', rule, 201);
 
+  // stored directly: the fixture server does not allow private targets, and a public URL would need DNS
+  const webhook = await repos.webhooks.create({ orgId: image.orgId, url: 'https://hooks.example.com/firmscope', events: ['scan.completed'], description: 'access', secret: 'whsec_YWNjZXNzYWNjZXNzYWNjZXNzYWNjZXNzYWNjZXM=', authorId: null });
+  const delivery = await repos.webhooks.addDelivery({ webhookId: webhook.id, eventType: 'scan.completed', payload: '{}' });
+
   const otherEmail = 'other-admin@example.com';
   await addOrg(repos.identities, { name: 'other-org', adminEmail: otherEmail, adminPassword: PASSWORD });
 
@@ -90,6 +94,7 @@ export async function createAccessFixtures(t: TestServer): Promise<AccessFixture
     ids: {
       productId, imageId, scanId: scan.id, findingId, fileId: file.body.id, tempFileId: tempFile.body.id,
       userId: users[targetEmail]!, clientId: client.body.clientId, ruleId: rule.body.id,
+      webhookId: webhook.id, deliveryId: delivery.id,
     },
   };
 }

@@ -16,6 +16,7 @@ export const DEBIAN_PACKAGES: Readonly<Record<string, string>> = {
   cbfstool: 'coreboot-utils',
   chromium: 'chromium',
   clang: 'clang',
+  dpkg: 'dpkg',
   gcc: 'gcc',
   genisoimage: 'genisoimage',
   genromfs: 'genromfs',

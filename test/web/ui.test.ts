@@ -50,8 +50,8 @@ function watch(page: Page): Page {
   return page;
 }
 
-async function signIn(context: BrowserContext, email: string, password: string): Promise<Page> {
-  const page = watch(await context.newPage());
+async function signIn(context: BrowserContext, email: string, password: string, page?: Page): Promise<Page> {
+  page ??= watch(await context.newPage());
   await page.goto(`${server.base}/`);
   await page.waitForURL(/\/protocol\/openid-connect\/auth/);
   await page.getByLabel('E-mail').fill(email);
@@ -72,9 +72,13 @@ describe.runIf(ready)('web UI in chromium', () => {
 
   afterAll(async () => {
     expect(pageErrors).toEqual([]);
-    await browser?.close();
-    await server?.close();
-  });
+    // each step timed: on a loaded CI machine this hook once ran past 60 s, and the log must say which step it was
+    for (const [step, close] of [['browser', () => browser?.close()], ['server', () => server?.close()]] as const) {
+      const started = Date.now();
+      await close();
+      if (Date.now() - started > 10_000) console.warn(`ui.test afterAll: closing the ${step} took ${Date.now() - started} ms`);
+    }
+  }, 180_000);
 
   it('serves hashed assets with a long cache, and the app for deep links but JSON 404s for API paths', async () => {
     const index = await fetch(`${server.base}/products/x`, { headers: { accept: 'text/html' } });
@@ -167,6 +171,19 @@ describe.runIf(ready)('web UI in chromium', () => {
     await page.getByRole('tab', { name: 'Files' }).click();
     const tree = page.getByRole('list', { name: /Contents of/ });
     await tree.locator('li').first().waitFor();
+    // The image itself at the top: its hex view shows the image's real first bytes, offset | hex | ASCII.
+    await tree.getByRole('button', { name: new RegExp(`^(▸ )?${IMAGE.replace(/\./g, '\\.')}$`) }).click();
+    const hex = page.getByRole('table', { name: /^First 256 bytes of the file$/ });
+    await hex.waitFor();
+    const imageHead = readFileSync(corpus(IMAGE)).subarray(0, 256);
+    expect(await hex.locator('tbody tr').count()).toBe(16);
+    const firstRow = hex.locator('tbody tr').first();
+    expect(await firstRow.locator('th').textContent()).toBe('00000000');
+    const hexOf = (b: Buffer) => [...b].map((x) => x.toString(16).padStart(2, '0')).join(' ');
+    expect((await firstRow.locator('td').first().textContent())?.trim()).toBe(`${hexOf(imageHead.subarray(0, 8))}  ${hexOf(imageHead.subarray(8, 16))}`);
+    const lastRow = hex.locator('tbody tr').last();
+    expect(await lastRow.locator('th').textContent()).toBe('000000f0');
+    expect(await lastRow.locator('td').last().textContent()).toBe([...imageHead.subarray(240, 256)].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.')).join(''));
     // Down the folders until a file shows up, then open its details.
     for (let level = 0; level < 6 && (await tree.locator('li[data-kind=file]').count()) === 0; level++) {
       await tree.locator('li[data-kind=folder] > button').first().click();
@@ -174,6 +191,7 @@ describe.runIf(ready)('web UI in chromium', () => {
     }
     await tree.locator('li[data-kind=file] > button').first().click();
     await page.locator('.file-details').getByText('SHA-256').waitFor();
+    await page.locator('.file-details').getByRole('table', { name: /^First \d+ bytes of the file$/ }).or(page.getByText('The file is empty.')).waitFor();
     await page.locator('.file-details').getByText(/^(None\.|Findings citing it)$/).first().waitFor();
     await expectAccessible(page, "the image page's Files tab");
     await screenshot(page, 'files');
@@ -182,6 +200,12 @@ describe.runIf(ready)('web UI in chromium', () => {
       await page.getByRole('tabpanel').getByRole('heading', { level: 2 }).waitFor();
       await expectAccessible(page, `the image page's ${tab} tab`);
     }
+    // The scan's state timeline: queued, running (with the analysis phases and their times), done.
+    const timeline = page.getByRole('list', { name: 'State timeline' }).first();
+    await timeline.locator('li[data-state=done]').waitFor();
+    expect(await timeline.locator(':scope > li').evaluateAll((items) => items.map((li) => li.getAttribute('data-state')))).toEqual(['new', 'running', 'done']);
+    expect(await timeline.locator(':scope > li strong').allTextContents()).toEqual(['queued', 'running', 'done']);
+    await timeline.getByRole('list', { name: 'Analysis phases' }).getByText(/^unpack/).waitFor();
 
     // The dashboard with data: risk per product, trend chart; and administration.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }).click();
@@ -193,7 +217,37 @@ describe.runIf(ready)('web UI in chromium', () => {
     await page.getByLabel('Name').fill('ci-pipeline');
     await page.getByRole('button', { name: 'Create client' }).click();
     await expect.poll(async () => (await page.locator('code.secret').textContent())?.length ?? 0).toBeGreaterThan(10);
+    // Listed afterwards, without its secret.
+    const clientRow = page.getByRole('table', { name: 'Machine clients' }).getByRole('row', { name: /ci-pipeline/ });
+    await clientRow.waitFor();
+    expect(await clientRow.textContent()).not.toContain((await page.locator('code.secret').textContent())!);
     await expectAccessible(page, 'the administration page');
+
+    // Malicious-code rules: a source that does not compile shows the compiler's message; a good one is added,
+    // switched off and deleted; a built-in rule is switched off and on again.
+    await page.getByRole('link', { name: 'Malicious-code rules' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Malicious-code rules' }).waitFor();
+    await page.getByLabel('Name').fill('Broken rule');
+    await page.getByLabel('YARA-X source').fill('rule broken { condition: $missing }');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByLabel('Compiler messages').getByText(/missing/).first().waitFor();
+    await page.getByLabel('YARA-X source').fill('rule ui_probe { strings: $a = "UI-PROBE-STRING" condition: $a }');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    const mine = page.getByRole('table', { name: "Your organisation's rules" });
+    await mine.getByRole('row', { name: /Broken rule/ }).getByText('enabled').waitFor();
+    await mine.getByRole('button', { name: 'Disable Broken rule' }).click();
+    await mine.getByRole('row', { name: /Broken rule/ }).getByText('disabled').waitFor();
+    await expectAccessible(page, 'the rules page');
+    await screenshot(page, 'rules');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await mine.getByRole('button', { name: 'Delete Broken rule' }).click();
+    await page.getByText('None yet.', { exact: false }).waitFor();
+    const builtIn = page.getByRole('table', { name: 'Built-in rules' });
+    const firstBuiltIn = builtIn.getByRole('button', { name: /^Disable / }).first();
+    const builtInName = (await firstBuiltIn.getAttribute('aria-label'))!.slice('Disable '.length);
+    await firstBuiltIn.click();
+    await builtIn.getByRole('button', { name: `Enable ${builtInName}` }).click();
+    await builtIn.getByRole('button', { name: `Disable ${builtInName}` }).waitFor();
 
     // A phone: nothing wider than the screen, still accessible.
     await page.setViewportSize({ width: 390, height: 844 });
@@ -245,6 +299,44 @@ describe.runIf(ready)('web UI in chromium', () => {
     expect((await call(server.base, viewerToken, 'POST', '/api/v4/products', { name: 'Not allowed' })).status).toBe(403);
     const [, , productId, , findingId] = new URL(page.url()).pathname.split('/');
     expect((await call(server.base, viewerToken, 'POST', `/api/v4/products/${productId}/findings/${findingId}/CreateFindingState`, { status: 'remediated' })).status).toBe(403);
+    await context.close();
+  }, 120_000);
+
+  it('says on the page that the session expired, with a sign-in button that comes back to it', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+    const page = watch(await context.newPage());
+    await page.clock.install();
+    await signIn(context, ADMIN.email, ADMIN.password, page);
+    await page.getByRole('link', { name: 'Router X', exact: true }).click();
+    await page.locator('table tbody th a').first().click();
+    await page.getByRole('tab', { name: 'Scans' }).waitFor();
+
+    // One call refused (401: a revoked or expired token): that part of the page says so, with a sign-in button.
+    const scanList = /\/images\/[0-9A-Z]+\/scans\?/;
+    await page.route(scanList, (route) => route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ message: 'the token has expired', details: [] }) }));
+    await page.getByRole('tab', { name: 'Scans' }).click();
+    await page.getByRole('tabpanel').getByRole('alert').filter({ hasText: 'Your session expired.' }).getByRole('button', { name: 'Sign in again' }).waitFor();
+    await expectAccessible(page, 'the session-expired notice');
+    await page.unroute(scanList);
+
+    // The silent renew fails and the token runs out: the page stays, with the notice on top; calls stop.
+    const tokenEndpoint = '**/protocol/openid-connect/token';
+    await page.route(tokenEndpoint, (route) => route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ error: 'invalid_grant', error_description: 'Session not active' }) }));
+    const imageUrl = page.url();
+    await page.clock.fastForward('31:00');
+    const notice = page.locator('main > .session-expired');
+    await notice.waitFor();
+    expect(page.url()).toBe(imageUrl);
+    await page.getByRole('tab', { name: 'Components' }).click();
+    await page.getByRole('tabpanel').getByText('Your session expired.').waitFor();
+    await screenshot(page, 'session-expired');
+
+    // Signing in again (the provider's session is still open: no form) comes back to the same page.
+    await page.unroute(tokenEndpoint);
+    await notice.getByRole('button', { name: 'Sign in again' }).click();
+    await page.waitForURL(imageUrl);
+    await page.getByRole('tab', { name: 'Components' }).waitFor();
+    expect(await page.locator('.session-expired').count()).toBe(0);
     await context.close();
   }, 120_000);
 });

@@ -1,7 +1,8 @@
 // Debug-symbol files (PDB, ELF debug files) attached to an image after its upload; each queues a new scan.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { errorMessage, fetchBlob } from './api.js';
+import { fetchBlob } from './api.js';
+import { FormError } from './ui.js';
 
 export function DebugFileUpload({ productId, imageId }: { productId: string; imageId: string }) {
   const [file, setFile] = useState<File>();
@@ -29,7 +30,7 @@ export function DebugFileUpload({ productId, imageId }: { productId: string; ima
       <label>Debug file <input type="file" onChange={(e) => setFile(e.target.files?.[0])} /></label>
       <button type="submit" disabled={!file || attach.isPending}>{attach.isPending ? 'Uploading…' : 'Attach and rescan'}</button>
       {attach.isSuccess && <p role="status">Attached; a new scan is queued.</p>}
-      {attach.error && <p role="alert" className="error-text">{errorMessage(attach.error)}</p>}
+      {attach.error && <FormError error={attach.error} />}
     </form>
   );
 }

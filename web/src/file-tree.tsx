@@ -1,8 +1,9 @@
 // The image's extracted file tree, one directory at a time, with the details of a chosen file: type, size,
-// hashes, where it was extracted from, and the components and findings that cite it.
+// hashes, where it was extracted from, the components and findings that cite it, and a hex view of its first bytes.
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, expectData, type Schemas } from './api.js';
+import { HexView } from './hex-view.js';
 import { findingGrid } from './queries.js';
 import { Link } from './router.js';
 import { ErrorNotice, formatBytes, Loading, Severity } from './ui.js';
@@ -82,6 +83,7 @@ function FileDetails({ productId, imageId, scanId, node }: { productId: string; 
         {node.linkTarget && <div><dt>Link target</dt><dd><code>{node.linkTarget}</code></dd></div>}
         <div><dt>Tree path</dt><dd><code>{node.path}</code></dd></div>
       </dl>
+      {node.kind === 'file' && <><h4>First bytes</h4><HexView productId={productId} imageId={imageId} scanId={scanId} path={node.path} /></>}
       <h4>Components citing it</h4>
       {components.isLoading ? <Loading what="components" /> : citing.length === 0 ? <p className="muted">None.</p> : <ul>{citing.map((c) => <li key={c.id}>{c.name} {c.version}</li>)}</ul>}
       <h4>Findings citing it</h4>

@@ -5,6 +5,7 @@ import { flexRender, getCoreRowModel, useReactTable, type ColumnDef, type Sortin
 import { useMemo, useState } from 'react';
 import { fetchBlob, saveBlob } from './api.js';
 import { findingGrid, type FindingRow, type GridFilter } from './queries.js';
+import { labelOf } from './labels.js';
 import { Link } from './router.js';
 import { ErrorNotice, Kev, SEVERITIES, Severity } from './ui.js';
 
@@ -46,12 +47,12 @@ export function FindingsTable({ productId, scope, title, csvName, extraColumns =
   const columns = useMemo<ColumnDef<FindingRow>[]>(() => [
     { id: 'severity', header: 'Severity', accessorKey: 'severity', cell: (c) => <Severity value={c.row.original.severity} /> },
     { id: 'name', header: 'Finding', accessorKey: 'name', cell: (c) => <Link href={`/products/${productId}/findings/${c.row.original.id}`}>{c.row.original.name}</Link> },
-    { id: 'findingType', header: 'Type', accessorKey: 'findingType' },
+    { id: 'findingType', header: 'Type', accessorKey: 'findingType', cell: (c) => labelOf(String(c.getValue())) },
     { id: 'componentName', header: 'Component', accessorFn: (r) => [r.componentName, r.componentVersion].filter(Boolean).join(' ') },
     { id: 'cvssLatestBaseScore', header: 'CVSS', accessorFn: (r) => r.cvssLatestBaseScore?.toFixed(1) ?? '' },
     { id: 'epssProbability', header: 'EPSS', accessorFn: (r) => (r.epssProbability !== undefined ? `${(r.epssProbability * 100).toFixed(1)}%` : '') },
     { id: 'isKev', header: 'KEV', accessorKey: 'isKev', cell: (c) => <Kev value={c.row.original.isKev} /> },
-    { id: 'issueStatus', header: 'Status', accessorKey: 'issueStatus' },
+    { id: 'issueStatus', header: 'Status', accessorKey: 'issueStatus', cell: (c) => labelOf(String(c.getValue())) },
     ...extraColumns,
     { id: 'fingerprint', header: 'Fingerprint', accessorKey: 'fingerprint' },
     { id: 'createTime', header: 'Found', accessorKey: 'createTime' },
@@ -83,9 +84,9 @@ export function FindingsTable({ productId, scope, title, csvName, extraColumns =
       <h2 id="findings-title">{title}</h2>
       <fieldset className="filters">
         <legend className="sr-only">Filter findings</legend>
-        <label>Type <select value={filters.type} onChange={(e) => set({ type: e.target.value })}><option value="">any</option>{TYPES.map((t) => <option key={t}>{t}</option>)}</select></label>
+        <label>Type <select value={filters.type} onChange={(e) => set({ type: e.target.value })}><option value="">any</option>{TYPES.map((t) => <option key={t} value={t}>{labelOf(t)}</option>)}</select></label>
         <label>Severity <select value={filters.severity} onChange={(e) => set({ severity: e.target.value })}><option value="">any</option>{SEVERITIES.map((s) => <option key={s}>{s}</option>)}</select></label>
-        <label>Status <select value={filters.status} onChange={(e) => set({ status: e.target.value })}><option value="">any</option>{STATUSES.map((s) => <option key={s}>{s}</option>)}</select></label>
+        <label>Status <select value={filters.status} onChange={(e) => set({ status: e.target.value })}><option value="">any</option>{STATUSES.map((s) => <option key={s} value={s}>{labelOf(s)}</option>)}</select></label>
         <label>Minimum EPSS <input type="number" min={0} max={1} step={0.01} value={filters.minEpss} onChange={(e) => set({ minEpss: e.target.value })} /></label>
         <label>Component <input type="search" value={filters.component} onChange={(e) => set({ component: e.target.value })} /></label>
         <label className="check"><input type="checkbox" checked={filters.kev} onChange={(e) => set({ kev: e.target.checked })} /> KEV only</label>

@@ -1,6 +1,8 @@
 // Small shared pieces: page frame, notices, badges, loading and error states, formatting.
 import type { ReactNode } from 'react';
 import { errorMessage } from './api.js';
+import { labelOf } from './labels.js';
+import { isSessionError, SessionExpired } from './session.js';
 
 export function Page({ title, actions, children, crumbs }: { title: string; actions?: ReactNode; children: ReactNode; crumbs?: ReactNode }) {
   return (
@@ -19,13 +21,21 @@ export function Loading({ what }: { what: string }) {
   return <p className="muted" role="status" aria-live="polite">Loading {what}…</p>;
 }
 
-export function ErrorNotice({ error, action }: { error: unknown; action?: string }) {
+/** An error and what to do next; a refused token (the session expired) says so, with a sign-in button. */
+export function ErrorNotice({ error, action, onSignIn }: { error: unknown; action?: string; onSignIn?: () => void }) {
+  if (isSessionError(error)) return <SessionExpired onSignIn={onSignIn} />;
   return (
     <div className="notice error" role="alert">
       <strong>Something went wrong.</strong> {errorMessage(error)}
       {action && <p>{action}</p>}
     </div>
   );
+}
+
+/** A form's failed action, inline; a refused token shows the session-expired notice instead. */
+export function FormError({ error }: { error: unknown }) {
+  if (isSessionError(error)) return <SessionExpired />;
+  return <p role="alert" className="error-text">{errorMessage(error)}</p>;
 }
 
 export function Empty({ title, children }: { title: string; children?: ReactNode }) {
@@ -48,7 +58,7 @@ export function Kev({ value }: { value: boolean }) {
 }
 
 export function StateBadge({ state }: { state: string }) {
-  return <span className={`badge state-${state}`}>{state.replace(/_/g, ' ')}</span>;
+  return <span className={`badge state-${state}`}>{labelOf(state).replace(/_/g, ' ')}</span>;
 }
 
 export const formatDate = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });

@@ -2,9 +2,9 @@
 // finalize call that creates the image and queues its scan. Drag and drop or a file picker.
 import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type DragEvent, type FormEvent } from 'react';
-import { api, errorMessage, expectData } from './api.js';
+import { api, expectData } from './api.js';
 import { navigate } from './router.js';
-import { formatBytes } from './ui.js';
+import { formatBytes, FormError } from './ui.js';
 
 type Progress = { sent: number; total: number; bytesPerSecond: number };
 
@@ -33,7 +33,7 @@ export function ImageUpload({ productId }: { productId: string }) {
   const [version, setVersion] = useState('');
   const [progress, setProgress] = useState<Progress>();
   const [status, setStatus] = useState<string>();
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<unknown>();
   const [dragging, setDragging] = useState(false);
   const abort = useRef<AbortController | undefined>(undefined);
   const queries = useQueryClient();
@@ -70,7 +70,7 @@ export function ImageUpload({ productId }: { productId: string }) {
       await queries.invalidateQueries({ queryKey: ['images', productId] });
       navigate(`/products/${productId}/images/${image.id}`);
     } catch (failure) {
-      setError(failure instanceof DOMException && failure.name === 'AbortError' ? 'Upload cancelled. Nothing was stored.' : errorMessage(failure));
+      setError(failure instanceof DOMException && failure.name === 'AbortError' ? new Error('Upload cancelled. Nothing was stored.') : failure);
       setStatus(undefined);
       setProgress(undefined);
     } finally {
@@ -102,7 +102,7 @@ export function ImageUpload({ productId }: { productId: string }) {
         </div>
       )}
       {status && <p role="status">{status}</p>}
-      {error && <p role="alert" className="error-text">{error}</p>}
+      {error !== undefined && <FormError error={error} />}
       <div className="actions">
         <button type="submit" className="primary" disabled={busy || !file}>Upload and scan</button>
         {busy && <button type="button" onClick={() => abort.current?.abort()}>Cancel upload</button>}

@@ -82,6 +82,11 @@ export const goModulesIdentifier: Identifier = {
         main.dependsOn = info.deps.map((d) => `golang:${(d.replacedBy ?? d).path}`.toLowerCase());
         out.push(main);
       }
+    } else if (info.path && info.path !== 'command-line-arguments') {
+      // A GOPATH build (Debian's Go packages) has no 'mod' line: the program is named by its main package path, with
+      // no module version to read.
+      const program = languageCandidate({ purlType: 'golang', name: info.path, method: 'go-buildinfo', match: match(`path ${info.path}`), primaryFile: true, type: 'application', confidence: 0.7 }, file.node);
+      if (program) out.push(program);
     }
     for (const dep of info.deps) {
       const m = dep.replacedBy && !dep.replacedBy.path.startsWith('.') && !dep.replacedBy.path.startsWith('/') ? dep.replacedBy : dep;

@@ -6,12 +6,15 @@ import { elfMetadataIdentifier } from './elf-metadata.identifier.js';
 import { goModulesIdentifier } from './go-modules.identifier.js';
 import { dotnetDepsIdentifier } from './dotnet-deps.identifier.js';
 import { erlangAppsIdentifier } from './erlang-apps.identifier.js';
+import { luaRocksIdentifier } from './lua-rocks.identifier.js';
+import { perlModulesIdentifier } from './perl-modules.identifier.js';
 import type { Identifier } from './identifier.js';
 import { javaArchivesIdentifier } from './java-archives.identifier.js';
 import { kernelHeadersIdentifier } from './kernel-headers.identifier.js';
 import { nodePackagesIdentifier } from './node-packages.identifier.js';
 import { opkgStatusIdentifier } from './opkg-status.identifier.js';
 import { openwrtMetadataIdentifier } from './openwrt-metadata.identifier.js';
+import { optionRomIdentifier } from './option-rom.identifier.js';
 import { osReleaseIdentifier } from './os-release.identifier.js';
 import { peVersionIdentifier } from './pe-version.identifier.js';
 import { phpComposerIdentifier } from './php-composer.identifier.js';
@@ -31,6 +34,8 @@ export const identifiers: Identifier[] = [
   phpComposerIdentifier,
   javaArchivesIdentifier,
   erlangAppsIdentifier,
+  perlModulesIdentifier,
+  luaRocksIdentifier,
   dotnetDepsIdentifier,
   osReleaseIdentifier,
   openwrtMetadataIdentifier,
@@ -39,6 +44,7 @@ export const identifiers: Identifier[] = [
   rustAuditIdentifier,
   peVersionIdentifier,
   uefiModulesIdentifier,
+  optionRomIdentifier,
   kernelHeadersIdentifier,
   versionSignatureIdentifier,
 ];

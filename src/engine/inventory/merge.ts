@@ -33,8 +33,9 @@ function resolveConflicts(candidates: StampedCandidate[], problems: Problem[]): 
     if (versions.size < 2) continue;
     const top = Math.max(...group.map((c) => c.confidence));
     const leaders = new Set(group.filter((c) => c.confidence === top).map(mv));
-    // Equally strong evidence for different versions: report the family without a version.
-    const kept = leaders.size === 1 ? [...leaders][0] : undefined;
+    // Equally strong evidence for different versions: the most specific one when it refines all the others
+    // (sshd shows both "OpenSSH_9.2" and "OpenSSH_9.2p1"), else the family without a version.
+    const kept = leaders.size === 1 ? [...leaders][0] : refiningVersion([...leaders] as string[]);
     for (const c of group) {
       if (kept !== undefined && mv(c) === kept) continue;
       dropped.add(c);
@@ -51,6 +52,18 @@ function resolveConflicts(candidates: StampedCandidate[], problems: Problem[]): 
     }
   }
   return [...candidates.filter((c) => !dropped.has(c)), ...versionlessCopies];
+}
+
+/**
+ * The version that all the others are prefixes of, ending where a version part ends ("9.2" of "9.2p1" and of
+ * "9.2.1", not "9.2" of "9.20"); undefined when they disagree.
+ */
+export function refiningVersion(versions: string[]): string | undefined {
+  const longest = versions.reduce((a, b) => (b.length > a.length ? b : a));
+  // a prefix that stops between two digits is another number ("9.2" of "9.20"), not a coarser version
+  const splitsNumber = (v: string) => /[0-9]$/.test(v) && /^[0-9]/.test(longest.slice(v.length));
+  const refines = (v: string) => v === longest || (longest.startsWith(v) && !splitsNumber(v));
+  return versions.every(refines) ? longest : undefined;
 }
 
 function addEvidence(list: Evidence[], e: Evidence): void {

@@ -19,7 +19,19 @@ const OS_CPE: Record<string, { vendor: string; product: string }> = {
   fedora: { vendor: 'fedoraproject', product: 'fedora' },
   centos: { vendor: 'centos', product: 'centos' },
   rhel: { vendor: 'redhat', product: 'enterprise_linux' },
+  'openbmc-phosphor': { vendor: 'openbmc-project', product: 'openbmc' },
 };
+
+/**
+ * OpenBMC names development builds after the next release and the commits since ('2.8.0-dev-309-g2e155a0-dirty',
+ * '3.1.0-dev-739-gba9070d60b'): only a tagged release ('0.1.0', '2.9.0') is a CPE version, a '-dev' build is not the
+ * release it leads to. Other distributions give their version as it is when it is numeric.
+ */
+function cpeVersionOf(id: string, version: string | undefined): string | undefined {
+  if (!version) return undefined;
+  if (id === 'openbmc-phosphor') return /^v?(\d+\.\d+(?:\.\d+)?)(?:-\d+-g[0-9a-f]+)?$/.exec(version)?.[1];
+  return /^\d+(?:\.\d+)*$/.test(version) ? version : undefined;
+}
 
 export interface OsRelease {
   id: string;
@@ -56,7 +68,8 @@ export function parseReleaseFile(fsPath: string, text: string): OsRelease | unde
   if (!id) return undefined;
   const version = pick('VERSION_ID', 'DISTRIB_RELEASE');
   const build = pick('BUILD_ID', 'DISTRIB_REVISION');
-  const keys = ['ID', 'DISTRIB_ID', 'VERSION_ID', 'DISTRIB_RELEASE', 'BUILD_ID', 'DISTRIB_REVISION'].filter((k) => a.has(k));
+  // OpenBMC's machine (OPENBMC_TARGET_MACHINE) stays in the evidence: it names the board the image is built for.
+  const keys = ['ID', 'DISTRIB_ID', 'VERSION_ID', 'DISTRIB_RELEASE', 'BUILD_ID', 'DISTRIB_REVISION', 'OPENBMC_TARGET_MACHINE'].filter((k) => a.has(k));
   return { id, version, build, name: pick('NAME', 'DISTRIB_DESCRIPTION'), match: keys.map((k) => `${k}=${a.get(k)}`).join('; ') };
 }
 
@@ -93,7 +106,7 @@ export const osReleaseIdentifier: Identifier = {
       ctx.note({ path: file.node.path, kind: 'skipped', message: 'release file without a distribution id' });
       return [];
     }
-    const numeric = os.version && /^\d+(?:\.\d+)*$/.test(os.version) ? os.version : undefined;
+    const numeric = cpeVersionOf(os.id, os.version);
     const version = os.version && withRevision(os.id, os.version, os.build);
     const cpe = OS_CPE[os.id];
     const candidate: Candidate = {

@@ -1,6 +1,6 @@
 // Version signatures over binary files: one streamed pass per file runs every pattern of the table (needles via
-// one combined regex, context regexes around hits), then the bare-version patterns of the families whose file
-// names match. Text files, compressed streams and media are not scanned.
+// one literal search over the bytes, context regexes around hits), then the bare-version patterns of the families
+// whose file names match. Text files, compressed streams and media are not scanned.
 import { posix } from 'node:path';
 import { isElf } from '../binaries/elf.js';
 import { detectType } from '../file-type.js';
@@ -61,8 +61,9 @@ export function createVersionSignatureIdentifier(table: readonly VersionSignatur
       const markers = new Map<VersionSignature, boolean>();
       const bare = new Map<VersionSignature, Map<string, number>>();
       for await (const { offset, data } of file.chunks()) {
-        const text = data.toString('latin1');
-        matcher.scanText(text, offset, baseName, hits);
+        matcher.scanChunk(data, offset, baseName, hits);
+        // Only files named like a family with bare-version patterns need the chunk as text.
+        const text = hinted.length ? data.toString('latin1') : '';
         for (const s of hinted) {
           for (const p of s.standalone!) {
             if (!markers.get(s) && text.includes(p.marker)) markers.set(s, true);

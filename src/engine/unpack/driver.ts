@@ -11,7 +11,7 @@ import { basename, join, posix } from 'node:path';
 import { DiskFullError, diskFullError } from '../errors.js';
 import { detectType } from '../file-type.js';
 import { hashFile } from '../hash.js';
-import type { FileNode, Problem, UnknownChunk } from '../types.js';
+import { HEAD_BYTES_KEPT, type FileNode, type Problem, type UnknownChunk } from '../types.js';
 import { selectChunks, type AcceptedChunk, type ChunkSelection } from './chunks.js';
 import { FormatError } from '../format-error.js';
 import { LimitError, type Handler, type Reader } from './handler.js';
@@ -106,7 +106,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     const { sha256 } = await hashFile(imagePath, ['sha256']);
     const reader = await FileReader.open(imagePath);
     const head = await reader.read(0, 512).finally(() => reader.close());
-    const root: FileNode = { path: name, fsPath: '/' + name, kind: 'file', size, type: detectType(head), sha256, depth: 0 };
+    const root: FileNode = { path: name, fsPath: '/' + name, kind: 'file', size, type: detectType(head), sha256, depth: 0, head: keptHead(head) };
     state.files.push(root);
     await processFile(state, root, new Set([sha256]));
     if (options.signal?.aborted) throw options.signal.reason;
@@ -287,6 +287,7 @@ function toNode(
     depth: parent.depth + 1,
   };
   if (entry.sha256) node.sha256 = entry.sha256;
+  if (entry.kind === 'file' && entry.head) node.head = keptHead(entry.head);
   const { mode, uid, gid, mtime, meta } = entry.meta;
   if (mode !== undefined) node.mode = mode;
   if (uid !== undefined) node.uid = uid;
@@ -295,6 +296,11 @@ function toNode(
   if (entry.linkTarget !== undefined) node.linkTarget = entry.linkTarget;
   if (meta && Object.keys(meta).length > 0) node.meta = meta;
   return node;
+}
+
+/** The first bytes a scan keeps of a file (FileNode.head). */
+function keptHead(head: Buffer): string {
+  return head.subarray(0, HEAD_BYTES_KEPT).toString('base64');
 }
 
 /** `<base>`, or `<base>-2`, `<base>-3`... when an extracted entry already has that name. */

@@ -341,6 +341,8 @@ export class DirectorySink implements Sink {
   private place(raw: string, kind: EntryKind): string | undefined {
     const result = confinePath(raw);
     if ('error' in result) {
+      // the archive's own root as a directory entry ("./" from `tar -C dir -cf x .`, "/"): the output folder itself
+      if (kind === 'directory' && /^[./]*$/.test(raw) && !raw.includes('..')) return undefined;
       this.problem('error', `refused entry: ${result.error}`);
       return undefined;
     }

@@ -134,9 +134,14 @@ export function criterionMatch(crit: CriterionView, target: MatchTarget): CpeMat
 
 /** The range details of a range match: its bounds and the first version outside it (versionEndExcluding). */
 function rangeDetails(crit: CriterionView): Pick<CpeMatchDetails, 'range' | 'fixedIn'> {
-  const bounds = { startIncluding: crit.versionStartIncluding, startExcluding: crit.versionStartExcluding, endIncluding: crit.versionEndIncluding, endExcluding: crit.versionEndExcluding };
-  const range = Object.fromEntries(Object.entries(bounds).filter(([, v]) => v)) as CpeMatchDetails['range'];
-  return { range, ...(crit.versionEndExcluding ? { fixedIn: crit.versionEndExcluding } : {}) };
+  // the bounds present, in this order (a finding's JSON keeps it); built field by field, as every range match of a
+  // scan (thousands for a kernel) goes through here
+  const range: NonNullable<CpeMatchDetails['range']> = {};
+  if (crit.versionStartIncluding) range.startIncluding = crit.versionStartIncluding;
+  if (crit.versionStartExcluding) range.startExcluding = crit.versionStartExcluding;
+  if (crit.versionEndIncluding) range.endIncluding = crit.versionEndIncluding;
+  if (crit.versionEndExcluding) range.endExcluding = crit.versionEndExcluding;
+  return crit.versionEndExcluding ? { range, fixedIn: crit.versionEndExcluding } : { range };
 }
 
 /**

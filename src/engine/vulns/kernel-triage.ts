@@ -1,19 +1,30 @@
 // Kernel CVE triage: whether a kernel CVE's affected code is built into the image's kernel. The kernel CNA's
-// records list the affected source files (programFiles); tables/kernel-file-options.json.gz (generated from a
-// Debian linux-source tree by scripts/kernel-file-options.ts) gives the configuration options kbuild needs to
-// compile each file; the image's kernel configuration (a /boot/config-*, a .config, /proc/config.gz or the
-// IKCONFIG blob embedded in the kernel) says which are on. The verdict:
-//   applicable      one affected file is built (its options are all =y or =m)
-//   not-applicable  every affected file is known and not built (an option off, or another architecture's code)
-//   unknown         no configuration, no affected files in the record, or a file the table does not know
-// Symbols (kallsyms, System.map) are not read yet: without a configuration the verdict is unknown.
+// records list the affected source files (programFiles) and now and then the functions (programRoutines);
+// tables/kernel-file-options.json.gz (generated from a Debian linux-source tree by scripts/kernel-file-options.ts)
+// gives the configuration options kbuild needs to compile each file. The evidence (kernel-evidence.ts) is the
+// image's kernel configuration, its symbols (System.map, vmlinux .symtab, kallsyms), its shipped and built-in
+// modules, and its architecture. Per affected file, in this order:
+//   other-architecture      arch/<x>/ code of another architecture than the kernel's            → not built
+//   symbol-present          one of the record's routines is a symbol of the kernel or a module  → built
+//   config-option-off       the table's options for the file: one is off                        → not built
+//   module-shipped/-builtin the options are on, one is =m, and the module (foo.c → foo.ko, or its composite
+//                           module) ships in lib/modules or is built in                         → built
+//   module-not-shipped      the options are on, one is =m, and no such module ships              → unknown
+//   routine-not-in-symbols  the file is built but none of the record's routines is in the symbols
+//                           read: the vulnerable code may sit under an option that is off (or be inlined)
+//                                                                                               → unknown
+//   config-built            the options are all =y (or the file is always built)                → built
+//   without a configuration: module-shipped/-builtin as above, else no-evidence                 → unknown
+//   file-not-in-table       the table does not know the file                                    → unknown
+// The finding's verdict: applicable when one file is built (partly built is applicable), not applicable when every
+// file is not built (its rule: other-architecture when all are, else config-option-off), unknown otherwise. Each
+// not-applicable finding carries the rule that removed it; the scan counts them per rule.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import type { FileIndex } from '../file-index.js';
-import type { Applicability, Component, EngineFinding, FileNode } from '../types.js';
-
-export type KernelConfig = Map<string, 'y' | 'm' | 'n'>;
+import type { Applicability, EngineFinding } from '../types.js';
+import { configOf, type KernelEvidence } from './kernel-evidence.js';
+import { moduleNamesOf } from './kernel-modules.js';
 
 const TABLE_FILE = fileURLToPath(new URL('../../../tables/kernel-file-options.json.gz', import.meta.url));
 let table: Map<string, string[]> | undefined;
@@ -24,107 +35,170 @@ export function kernelFileOptions(): Map<string, string[]> {
   return table;
 }
 
-/** A kernel .config: CONFIG_X=y|m (other values count as on), '# CONFIG_X is not set'. */
-export function parseKernelConfig(text: string): KernelConfig {
-  const config: KernelConfig = new Map();
-  for (const line of text.split('\n')) {
-    const on = /^CONFIG_([A-Za-z0-9_]+)=(.*)$/.exec(line);
-    if (on) config.set(on[1]!, on[2] === 'm' ? 'm' : on[2] === 'n' ? 'n' : 'y');
-    const off = /^# CONFIG_([A-Za-z0-9_]+) is not set/.exec(line);
-    if (off) config.set(off[1]!, 'n');
-  }
-  return config;
-}
-
-const IKCFG_START = Buffer.from('IKCFG_ST');
-/** The largest kernel image searched for an embedded configuration. */
-const MAX_KERNEL_BYTES = 64 * 1024 * 1024;
-
-/** The configuration embedded by CONFIG_IKCONFIG: gzip data between IKCFG_ST and IKCFG_ED. */
-export function embeddedConfig(kernel: Buffer): string | undefined {
-  const at = kernel.indexOf(IKCFG_START);
-  if (at < 0) return undefined;
-  try {
-    return gunzipSync(kernel.subarray(at + IKCFG_START.length, kernel.indexOf('IKCFG_ED', at) > 0 ? kernel.indexOf('IKCFG_ED', at) : undefined)).toString('utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-/** The kernel's configuration found in the image, with where it came from. */
-export async function findKernelConfig(index: FileIndex, kernels: Component[]): Promise<{ config: KernelConfig; source: string } | undefined> {
-  for (const node of index.glob('**/boot/config-*', '**/.config', '**/proc/config')) {
-    if (node.size > 4 * 1024 * 1024) continue;
-    const config = parseKernelConfig((await index.read(node)).toString('utf8'));
-    if (config.size > 0) return { config, source: node.path };
-  }
-  for (const node of index.glob('**/config.gz', '**/proc/config.gz')) {
-    try {
-      const config = parseKernelConfig(gunzipSync(await index.read(node)).toString('utf8'));
-      if (config.size > 0) return { config, source: node.path };
-    } catch { /* not gzip */ }
-  }
-  const candidates = new Map<string, FileNode>();
-  for (const path of kernels.flatMap((k) => k.paths)) {
-    const node = index.get(path);
-    if (node) candidates.set(node.path, node);
-  }
-  for (const node of index.glob('**/vmlinux*', '**/zImage*', '**/bzImage*', '**/Image', '**/uImage*')) candidates.set(node.path, node);
-  for (const node of candidates.values()) {
-    if (node.kind !== 'file' || node.size > MAX_KERNEL_BYTES) continue;
-    const text = embeddedConfig(await index.read(node));
-    if (text) return { config: parseKernelConfig(text), source: `${node.path} (IKCONFIG)` };
-  }
-  return undefined;
-}
-
 /** arch/<dir> → the option a kernel built for it has on. */
 const ARCH_OPTIONS: Record<string, string> = {
   arm: 'ARM', arm64: 'ARM64', mips: 'MIPS', x86: 'X86', powerpc: 'PPC', riscv: 'RISCV', s390: 'S390', sparc: 'SPARC', loongarch: 'LOONGARCH',
   m68k: 'M68K', sh: 'SUPERH', xtensa: 'XTENSA', arc: 'ARC', csky: 'CSKY', microblaze: 'MICROBLAZE', nios2: 'NIOS2', openrisc: 'OPENRISC', parisc: 'PARISC', alpha: 'ALPHA', ia64: 'IA64',
 };
 
-/** Whether one source file is built under the configuration: why, and the deciding options. */
-function fileVerdict(file: string, config: KernelConfig, options: Map<string, string[]>): { built?: boolean; reason: string } {
-  const arch = /^arch\/([^/]+)\//.exec(file)?.[1];
-  if (arch && ARCH_OPTIONS[arch] && config.get(ARCH_OPTIONS[arch]!) !== 'y') return { built: false, reason: `${file}: code of arch/${arch}, the kernel is built for another architecture` };
-  const needed = options.get(file);
-  if (!needed) return { reason: `${file}: not in the kbuild table` };
-  const off = needed.filter((o) => (config.get(o) ?? 'n') === 'n');
-  if (off.length > 0) return { built: false, reason: `${file}: CONFIG_${off[0]} is not set` };
-  const module = needed.filter((o) => config.get(o) === 'm');
-  return { built: true, reason: needed.length === 0 ? `${file}: always built` : `${file}: built (${needed.map((o) => `CONFIG_${o}=${config.get(o)}`).join(', ')})${module.length > 0 ? ' as a module' : ''}` };
+export type KernelRule = 'symbol-present' | 'module-shipped' | 'module-builtin' | 'config-built'
+  | 'config-option-off' | 'other-architecture'
+  | 'module-not-shipped' | 'routine-not-in-symbols' | 'file-not-in-table' | 'no-evidence' | 'no-files';
+
+interface FileVerdict { built?: boolean; rule: KernelRule; reason: string }
+
+/** The evidence in the form the verdicts look it up. */
+interface Prepared {
+  config?: Map<string, 'y' | 'm' | 'n'>;
+  configSource?: string;
+  symbols: Map<string, string>;
+  shipped: Map<string, string>;
+  builtin: Set<string>;
+  ordered: Set<string>;
+  arch?: string;
+  sources: string[];
+  /**
+   * Verdicts of files named without routines, by file: a kernel's findings name the same files over and over (the
+   * verdict depends only on the file and this evidence), and building each reason again costs a scan thousands of
+   * strings.
+   */
+  files: Map<string, FileVerdict>;
 }
 
-/** The verdict for one kernel CVE from its affected files. */
-export function kernelApplicability(programFiles: string[], found: { config: KernelConfig; source: string } | undefined, options = kernelFileOptions()): Applicability {
-  if (programFiles.length === 0) return { verdict: 'unknown', reason: 'the record names no affected source files', evidence: [] };
-  if (!found) return { verdict: 'unknown', reason: 'no kernel configuration in the image (no /boot/config-*, config.gz or IKCONFIG)', evidence: [] };
-  const verdicts = programFiles.map((f) => fileVerdict(f, found.config, options));
-  const evidence = [`configuration: ${found.source}`, ...verdicts.map((v) => v.reason)];
+const prepared = new WeakMap<KernelEvidence, Prepared>();
+
+/** Prepared once per evidence value (a scan triages thousands of findings on one). */
+function prepare(evidence: KernelEvidence): Prepared {
+  let ev = prepared.get(evidence);
+  if (!ev) prepared.set(evidence, (ev = prepareNow(evidence)));
+  return ev;
+}
+
+function prepareNow(evidence: KernelEvidence): Prepared {
+  const found = configOf(evidence);
+  const symbols = new Map<string, string>();
+  for (const name of evidence.modules?.symbols ?? []) symbols.set(name, 'the shipped modules');
+  for (const name of evidence.symbols?.names ?? []) symbols.set(name, evidence.symbols!.source);
+  const sources = [
+    ...(found ? [`configuration: ${found.source}`] : []),
+    ...(evidence.symbols ? [`symbols: ${evidence.symbols.source} (${evidence.symbols.names.length})`] : []),
+    ...(evidence.modules ? [`modules: ${evidence.modules.source} (${evidence.modules.shipped.length} shipped, ${evidence.modules.builtin.length} built in)`] : []),
+    ...(evidence.arch && !found ? [`architecture: ${evidence.arch.name} (${evidence.arch.source})`] : []),
+  ];
+  return {
+    ...(found ? { config: found.config, configSource: found.source } : {}),
+    symbols,
+    shipped: new Map((evidence.modules?.shipped ?? []).map((m) => [m.name, m.path])),
+    builtin: new Set(evidence.modules?.builtin ?? []),
+    ordered: new Set(evidence.modules?.ordered ?? []),
+    ...(evidence.arch ? { arch: evidence.arch.name } : {}),
+    sources,
+    files: new Map(),
+  };
+}
+
+/** ' (the build made module x.ko: modules.order)' when a module the file may be compiled into is one the build made. */
+function orderedNote(file: string, ev: Prepared): string {
+  const name = moduleNamesOf(file).find((n) => ev.ordered.has(n));
+  return name ? ` (the build made it as module ${name}.ko, modules.order)` : '';
+}
+
+/** The shipped or built-in module the file may be compiled into. */
+function moduleOf(file: string, ev: Prepared): FileVerdict | undefined {
+  for (const name of moduleNamesOf(file)) {
+    const path = ev.shipped.get(name);
+    if (path) return { built: true, rule: 'module-shipped', reason: `${file}: module ${name}.ko ships (${path})` };
+    if (ev.builtin.has(name)) return { built: true, rule: 'module-builtin', reason: `${file}: module ${name} is built into the kernel (modules.builtin)` };
+  }
+  return undefined;
+}
+
+/** Whether one source file is built: the rule that decided, and why. */
+function fileVerdict(file: string, routines: string[], ev: Prepared, options: Map<string, string[]>): FileVerdict {
+  const arch = /^arch\/([^/]+)\//.exec(file)?.[1];
+  if (arch && ARCH_OPTIONS[arch]) {
+    const other = ev.config ? ev.config.get(ARCH_OPTIONS[arch]!) !== 'y' : ev.arch !== undefined && ev.arch !== arch;
+    if (other) return { built: false, rule: 'other-architecture', reason: `${file}: code of arch/${arch}, the kernel is built for another architecture` };
+  }
+  const symbol = routines.find((r) => ev.symbols.has(r));
+  if (symbol) return { built: true, rule: 'symbol-present', reason: `${file}: ${symbol} is a symbol of ${ev.symbols.get(symbol)}` };
+  const missing = routines.length > 0 && ev.symbols.size > 0
+    ? `none of its vulnerable routines (${routines.join(', ')}) is in the symbols read: the code may sit under an option that is off, or be inlined` : undefined;
+  if (!ev.config) {
+    return moduleOf(file, ev) ?? { rule: 'no-evidence', reason: `${file}: no kernel configuration, and no shipped module or symbol shows it built${orderedNote(file, ev)}${missing ? ` (${missing})` : ''}` };
+  }
+  const needed = options.get(file);
+  if (!needed) return moduleOf(file, ev) ?? { rule: 'file-not-in-table', reason: `${file}: not in the kbuild table` };
+  const config = ev.config;
+  const off = needed.filter((o) => (config.get(o) ?? 'n') === 'n');
+  if (off.length > 0) return { built: false, rule: 'config-option-off', reason: `${file}: CONFIG_${off[0]} is not set` };
+  const settings = needed.map((o) => `CONFIG_${o}=${config.get(o)}`).join(', ');
+  if (needed.some((o) => config.get(o) === 'm')) {
+    const module = moduleOf(file, ev);
+    if (module) return { ...module, reason: `${module.reason}, built as a module (${settings})` };
+    return { rule: 'module-not-shipped', reason: `${file}: built as a module (${settings}), which the image does not ship${ev.shipped.size === 0 ? ' (no modules in the image)' : ''}${orderedNote(file, ev)}` };
+  }
+  if (missing) return { rule: 'routine-not-in-symbols', reason: `${file}: built (${settings || 'always'}), but ${missing}` };
+  return { built: true, rule: 'config-built', reason: needed.length === 0 ? `${file}: always built` : `${file}: built (${settings})` };
+}
+
+/** The verdict for one kernel CVE from its affected files and routines, against the image's kernel evidence. */
+export function kernelApplicability(programFiles: string[], evidence: KernelEvidence, routines: string[] = [], options = kernelFileOptions()): Applicability {
+  const ev = prepare(evidence);
+  if (programFiles.length === 0) {
+    const symbol = routines.find((r) => ev.symbols.has(r));
+    if (symbol) return { verdict: 'applicable', rule: 'symbol-present', reason: `${symbol} is a symbol of ${ev.symbols.get(symbol)}`, evidence: ev.sources };
+    return { verdict: 'unknown', rule: 'no-files', reason: 'the record names no affected source files', evidence: ev.sources };
+  }
+  if (ev.sources.length === 0) {
+    return { verdict: 'unknown', rule: 'no-evidence', reason: 'no kernel configuration (no /boot/config-*, config.gz or IKCONFIG), symbols or modules in the image', evidence: [] };
+  }
+  const verdicts = programFiles.map((f) => {
+    // verdicts are read only; the cache holds those of the shipped table (a caller's own table is not cached)
+    if (routines.length > 0 || options !== kernelFileOptions()) return fileVerdict(f, routines, ev, options);
+    let verdict = ev.files.get(f);
+    if (!verdict) ev.files.set(f, (verdict = fileVerdict(f, routines, ev, options)));
+    return verdict;
+  });
+  const lines = [...ev.sources, ...verdicts.map((v) => v.reason)];
   const built = verdicts.find((v) => v.built === true);
-  if (built) return { verdict: 'applicable', reason: built.reason, evidence };
-  if (verdicts.every((v) => v.built === false)) return { verdict: 'not-applicable', reason: verdicts.map((v) => v.reason).join('; '), evidence };
-  return { verdict: 'unknown', reason: verdicts.find((v) => v.built === undefined)!.reason, evidence };
+  if (built) return { verdict: 'applicable', rule: built.rule, reason: built.reason, evidence: lines };
+  if (verdicts.every((v) => v.built === false)) {
+    const rule = verdicts.every((v) => v.rule === 'other-architecture') ? 'other-architecture' : 'config-option-off';
+    return { verdict: 'not-applicable', rule, reason: verdicts.map((v) => v.reason).join('; '), evidence: lines };
+  }
+  const open = verdicts.find((v) => v.built === undefined)!;
+  return { verdict: 'unknown', rule: open.rule, reason: open.reason, evidence: lines };
 }
 
 const isKernel = (cpe: string | undefined) => cpe !== undefined && /^cpe:2\.3:[o*]:linux:linux_kernel:/.test(cpe);
 
+/** How the triage of a scan's kernel findings came out: per verdict, and the not-applicable ones per rule. */
+export interface KernelTriageSummary {
+  applicable: number;
+  'not-applicable': number;
+  unknown: number;
+  /** Findings each rule removed (found not applicable), by rule. */
+  removedByRule: Record<string, number>;
+}
+
 /**
  * Triage of the kernel findings of a scan: each gets its applicability and the matching confidence label; returns
- * how many each verdict got (the scan reports them).
+ * how many each verdict got and how many each rule removed (the scan reports them).
  */
-export function triageKernelFindings(findings: EngineFinding[], found: { config: KernelConfig; source: string } | undefined): Record<Applicability['verdict'], number> {
-  const counts = { applicable: 0, 'not-applicable': 0, unknown: 0 };
+export function triageKernelFindings(findings: EngineFinding[], evidence: KernelEvidence): KernelTriageSummary {
+  const summary: KernelTriageSummary = { applicable: 0, 'not-applicable': 0, unknown: 0, removedByRule: {} };
   for (const finding of findings) {
     if (finding.findingType !== 'dependencyVulnerability' || !isKernel(finding.component?.cpe)) continue;
     const files = (finding.match?.programFiles ?? []) as string[];
-    const applicability = kernelApplicability(files, found);
+    const routines = (finding.match?.programRoutines ?? []) as string[];
+    const applicability = kernelApplicability(files, evidence, routines);
     finding.applicability = applicability;
-    counts[applicability.verdict]++;
+    summary[applicability.verdict]++;
+    if (applicability.verdict === 'not-applicable') summary.removedByRule[applicability.rule!] = (summary.removedByRule[applicability.rule!] ?? 0) + 1;
     const label = applicability.verdict === 'applicable' ? 'kernel-code-built' : applicability.verdict === 'not-applicable' ? 'kernel-code-not-built' : 'kernel-code-unknown';
     const score = label === 'kernel-code-built' ? 0.95 : label === 'kernel-code-not-built' ? 0.05 : Math.min(finding.matchConfidence?.score ?? 0.6, 0.6);
     finding.matchConfidence = { label, score };
   }
-  return counts;
+  return summary;
 }

@@ -41,8 +41,12 @@ export function platformsOf(components: Component[]): MatchTarget[] {
   return out;
 }
 
-/** Purl types of packages from a distribution's package database (dpkg, rpm, apk), whose advisories know backports. */
-const DISTRIBUTION_TYPES = new Set(['deb', 'rpm', 'apk']);
+/**
+ * Purl types of packages from a distribution's package database (dpkg, rpm, apk, opkg), whose advisories know
+ * backports. OpenWrt's (opkg, purl type 'openwrt') count once OSV-format records of the 'OpenWrt' ecosystem are
+ * imported, compared in opkg's version order (version-opkg.ts); OSV itself publishes none.
+ */
+const DISTRIBUTION_TYPES = new Set(['deb', 'rpm', 'apk', 'openwrt']);
 
 /**
  * The vulnerability ids (and aliases) the distribution's own advisories give for this package, when it comes from

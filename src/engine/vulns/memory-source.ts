@@ -42,6 +42,11 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
   private readonly records = new Map<string, VulnerabilityRecord>();
   /** The version of each stored record (a count of puts), given to its criteria as their recordStamp. */
   private readonly stamps = new Map<string, string>();
+  /**
+   * The current version of each record by its stamped key (recordKey with the stamp), the key the matcher selects
+   * with: one lookup per selected record instead of parsing the key and checking the stamp.
+   */
+  private readonly stamped = new Map<string, VulnerabilityRecord>();
   private puts = 0;
   private readonly packages = new Map<string, Set<string>>();
   /** CPE criteria by `${vendor}\0${product}`, then by record key; `flat` is their list, rebuilt after a change. */
@@ -55,10 +60,12 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
     if (existing) {
       if (!shouldReplace(record.modified, existing.modified, () => JSON.stringify(existing) !== JSON.stringify(record))) return 'unchanged';
       this.unindex(key, existing);
+      this.stamped.delete(`${key}\0${this.stamps.get(key)}`);
     }
     this.records.set(key, record);
     const stamp = String(++this.puts);
     this.stamps.set(key, stamp);
+    this.stamped.set(`${key}\0${stamp}`, record);
     const { packages } = recordKeys(record);
     for (const [e, n] of packages) this.add(this.packages, `${e}\0${n}`, key);
     for (const c of indexCriteria(record)) {
@@ -105,6 +112,12 @@ export class MemoryVulnerabilitySource implements VulnerabilitySource {
     }
     const byKey = new Map<string, VulnerabilityRecord>();
     for (const key of await query.select(criteria)) {
+      const current = this.stamped.get(key);
+      if (current) {
+        byKey.set(key, this.enrich(current));
+        continue;
+      }
+      // a key without a stamp, or of a version since replaced (left out)
       const { source, recordId, stamp } = parseRecordKey(key);
       const own = recordKey(source, recordId);
       const record = this.records.get(own);

@@ -1,11 +1,13 @@
 // The OSV package matcher, chosen by purl type: a component's purl against OSV affected packages, with the
-// ecosystem's own version scheme (dpkg for Debian/Ubuntu, rpm for Red Hat family and SUSE, generic otherwise).
+// ecosystem's own version scheme (dpkg for Debian/Ubuntu, opkg for OpenWrt, rpm for Red Hat family and SUSE, generic
+// otherwise).
 // Range events are evaluated as the OSV schema specifies.
 import type { Component } from '../types.js';
 import { osvEcosystem, parsePurl, type Purl } from '../purl.js';
 import type { AffectedPackage, VulnerabilityRecord } from './source.js';
 import { genericScheme, type VersionScheme } from './version.js';
 import { dpkgScheme } from './version-dpkg.js';
+import { opkgScheme } from './version-opkg.js';
 import { rpmScheme } from './version-rpm.js';
 
 export interface OsvMatchDetails {
@@ -23,6 +25,7 @@ export interface OsvMatchDetails {
 export function schemeForEcosystem(ecosystem: string): VersionScheme {
   const base = ecosystem.split(':')[0]!;
   if (base === 'Debian' || base === 'Ubuntu') return dpkgScheme;
+  if (base === 'OpenWrt') return opkgScheme;
   if (['Red Hat', 'Rocky Linux', 'AlmaLinux', 'openSUSE', 'SUSE', 'Mageia'].includes(base)) return rpmScheme;
   return genericScheme;
 }

@@ -9,7 +9,8 @@ function order(c: string | undefined): number {
   return c.charCodeAt(0) + 256;
 }
 
-function verrevcmp(a: string, b: string): number {
+/** dpkg's verrevcmp: one version part against another (opkg's pkg_version.c uses the same algorithm). */
+export function verrevcmp(a: string, b: string): number {
   let i = 0;
   let j = 0;
   while (i < a.length || j < b.length) {

@@ -43,6 +43,11 @@ function fixedVersionOf(matches: RecordMatch[]): string | undefined {
   return sorted[0] ?? matches.map((m) => m.record.knownFixedVersion).find((v) => v !== undefined);
 }
 
+/** The distinct entries of a list, in first-seen order (a new array; empty for none). */
+function unique(list: string[] | undefined): string[] {
+  return !list || list.length === 0 ? [] : list.length === 1 ? [list[0]!] : [...new Set(list)];
+}
+
 export function buildFinding(component: Component, matches: RecordMatch[]): EngineFinding {
   const records = matches.length === 1 ? [matches[0]!.record] : matches.map((m) => m.record).sort((a, b) => (SOURCE_RANK[a.source ?? ''] ?? 9) - (SOURCE_RANK[b.source ?? ''] ?? 9));
   // the common case, one record without aliases, skips the merging work
@@ -60,6 +65,14 @@ export function buildFinding(component: Component, matches: RecordMatch[]): Engi
   const references = single ? single.references : [...new Map(records.flatMap((r) => r.references).map((r) => [r.url, r])).values()];
   const version = component.version;
   const label = `${component.name}${version ? ` ${version}` : ''}`;
+  // Built by assignment in a fixed order, not with conditional spreads: a scan builds thousands of findings (a
+  // kernel's alone), and objects grown one property at a time in one order share V8's hidden classes, where
+  // `...(x ? { x } : {})` makes temporary objects and slower, larger ones. The order of the properties is the order
+  // of the finding's JSON and must not change.
+  const summary: NonNullable<EngineFinding['component']> = { ref: component.ref, name: component.name };
+  if (version) summary.version = version;
+  if (component.cpe) summary.cpe = component.cpe;
+  if (component.purl) summary.purl = component.purl;
   const finding: EngineFinding = {
     fingerprint: findingFingerprint('dependencyVulnerability', id, component.name),
     findingType: 'dependencyVulnerability',
@@ -68,26 +81,30 @@ export function buildFinding(component: Component, matches: RecordMatch[]): Engi
     severity: severityOf(cvssSource.cvss),
     identifiers: identifiersOf(ids, cwes),
     references,
-    component: {
-      ref: component.ref,
-      name: component.name,
-      ...(version ? { version } : {}),
-      ...(component.cpe ? { cpe: component.cpe } : {}),
-      ...(component.purl ? { purl: component.purl } : {}),
-    },
+    component: summary,
     occurrences: component.paths.map((path) => {
       const evidence = component.evidence.find((e) => e.path === path)?.match;
       return evidence ? { path, evidence } : { path };
     }),
     isKev: kev !== undefined,
-    match: {
-      matches: matches.flatMap((m) => m.details.map((d) => ({ record: m.record.sourceId ?? m.record.id, source: m.record.source, ...d }))),
-    },
   };
+  if (kev) finding.kev = kev.dueDate ? { dateAdded: kev.dateAdded, dueDate: kev.dueDate } : { dateAdded: kev.dateAdded };
+  const matched: Array<Record<string, unknown>> = [];
+  for (const m of matches) {
+    for (const d of m.details) {
+      const entry: Record<string, unknown> = { record: m.record.sourceId ?? m.record.id, source: m.record.source };
+      for (const key in d) entry[key] = d[key as keyof MatchDetails];
+      matched.push(entry);
+    }
+  }
+  const match: Record<string, unknown> = { matches: matched };
+  finding.match = match;
   // the affected source files, for the kernel triage
-  const programFiles = [...new Set(records.flatMap((r) => r.programFiles ?? []))];
-  if (programFiles.length > 0) finding.match!.programFiles = programFiles;
-  const confidence = matchConfidence(matches.flatMap((m) => m.details));
+  const programFiles = single ? unique(single.programFiles) : unique(records.flatMap((r) => r.programFiles ?? []));
+  if (programFiles.length > 0) match.programFiles = programFiles;
+  const programRoutines = single ? unique(single.programRoutines) : unique(records.flatMap((r) => r.programRoutines ?? []));
+  if (programRoutines.length > 0) match.programRoutines = programRoutines;
+  const confidence = matchConfidence(matches.length === 1 ? matches[0]!.details : matches.flatMap((m) => m.details));
   if (confidence) finding.matchConfidence = confidence;
   const description = primary.description ?? records.find((r) => r.description)?.description;
   if (description) {
@@ -95,11 +112,11 @@ export function buildFinding(component: Component, matches: RecordMatch[]): Engi
     finding.title = description.length > 160 ? `${description.slice(0, 157)}...` : description;
   }
   const { v2, v3, v4 } = cvssSource.cvss;
-  finding.cvss = {
-    ...(v2 ? { cvssV2: { baseScore: v2.baseScore, vector: v2.vector } } : {}),
-    ...(v3 ? { cvssV3: { baseScore: v3.baseScore, vector: v3.vector, version: v3.version } } : {}),
-    ...(v4 ? { cvssV4: { baseScore: v4.baseScore, vector: v4.vector } } : {}),
-  };
+  const cvss: NonNullable<EngineFinding['cvss']> = {};
+  if (v2) cvss.cvssV2 = { baseScore: v2.baseScore, vector: v2.vector };
+  if (v3) cvss.cvssV3 = { baseScore: v3.baseScore, vector: v3.vector, version: v3.version };
+  if (v4) cvss.cvssV4 = { baseScore: v4.baseScore, vector: v4.vector };
+  finding.cvss = cvss;
   const latest = latestBaseScore(cvssSource.cvss);
   if (latest) finding.cvssLatestBaseScore = latest.score;
   if (epss) finding.epss = { probability: epss.probability, percentile: epss.percentile };

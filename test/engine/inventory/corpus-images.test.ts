@@ -98,6 +98,8 @@ describe.runIf(haveShared('corpus', 'trendnet-tew733gr-rootfs.squashfs'))('TREND
       'libgcc@',
       'openssl@0.9.8g',
       'ppp@2.4.2b3',
+      // /usr/sbin/radvd and radvdump: 'Version: %s\n\n' followed by the bare '1.8'.
+      'radvd@1.8',
       'uclibc@0.9.30.1',
       'udhcp@0.9.8',
     ]);

@@ -106,12 +106,12 @@ const MODINFO = [
 ].join('\n');
 
 /** The .go.buildinfo section of Go 1.18+: header with the inline flag, then version and module information. */
-function goBuildInfo(version: string): Buffer {
+function goBuildInfo(version: string, modinfo = MODINFO): Buffer {
   const header = Buffer.alloc(32);
   Buffer.from('\xff Go buildinf:', 'latin1').copy(header);
   header[14] = 8;
   header[15] = 2;
-  return Buffer.concat([header, goString(version), goString(Buffer.concat([INFO_START, Buffer.from(MODINFO), INFO_END]))]);
+  return Buffer.concat([header, goString(version), goString(Buffer.concat([INFO_START, Buffer.from(modinfo), INFO_END]))]);
 }
 
 describe.runIf(needCommands(['gcc', 'objcopy'], 'the Go and Rust binary tests'))('binaries with embedded dependency lists', () => {
@@ -123,6 +123,10 @@ describe.runIf(needCommands(['gcc', 'objcopy'], 'the Go and Rust binary tests'))
     const header = goBuildInfo('go1.21.5');
     writeFileSync(join(root, 'go.buildinfo'), header);
     execFileSync('objcopy', ['--add-section', '.go.buildinfo=go.buildinfo', '--set-section-flags', '.go.buildinfo=alloc,data', 'plain', 'fs/usr/bin/gh'], { cwd: root, stdio: 'pipe' });
+    // A GOPATH build as Debian's fzf 0.38.0-1+b1 has it: 'path' and 'build' lines, no 'mod' line.
+    writeFileSync(join(root, 'gopath.buildinfo'), goBuildInfo('go1.19.8', 'path\tgithub.com/junegunn/fzf\nbuild\t-compiler=gc\nbuild\t-trimpath=true\nbuild\tGOARCH=amd64\n'));
+    mkdirSync(join(root, 'gopath/usr/bin'), { recursive: true });
+    execFileSync('objcopy', ['--add-section', '.go.buildinfo=gopath.buildinfo', '--set-section-flags', '.go.buildinfo=alloc,data', 'plain', 'gopath/usr/bin/fzf'], { cwd: root, stdio: 'pipe' });
     const audit = {
       packages: [
         { name: 'ripgrep', version: '13.0.0', source: 'local', kind: 'runtime', dependencies: [1, 2], root: true },
@@ -150,6 +154,13 @@ describe.runIf(needCommands(['gcc', 'objcopy'], 'the Go and Rust binary tests'))
     expect(main).toMatchObject({ name: 'github.com/cli/cli/v2', type: 'application' });
     expect(main.dependsOn).toHaveLength(3);
     expect(find(components, 'pkg:golang/github.com/new/fork@v1.0.5')!.evidence[0].match).toContain('github.com/old/fork v1.0.0 => github.com/new/fork v1.0.5');
+  });
+
+  it('lists a GOPATH-built program (no module line) by its main package path, without a version', async () => {
+    const { components } = await inventoryOfDirectory(join(root, 'gopath'));
+    const go = components.filter((c) => c.purl?.startsWith('pkg:golang/'));
+    expect(go.map((c) => c.purl).sort()).toEqual(['pkg:golang/github.com/junegunn/fzf', 'pkg:golang/stdlib@1.19.8']);
+    expect(find(components, 'pkg:golang/github.com/junegunn/fzf')).toMatchObject({ name: 'github.com/junegunn/fzf', type: 'application', paths: ['usr/bin/fzf'] });
   });
 
   it('lists the crates of a cargo-auditable binary without build-only crates', async () => {
@@ -223,5 +234,46 @@ describe('PHP, Java, Erlang and .NET records', () => {
     expect(find(components, 'pkg:composer/monolog/monolog@3.5.0')!.dependsOn).toEqual([find(components, 'pkg:composer/psr/log@3.0.0')!.ref]);
     expect(find(components, 'pkg:maven/org.apache.commons/commons-text@1.10.0')!.evidence[0].method).toBe('maven-pom-properties');
     expect(find(components, 'pkg:hex/ssl@10.8.7')!.evidence[0].method).toBe('erlang-app-resource');
+  });
+});
+
+describe('Perl (CPAN) distributions', () => {
+  // perllocal.pod exactly as ExtUtils::MakeMaker 7.64 (perl 5.36, Debian bookworm) appended it for two modules
+  // installed with `perl Makefile.PL && make install`; the MYMETA.json trimmed from the first one's build.
+  const perllocal = '=head2 Sat Nov 28 02:40:23 2026: C<Module> L<Foo::Bar|Foo::Bar>\n\n=over 4\n\n=item *\n\nC<installed into: /usr/local/share/perl/5.36.0>\n\n=item *\n\nC<LINKTYPE: dynamic>\n\n=item *\n\nC<VERSION: 1.23>\n\n=item *\n\nC<EXE_FILES: >\n\n=back\n\n=head2 Sat Nov 28 02:41:26 2026: C<Module> L<Baz::Qux|Baz::Qux>\n\n=over 4\n\n=item *\n\nC<installed into: /usr/local/share/perl/5.36.0>\n\n=item *\n\nC<LINKTYPE: dynamic>\n\n=item *\n\nC<VERSION: 0.05_01>\n\n=item *\n\nC<EXE_FILES: >\n\n=back\n\n';
+  const mymeta = '{\n   "abstract" : "test",\n   "author" : [\n      "x"\n   ],\n   "dynamic_config" : 0,\n   "generated_by" : "ExtUtils::MakeMaker version 7.64, CPAN::Meta::Converter version 2.150010",\n   "license" : [\n      "perl_5"\n   ],\n   "meta-spec" : {\n      "url" : "http://search.cpan.org/perldoc?CPAN::Meta::Spec",\n      "version" : 2\n   },\n   "name" : "Foo-Bar",\n   "release_status" : "stable",\n   "version" : "1.23",\n   "x_serialization_backend" : "JSON::PP version 4.07"\n}\n';
+
+  it('lists the distributions perllocal.pod records and the CPAN::Meta files, as one component per distribution', async () => {
+    const root = fixtures.tree({
+      'usr/local/lib/x86_64-linux-gnu/perl/5.36.0/perllocal.pod': perllocal,
+      'root/.cpanm/work/1/Foo-Bar-1.23/MYMETA.json': mymeta,
+      // a META.json that is not CPAN's (no meta-spec) is not a Perl distribution
+      'www/app/META.json': '{"name": "dashboard", "version": "2.0.0"}',
+    });
+    const { components } = await inventoryOfDirectory(root);
+    expect(components.map((c) => c.purl).sort()).toEqual(['pkg:cpan/Baz-Qux@0.05_01', 'pkg:cpan/Foo-Bar@1.23']);
+    const foo = find(components, 'pkg:cpan/Foo-Bar@1.23')!;
+    expect(foo.evidence.map((e) => e.method).sort()).toEqual(['perl-cpan-meta', 'perl-perllocal']);
+    expect(foo.licenses).toEqual(['perl_5']);
+  });
+});
+
+describe('Lua rocks', () => {
+  // mylib: installed here by LuaRocks 3.8.0 (`luarocks --tree T make mylib-1.2.3-1.rockspec`), the tree's layout and
+  // rockspec as it wrote them; LuaSocket: the head of its published 2.0.2-3 rockspec, in the folder LuaRocks uses.
+  const mylib = 'package = "mylib"\nversion = "1.2.3-1"\nsource = { url = "file:///tmp/lr/src/mylib" }\ndescription = { summary = "test", license = "MIT" }\nbuild = { type = "builtin", modules = { mylib = "mylib.lua" } }\n';
+  const luasocket = 'package = "LuaSocket"\nversion = "2.0.2-3"\nsource = {\n   url = "http://luaforge.net/frs/download.php/2664/luasocket-2.0.2.tar.gz",\n   md5 = "41445b138deb7bcfe97bff957503da8e"\n}\ndescription = {\n   summary = "Network support for the Lua language",\n   license = "MIT/X11"\n}\n';
+
+  it('lists the rocks of a LuaRocks tree by their installed rockspecs, and ignores rockspecs outside a tree', async () => {
+    const root = fixtures.tree({
+      'usr/local/lib/luarocks/rocks-5.1/mylib/1.2.3-1/mylib-1.2.3-1.rockspec': mylib,
+      'usr/local/lib/luarocks/rocks-5.1/luasocket/2.0.2-3/luasocket-2.0.2-3.rockspec': luasocket,
+      // a source checkout's rockspec is not an installed rock, nor one whose folders disagree with it
+      'home/dev/luasocket/luasocket-scm-1.rockspec': luasocket,
+      'usr/local/lib/luarocks/rocks-5.1/other/9.9-1/mylib-1.2.3-1.rockspec': mylib,
+    });
+    const { components } = await inventoryOfDirectory(root);
+    expect(components.map((c) => c.purl).sort()).toEqual(['pkg:luarocks/luasocket@2.0.2-3', 'pkg:luarocks/mylib@1.2.3-1']);
+    expect(find(components, 'pkg:luarocks/luasocket@2.0.2-3')!.licenses).toEqual(['MIT/X11']);
   });
 });

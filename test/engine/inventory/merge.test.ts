@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeCandidates, type StampedCandidate } from '../../../src/engine/inventory/merge.js';
+import { mergeCandidates, refiningVersion, type StampedCandidate } from '../../../src/engine/inventory/merge.js';
 
 function cand(over: Partial<StampedCandidate> & Pick<StampedCandidate, 'key' | 'path'>): StampedCandidate {
   return {
@@ -33,6 +33,19 @@ describe('mergeCandidates', () => {
     expect(components[0].version).toBeUndefined();
     expect(components[0].cpe).toBeUndefined();
     expect(problems).toHaveLength(2);
+  });
+
+  it('keeps the most specific of equally supported versions when it refines the others (sshd: 9.2 and 9.2p1)', () => {
+    const { components, problems } = mergeCandidates([
+      cand({ key: 'openssh', path: 'usr/sbin/sshd', version: '9.2' }),
+      cand({ key: 'openssh', path: 'usr/sbin/sshd', version: '9.2p1' }),
+    ]);
+    expect(components.map((c) => c.version)).toEqual(['9.2p1']);
+    expect(problems).toHaveLength(1);
+    expect(refiningVersion(['9.2', '9.2.1'])).toBe('9.2.1');
+    expect(refiningVersion(['9.2', '9.20'])).toBeUndefined();
+    expect(refiningVersion(['9.2p1', '9.2p2'])).toBeUndefined();
+    expect(refiningVersion(['1.0', '2.0.1'])).toBeUndefined();
   });
 
   it('joins the same family and version across files and unions paths, evidence and identifiers', () => {

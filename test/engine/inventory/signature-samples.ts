@@ -8,6 +8,8 @@ export interface Sample {
   text: string;
   version?: string;
   origin?: 'corpus';
+  /** Where a sample from a real binary was taken: distribution, package and version, path. */
+  source?: string;
 }
 
 export const SAMPLES: Sample[] = [

@@ -5,10 +5,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FileIndex } from '../../../src/engine/file-index.js';
 import { CHUNK_SIZE, createFileView } from '../../../src/engine/inventory/file-view.js';
 import type { Candidate, FileView, IdentifierContext } from '../../../src/engine/inventory/identifier.js';
+import { checkedProductSignatures } from '../../../src/engine/inventory/signatures/checked-products.js';
 import { signatures } from '../../../src/engine/inventory/signatures/index.js';
 import { versionSignatureIdentifier } from '../../../src/engine/inventory/version-signatures.identifier.js';
 import type { FileNode } from '../../../src/engine/types.js';
+import { DEBIAN_BOOKWORM_DECOYS, DEBIAN_BOOKWORM_SAMPLES } from './samples/debian-bookworm.js';
 import { DEBIAN_FORM_SAMPLES, DECOYS, SAMPLES } from './signature-samples.js';
+
+const POSITIVES = [...SAMPLES, ...DEBIAN_FORM_SAMPLES, ...DEBIAN_BOOKWORM_SAMPLES];
 
 /** Sample bytes inside ELF-like binary padding, as a file view. */
 function viewOf(text: string, file = 'sample.bin', firmware = false): FileView {
@@ -27,10 +31,10 @@ async function identify(text: string, file?: string, firmware = false): Promise<
 }
 
 describe('version-signature table', () => {
-  it('covers at least 80 component families with unique ids', () => {
+  it('covers at least 300 component families with unique ids (issue #14)', () => {
     const ids = signatures.map((s) => s.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids.length).toBeGreaterThanOrEqual(80);
+    expect(ids.length).toBeGreaterThanOrEqual(300);
   });
 
   it('never uses a wildcard or empty CPE vendor/product', () => {
@@ -42,13 +46,13 @@ describe('version-signature table', () => {
   });
 
   it('has a positive sample for every family (a new family without one fails here)', () => {
-    const sampled = new Set([...SAMPLES, ...DEBIAN_FORM_SAMPLES].map((s) => s.family));
+    const sampled = new Set(POSITIVES.map((s) => s.family));
     expect(signatures.map((s) => s.id).filter((id) => !sampled.has(id))).toEqual([]);
   });
 });
 
 describe('version-signature positives', () => {
-  it.each([...SAMPLES, ...DEBIAN_FORM_SAMPLES].map((s) => [`${s.family} ${s.version ?? '(presence)'}${s.origin ? ' [corpus]' : ''}`, s] as const))('%s', async (_label, sample) => {
+  it.each(POSITIVES.map((s) => [`${s.family} ${s.version ?? '(presence)'}${s.origin ? ' [corpus]' : ''}${s.source ? ` [${s.source.split(',')[0]}]` : ''}`, s] as const))('%s', async (_label, sample) => {
     const found = await identify(sample.text, sample.file, signatures.find((s) => s.id === sample.family)?.firmwareOnly);
     const hit = found.find((c) => c.key === sample.family);
     expect(hit, JSON.stringify(found.map((c) => `${c.key}@${c.version}`))).toBeDefined();
@@ -77,8 +81,18 @@ describe('version-signature positives', () => {
 });
 
 describe('version-signature decoys', () => {
-  it.each(DECOYS.map((d) => [d.why, d] as const))('%s', async (_why, decoy) => {
+  it.each([...DECOYS, ...DEBIAN_BOOKWORM_DECOYS].map((d) => [d.why, d] as const))('%s', async (_why, decoy) => {
     expect(await identify(decoy.text, decoy.file)).toEqual([]);
+  });
+
+  it('the checked-product families (issue #14) fire on no other family\'s sample', async () => {
+    const own = new Set(checkedProductSignatures.map((s) => s.id));
+    const stray: string[] = [];
+    for (const sample of POSITIVES) {
+      const found = await identify(sample.text, sample.file, signatures.find((s) => s.id === sample.family)?.firmwareOnly);
+      for (const c of found) if (own.has(c.key) && c.key !== sample.family) stray.push(`${c.key} on ${sample.family} (${sample.source ?? sample.text.slice(0, 40)})`);
+    }
+    expect(stray).toEqual([]);
   });
 
   it('does not report libjpeg when libjpeg-turbo is in the same file', async () => {

@@ -35,6 +35,18 @@ describe('unpack driver', () => {
     expect(written).toEqual(result.files);
   });
 
+  it("keeps each file's first 256 bytes (base64) for a hex view, the image's too", async () => {
+    const big = Buffer.from(Array.from({ length: 700 }, (_, i) => (i * 7) % 256));
+    const image = box(big);
+    const result = await run(image, [boxHandler()]);
+    const [root, payload] = result.files;
+    expect(Buffer.from(root!.head!, 'base64')).toEqual(image.subarray(0, 256));
+    expect(Buffer.from(payload!.head!, 'base64')).toEqual(big.subarray(0, 256));
+    await rm(join(dir, 'out'), { recursive: true, force: true });
+    const small = await run(box('tiny'), [boxHandler()]);
+    expect(Buffer.from(small.files[1]!.head!, 'base64').toString()).toBe('tiny');
+  });
+
   it('carves chunks at any offset and records the gaps as unknown chunks', async () => {
     const data = Buffer.concat([Buffer.alloc(100, 0xaa), box('first'), Buffer.alloc(10, 0xbb), box('second'), Buffer.alloc(5)]);
     const result = await run(data, [boxHandler()]);

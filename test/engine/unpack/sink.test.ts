@@ -171,3 +171,24 @@ describe('DirectorySink: byte budget', () => {
     await expect(stat(join(sink.root, 'broken'))).rejects.toThrow(/ENOENT/);
   });
 });
+
+describe('the archive root', () => {
+  it('a directory entry for the root itself ("./", ".", "/") is the output folder: no entry, no problem', async () => {
+    const { sink } = makeSink();
+    for (const raw of ['./', '.', '/', '']) await sink.dir(raw);
+    await sink.dir('./etc/');
+    expect(sink.problems).toEqual([]);
+    expect(sink.entries.map((e) => e.path)).toEqual(['etc']);
+  });
+
+  it('a file, link or escaping entry with no name is still refused', async () => {
+    const { sink } = makeSink();
+    await sink.dir('../');
+    sink.symlink('./', 'x');
+    expect(sink.problems.map((p) => p.message)).toEqual([
+      'refused entry: path escapes the output folder: "../"',
+      'refused entry: empty path: "./"',
+    ]);
+  });
+});
+

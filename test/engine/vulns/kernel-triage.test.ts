@@ -8,7 +8,9 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { FileIndex } from '../../../src/engine/file-index.js';
 import type { Component } from '../../../src/engine/types.js';
-import { embeddedConfig, findKernelConfig, kernelApplicability, kernelFileOptions, parseKernelConfig, triageKernelFindings } from '../../../src/engine/vulns/kernel-triage.js';
+import { embeddedConfig, findKernelConfig } from '../../../src/engine/vulns/kernel-config.js';
+import { gatherKernelEvidence, type KernelEvidence } from '../../../src/engine/vulns/kernel-evidence.js';
+import { kernelApplicability, kernelFileOptions, triageKernelFindings } from '../../../src/engine/vulns/kernel-triage.js';
 import { VulnerabilityMatcher } from '../../../src/engine/vulns/matcher.js';
 import { MemoryVulnerabilitySource } from '../../../src/engine/vulns/memory-source.js';
 import type { VulnerabilityRecord } from '../../../src/engine/vulns/source.js';
@@ -18,7 +20,7 @@ const CONFIG = [
   'CONFIG_MIPS=y', 'CONFIG_NET=y', 'CONFIG_INET=y', 'CONFIG_EXT4_FS=y', 'CONFIG_NETFILTER=y', 'CONFIG_NF_TABLES=m',
   '# CONFIG_NET_SCH_QFQ is not set', '# CONFIG_BT is not set', '',
 ].join('\n');
-const found = { config: parseKernelConfig(CONFIG), source: 'boot/config-5.4.0' };
+const found: KernelEvidence = { config: { source: 'boot/config-5.4.0', options: { MIPS: 'y', NET: 'y', INET: 'y', EXT4_FS: 'y', NETFILTER: 'y', NF_TABLES: 'm', NET_SCH_QFQ: 'n', BT: 'n' } } };
 
 describe('kernel CVE triage', () => {
   it('the shipped kbuild table maps source files to the options that build them', () => {
@@ -34,11 +36,12 @@ describe('kernel CVE triage', () => {
     expect(kernelApplicability(['net/bluetooth/l2cap_core.c', 'drivers/bluetooth/btusb.c'], found)).toMatchObject({ verdict: 'not-applicable' });
     expect(kernelApplicability(['arch/x86/kvm/x86.c'], found).reason).toMatch(/another architecture/);
     expect(kernelApplicability(['fs/ext4/inode.c'], found)).toMatchObject({ verdict: 'applicable', reason: 'fs/ext4/inode.c: built (CONFIG_EXT4_FS=y)' });
-    expect(kernelApplicability(['net/netfilter/nf_tables_api.c'], found).reason).toMatch(/CONFIG_NF_TABLES=m\) as a module/);
+    // built as a module: counts as built only when the module ships (kernel-evidence.test.ts)
+    expect(kernelApplicability(['net/netfilter/nf_tables_api.c'], found)).toMatchObject({ verdict: 'unknown', rule: 'module-not-shipped' });
     // partly built is applicable
     expect(kernelApplicability(['net/sched/sch_qfq.c', 'fs/ext4/inode.c'], found).verdict).toBe('applicable');
     expect(kernelApplicability(['drivers/not/a/file.c'], found).verdict).toBe('unknown');
-    expect(kernelApplicability(['fs/ext4/inode.c'], undefined)).toMatchObject({ verdict: 'unknown', reason: expect.stringMatching(/no kernel configuration/) });
+    expect(kernelApplicability(['fs/ext4/inode.c'], {})).toMatchObject({ verdict: 'unknown', reason: expect.stringMatching(/no kernel configuration/) });
     expect(kernelApplicability([], found).verdict).toBe('unknown');
   });
 
@@ -53,8 +56,8 @@ describe('kernel CVE triage', () => {
       ref: 'linux_kernel@5.4.0', name: 'linux_kernel', version: '5.4.0', type: 'operating-system', confidence: 1,
       cpe: 'cpe:2.3:o:linux:linux_kernel:5.4.0:*:*:*:*:*:*:*', paths: ['boot/vmlinux'], evidence: [], foundBy: ['test'],
     };
-    const inConfig = await findKernelConfig(index, [kernel]);
-    expect(inConfig?.source).toBe('boot/vmlinux (IKCONFIG)');
+    expect((await findKernelConfig(index, [kernel]))?.source).toBe('boot/vmlinux (IKCONFIG)');
+    const inConfig = await gatherKernelEvidence(index, [kernel]);
 
     const source = new MemoryVulnerabilitySource();
     const cve = (id: string, programFiles: string[]): VulnerabilityRecord => ({
@@ -65,7 +68,7 @@ describe('kernel CVE triage', () => {
     source.putRecord(cve('CVE-2098-5001', ['fs/ext4/inode.c']));
     source.putRecord(cve('CVE-2098-5002', []));
     const findings = await new VulnerabilityMatcher(source).matchAll([kernel], []);
-    expect(triageKernelFindings(findings, inConfig)).toEqual({ applicable: 1, 'not-applicable': 1, unknown: 1 });
+    expect(triageKernelFindings(findings, inConfig)).toEqual({ applicable: 1, 'not-applicable': 1, unknown: 1, removedByRule: { 'config-option-off': 1 } });
     const byId = new Map(findings.map((f) => [f.pname, f]));
     expect(byId.get('CVE-2098-5000')).toMatchObject({ applicability: { verdict: 'not-applicable', reason: 'net/sched/sch_qfq.c: CONFIG_NET_SCH_QFQ is not set' }, matchConfidence: { label: 'kernel-code-not-built' } });
     expect(byId.get('CVE-2098-5000')!.applicability!.evidence[0]).toBe('configuration: boot/vmlinux (IKCONFIG)');

@@ -102,7 +102,7 @@ describe('VulnerabilityMatcher', () => {
     source.putRecord(record('CVE-2021-42386', [[{ criteria: any('busybox', 'busybox'), vulnerable: true, versionEndExcluding: '1.34.0' }]], {
       source: 'osv', sourceId: 'GHSA-xxxx-yyyy-zzzz', aliases: ['GHSA-xxxx-yyyy-zzzz'], references: [{ url: 'https://a' }, { url: 'https://b' }],
     }));
-    source.putKev({ cveId: 'CVE-2021-42386', dateAdded: '2024-01-01', requiredAction: 'Patch.' });
+    source.putKev({ cveId: 'CVE-2021-42386', dateAdded: '2024-01-01', dueDate: '2024-01-22', requiredAction: 'Patch.' });
     source.putEpss({ cveId: 'CVE-2021-42386', probability: 0.4, percentile: 0.97 });
     const problems: Problem[] = [];
     const findings = await new VulnerabilityMatcher(source).matchAll([component('busybox', '1.31.1', any('busybox', 'busybox', '1.31.1'))], problems);
@@ -111,6 +111,7 @@ describe('VulnerabilityMatcher', () => {
     const f = findings[0]!;
     expect(f).toMatchObject({
       findingType: 'dependencyVulnerability', pname: 'CVE-2021-42386', severity: 'high', cvssLatestBaseScore: 7.2, isKev: true,
+      kev: { dateAdded: '2024-01-01', dueDate: '2024-01-22' },
       epss: { probability: 0.4, percentile: 0.97 }, knownFixedVersion: '1.34.0', description: 'awk use-after-free',
       component: { name: 'busybox', version: '1.31.1' }, occurrences: [{ path: 'rootfs/usr/sbin/busybox', evidence: 'busybox 1.31.1' }],
     });
@@ -162,6 +163,26 @@ describe('VulnerabilityMatcher', () => {
     expect(await pnames(deb('u3'))).toEqual([['CVE-2098-4000', 'package-advisory'], ['CVE-2098-4001', 'exact-cpe']]);
     // the same version identified from the binary alone (no package database) is flagged by the upstream range
     expect(await pnames(component('openssl', '1.1.1n', any('openssl', 'openssl', '1.1.1n')))).toEqual([['CVE-2098-4000', 'exact-cpe'], ['CVE-2098-4001', 'exact-cpe']]);
+  });
+
+  it('an opkg package: an imported OpenWrt-ecosystem advisory with a backported revision wins over the upstream range, in opkg order', async () => {
+    const source = new MemoryVulnerabilitySource();
+    source.putRecord(record('CVE-2098-4100', [[{ criteria: any('dropbear_ssh_project', 'dropbear_ssh'), vulnerable: true, versionEndExcluding: '2020.79' }]]));
+    // an OSV-format record an organisation wrote from an OpenWrt advisory (OSV has no OpenWrt ecosystem)
+    source.putRecord(record('CVE-2098-4100', [], {
+      source: 'osv', sourceId: 'OPENWRT-CVE-2098-4100', aliases: ['OPENWRT-CVE-2098-4100'],
+      packages: [{ ecosystem: 'OpenWrt', name: 'dropbear', ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '2019.78-10' }] }], versions: [] }],
+    }));
+    const opkg = (revision: string) => component('dropbear', `2019.78-${revision}`, any('dropbear_ssh_project', 'dropbear_ssh', '2019.78'), `pkg:openwrt/dropbear@2019.78-${revision}?arch=mipsel_24kc`);
+    const pnames = async (c: Component) => (await new VulnerabilityMatcher(source).matchComponent(c)).map((f) => [f.pname, f.matchConfidence?.label, (f.match as any).matches.map((m: any) => m.scheme ?? m.matcher)]);
+    // revision 10 is after 9 and 2 in opkg order (a string order would put '10' before '2')
+    expect(await pnames(opkg('10'))).toEqual([]);
+    expect(await pnames(opkg('11'))).toEqual([]);
+    expect(await pnames(opkg('9'))).toEqual([['CVE-2098-4100', 'package-advisory', expect.arrayContaining(['opkg'])]]);
+    // without the OpenWrt advisory the upstream range decides
+    const upstreamOnly = new MemoryVulnerabilitySource();
+    upstreamOnly.putRecord(record('CVE-2098-4100', [[{ criteria: any('dropbear_ssh_project', 'dropbear_ssh'), vulnerable: true, versionEndExcluding: '2020.79' }]]));
+    expect((await new VulnerabilityMatcher(upstreamOnly).matchComponent(opkg('10'))).map((f) => f.pname)).toEqual(['CVE-2098-4100']);
   });
 
   it('contains a failing lookup as a problem and goes on', async () => {

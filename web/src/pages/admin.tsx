@@ -1,10 +1,11 @@
-// Administration (users.manage): users and their roles, the roles' permissions, and machine clients whose
-// secret is shown once, right after creation.
+// Administration (users.manage): users and their roles, the roles' permissions, machine clients (listed; a
+// secret is shown once, right after creation), and a link to the malicious-code rules.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage, expectData } from '../api.js';
+import { api, expectData } from '../api.js';
+import { Link } from '../router.js';
 import { useCan } from '../session.js';
-import { Empty, ErrorNotice, formatDate, Loading, Page } from '../ui.js';
+import { Empty, ErrorNotice, formatDate, FormError, Loading, Page } from '../ui.js';
 
 type RoleName = 'admin' | 'editor' | 'viewer';
 
@@ -15,7 +16,7 @@ export function AdminPage() {
   if (!canManage) return <Empty title="Administration needs the admin role.">Ask an administrator if you need an account or a machine client.</Empty>;
   const roleNames = (roles.data?.map((r) => r.name) ?? ['admin', 'editor', 'viewer']) as RoleName[];
   return (
-    <Page title="Administration">
+    <Page title="Administration" actions={<Link href="/admin/rules" className="button">Malicious-code rules</Link>}>
       <section aria-labelledby="users-title">
         <h2 id="users-title">Users</h2>
         {users.error && <ErrorNotice error={users.error} />}
@@ -60,7 +61,7 @@ function NewUser({ roles }: { roles: RoleName[] }) {
       <label>Initial password <input type="password" required minLength={8} value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" /></label>
       <label>Role <select value={role} onChange={(e) => setRole(e.target.value as RoleName)}>{roles.map((r) => <option key={r}>{r}</option>)}</select></label>
       <button type="submit" className="primary" disabled={add.isPending}>Add user</button>
-      {add.error && <p role="alert" className="error-text">{errorMessage(add.error)}</p>}
+      {add.error && <FormError error={add.error} />}
       {add.isSuccess && <p role="status">User added.</p>}
     </form>
   );
@@ -69,18 +70,34 @@ function NewUser({ roles }: { roles: RoleName[] }) {
 function NewClient({ roles }: { roles: RoleName[] }) {
   const [name, setName] = useState('');
   const [role, setRole] = useState<RoleName>('editor');
-  const create = useMutation({ mutationFn: async () => expectData(await api.POST('/api/v4/clients', { body: { name, role } })) });
+  const queries = useQueryClient();
+  const clients = useQuery({ queryKey: ['clients'], queryFn: async () => expectData(await api.GET('/api/v4/clients')).clients });
+  const create = useMutation({
+    mutationFn: async () => expectData(await api.POST('/api/v4/clients', { body: { name, role } })),
+    onSuccess: async () => {
+      setName('');
+      await queries.invalidateQueries({ queryKey: ['clients'] });
+    },
+  });
   const submit = (event: FormEvent) => { event.preventDefault(); create.mutate(); };
   return (
     <section aria-labelledby="clients-title">
       <h2 id="clients-title">Machine clients</h2>
       <p className="muted">For CI pipelines and scripts (client_credentials grant). The secret is shown only once: copy it now.</p>
+      {clients.error && <ErrorNotice error={clients.error} />}
+      {clients.data && (clients.data.length === 0 ? <p className="muted">No machine client yet.</p> : (
+        <div className="table-wrap"><table>
+          <caption className="sr-only">Machine clients</caption>
+          <thead><tr><th scope="col">Name</th><th scope="col">client_id</th><th scope="col">Role</th><th scope="col">Since</th></tr></thead>
+          <tbody>{clients.data.map((c) => <tr key={c.clientId}><th scope="row">{c.name}</th><td><code>{c.clientId}</code></td><td>{c.role}</td><td>{formatDate(c.createTime)}</td></tr>)}</tbody>
+        </table></div>
+      ))}
       <form className="inline-form" onSubmit={submit} aria-label="New machine client">
         <label>Name <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} /></label>
         <label>Role <select value={role} onChange={(e) => setRole(e.target.value as RoleName)}>{roles.map((r) => <option key={r}>{r}</option>)}</select></label>
         <button type="submit" className="primary" disabled={create.isPending}>Create client</button>
       </form>
-      {create.error && <p role="alert" className="error-text">{errorMessage(create.error)}</p>}
+      {create.error && <FormError error={create.error} />}
       {create.data && (
         <div className="notice ok" role="status">
           <p>Client <strong>{create.data.name}</strong> created ({create.data.role}).</p>

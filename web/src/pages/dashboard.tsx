@@ -1,12 +1,17 @@
 // Dashboard: products with their latest image's risk, scans in progress, recent escalations, a trend chart.
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { api, errorMessage, expectData } from '../api.js';
-import { TrendChart } from '../chart.js';
+import { Suspense, useState, type FormEvent } from 'react';
+import { lazyComponent } from '../lazy-page.js';
+import { api, expectData } from '../api.js';
 import { bareId, fetchImages, isRunning, severityCounts, useProducts, type Image, type Product } from '../queries.js';
 import { Link, navigate } from '../router.js';
 import { useCan } from '../session.js';
-import { Empty, ErrorNotice, formatDate, Kev, Loading, Page, SEVERITIES, Severity, StateBadge } from '../ui.js';
+import { Empty, ErrorNotice, formatDate, FormError, Kev, Loading, Page, SEVERITIES, Severity, StateBadge } from '../ui.js';
+
+// ECharts is the largest library of the UI and only this page draws a chart: its chunk starts loading with this
+// page, alongside the page's data, and never with any other page.
+const TrendChart = lazyComponent(() => import('../chart.js').then((m) => m.TrendChart));
+void TrendChart.preload();
 
 export function DashboardPage() {
   const products = useProducts();
@@ -126,7 +131,7 @@ function Trend({ products, imagesOf }: { products: Product[]; imagesOf: Map<stri
         </select>
       </label>
       {completed.length === 0 ? <p className="muted">This product has no scanned image yet.</p>
-        : points.data ? <TrendChart points={points.data} label={`Findings by severity for each image of the selected product`} /> : <Loading what="the trend" />}
+        : points.data ? <Suspense fallback={<Loading what="the chart" />}><TrendChart points={points.data} label={`Findings by severity for each image of the selected product`} /></Suspense> : <Loading what="the trend" />}
     </section>
   );
 }
@@ -154,7 +159,7 @@ function NewProduct() {
       <label>Description <input value={description} onChange={(e) => setDescription(e.target.value)} /></label>
       <button type="submit" className="primary" disabled={create.isPending}>Create product</button>
       <button type="button" onClick={() => setOpen(false)}>Cancel</button>
-      {create.error && <p role="alert" className="error-text">{errorMessage(create.error)}</p>}
+      {create.error && <FormError error={create.error} />}
     </form>
   );
 }

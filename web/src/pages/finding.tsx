@@ -2,10 +2,11 @@
 // workflow (with a VEX justification when rejected, and a comment) and its history.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage, expectData } from '../api.js';
+import { api, expectData } from '../api.js';
+import { labelOf } from '../labels.js';
 import { Link } from '../router.js';
 import { useCan } from '../session.js';
-import { ErrorNotice, formatDate, Kev, Loading, Page, Severity, StateBadge } from '../ui.js';
+import { ErrorNotice, formatDate, FormError, Kev, Loading, Page, Severity, StateBadge } from '../ui.js';
 
 const STATUSES = ['new', 'inProgress', 'remediated', 'rejected'] as const;
 const JUSTIFICATIONS = [
@@ -25,7 +26,7 @@ export function FindingPage({ productId, findingId }: { productId: string; findi
   const kev = f.predicates.some((p) => p.kev);
   return (
     <Page title={f.name} crumbs={<><Link href="/">Dashboard</Link> / <Link href={`/products/${productId}`}>Product</Link> / <Link href={`/products/${productId}/images/${f.imageId}`}>Image</Link> / {f.name}</>}>
-      <p className="facts"><Severity value={f.severity} /> <Kev value={kev} /> <StateBadge state={f.issueStatus} /> <span className="muted">{f.findingType}</span></p>
+      <p className="facts"><Severity value={f.severity} /> <Kev value={kev} /> <StateBadge state={f.issueStatus} /> <span className="muted">{labelOf(f.findingType)}</span></p>
       {f.title && <p><strong>{f.title}</strong></p>}
       {f.description && <p className="description">{f.description}</p>}
       <dl className="details">
@@ -91,7 +92,7 @@ function StatusForm({ productId, findingId, current }: { productId: string; find
     <form className="status-form" onSubmit={submit} aria-labelledby="status-title">
       <h2 id="status-title">Triage</h2>
       <div className="fields">
-        <label>Status <select value={status} onChange={(e) => setStatus(e.target.value)}>{STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}</select></label>
+        <label>Status <select value={status} onChange={(e) => setStatus(e.target.value)}>{STATUSES.map((s) => <option key={s} value={s}>{labelOf(s)}</option>)}</select></label>
         {status === 'rejected' && (
           <label>Justification <select required value={justification} onChange={(e) => setJustification(e.target.value)}>
             <option value="">choose why it does not apply</option>
@@ -102,7 +103,7 @@ function StatusForm({ productId, findingId, current }: { productId: string; find
       <label className="block">Comment <textarea value={comment} onChange={(e) => setComment(e.target.value)} rows={3} maxLength={4000} /></label>
       <button type="submit" className="primary" disabled={save.isPending}>Save status</button>
       {save.isSuccess && <span role="status"> Saved.</span>}
-      {save.error && <p role="alert" className="error-text">{errorMessage(save.error)}</p>}
+      {save.error && <FormError error={save.error} />}
     </form>
   );
 }

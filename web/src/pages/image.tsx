@@ -2,8 +2,9 @@
 // components with evidence, cryptographic assets, binaries and report downloads, one tab at a time.
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, expectData, fetchBlob, saveBlob } from '../api.js';
+import { api, expectData, fetchBlob, saveBlob, type Schemas } from '../api.js';
 import { DebugFileUpload } from '../debug-files.js';
+import { ScanTimeline } from '../scan-timeline.js';
 import { FileTree } from '../file-tree.js';
 import { FindingsTable } from '../findings-table.js';
 import { useImage, useProduct, useSeverityCounts, type Image } from '../queries.js';
@@ -98,7 +99,7 @@ function Scans({ productId, image }: { productId: string; image: Image }) {
   return (
     <section aria-labelledby="scans-title">
       <h2 id="scans-title">Scan history</h2>
-      <ol className="timeline">
+      <ol className="scan-list">
         {scans.data.map((scan) => <ScanEntry key={scan.id} productId={productId} imageId={image.id} scan={scan} />)}
       </ol>
       {canUpdate && <DebugFileUpload productId={productId} imageId={image.id} />}
@@ -106,7 +107,7 @@ function Scans({ productId, image }: { productId: string; image: Image }) {
   );
 }
 
-function ScanEntry({ productId, imageId, scan }: { productId: string; imageId: string; scan: { id: string; createTime: string; latestScanState: { type: string; error?: { message: string } }; summary?: { complete: boolean; incompleteReasons: string[]; filesExtracted: number; durationMs: number; problems: { error: number; warning: number; info: number } } } }) {
+function ScanEntry({ productId, imageId, scan }: { productId: string; imageId: string; scan: Schemas['Scan'] }) {
   const params = { path: { productId, imageId, scanId: scan.id } };
   const problems = useQuery({ queryKey: ['scan-problems', scan.id], queryFn: async () => expectData(await api.GET('/api/v4/products/{productId}/images/{imageId}/scans/{scanId}/problems', { params: { ...params, query: { level: 'error,warning', size: 50 } } })) });
   const s = scan.summary;
@@ -114,6 +115,7 @@ function ScanEntry({ productId, imageId, scan }: { productId: string; imageId: s
     <li>
       <p><StateBadge state={scan.latestScanState.type} /> started {formatDate(scan.createTime)}{s ? ` · ${s.filesExtracted} files · ${(s.durationMs / 1000).toFixed(1)} s` : ''}</p>
       {scan.latestScanState.error && <p className="error-text">Reason: {scan.latestScanState.error.message}</p>}
+      <ScanTimeline productId={productId} imageId={imageId} scanId={scan.id} phases={s?.phases} progress={scan.latestScanState.progress} />
       {s && !s.complete && <p className="warn-text">Incomplete analysis: {s.incompleteReasons.join('; ')}</p>}
       {problems.data && problems.data.total > 0 && (
         <details>

@@ -28,7 +28,8 @@ export const cryptoSignatures: VersionSignature[] = [
     cpe: { vendor: 'wolfssl', product: 'wolfssl' },
     purl: { name: 'wolfssl' },
     files: ['libwolfssl.so*', 'libcyassl.so*'],
-    patterns: [],
+    // 'wolfSSL 5.5.4' (Debian's libwolfssl35); older builds keep LIBWOLFSSL_VERSION_STRING bare.
+    patterns: [banner('wolfSSL ', /\0wolfSSL (\d\.\d+\.\d+)\0/, 0.9)],
     standalone: [standalone('wolfSSL', /^\d\.\d+\.\d+$/)],
   },
   {

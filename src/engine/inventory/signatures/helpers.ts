@@ -1,5 +1,5 @@
 // Small constructors that keep the signature tables readable.
-import type { SignaturePattern, StandalonePattern } from '../signature.js';
+import type { SignaturePattern, StandalonePattern, VersionSignature } from '../signature.js';
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -38,4 +38,18 @@ export function splitLetter(version: string): { version: string; update?: string
 
 export function gitDescribeBase(version: string): { version: string } {
   return { version: version.replace(/-\d+-g[0-9a-f]+$/, '') };
+}
+
+/**
+ * A UEFI SBAT line (the `.sbat` section's CSV: component,generation,vendor,package,version,url) whose package
+ * field is `pkg` and whose version starts with a release number; vendor lines ('shim.debian,1,Debian,shim,16.1,…')
+ * count too, their package revision is dropped.
+ */
+export function sbatLine(pkg: string, version: string): RegExp {
+  return new RegExp(`\\n[a-z][\\w.-]{0,40},\\d{1,4},[^,\\n\\0]{1,80},${pkg},(${version})(?:[-+~][\\w.+~-]*)?,[a-z]+:[^,\\n\\0]{1,200}\\n`);
+}
+
+/** A family from its id, CPE (or none), patterns and other fields; the purl name is the id. */
+export function family(type: VersionSignature['type'], id: string, cpe: VersionSignature['cpe'], patterns: SignaturePattern[], extra: Partial<VersionSignature> = {}): VersionSignature {
+  return { id, name: id, type, ...(cpe ? { cpe } : {}), purl: { name: id }, patterns, ...extra };
 }

@@ -1,7 +1,7 @@
 // Kernels, bootloaders and platform firmware cores.
 import type { VersionSignature } from '../signature.js';
 import { EDK2_RELEASE_COMMITS } from './edk2-releases.js';
-import { adjacent, banner, gitDescribeBase, standalone } from './helpers.js';
+import { adjacent, banner, gitDescribeBase, sbatLine, standalone } from './helpers.js';
 
 export const kernelBootSignatures: VersionSignature[] = [
   {
@@ -67,6 +67,8 @@ export const kernelBootSignatures: VersionSignature[] = [
       adjacent('GNU GRUB  version %s', '2\\.\\d+(?:[~.]\\w+)?'),
       // Distribution builds: PACKAGE_VERSION carries the package revision ('2.06-13+deb12u2' in normal.mod).
       banner('GNU GRUB  version %s', /GNU GRUB  version %s\0{1,16}(2\.\d+(?:[~.]\w+)?)-[\w.+~]+\0/, 0.85),
+      // The EFI image's SBAT section: 'grub,5,Free Software Foundation,grub,2.06,https://www.gnu.org/software/grub/'.
+      banner(',grub,', sbatLine('grub', '2\\.\\d+(?:\\.\\d+)?'), 0.95),
     ],
   },
   {

@@ -1,0 +1,77 @@
+// Boot and security firmware beside the bootloaders (SBAT-named UEFI components, TF-A, iPXE) and RTOS kernels
+// in device firmware blobs. Each form here was seen in a real build (see the samples' sources in the tests).
+import type { VersionSignature } from '../signature.js';
+import { banner, sbatLine } from './helpers.js';
+
+export const firmwareSignatures: VersionSignature[] = [
+  {
+    id: 'shim',
+    name: 'shim',
+    type: 'firmware',
+    cpe: { vendor: 'redhat', product: 'shim' },
+    purl: { name: 'shim' },
+    // shim's own line carries no release ('shim,4,UEFI shim,shim,1,…'); the vendor line does: 'shim.debian,1,Debian,shim,16.1,…'.
+    patterns: [banner(',shim,', sbatLine('shim', '\\d+\\.\\d+(?:\\.\\d+)?'), 0.95)],
+  },
+  {
+    id: 'systemd-boot',
+    name: 'systemd-boot',
+    type: 'firmware',
+    cpe: { vendor: 'systemd_project', product: 'systemd' },
+    purl: { name: 'systemd-boot' },
+    // systemd-boot and the EFI stub: 'systemd,1,The systemd Developers,systemd,252,…' and the distribution line
+    // 'systemd.debian,1,Debian GNU/Linux,systemd,252.39-1~deb12u2,…': the point release comes from the distribution
+    // line (an upstream-only SBAT, not seen in a real build yet, is not claimed).
+    patterns: [
+      banner(',systemd,', /\nsystemd,\d{1,4},[^,\n\0]{1,80},systemd,\d{3},https?:[^,\n\0]{1,200}\n[a-z][\w.-]{0,40},\d{1,4},[^,\n\0]{1,80},systemd,(\d{3}(?:\.\d+)?)(?:[-+~][\w.+~-]*)?,[a-z]+:/, 0.95),
+    ],
+  },
+  {
+    id: 'trusted-firmware-a',
+    name: 'trusted-firmware-a',
+    type: 'firmware',
+    cpe: { vendor: 'arm', product: 'trusted_firmware-a' },
+    purl: { name: 'trusted-firmware-a', namespace: 'arm' },
+    // version_string and build_message of BL1/BL2/BL31 ('NOTICE:  BL31: %s' prints them): 'v2.8(release):\0Built : 06:31:44, Nov 25 2022'.
+    // Both build types occur in Debian's arm-trusted-firmware (g12a's bl31.bin is a debug build).
+    patterns: [
+      banner('(release):', /\0v(\d+\.\d+(?:\.\d+)?)\(release\):[^\0]{0,64}\0Built : \d{2}:\d{2}:\d{2}, [A-Z][a-z]{2} [ \d]\d \d{4}/, 0.95),
+      banner('(debug):', /\0v(\d+\.\d+(?:\.\d+)?)\(debug\):[^\0]{0,64}\0Built : \d{2}:\d{2}:\d{2}, [A-Z][a-z]{2} [ \d]\d \d{4}/, 0.95),
+    ],
+  },
+  {
+    id: 'ipxe',
+    name: 'ipxe',
+    type: 'firmware',
+    cpe: { vendor: 'ipxe', product: 'ipxe' },
+    purl: { name: 'ipxe' },
+    // product_name and product_version kept together: 'iPXE\0\0\0001.0.0+git-20190125.36a4c85-5.1' (Debian's
+    // snapshot; the package revision is dropped). The CPE takes the release before '+'.
+    // The EFI driver inside an option ROM keeps them 12 NULs apart ('82540em.efidrv\0iPXE\0…\0001.0.0+git-…');
+    // legacy ROMs compress everything but their PnP product string 'iPXE (http://ipxe.org)' (presence only).
+    patterns: [
+      banner('\0iPXE\0', /\0iPXE\0{1,16}(\d+\.\d+\.\d+(?:\+git-\d{8}\.[0-9a-f]{7,12})?)(?:[-+ ][^\0]{0,40})?\0/, 0.9),
+      { needle: 'iPXE (http://ipxe.org)', regex: /[\0\n]iPXE \(http:\/\/ipxe\.org\)[\0\r\n ]/, presence: true, confidence: 0.7 },
+    ],
+    cpeVersion: (v) => ({ version: v.replace(/\+.*$/, '') }),
+  },
+  {
+    id: 'threadx',
+    name: 'threadx',
+    type: 'operating-system',
+    cpe: { part: 'o', vendor: 'microsoft', product: 'azure_rtos_threadx' },
+    purl: { name: 'threadx' },
+    // The kernel's copyright banner in Wi-Fi and GPU firmware: 'Copyright (c) 1996-2010 Express Logic Inc. *
+    // ThreadX Cortex-M3/RVDS Version G5.3.5.2  SN: …'. The 'G' is the build generation letter, not part of NVD's version.
+    patterns: [banner('* ThreadX', /Express Logic Inc\. \* ThreadX[ /][^\0*]{1,60}? Version G(\d+\.\d+(?:\.\d+){0,2})(?: \(SP\d+\))? +SN: /, 0.95)],
+  },
+  {
+    id: 'freertos',
+    name: 'freertos',
+    type: 'operating-system',
+    cpe: { part: 'o', vendor: 'amazon', product: 'freertos' },
+    purl: { name: 'freertos' },
+    // Assertion paths of the kernel sources kept in the firmware: 'coe/kernel/FreeRTOSv10.0.0/timers.c' (MediaTek MT7915).
+    patterns: [banner('/FreeRTOSv', /\/FreeRTOSv(\d+\.\d+\.\d+)\/(?:[\w.-]+\/){0,6}[\w.-]+\.[ch]\0/, 0.85)],
+  },
+];
