@@ -23,6 +23,8 @@ interface Pending {
   source: string;
   recordId: string;
   data: string;
+  /** Set once accepted: its import time (nextImportStamp). */
+  importedAt?: string;
 }
 
 async function insertRows<T extends keyof Database>(trx: Transaction<Database>, table: T, rows: Array<Database[T]>): Promise<void> {
@@ -45,18 +47,35 @@ export async function lockVulnerabilityWrites(trx: Transaction<Database>): Promi
   await sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':firmscope-vulnerability-writes'))`.execute(trx);
 }
 
-/** The stored (modified, data) of the records, by `${source}\0${record_id}`. */
-async function storedVersions(trx: Transaction<Database>, keys: Pending[]): Promise<Map<string, { modified: string | null; data: string }>> {
-  const out = new Map<string, { modified: string | null; data: string }>();
+interface StoredVersion {
+  modified: string | null;
+  data: string;
+  importedAt: string;
+}
+
+/** The stored (modified, data, imported_at) of the records, by `${source}\0${record_id}`. */
+async function storedVersions(trx: Transaction<Database>, keys: Pending[]): Promise<Map<string, StoredVersion>> {
+  const out = new Map<string, StoredVersion>();
   for (let i = 0; i < keys.length; i += ROWS_PER_INSERT) {
     const asked = listCte(trx, 'k', ['source', 'record_id'], keys.slice(i, i + ROWS_PER_INSERT).map((k) => [k.source, k.recordId]));
-    const { rows } = await sql<{ source: string; record_id: string; modified: string | null; data: string }>`
+    const { rows } = await sql<{ source: string; record_id: string; modified: string | null; data: string; imported_at: string }>`
       WITH ${asked}
-      SELECT r.source, r.record_id, r.modified, r.data FROM k JOIN vuln_records r ON r.source = k.source AND r.record_id = k.record_id
+      SELECT r.source, r.record_id, r.modified, r.data, r.imported_at FROM k JOIN vuln_records r ON r.source = k.source AND r.record_id = k.record_id
     `.execute(trx);
-    for (const r of rows) out.set(`${r.source}\0${r.record_id}`, { modified: r.modified, data: r.data });
+    for (const r of rows) out.set(`${r.source}\0${r.record_id}`, { modified: r.modified, data: r.data, importedAt: r.imported_at });
   }
   return out;
+}
+
+/**
+ * The import time of a replacing version: `now`, or just after the stored one when that is not earlier. The
+ * matcher names a record's version by its import time (vulns-reader.ts), so two writes in one millisecond must
+ * still give two versions, or criteria of the old version would be read with the record of the new one.
+ */
+export function nextImportStamp(now: string, stored: string | undefined): string {
+  const after = Date.parse(stored ?? '');
+  if (stored === undefined || now > stored || Number.isNaN(after)) return now;
+  return new Date(after + 1).toISOString();
 }
 
 /** Writes the records in one transaction; the result of each, in order. */
@@ -81,17 +100,18 @@ export async function writeRecords(db: Kysely<Database>, records: VulnerabilityR
         continue;
       }
       results.push(old ? 'updated' : 'inserted');
-      stored.set(key, { modified: p.record.modified ?? null, data: p.data });
-      accepted.set(key, p);
+      const importedAt = nextImportStamp(now, old?.importedAt);
+      stored.set(key, { modified: p.record.modified ?? null, data: p.data, importedAt });
+      accepted.set(key, { ...p, importedAt });
     }
     const writes = [...accepted.entries()];
     const replaced = writes.filter(([key]) => inDatabase.has(key)).map(([, p]) => p);
     for (const p of replaced) {
-      for (const table of ['vuln_products', 'vuln_criteria', 'vuln_packages', 'vuln_aliases'] as const) {
+      for (const table of ['vuln_criteria', 'vuln_packages', 'vuln_aliases'] as const) {
         await trx.deleteFrom(table).where('source', '=', p.source).where('record_id', '=', p.recordId).execute();
       }
     }
-    const row = (p: Pending) => ({ vuln_id: p.record.id, modified: p.record.modified ?? null, published: p.record.published ?? null, data: p.data, imported_at: now });
+    const row = (p: Pending) => ({ vuln_id: p.record.id, modified: p.record.modified ?? null, published: p.record.published ?? null, data: p.data, imported_at: p.importedAt ?? now });
     for (const p of replaced) {
       await trx.updateTable('vuln_records').set(row(p)).where('source', '=', p.source).where('record_id', '=', p.recordId).execute();
     }
@@ -99,8 +119,7 @@ export async function writeRecords(db: Kysely<Database>, records: VulnerabilityR
     await insertRows(trx, 'vuln_records', fresh.map((p) => ({ source: p.source, record_id: p.recordId, ...row(p) })));
     const all = writes.map(([, p]) => p);
     const keysOf = all.map((p) => ({ p, keys: recordKeys(p.record) }));
-    await insertRows(trx, 'vuln_products', keysOf.flatMap(({ p, keys }) => keys.products.map(([vendor, product]) => ({ vendor, product, source: p.source, record_id: p.recordId }))));
-    await insertRows(trx, 'vuln_criteria', all.flatMap((p) => criteriaRows({ ...p.record, source: p.source, sourceId: p.recordId }, now)));
+    await insertRows(trx, 'vuln_criteria', all.flatMap((p) => criteriaRows({ ...p.record, source: p.source, sourceId: p.recordId }, p.importedAt ?? now)));
     await insertRows(trx, 'vuln_packages', keysOf.flatMap(({ p, keys }) => keys.packages.map(([ecosystem, name]) => ({ ecosystem, name, source: p.source, record_id: p.recordId }))));
     await insertRows(trx, 'vuln_aliases', all.flatMap((p) => [...new Set([p.record.id, p.recordId, ...p.record.aliases])].map((alias) => ({ alias, source: p.source, record_id: p.recordId }))));
     if (all.length > 0) await requestRematch(trx, now);

@@ -53,6 +53,19 @@ describeEachDatabase('vulnerability criteria index', (get) => {
     expect(rows.map((r) => r.end_excluding)).toEqual(['1.2']);
   });
 
+  it('a record replaced in the same millisecond still gets a new version stamp', async () => {
+    const repo = new VulnerabilityImporter(get().db);
+    const now = '2025-05-05T05:05:05.005Z';
+    const base = { id: 'CVE-2098-0003', aliases: [], source: 'nvd', cwes: [], cvss: {}, references: [] };
+    const criteria = (end: string) => [[{ criteria: 'cpe:2.3:a:zeta:gadget:*:*:*:*:*:*:*:*', vulnerable: true, versionEndExcluding: end }]];
+    await repo.putRecord({ ...base, modified: '2024-01-01T00:00:00.000Z', criteria: criteria('2.0') }, now);
+    await repo.putRecord({ ...base, modified: '2024-02-01T00:00:00.000Z', criteria: criteria('1.2') }, now);
+    const record = await get().db.selectFrom('vuln_records').select('imported_at').where('record_id', '=', 'CVE-2098-0003').executeTakeFirstOrThrow();
+    const rows = await get().db.selectFrom('vuln_criteria').select('imported_at').where('record_id', '=', 'CVE-2098-0003').execute();
+    expect(record.imported_at).toBe('2025-05-05T05:05:05.006Z');
+    expect(rows.map((r) => r.imported_at)).toEqual([record.imported_at]);
+  });
+
   it('the migration indexes the records of a database that predates vuln_criteria', async () => {
     const { db, url, dataDir } = get();
     const before = await db.selectFrom('vuln_criteria').selectAll().orderBy('source').orderBy('record_id').orderBy('config_index').orderBy('criterion_index').execute();
