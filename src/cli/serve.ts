@@ -1,7 +1,7 @@
 // `firmscope serve`: the HTTP service with in-process scan workers (`npm start`).
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { startServer } from '../server.js';
+import { withSmallYoungGeneration } from './start-up-heap.js';
 
 export function register(program: Command): void {
   program
@@ -9,7 +9,8 @@ export function register(program: Command): void {
     .description('Run the API service (configuration from environment variables; see README)')
     .action(async () => {
       const config = loadConfig();
-      const server = await startServer(config);
+      // The service's modules load inside, so their start-up burst does not size the heap for good.
+      const server = await withSmallYoungGeneration(async () => (await import('../server.js')).startServer(config));
       server.runtime.logger.info({ url: server.url, baseUrl: config.baseUrl, workers: config.workers, database: server.runtime.database.dialect }, 'firmscope listening');
       const stop = () => {
         server.runtime.logger.info({ graceSeconds: config.shutdownGraceSeconds }, 'shutting down: running scans may finish within the grace period');
