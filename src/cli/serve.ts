@@ -1,7 +1,7 @@
 // `firmscope serve`: the HTTP service with in-process scan workers (`npm start`).
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { withSmallYoungGeneration } from './start-up-heap.js';
+import { holdYoungGeneration } from './start-up-heap.js';
 
 export function register(program: Command): void {
   program
@@ -9,8 +9,10 @@ export function register(program: Command): void {
     .description('Run the API service (configuration from environment variables; see README)')
     .action(async () => {
       const config = loadConfig();
-      // The service's modules load inside, so their start-up burst does not size the heap for good.
-      const server = await withSmallYoungGeneration(async () => (await import('../server.js')).startServer(config));
+      // Before the service's modules load: their start-up burst must not size the heap for good (start-up-heap.ts).
+      holdYoungGeneration();
+      const { startServer } = await import('../server.js');
+      const server = await startServer(config);
       server.runtime.logger.info({ url: server.url, baseUrl: config.baseUrl, workers: config.workers, database: server.runtime.database.dialect }, 'firmscope listening');
       const stop = () => {
         server.runtime.logger.info({ graceSeconds: config.shutdownGraceSeconds }, 'shutting down: running scans may finish within the grace period');
