@@ -19,6 +19,7 @@ import { fileTreeRoutes } from './api/file-tree.js';
 import { findingRoutes } from './api/findings.js';
 import { gridRoutes } from './api/grids.js';
 import { imageRoutes } from './api/images.js';
+import { lazySerializers, type LazySerializers } from './api/lazy-serializers.js';
 import { registerMetrics } from './api/metrics.js';
 import { productRoutes } from './api/products.js';
 import { reportRoutes } from './api/reports.js';
@@ -54,6 +55,8 @@ export interface AppOptions extends ApiDeps {
   webUiRoot?: string;
   /** Prometheus metrics: GET /metrics and /health, and HTTP latency by route. */
   metrics?: Metrics;
+  /** Response serializers, compiled at each route's first response (default: a fresh set). */
+  serializers?: LazySerializers;
 }
 
 /**
@@ -78,6 +81,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    schemaController: { compilersFactory: { buildSerializer: (options.serializers ?? lazySerializers()).buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandler(app);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { lazySerializers, type LazySerializers } from './api/lazy-serializers.js';
 import { loadSigningKey } from './auth/signing-keys.js';
 import { externalIssuerSettings } from './auth/external-issuer.js';
 import { TokenService } from './auth/token-service.js';
@@ -27,7 +28,6 @@ import { resolveUploadSecret } from './services/upload-secret.js';
 import type { BlobStore } from './store/blob-store.js';
 import { openDatabase, type OpenedDatabase } from './store/database.js';
 import { FilesystemBlobStore } from './store/filesystem-blob-store.js';
-import { S3BlobStore, s3Client } from './store/s3-blob-store.js';
 import { VulnerabilityReader } from './store/vulns-reader.js';
 
 export interface Runtime {
@@ -39,12 +39,14 @@ export interface Runtime {
 
 export async function openRuntime(config: Config, logger: Logger = pino({ level: config.logLevel })): Promise<Runtime> {
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
-  return { database, repos: createRepositories(database.db, database.dialect), blobs: openBlobStore(config), logger };
+  return { database, repos: createRepositories(database.db, database.dialect), blobs: await openBlobStore(config), logger };
 }
 
-/** The S3 bucket of FIRMSCOPE_BLOB_URL, or the `blobs` folder of the data folder. */
-export function openBlobStore(config: Config): BlobStore {
-  return config.s3 ? new S3BlobStore(s3Client(config.s3), config.s3) : new FilesystemBlobStore(join(config.dataDir, 'blobs'));
+/** The S3 bucket of FIRMSCOPE_BLOB_URL, or the `blobs` folder of the data folder (the AWS SDK loads only for S3). */
+export async function openBlobStore(config: Config): Promise<BlobStore> {
+  if (!config.s3) return new FilesystemBlobStore(join(config.dataDir, 'blobs'));
+  const { S3BlobStore, s3Client } = await import('./store/s3-blob-store.js');
+  return new S3BlobStore(s3Client(config.s3), config.s3);
 }
 
 /** The database the scan threads open (the vulnerability source): the service's own. */
@@ -141,7 +143,7 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
 }
 
 /** The HTTP app with its token service (signing key from the store) and upload settings. */
-async function buildServiceApp(config: Config, runtime: Runtime, ready: () => boolean, metrics: Metrics): Promise<FastifyInstance> {
+async function buildServiceApp(config: Config, runtime: Runtime, ready: () => boolean, metrics: Metrics, serializers?: LazySerializers): Promise<FastifyInstance> {
   const { repos, blobs } = runtime;
   const key = await loadSigningKey(repos.identities);
   const issuer = `${config.baseUrl}/realms/${config.realm}`;
@@ -162,12 +164,15 @@ async function buildServiceApp(config: Config, runtime: Runtime, ready: () => bo
     webhookAllowPrivate: config.webhookAllowPrivate,
     uiOidc: config.uiOidc,
     clientOrigins: config.clientOrigins,
+    serializers,
   });
 }
 
 /**
  * The OpenAPI document of the service as generated from its route schemas, built on a throwaway embedded
- * database (nothing listens). Used to generate the typed client (scripts/client-types.ts).
+ * database (nothing listens). Used to generate the typed client (scripts/client-types.ts). It also compiles every
+ * route's response serializer, which the service does only at a route's first response: a schema
+ * fast-json-stringify refuses fails here (and in the client-types test) rather than at a request.
  */
 export async function describeApi(): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'firmscope-describe-'));
@@ -175,8 +180,10 @@ export async function describeApi(): Promise<Record<string, unknown>> {
     const config = loadConfig({ FIRMSCOPE_DATA_DIR: dataDir, FIRMSCOPE_BASE_URL: 'http://localhost:8080', LOG_LEVEL: 'silent' });
     const runtime = await openRuntime(config, pino({ level: 'silent' }));
     try {
-      const app = await buildServiceApp(config, runtime, () => true, createMetrics(runtime.repos, 'api'));
+      const serializers = lazySerializers();
+      const app = await buildServiceApp(config, runtime, () => true, createMetrics(runtime.repos, 'api'), serializers);
       await app.ready();
+      serializers.compileAll();
       const document = app.swagger() as unknown as Record<string, unknown>;
       await app.close();
       return document;

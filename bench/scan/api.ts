@@ -13,7 +13,10 @@ const corpusDir = process.env.FIRMSCOPE_SHARED_DIR ? join(process.env.FIRMSCOPE_
 const image = process.argv[2] ?? join(corpusDir, 'openwrt-ramips-mt7621-xiaomi_mir3g-v2-squashfs-sysupgrade.bin');
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
 
-// the compiled service, as `firmscope serve` runs it (its scan threads run compiled code too)
+// the compiled service, as `firmscope serve` runs it (its scan threads run compiled code too), with serve's heap
+// settings (src/cli/start-up-heap.ts) made before its modules load
+const { holdYoungGeneration } = (await import(pathToFileURL(join(project, 'dist', 'cli', 'start-up-heap.js')).href)) as typeof import('../../src/cli/start-up-heap.js');
+holdYoungGeneration();
 const { startServer } = (await import(pathToFileURL(join(project, 'dist', 'server.js')).href)) as typeof import('../../src/server.js');
 const dataDir = mkdtempSync(join(tmpdir(), 'firmscope-bench-api-'));
 const config = await testConfig(dataDir, { FIRMSCOPE_JOB_POLL_MS: '1000' });

@@ -1,7 +1,7 @@
 // `firmscope serve`: the HTTP service with in-process scan workers (`npm start`).
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { startServer } from '../server.js';
+import { holdYoungGeneration } from './start-up-heap.js';
 
 export function register(program: Command): void {
   program
@@ -9,6 +9,9 @@ export function register(program: Command): void {
     .description('Run the API service (configuration from environment variables; see README)')
     .action(async () => {
       const config = loadConfig();
+      // Before the service's modules load: their start-up burst must not size the heap for good (start-up-heap.ts).
+      holdYoungGeneration();
+      const { startServer } = await import('../server.js');
       const server = await startServer(config);
       server.runtime.logger.info({ url: server.url, baseUrl: config.baseUrl, workers: config.workers, database: server.runtime.database.dialect }, 'firmscope listening');
       const stop = () => {

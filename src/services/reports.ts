@@ -2,7 +2,6 @@
 // the stored rows and result document, and the file name it is downloaded as. The api sends what this returns.
 import type { Principal } from '../auth/principal.js';
 import { NotReadyError } from '../errors.js';
-import { findReport } from '../reports/index.js';
 import type { ReportInput } from '../reports/report.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { Image } from '../store/image.repository.js';
@@ -24,6 +23,9 @@ export async function renderReport(
   repos: Repositories, blobs: BlobStore, subject: Subject, reportId: string,
   narrow?: (input: ReportInput) => Promise<void>, options: ReportOptions = {},
 ): Promise<RenderedReport> {
+  // The generators (PDF fonts, the CycloneDX library, XML builders) load at the first report, not at start: they
+  // are about a third of the service's idle memory.
+  const { findReport } = await import('../reports/index.js');
   const generator = findReport(reportId);
   if (!generator) throw new NotReadyError(`the ${reportId} report is not available in this version of Firmscope`, [{ reason: 'reportNotAvailable' }]);
   const scan = await latestDoneScan(repos, subject.image);

@@ -3,7 +3,7 @@
 // stored. A scan loads what is enabled when it starts (scanRules), so a change applies to the scans after it.
 import type { Principal } from '../auth/principal.js';
 import { builtinRuleCatalog, declaredRules, type BuiltinRuleInfo } from '../engine/malware/rule-catalog.js';
-import { checkRuleSource, type CustomRuleSource } from '../engine/malware/rules.js';
+import type { CustomRuleSource } from '../engine/malware/rules.js';
 import { isUlid } from '../ids.js';
 import type { CustomRule } from '../store/rule.repository.js';
 import { ConflictError, InvalidInputError, NotFoundError, UnprocessableError } from '../errors.js';
@@ -49,14 +49,19 @@ function checkName(name: string): string {
   return trimmed;
 }
 
-/** Refuses a source that is too large (400), does not compile or declares no rule (422); returns the warnings. */
-function checkSource(source: string): string[] {
+/**
+ * Refuses a source that is too large (400), does not compile or declares no rule (422); returns the warnings. The
+ * YARA-X compiler loads at the first rule checked: the API process needs it for nothing else (scans run it in their
+ * own threads).
+ */
+async function checkSource(source: string): Promise<string[]> {
   const bytes = Buffer.byteLength(source, 'utf8');
   if (bytes > MAX_RULE_SOURCE_BYTES) {
     throw new InvalidInputError(`source is ${bytes} bytes; a rule source may have at most ${MAX_RULE_SOURCE_BYTES} bytes (256 KiB): split it into several rules`, [
       { reason: 'tooLarge', field: 'source' },
     ]);
   }
+  const { checkRuleSource } = await import('../engine/malware/rules.js');
   const { errors, warnings } = checkRuleSource(source);
   if (errors.length > 0) {
     const summary = `source does not compile (${errors.length} error${errors.length > 1 ? 's' : ''}): ${errors[0]!.split('\n')[0]}`;
@@ -76,7 +81,7 @@ export async function listRules(repos: Repositories, principal: Principal): Prom
 
 export async function createRule(repos: Repositories, principal: Principal, input: { name: string; source: string; enabled?: boolean }): Promise<RuleView> {
   const name = checkName(input.name);
-  const warnings = checkSource(input.source);
+  const warnings = await checkSource(input.source);
   const rule = await repos.rules.create({ orgId: principal.orgId, name, source: input.source, enabled: input.enabled ?? true, authorId: principal.userId });
   return customView(rule, warnings);
 }
@@ -96,7 +101,7 @@ export async function updateRule(
   }
   if (!(await repos.rules.get(principal.orgId, ruleId))) throw notFound(ruleId);
   const name = patch.name === undefined ? undefined : checkName(patch.name);
-  const warnings = patch.source === undefined ? undefined : checkSource(patch.source);
+  const warnings = patch.source === undefined ? undefined : await checkSource(patch.source);
   const updated = await repos.rules.update(principal.orgId, ruleId, { name, source: patch.source, enabled: patch.enabled });
   if (!updated) throw notFound(ruleId);
   return customView(updated, warnings);
