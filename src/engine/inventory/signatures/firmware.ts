@@ -1,7 +1,26 @@
 // Boot and security firmware beside the bootloaders (SBAT-named UEFI components, TF-A, iPXE) and RTOS kernels
 // in device firmware blobs. Each form here was seen in a real build (see the samples' sources in the tests).
+import { riscvCallsWithString } from '../../binaries/riscv-args.js';
 import type { VersionSignature } from '../signature.js';
 import { banner, sbatLine } from './helpers.js';
+
+/**
+ * OpenSBI prints its banner from integers (`sbi_printf("\nOpenSBI v%d.%d\n", OPENSBI_VERSION_MAJOR, OPENSBI_VERSION_MINOR)`):
+ * the release is the pair of `li a1`/`li a2` at the one call that passes the banner's address. Several calls
+ * with different pairs, or none, give no version.
+ */
+function openSbiBannerVersion(data: Buffer, at: number): { version: string; detail: string } | undefined {
+  const pairs = new Map<string, number>();
+  for (const call of riscvCallsWithString(data, at)) {
+    const major = call.args.get(11);
+    const minor = call.args.get(12);
+    if (major === undefined || minor === undefined || major < 0 || minor < 0) continue;
+    pairs.set(`${major}.${minor}`, call.at);
+  }
+  if (pairs.size !== 1) return undefined;
+  const [[version, code]] = pairs;
+  return { version, detail: `li a1, ${version.split('.')[0]}; li a2, ${version.split('.')[1]} at the call ${at - code} bytes before` };
+}
 
 export const firmwareSignatures: VersionSignature[] = [
   {
@@ -38,6 +57,15 @@ export const firmwareSignatures: VersionSignature[] = [
       banner('(release):', /\0v(\d+\.\d+(?:\.\d+)?)\(release\):[^\0]{0,64}\0Built : \d{2}:\d{2}:\d{2}, [A-Z][a-z]{2} [ \d]\d \d{4}/, 0.95),
       banner('(debug):', /\0v(\d+\.\d+(?:\.\d+)?)\(debug\):[^\0]{0,64}\0Built : \d{2}:\d{2}:\d{2}, [A-Z][a-z]{2} [ \d]\d \d{4}/, 0.95),
     ],
+  },
+  {
+    id: 'opensbi',
+    name: 'opensbi',
+    type: 'firmware',
+    cpe: { vendor: 'opensbi_project', product: 'opensbi' },
+    purl: { name: 'opensbi' },
+    // The boot banner's format string is OpenSBI's own (presence); its version comes from the code that prints it.
+    patterns: [{ needle: '\nOpenSBI v%d.%d\n', regex: /\nOpenSBI v%d\.%d\n\0/, presence: true, confidence: 0.7, fromCode: openSbiBannerVersion }],
   },
   {
     id: 'ipxe',

@@ -239,6 +239,10 @@ export const DEBIAN_BOOKWORM_SAMPLES: Sample[] = [
   { family: 'bwm-ng', file: 'bwm-ng', text: '%.2Lf%c%.2Lf%c%.2Lf\0%c%.2Lf%c%.2Lf\n\0bwm-ng v0.6.3 (probing every %2.3fs), press \'h\' for help\0\0\0\0\0\0\0\0', version: '0.6.3', source: 'Debian bookworm bwm-ng 0.6.3-2+b1, /usr/bin/bwm-ng' },
   { family: 'fastd', file: 'fastd', text: '  --machine-readable\0--version\0fastd v22\0--daemon\0--pid-file\0--status-socket\0--config\0--config-peer\0', version: '22', source: 'Debian bookworm fastd 22-4, /usr/bin/fastd' },
   { family: 'systemd', file: 'systemctl', text: 'M2 +BZIP2 +LZ4 +XZ +ZLIB +ZSTD -BPF_FRAMEWORK -XKBCOMMON +UTMP +SYSVINIT default-hierarchy=unified\0\0\0\0\0\0\0systemd 252 (252.39-1~deb12u2)\n%s\n\0\0\0\0\0\0Unknown unit type or load state \'%s\'.\0', version: '252.39', source: 'Debian bookworm systemd 252.39-1~deb12u2, /bin/systemctl' },
+  // OpenSBI keeps its version only as the `li a1, 1; li a2, 1` of the banner's call: the code's and the string's bytes at their own distance (NULs between, see harvest-samples.ts).
+  { family: 'opensbi', file: 'fw_dynamic.bin', text: '\xef\x10P\x18=\xf5\xbch\x85\x8b\x99\xef\x05F\x85E\x17e\x01\0\x13\x05\x85\x8b\xefP\x80\0\x17e\x01\0' + '\0'.repeat(88231) + '\0\nOpenSBI v%d.%d\n\0', version: '1.1', source: 'Debian bookworm opensbi 1.1-2, /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin' },
+  { family: 'opensbi', file: 'fw_jump.elf', text: '\xef\x10P\x18=\xf5\xbch\x85\x8b\x99\xef\x05F\x85E\x17e\x01\0\x13\x05\x85\x95\xefP\x80\0\x17e\x01\0' + '\0'.repeat(88391) + '\0\nOpenSBI v%d.%d\n\0', version: '1.1', source: 'Debian bookworm opensbi 1.1-2, /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_jump.elf' },
+  { family: 'opensbi', file: 'fw_dynamic.bin', text: '\0\nOpenSBI v%d.%d\n\0', source: 'Debian bookworm opensbi 1.1-2, /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin (the banner alone: no code, no version)' },
 ];
 
 /** Real strings (same sources) that name a family or carry its formats but hold no version of it: no component. */
