@@ -28,18 +28,25 @@ export function nugetVersion(version: string): string {
   return version.replace(/^(\d+\.\d+\.\d+)\.0$/, '$1');
 }
 
+/** A release in a version resource string: '6.0.8.18111' → '6.0.8', '13.0.3+0a2e291c…' → '13.0.3', '2.0.7-beta.1'. */
+function resourceRelease(value: string | undefined): string | undefined {
+  const m = /^\s*(\d+)\.(\d+)\.(\d+)(?:\.\d+)?(-[0-9A-Za-z][0-9A-Za-z.-]{0,40})?(?:\+\S*)?\s*$/.exec(value ?? '');
+  return m && !/^0\.0\.0$/.test(`${m[1]}.${m[2]}.${m[3]}`) ? `${m[1]}.${m[2]}.${m[3]}${m[4] ?? ''}` : undefined;
+}
+
 /**
- * The release of a managed assembly: its AssemblyVersion (NuGet form; '0.0.0.0' is none), unless the project pins
- * that to major.minor (build and revision 0) while the version resource's ProductVersion, the informational
- * version, names a later release of the same major.minor: Newtonsoft.Json 6.0.8 is assembly 6.0.0.0 with
- * ProductVersion 6.0.8.18111, and 13.0.3 is assembly 13.0.0.0 with '13.0.3+0a2e291c…'.
+ * The release of a managed assembly: its AssemblyVersion in NuGet form ('0.0.0.0' is none). Projects that pin the
+ * AssemblyVersion to major.minor (build and revision 0, a binding version kept across releases) state the release
+ * in the version resource instead, and that is taken (ProductVersion, the informational version, before
+ * FileVersion): Newtonsoft.Json 6.0.8 is assembly 6.0.0.0 with ProductVersion 6.0.8.18111, 13.0.3 is 13.0.0.0 with
+ * '13.0.3+0a2e291c…', Debian's dbus-sharp 0.8.1 is assembly 2.0.0.0 with FileVersion 0.8.1 (syft's .NET cataloger
+ * reads the version resource too).
  */
-export function assemblyRelease(assemblyVersion: string, productVersion: string | undefined): string | undefined {
+export function assemblyRelease(assemblyVersion: string, productVersion?: string, fileVersion?: string): string | undefined {
   if (/^0(?:\.0)*$/.test(assemblyVersion)) return undefined;
-  const pinned = /^(\d+)\.(\d+)\.0\.0$/.exec(assemblyVersion);
-  const product = /^\s*(\d+)\.(\d+)\.(\d+)(?:\.\d+)?(-[0-9A-Za-z][0-9A-Za-z.-]{0,40})?(?:\+\S*)?\s*$/.exec(productVersion ?? '');
-  if (pinned && product && product[1] === pinned[1] && product[2] === pinned[2] && (product[3] !== '0' || product[4])) {
-    return `${product[1]}.${product[2]}.${product[3]}${product[4] ?? ''}`;
+  if (/^\d+\.\d+\.0\.0$/.test(assemblyVersion)) {
+    const stated = resourceRelease(productVersion) ?? resourceRelease(fileVersion);
+    if (stated) return stated;
   }
   return nugetVersion(assemblyVersion);
 }
@@ -47,7 +54,7 @@ export function assemblyRelease(assemblyVersion: string, productVersion: string 
 function assemblyCandidate(assembly: CliAssembly, strings: Record<string, string>, isDll: boolean, node: FileView['node']): Candidate | undefined {
   // Publisher policy assemblies ('policy.2.6.nunit.framework') only redirect bindings to another assembly.
   if (/^policy\.\d+\.\d+\./i.test(assembly.name)) return undefined;
-  const version = assemblyRelease(assembly.version, strings.ProductVersion);
+  const version = assemblyRelease(assembly.version, strings.ProductVersion, strings.FileVersion);
   const resource = ['ProductVersion', 'FileVersion'].filter((k) => strings[k]).map((k) => `; ${k}=${strings[k]}`).join('');
   return languageCandidate(
     {

@@ -19,16 +19,17 @@ describe('assembly release', () => {
     expect(assemblyRelease('0.0.0.0', '0.0.0.0')).toBeUndefined();
   });
 
-  it('reads a release pinned to major.minor from the informational version of the same major.minor', () => {
+  it('reads a release pinned to major.minor from the version resource', () => {
     // Debian bookworm libnewtonsoft-json5.0-cil 6.0.8: Assembly Newtonsoft.Json 6.0.0.0, ProductVersion 6.0.8.18111.
-    expect(assemblyRelease('6.0.0.0', '6.0.8.18111')).toBe('6.0.8');
-    expect(assemblyRelease('13.0.0.0', '13.0.3+0a2e291c0d9c0c7675d445703e51750363a549ef')).toBe('13.0.3');
+    expect(assemblyRelease('6.0.0.0', '6.0.8.18111', '6.0.8.18111')).toBe('6.0.8');
+    expect(assemblyRelease('13.0.0.0', '13.0.3+0a2e291c0d9c0c7675d445703e51750363a549ef', '13.0.3.27908')).toBe('13.0.3');
     expect(assemblyRelease('2.0.0.0', '2.0.7-beta.1+abc')).toBe('2.0.7-beta.1');
-    // Another major.minor is another numbering (Debian's dbus-sharp: assembly 2.0.0.0, product 0.8.1): not taken.
-    expect(assemblyRelease('2.0.0.0', '0.8.1')).toBe('2.0.0');
-    // Mono's framework: assembly System 4.0.0.0, ProductVersion 4.6.57.0.
-    expect(assemblyRelease('4.0.0.0', '4.6.57.0')).toBe('4.0.0');
-    expect(assemblyRelease('1.2.0.0', 'whatever')).toBe('1.2.0');
+    // Debian bookworm libdbus2.0-cil 0.8.1: Assembly dbus-sharp 2.0.0.0, FileVersion 0.8.1.
+    expect(assemblyRelease('2.0.0.0', undefined, '0.8.1')).toBe('0.8.1');
+    expect(assemblyRelease('1.2.0.0', 'whatever', '0.0.0.0')).toBe('1.2.0');
+    // A deliberate build or revision number is the release: Mono's mcs.exe 6.8.0.105 has FileVersion 4.6.57.0.
+    expect(assemblyRelease('6.8.0.105', '4.6.57.0', '4.6.57.0')).toBe('6.8.0.105');
+    expect(assemblyRelease('0.9.5.0', '1.0.0.0')).toBe('0.9.5');
   });
 });
 
