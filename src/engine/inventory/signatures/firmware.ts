@@ -2,7 +2,7 @@
 // in device firmware blobs. Each form here was seen in a real build (see the samples' sources in the tests).
 import { riscvCallsWithString } from '../../binaries/riscv-args.js';
 import type { VersionSignature } from '../signature.js';
-import { banner, sbatLine } from './helpers.js';
+import { banner, sbatLine, standalone } from './helpers.js';
 
 /**
  * OpenSBI prints its banner from integers (`sbi_printf("\nOpenSBI v%d.%d\n", OPENSBI_VERSION_MAJOR, OPENSBI_VERSION_MINOR)`):
@@ -82,6 +82,35 @@ export const firmwareSignatures: VersionSignature[] = [
       { needle: 'iPXE (http://ipxe.org)', regex: /[\0\n]iPXE \(http:\/\/ipxe\.org\)[\0\r\n ]/, presence: true, confidence: 0.7 },
     ],
     cpeVersion: (v) => ({ version: v.replace(/\+.*$/, '') }),
+  },
+  // Firmware of QEMU's other machines (Debian's qemu-system-data builds them from QEMU's roms/): no NVD product
+  // names them, so no CPE.
+  {
+    id: 'slof',
+    name: 'slof',
+    type: 'firmware',
+    purl: { name: 'slof' },
+    // SLOF (Slimline Open Firmware, pSeries) boot banner: ' FW Version = release 20220719\r\n'; releases are dates.
+    patterns: [banner('FW Version = release ', /Build Date = [A-Z][a-z]{2} [ \d]\d \d{4} \d{2}:\d{2}:\d{2}\r?\n FW Version = release (\d{8})\r?\n/, 0.9)],
+  },
+  {
+    id: 'openbios',
+    name: 'openbios',
+    type: 'firmware',
+    purl: { name: 'openbios' },
+    // The PowerPC build's banner format keeps the release literally: 'OpenBIOS 1.1 [%s]\n' (the build date is %s).
+    patterns: [banner('OpenBIOS ', /\0OpenBIOS (\d+\.\d+(?:\.\d+)?) \[%s\]\n\0/, 0.9)],
+  },
+  {
+    id: 'skiboot',
+    name: 'skiboot',
+    type: 'firmware',
+    purl: { name: 'skiboot' },
+    files: ['skiboot*'],
+    // OPAL firmware (POWER): the release is a bare 'v7.0' string; the version check message marks skiboot itself.
+    patterns: [],
+    standalone: [standalone('Skiboot version does not match VERSION partition', /v\d+\.\d+(?:\.\d+)?(?:-rc\d+)?/, 0.6)],
+    normalize: (v) => v.replace(/^v/, ''),
   },
   {
     id: 'threadx',

@@ -243,6 +243,9 @@ export const DEBIAN_BOOKWORM_SAMPLES: Sample[] = [
   { family: 'opensbi', file: 'fw_dynamic.bin', text: '\xef\x10P\x18=\xf5\xbch\x85\x8b\x99\xef\x05F\x85E\x17e\x01\0\x13\x05\x85\x8b\xefP\x80\0\x17e\x01\0' + '\0'.repeat(88231) + '\0\nOpenSBI v%d.%d\n\0', version: '1.1', source: 'Debian bookworm opensbi 1.1-2, /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin' },
   { family: 'opensbi', file: 'fw_jump.elf', text: '\xef\x10P\x18=\xf5\xbch\x85\x8b\x99\xef\x05F\x85E\x17e\x01\0\x13\x05\x85\x95\xefP\x80\0\x17e\x01\0' + '\0'.repeat(88391) + '\0\nOpenSBI v%d.%d\n\0', version: '1.1', source: 'Debian bookworm opensbi 1.1-2, /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_jump.elf' },
   { family: 'opensbi', file: 'fw_dynamic.bin', text: '\0\nOpenSBI v%d.%d\n\0', source: 'Debian bookworm opensbi 1.1-2, /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin (the banner alone: no code, no version)' },
+  { family: 'openbios', file: 'openbios-ppc', text: '=============================================================\n\0Dec 16 2025 06:10\0OpenBIOS 1.1 [%s]\n\0Configuration device id %s\0 version %d machine id %d\n\0', version: '1.1', source: 'Debian bookworm qemu-system-data 1:7.2+dfsg-7+deb12u18, /usr/share/qemu/openbios-ppc' },
+  { family: 'skiboot', file: 'skiboot.lid', text: 'WARNING! Skiboot version does not match VERSION partition!\n\0A putative SCOM address is illegal (has non-0 bits where 0s are expected).\0\0\0\0\0\0\0\0v7.0\0\0\0\0\0\0\0\0\0\x02\x07\xc4\0', version: '7.0', source: 'Debian bookworm qemu-system-data 1:7.2+dfsg-7+deb12u18, /usr/share/qemu/skiboot.lid' },
+  { family: 'slof', file: 'slof.bin', text: 'm\x1b[?25l **********************************************************************\r\n\x1b[1mQEMU Starting\r\n\x1b[0m Build Date = Dec 16 2025 06:10:19\r\n FW Version = release 20220719\r\n\0', version: '20220719', source: 'Debian bookworm qemu-system-data 1:7.2+dfsg-7+deb12u18, /usr/share/qemu/slof.bin' },
 ];
 
 /** Real strings (same sources) that name a family or carry its formats but hold no version of it: no component. */
@@ -265,4 +268,5 @@ export const DEBIAN_BOOKWORM_DECOYS: Array<{ file?: string; text: string; why: s
   { file: 'sample.bin', text: '\0KRB5_CONFIG\x007.0\0version: %s\n\0', why: "cifs-utils' generic 'version: %s' outside its own programs", source: 'cifs-utils 2:7.0-2, /usr/sbin/cifs.upcall (placed in another file name)' },
   { file: 'openocd', text: 'ng stack frame from FreeRTOS thread\0\0FreeRTOS: Read stack pointer at 0x%lx,', why: "OpenOCD's RTOS awareness names FreeRTOS", source: 'openocd 0.12.0-1, /usr/bin/openocd' },
   { file: 'openocd', text: 'ated_count\0src/rtos/ThreadX.c\0  solicited stack\0  interru', why: "OpenOCD's RTOS awareness names ThreadX", source: 'openocd 0.12.0-1, /usr/bin/openocd' },
+  { file: 'openbios-sparc64', text: '\0\0\0\x15Welcome to OpenBIOS v\0\0\0\0\0\0\0\0\0\xff\xe0I\x80', why: 'OpenBIOS banner whose version lives in the Forth dictionary', source: 'qemu-system-data 1:7.2+dfsg-7+deb12u18, /usr/share/qemu/openbios-sparc64' },
 ];
