@@ -49,6 +49,29 @@ function window(data: Buffer, from: number, to: number): Buffer {
 const reproduces = async (text: Buffer, name: string, c: Candidate, firmware: boolean): Promise<boolean> =>
   (await identify(wrapped(text, firmware), name)).some((x) => x.key === c.key && x.version === c.version);
 
+/** A sample whose version is read from code far from its string: the code's and the string's own bytes, NULs between. */
+interface SparseSample {
+  code: Buffer;
+  gap: number;
+  text: Buffer;
+}
+
+async function sparseSampleFor(data: Buffer, name: string, c: Candidate): Promise<SparseSample | undefined> {
+  const distance = Number(/at the call (\d+) bytes before/.exec(c.evidence.match ?? '')?.[1]);
+  const at = c.evidence.offset ?? 0;
+  if (!distance) return undefined;
+  const firmware = !data.subarray(0, 4).equals(Buffer.from('\x7fELF', 'latin1'));
+  for (const span of [16, 32, 64]) {
+    const codeEnd = at - distance + span;
+    const code = data.subarray(at - distance - span, codeEnd);
+    const text = data.subarray(at - 1, at + 17);
+    const gap = text.byteOffset - data.byteOffset - codeEnd;
+    const joined = Buffer.concat([code, Buffer.alloc(gap), text]);
+    if (await reproduces(joined, name, c, firmware)) return { code, gap, text };
+  }
+  return undefined;
+}
+
 async function sampleFor(data: Buffer, name: string, c: Candidate): Promise<Buffer | undefined> {
   const at = c.evidence.offset ?? 0;
   const firmware = !data.subarray(0, 4).equals(Buffer.from('\x7fELF', 'latin1'));
@@ -107,8 +130,14 @@ for (const pkg of readdirSync(root).sort()) {
       const key = `${c.key}@${c.version}@${pkg}${process.env.HARVEST_PER_FILE ? `@${path}` : ''}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const sample = await sampleFor(data, name, c);
       const source = `Debian bookworm ${pkg} ${version}, /${relative(dir, path)}`;
+      const sparse = await sparseSampleFor(data, name, c);
+      if (sparse) {
+        const v = c.version === undefined ? '' : `, version: '${c.version}'`;
+        console.log(`  { family: '${c.key}', file: '${name}', text: ${literal(sparse.code)} + '\\0'.repeat(${sparse.gap}) + ${literal(sparse.text)}${v}, source: '${source}' },`);
+        continue;
+      }
+      const sample = await sampleFor(data, name, c);
       if (!sample) {
         console.log(`// NO SAMPLE ${c.key}@${c.version} from ${source}: ${c.evidence.match}`);
         continue;

@@ -299,6 +299,26 @@ export const SETS: EvaluationSet[] = [
     ],
   },
   {
+    // Every CLI library package looked at for the .NET assembly identifier (not only those it gets right): the
+    // truth is the package's main assembly at the package version, in NuGet's normal form.
+    name: 'dotnet-amd64',
+    arch: 'amd64',
+    entries: [
+      { pkg: 'libnewtonsoft-json5.0-cil', expect: 'pkg:nuget/Newtonsoft.Json', version: nugetNormal },
+      { pkg: 'libmono-cecil-cil', expect: 'pkg:nuget/Mono.Cecil', version: nugetNormal },
+      { pkg: 'libnunit-framework2.6.3-cil', expect: 'pkg:nuget/nunit.framework', version: nugetNormal },
+      { pkg: 'libnini1.1-cil', expect: 'pkg:nuget/Nini', version: nugetNormal },
+      { pkg: 'libdnlib2.1-cil', expect: 'pkg:nuget/dnlib', version: nugetNormal },
+      { pkg: 'libtaglib2.1-cil', expect: 'pkg:nuget/taglib-sharp', version: nugetNormal },
+      { pkg: 'libgdata2.1-cil', expect: 'pkg:nuget/Google.GData.Client', version: nugetNormal },
+      // '2.8.7+md510+dhx1': Debian's repack suffixes.
+      { pkg: 'libnuget-core-cil', expect: 'pkg:nuget/NuGet.Core', version: (v) => nugetNormal(v.replace(/\+.*$/, '')) },
+      { pkg: 'libdbus2.0-cil', expect: 'pkg:nuget/dbus-sharp', version: nugetNormal },
+      { pkg: 'libleveldb1.2-cil', expect: 'pkg:nuget/leveldb-sharp', version: nugetNormal },
+      { pkg: 'libhyena-cil', expect: 'pkg:nuget/Hyena', version: nugetNormal },
+    ],
+  },
+  {
     name: 'firmware',
     arch: 'amd64',
     entries: [
@@ -327,4 +347,12 @@ export function upstreamOf(debianVersion: string): string {
     .replace(/^\d+:/, '')
     .replace(/-[^-]*$/, '')
     .replace(/[+~.](?:dfsg|ds|cs|repack|really|git|~)[\w.~+]*$/i, '');
+}
+
+/** NuGet's normal form: at least three parts, a fourth part of 0 dropped ('2.1' → '2.1.0', '2.1.0.0' → '2.1.0'). */
+export function nugetNormal(version: string): string {
+  const parts = version.split('.');
+  while (parts.length < 3) parts.push('0');
+  if (parts.length === 4 && parts[3] === '0') parts.pop();
+  return parts.join('.');
 }

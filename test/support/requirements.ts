@@ -26,6 +26,7 @@ export const DEBIAN_PACKAGES: Readonly<Record<string, string>> = {
   'llvm-pdbutil': 'llvm',
   'llvm-readobj': 'llvm',
   lzop: 'lzop',
+  mcs: 'mono-mcs',
   mcopy: 'mtools',
   'mipsel-linux-gnu-gcc': 'gcc-mipsel-linux-gnu',
   'mipsel-linux-gnu-objdump': 'gcc-mipsel-linux-gnu',

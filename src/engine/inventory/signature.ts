@@ -18,6 +18,12 @@ export interface SignaturePattern {
   confidence?: number;
   /** The regex proves the family is present but carries no version (no capture group). */
   presence?: boolean;
+  /**
+   * For versions a program keeps only as integers in its code (OpenSBI's banner `v%d.%d`): reads the version from
+   * the chunk's bytes, given the offset of the needle's hit. A presence pattern whose lookup succeeds yields that
+   * version; `detail` is appended to the evidence.
+   */
+  fromCode?: (data: Buffer, at: number) => { version: string; detail: string } | undefined;
 }
 
 /**
@@ -174,11 +180,16 @@ export class SignatureMatcher {
       for (const { signature, pattern } of patterns) {
         const hit = matchAround(pattern.regex, window, at, needle.length, pattern.presence === true);
         if (!hit) continue;
+        const coded = pattern.fromCode?.(data, index);
+        if (coded) {
+          hit.version = coded.version;
+          hit.text = `${hit.text} (${coded.detail})`;
+        }
         const version = hit.version === undefined ? undefined : signature.normalize ? signature.normalize(hit.version) : hit.version;
         if (version !== undefined && !VERSION_SHAPE.test(version)) continue;
         const key = `${signature.id}@${version ?? ''}`;
         if (!out.has(key)) {
-          out.set(key, { signature, version, match: clean(hit.text), offset: base + start + hit.index, confidence: pattern.confidence ?? 0.9 });
+          out.set(key, { signature, version, match: clean(hit.text), offset: base + start + hit.index, confidence: coded ? 0.9 : (pattern.confidence ?? 0.9) });
         }
       }
     });

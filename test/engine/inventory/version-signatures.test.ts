@@ -100,6 +100,20 @@ describe('version-signature decoys', () => {
     expect(found.map((c) => c.key)).toEqual(['libjpeg-turbo']);
   });
 
+  it('gives OpenSBI no version when two calls pass its banner with different integers', async () => {
+    const sample = DEBIAN_BOOKWORM_SAMPLES.find((s) => s.family === 'opensbi' && s.version)!;
+    // The real call (li a2,1; li a1,1; auipc a0; addi a0; jal) repeated right after the real code window, with
+    // li a1,2 and its displacement adjusted: a second, conflicting reading of the same banner.
+    const code = Buffer.from(sample.text.slice(0, 32), 'latin1');
+    const call = Buffer.from(sample.text.slice(12, 28), 'latin1');
+    const other = Buffer.from(call);
+    other.writeUInt16LE(0x4589, 2); // c.li a1, 2
+    other.writeUInt32LE((other.readUInt32LE(8) - (20 << 20)) >>> 0, 8); // addi lo - 20: its auipc sits 20 bytes after the real one
+    const text = Buffer.concat([code, other, Buffer.from(sample.text.slice(48), 'latin1')]).toString('latin1');
+    const found = await identify(text, sample.file);
+    expect(found.map((c) => `${c.key}@${c.version}`)).toEqual(['opensbi@undefined']);
+  });
+
   it('does not scan text files or compressed streams', () => {
     const textNode = viewOf('').node;
     expect(versionSignatureIdentifier.selects(textNode, Buffer.from('BusyBox v1.31.0 (2019-06-10)\nplain text\n'))).toBe(false);

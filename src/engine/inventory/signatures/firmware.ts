@@ -1,7 +1,26 @@
 // Boot and security firmware beside the bootloaders (SBAT-named UEFI components, TF-A, iPXE) and RTOS kernels
 // in device firmware blobs. Each form here was seen in a real build (see the samples' sources in the tests).
+import { riscvCallsWithString } from '../../binaries/riscv-args.js';
 import type { VersionSignature } from '../signature.js';
-import { banner, sbatLine } from './helpers.js';
+import { banner, sbatLine, standalone } from './helpers.js';
+
+/**
+ * OpenSBI prints its banner from integers (`sbi_printf("\nOpenSBI v%d.%d\n", OPENSBI_VERSION_MAJOR, OPENSBI_VERSION_MINOR)`):
+ * the release is the pair of `li a1`/`li a2` at the one call that passes the banner's address. Several calls
+ * with different pairs, or none, give no version.
+ */
+function openSbiBannerVersion(data: Buffer, at: number): { version: string; detail: string } | undefined {
+  const pairs = new Map<string, number>();
+  for (const call of riscvCallsWithString(data, at)) {
+    const major = call.args.get(11);
+    const minor = call.args.get(12);
+    if (major === undefined || minor === undefined || major < 0 || minor < 0) continue;
+    pairs.set(`${major}.${minor}`, call.at);
+  }
+  if (pairs.size !== 1) return undefined;
+  const [[version, code]] = pairs;
+  return { version, detail: `li a1, ${version.split('.')[0]}; li a2, ${version.split('.')[1]} at the call ${at - code} bytes before` };
+}
 
 export const firmwareSignatures: VersionSignature[] = [
   {
@@ -40,6 +59,15 @@ export const firmwareSignatures: VersionSignature[] = [
     ],
   },
   {
+    id: 'opensbi',
+    name: 'opensbi',
+    type: 'firmware',
+    cpe: { vendor: 'opensbi_project', product: 'opensbi' },
+    purl: { name: 'opensbi' },
+    // The boot banner's format string is OpenSBI's own (presence); its version comes from the code that prints it.
+    patterns: [{ needle: '\nOpenSBI v%d.%d\n', regex: /\nOpenSBI v%d\.%d\n\0/, presence: true, confidence: 0.7, fromCode: openSbiBannerVersion }],
+  },
+  {
     id: 'ipxe',
     name: 'ipxe',
     type: 'firmware',
@@ -54,6 +82,35 @@ export const firmwareSignatures: VersionSignature[] = [
       { needle: 'iPXE (http://ipxe.org)', regex: /[\0\n]iPXE \(http:\/\/ipxe\.org\)[\0\r\n ]/, presence: true, confidence: 0.7 },
     ],
     cpeVersion: (v) => ({ version: v.replace(/\+.*$/, '') }),
+  },
+  // Firmware of QEMU's other machines (Debian's qemu-system-data builds them from QEMU's roms/): no NVD product
+  // names them, so no CPE.
+  {
+    id: 'slof',
+    name: 'slof',
+    type: 'firmware',
+    purl: { name: 'slof' },
+    // SLOF (Slimline Open Firmware, pSeries) boot banner: ' FW Version = release 20220719\r\n'; releases are dates.
+    patterns: [banner('FW Version = release ', /Build Date = [A-Z][a-z]{2} [ \d]\d \d{4} \d{2}:\d{2}:\d{2}\r?\n FW Version = release (\d{8})\r?\n/, 0.9)],
+  },
+  {
+    id: 'openbios',
+    name: 'openbios',
+    type: 'firmware',
+    purl: { name: 'openbios' },
+    // The PowerPC build's banner format keeps the release literally: 'OpenBIOS 1.1 [%s]\n' (the build date is %s).
+    patterns: [banner('OpenBIOS ', /\0OpenBIOS (\d+\.\d+(?:\.\d+)?) \[%s\]\n\0/, 0.9)],
+  },
+  {
+    id: 'skiboot',
+    name: 'skiboot',
+    type: 'firmware',
+    purl: { name: 'skiboot' },
+    files: ['skiboot*'],
+    // OPAL firmware (POWER): the release is a bare 'v7.0' string; the version check message marks skiboot itself.
+    patterns: [],
+    standalone: [standalone('Skiboot version does not match VERSION partition', /v\d+\.\d+(?:\.\d+)?(?:-rc\d+)?/, 0.6)],
+    normalize: (v) => v.replace(/^v/, ''),
   },
   {
     id: 'threadx',
