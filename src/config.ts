@@ -66,7 +66,15 @@ export interface Config {
   webhookRetryScheduleMs: number[];
   /** FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback and private addresses (tests, closed networks). */
   webhookAllowPrivate: boolean;
+  /**
+   * Cap of each organisation's analysis cache in the database (FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES, default 2G; 0
+   * turns the cache off): past it, the least recently used results go (engine/analysis-cache.ts).
+   */
+  analysisCacheMaxBytes: number;
 }
+
+/** Default cap of an organisation's analysis cache: a few hundred images' results. */
+export const DEFAULT_ANALYSIS_CACHE_MAX_BYTES = 2 * 1024 ** 3;
 
 /** 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, 8 h: 10 retries over ≈ 23.7 h. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5s,30s,2m,10m,30m,1h,2h,4h,8h,8h';
@@ -280,6 +288,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: int('FIRMSCOPE_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
     webhookRetryScheduleMs: webhookRetryScheduleMs ?? [],
     webhookAllowPrivate: allowPrivate === '1',
+    analysisCacheMaxBytes: str('FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES')?.trim() === '0' ? 0 : (size('FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES') ?? DEFAULT_ANALYSIS_CACHE_MAX_BYTES),
   };
   const uiIssuer = url('FIRMSCOPE_UI_OIDC_ISSUER');
   const uiClientId = str('FIRMSCOPE_UI_OIDC_CLIENT_ID') ?? config.externalAudience;
