@@ -1,6 +1,7 @@
 // Configuration is parsed and validated once at start; every bad variable is listed in one error.
 // Nothing else reads process.env.
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Limits } from './engine/unpack/limits.js';
 
 export interface Config {
@@ -144,6 +145,18 @@ export function parseByteSize(text: string): number | undefined {
   if (!match) return undefined;
   const bytes = Math.floor(Number(match[1]) * SIZE_UNITS[match[2]!.toUpperCase()]!);
   return Number.isSafeInteger(bytes) && bytes >= 1 ? bytes : undefined;
+}
+
+/**
+ * Where `firmscope scan` keeps its analysis cache: $XDG_CACHE_HOME/firmscope, else ~/.cache/firmscope; and its cap
+ * (FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES, as for the service).
+ */
+export function localAnalysisCache(env: Record<string, string | undefined> = process.env): { dir: string; maxBytes: number } {
+  const base = env.XDG_CACHE_HOME?.trim() || join(homedir(), '.cache');
+  const raw = env.FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES?.trim();
+  const maxBytes = raw === undefined || raw === '' ? DEFAULT_ANALYSIS_CACHE_MAX_BYTES : raw === '0' ? 0 : parseByteSize(raw);
+  if (maxBytes === undefined) throw new ConfigError([`FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES=${raw}: expected a size in bytes, optionally with K, M, G or T (e.g. 512M, 4G)`]);
+  return { dir: join(resolve(base), 'firmscope'), maxBytes };
 }
 
 export class ConfigError extends Error {
