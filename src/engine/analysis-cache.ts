@@ -8,7 +8,7 @@
 // facet adds what else its output depends on (the scan's custom rules, the limits, the file's path).
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileNode } from './types.js';
 
@@ -95,11 +95,14 @@ export class FileFacetCache {
   ) {}
 
   /**
-   * `context` is everything but the file that the facet's output depends on (rules, limits). The key also
-   * holds the file's paths: the analyzers' results name them (and their fingerprints hash them).
+   * `context` is everything but the file that the facet's output depends on (rules, limits). The key also holds
+   * the file's path inside its filesystem (findings name it and fingerprints hash it) and its file name, but not
+   * its path in the extracted tree, which starts with the image's name and the container's offsets and so differs
+   * between two versions of a firmware: the analyzers set it anew on the value they get back (`restamp`).
    */
   async lookup<T>(facet: string, context: string, nodes: readonly FileNode[]): Promise<FacetLookup<T>> {
-    const keyOf = (node: FileNode) => (node.sha256 ? cacheKey('file', facet, this.engine, context, node.sha256, node.path, node.fsPath) : undefined);
+    const keyOf = (node: FileNode) =>
+      node.sha256 ? cacheKey('file', facet, this.engine, context, node.sha256, node.fsPath, basename(node.path), node.depth === 0 ? 'image' : 'inner') : undefined;
     const keys = nodes.map(keyOf).filter((k): k is string => k !== undefined);
     const found = keys.length ? await this.cache.get(keys) : new Map<string, string>();
     return {

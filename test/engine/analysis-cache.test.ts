@@ -1,6 +1,6 @@
 // The analysis cache gives the result an uncached scan gives: corpus images scanned cold, again from the image's
-// snapshot, and again from the files' results alone give the same JSON apart from timings and the cache's own
-// counts. Certificates are checked against the date of the scan that reuses them, and the vulnerability
+// snapshot, and again from the files' results alone (also under another image name, which changes every path of
+// the tree) give the same JSON apart from timings and the cache's own counts. Certificates are checked against the date of the scan that reuses them, and the vulnerability
 // matcher runs again against the database (with the kernel evidence the first scan kept).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -77,6 +77,11 @@ describe.runIf(haveCorpus)('analysis cache on the corpus', () => {
     expect(stable(first)).toBe(stable(cold));
     expect(stable(again)).toBe(stable(cold));
     expect(stable(fromFiles)).toBe(stable(cold));
+    // under another name every path in the tree changes ('<name>_extract/…'): the files' results are still reused
+    const renamed = await run(name, { imageName: `v2-${name}`, analysisCache: cache.filesOnly() });
+    // (the image itself is named by its name: a single-file image has nothing to reuse)
+    if (cold.files.some((f) => f.depth > 0 && f.kind === 'file')) expect(renamed.summary!.cache!.filesReused).toBeGreaterThan(0);
+    expect(stable(renamed)).toBe(stable(await run(name, { imageName: `v2-${name}` })));
   }, 240_000);
 
   it('checks reused certificates against the date of the scan that reuses them', async () => {

@@ -38,6 +38,7 @@ async function analyzeBytes(ctx: AnalysisContext, node: FileNode, debug: DebugSy
 
 async function analyzeNode(ctx: AnalysisContext, node: FileNode, debug: DebugSymbolIndex, cache: FacetLookup<Analyzed>): Promise<void> {
   const cached = cache.get(node);
+  if (cached?.binary) cached.binary.path = node.path; // the cache keeps what the path in the tree does not change
   const analyzed = cached ?? (await analyzeBytes(ctx, node, debug));
   if (!cached) cache.put(node, analyzed);
   if (!analyzed.binary) return;

@@ -81,8 +81,9 @@ async function scanNode(ctx: AnalysisContext, node: FileNode, now: Date): Promis
   return { detections, imports, ...(executable ? { executable } : {}) };
 }
 
-/** A cached file's certificates are checked against today's date again. */
-function restamp(facts: CryptoFileFacts, now: Date): CryptoFileFacts {
+/** A cached file's results get its path in this tree, and its certificates are checked against today's date again. */
+function restamp(facts: CryptoFileFacts, node: FileNode, now: Date): CryptoFileFacts {
+  facts.detections.path = node.path;
   for (const { certificate } of facts.detections.materials) {
     if (certificate) Object.assign(certificate, validityFacts(new Date(certificate.notBefore), new Date(certificate.notAfter), now));
   }
@@ -108,7 +109,7 @@ export function createCryptoAnalyzer(options: CryptoAnalyzerOptions = {}): Analy
         ctx.signal.throwIfAborted();
         try {
           const cached = cache.get(node);
-          const facts = cached ? restamp(cached, now) : await scanNode(ctx, node, now);
+          const facts = cached ? restamp(cached, node, now) : await scanNode(ctx, node, now);
           if (!cached) cache.put(node, facts);
           let detections = facts.detections;
           if (configs.has(node.path) && node.size <= MAX_CONFIG) {
