@@ -22,16 +22,20 @@ export class AnalysisCacheRepository implements AnalysisCache {
     private readonly maxBytes: number,
   ) {}
 
+  /** The values of the keys it has; they count as used now (one transaction: one commit for SQLite). */
   async get(keys: readonly string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     const now = nowIso();
-    for (const part of chunks([...new Set(keys)], KEYS_PER_QUERY)) {
-      const rows = await this.db.selectFrom('analysis_cache').select(['key', 'value']).where('org_id', '=', this.orgId).where('key', 'in', part).execute();
-      for (const row of rows) found.set(row.key, row.value);
-      if (rows.length) {
-        await this.db.updateTable('analysis_cache').set({ last_used_at: now }).where('org_id', '=', this.orgId).where('key', 'in', rows.map((r) => r.key)).execute();
+    const read = async (db: Kysely<Database>) => {
+      for (const part of chunks([...new Set(keys)], KEYS_PER_QUERY)) {
+        const rows = await db.selectFrom('analysis_cache').select(['key', 'value']).where('org_id', '=', this.orgId).where('key', 'in', part).execute();
+        for (const row of rows) found.set(row.key, row.value);
+        if (rows.length) {
+          await db.updateTable('analysis_cache').set({ last_used_at: now }).where('org_id', '=', this.orgId).where('key', 'in', rows.map((r) => r.key)).execute();
+        }
       }
-    }
+    };
+    await (this.db.isTransaction ? read(this.db) : this.db.transaction().execute(read));
     return found;
   }
 
