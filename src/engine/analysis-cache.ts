@@ -104,7 +104,8 @@ export class FileFacetCache {
     const keyOf = (node: FileNode) =>
       node.sha256 ? cacheKey('file', facet, this.engine, context, node.sha256, node.fsPath, basename(node.path), node.depth === 0 ? 'image' : 'inner') : undefined;
     const keys = nodes.map(keyOf).filter((k): k is string => k !== undefined);
-    const found = keys.length ? await this.cache.get(keys) : new Map<string, string>();
+    // a cache that fails to answer is a miss: it costs time, never the result
+    const found = keys.length ? await this.cache.get(keys).catch(() => new Map<string, string>()) : new Map<string, string>();
     return {
       get: (node) => {
         const key = keyOf(node);

@@ -27,7 +27,8 @@ export class AnalysisCacheRepository implements AnalysisCache {
     const found = new Map<string, string>();
     const now = nowIso();
     const read = async (db: Kysely<Database>) => {
-      for (const part of chunks([...new Set(keys)], KEYS_PER_QUERY)) {
+      // keys in one order in every transaction: two scans touching the same rows never wait on each other in a cycle
+      for (const part of chunks([...new Set(keys)].sort(), KEYS_PER_QUERY)) {
         const rows = await db.selectFrom('analysis_cache').select(['key', 'value']).where('org_id', '=', this.orgId).where('key', 'in', part).execute();
         for (const row of rows) found.set(row.key, row.value);
         if (rows.length) {
@@ -43,6 +44,7 @@ export class AnalysisCacheRepository implements AnalysisCache {
     const now = nowIso();
     const latest = new Map(entries); // a key written twice keeps its last value
     const rows = [...latest]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) // one lock order for concurrent writers
       .map(([key, value]) => ({ org_id: this.orgId, key, value, bytes: Buffer.byteLength(value), created_at: now, last_used_at: now }))
       .filter((row) => row.bytes <= this.maxBytes);
     if (rows.length === 0) return;

@@ -98,6 +98,13 @@ describe.runIf(haveCorpus)('analysis cache on the corpus', () => {
     expect(stable(fromFiles)).toBe(stable(later));
   }, 240_000);
 
+  it('scans as without a cache when the cache fails to answer or to keep', async () => {
+    const broken: AnalysisCache = { get: () => Promise.reject(new Error('down')), put: () => Promise.reject(new Error('down')) };
+    const result = await run('nmap.exe', { analysisCache: broken });
+    expect(result.summary?.cache).toMatchObject({ image: 'miss', filesReused: 0 });
+    expect(stable(result)).toBe(stable(await run('nmap.exe')));
+  }, 240_000);
+
   it('keys the malicious-code results by the rules: a changed custom rule is not reused', async () => {
     const rule = (text: string) => [{ id: 'r1', name: 'mine', source: `rule mine { strings: $a = "${text}" condition: $a }` }];
     const cache = new MemoryCache();
