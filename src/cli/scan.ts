@@ -38,7 +38,7 @@ export function register(program: Command): void {
     .argument('<file>', 'firmware image')
     .option('-f, --format <format>', 'json, or the id or alias of a registered report (cyclonedx, spdx, cbom, ...); written to standard output unless -o')
     .option('-o, --output <file|json|table>', 'write the result (JSON unless -f) to this file; `json`: the full JSON on standard output; `table`: the summary only (the default without -o or -f)')
-    .option('--work-dir <dir>', 'unpack into this folder and keep it (default: a temporary folder, removed)')
+    .option('--work-dir <dir>', 'unpack into this folder and keep it (default: a temporary folder, removed); an image found in the analysis cache is not unpacked: add --no-cache to get its files')
     .option('-q, --quiet', 'no progress and no summary on standard error (an incomplete analysis is still reported)')
     .option('--fail-on-incomplete', `exit with code ${EXIT_INCOMPLETE} when part of the image could not be analysed`)
     .option('--no-vulndb', 'do not match components against the local vulnerability database')
