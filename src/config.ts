@@ -1,6 +1,7 @@
 // Configuration is parsed and validated once at start; every bad variable is listed in one error.
 // Nothing else reads process.env.
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Limits } from './engine/unpack/limits.js';
 
 export interface Config {
@@ -66,7 +67,15 @@ export interface Config {
   webhookRetryScheduleMs: number[];
   /** FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback and private addresses (tests, closed networks). */
   webhookAllowPrivate: boolean;
+  /**
+   * Cap of each organisation's analysis cache in the database (FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES, default 2G; 0
+   * turns the cache off): past it, the least recently used results go (engine/analysis-cache.ts).
+   */
+  analysisCacheMaxBytes: number;
 }
+
+/** Default cap of an organisation's analysis cache: a few hundred images' results. */
+export const DEFAULT_ANALYSIS_CACHE_MAX_BYTES = 2 * 1024 ** 3;
 
 /** 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, 8 h: 10 retries over ≈ 23.7 h. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5s,30s,2m,10m,30m,1h,2h,4h,8h,8h';
@@ -136,6 +145,18 @@ export function parseByteSize(text: string): number | undefined {
   if (!match) return undefined;
   const bytes = Math.floor(Number(match[1]) * SIZE_UNITS[match[2]!.toUpperCase()]!);
   return Number.isSafeInteger(bytes) && bytes >= 1 ? bytes : undefined;
+}
+
+/**
+ * Where `firmscope scan` keeps its analysis cache: $XDG_CACHE_HOME/firmscope, else ~/.cache/firmscope; and its cap
+ * (FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES, as for the service).
+ */
+export function localAnalysisCache(env: Record<string, string | undefined> = process.env): { dir: string; maxBytes: number } {
+  const base = env.XDG_CACHE_HOME?.trim() || join(homedir(), '.cache');
+  const raw = env.FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES?.trim();
+  const maxBytes = raw === undefined || raw === '' ? DEFAULT_ANALYSIS_CACHE_MAX_BYTES : raw === '0' ? 0 : parseByteSize(raw);
+  if (maxBytes === undefined) throw new ConfigError([`FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES=${raw}: expected a size in bytes, optionally with K, M, G or T (e.g. 512M, 4G)`]);
+  return { dir: join(resolve(base), 'firmscope'), maxBytes };
 }
 
 export class ConfigError extends Error {
@@ -280,6 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: int('FIRMSCOPE_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
     webhookRetryScheduleMs: webhookRetryScheduleMs ?? [],
     webhookAllowPrivate: allowPrivate === '1',
+    analysisCacheMaxBytes: str('FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES')?.trim() === '0' ? 0 : (size('FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES') ?? DEFAULT_ANALYSIS_CACHE_MAX_BYTES),
   };
   const uiIssuer = url('FIRMSCOPE_UI_OIDC_ISSUER');
   const uiClientId = str('FIRMSCOPE_UI_OIDC_CLIENT_ID') ?? config.externalAudience;

@@ -65,7 +65,7 @@ export function createWorker(config: Config, runtime: Runtime, concurrency: numb
       [SCAN_JOB]: scanJobHandler({
         repos, blobs, dataDir: config.dataDir, baseUrl: config.baseUrl,
         limits: config.unpackLimits,
-        analyse: (input, signal, onProgress) => runEngineInThread({ ...input, database }, { signal, onProgress }),
+        analyse: (input, signal, onProgress) => runEngineInThread({ ...input, database, analysisCacheMaxBytes: config.analysisCacheMaxBytes }, { signal, onProgress }),
       }, metrics),
       [REMATCH_JOB]: rematchJobHandler(repos, new VulnerabilityReader(runtime.database.db), logger, config.baseUrl),
     },

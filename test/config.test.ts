@@ -1,5 +1,7 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseByteSize } from '../src/config.js';
+import { ConfigError, loadConfig, localAnalysisCache, parseByteSize } from '../src/config.js';
 
 describe('loadConfig', () => {
   it('has working defaults', () => {
@@ -27,6 +29,16 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ FIRMSCOPE_BLOB_URL: bad }), bad).toThrow(/FIRMSCOPE_BLOB_URL/);
     }
     expect(() => loadConfig({ FIRMSCOPE_SHUTDOWN_GRACE_SECONDS: 'soon', FIRMSCOPE_WORKER_PORT: '70000' })).toThrow(/FIRMSCOPE_SHUTDOWN_GRACE_SECONDS[\s\S]*FIRMSCOPE_WORKER_PORT/);
+  });
+
+  it('reads the analysis cache cap (0 turns it off) and where `firmscope scan` keeps its cache', () => {
+    expect(loadConfig({}).analysisCacheMaxBytes).toBe(2 * 1024 ** 3);
+    expect(loadConfig({ FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES: '512M' }).analysisCacheMaxBytes).toBe(512 * 1024 ** 2);
+    expect(loadConfig({ FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES: '0' }).analysisCacheMaxBytes).toBe(0);
+    expect(() => loadConfig({ FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES: 'lots' })).toThrow(/FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES=lots/);
+    expect(localAnalysisCache({ XDG_CACHE_HOME: '/var/cache/me', FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES: '1G' })).toEqual({ dir: '/var/cache/me/firmscope', maxBytes: 1024 ** 3 });
+    expect(localAnalysisCache({ HOME: '/ignored' }).dir).toBe(join(homedir(), '.cache', 'firmscope'));
+    expect(() => localAnalysisCache({ FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES: '-1' })).toThrow(/FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES=-1/);
   });
 
   it('derives the base URL from PORT and strips a trailing slash from an explicit one', () => {

@@ -17,6 +17,8 @@ const firmscope = join(project, 'bin', 'firmscope.js');
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
 const outputs = join(work, `scan-out-${process.pid}`);
 const dataDir = join(outputs, 'data');
+/** The scans' analysis cache (`firmscope scan --cache-dir`), inside the data folder: clearCache empties both. */
+const cacheDir = join(dataDir, 'analysis-cache');
 let outputCount = 0;
 const freshOutput = (name: string) => join(outputs, `${outputCount++}-${name}`);
 
@@ -34,7 +36,8 @@ function scanOnce(image: string, name: string, before?: () => void): ScanTiming 
   const out = freshOutput(name);
   mkdirSync(out, { recursive: true });
   const json = join(out, 'result.json');
-  const r = timed(work, 'node', [firmscope, 'scan', image, '-q', '-o', json, '--work-dir', join(out, 'work')], { env: scanEnv });
+  const args = [firmscope, 'scan', image, '-q', '-o', json, '--work-dir', join(out, 'work'), '--cache-dir', cacheDir];
+  const r = timed(work, 'node', args, { env: scanEnv });
   if (!r.ok) throw new Error(`firmscope scan failed on ${image}: ${r.stderr}`);
   const result = JSON.parse(readFileSync(json, 'utf8')) as { stats: { durationMs: number; filesExtracted: number }; summary: { phases: Record<string, number> } };
   return { ...r, phases: result.summary.phases, durationMs: result.stats.durationMs, files: result.stats.filesExtracted };
@@ -58,7 +61,7 @@ function unsquashfsRun(image: string, name: string): Timing {
   return median(runs, () => succeeded(timed(work, 'unsquashfs', ['-q', '-n', '-d', freshOutput(name), image]), `unsquashfs on ${image}`));
 }
 
-/** Clears the analysis cache (the data folder) so the next scan runs cold. */
+/** Clears the data folder and the analysis cache in it, so the next scan runs cold. */
 function clearCache(): void {
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });

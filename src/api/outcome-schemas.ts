@@ -35,6 +35,11 @@ export const ScanSummarySchema = Type.Object(
       removedByRule: Type.Record(Type.String(), Type.Integer(), { description: 'Not-applicable kernel findings per triage rule (config-option-off, other-architecture)' }),
     }, { description: 'Kernel CVE triage at scan time (re-matching may change the findings since; the image counts are current); absent when the image has no kernel findings' })),
     ruleSet: Type.Optional(Type.String({ description: "Identity (sha256:…) of the malicious-code rules the scan ran with: built-in, the organisation's enabled custom rules and its disabled built-ins" })),
+    cache: Type.Optional(Type.Object({
+      image: Type.Union([Type.Literal('hit'), Type.Literal('miss')], { description: 'hit: the image was analysed before in this organisation with the same engine, rules, debug files and limits, and that analysis was reused (vulnerabilities are matched again)' }),
+      filesReused: Type.Integer({ description: "Per-file results (one file in one analyzer) reused from earlier scans of the organisation's images" }),
+      filesAnalysed: Type.Integer({ description: 'Per-file results computed by this scan and kept' }),
+    }, { description: "How much of the analysis came from the organisation's analysis cache; absent when the scan ran without it" })),
   },
   { description: `What a person needs to know before trusting the scan's result; present once the scan is done. ${OUTCOME_RULES} ${LEVEL_RULES}` },
 );

@@ -3,12 +3,14 @@
 // is written as JSON (its `files` array holds the extracted nodes) or through a registered report generator.
 // A one-screen summary goes to standard error; exit codes: 1 when the image cannot be analysed at all (nothing
 // recognised, the disk full: the engine's reason is printed), 3 with --fail-on-incomplete when part of the image
-// could not be analysed.
+// could not be analysed. Analysis results are kept in a local cache (--no-cache, --cache-dir): a rescan of the
+// same image, or of the next version of a firmware, reuses them (engine/analysis-cache.ts).
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Command } from 'commander';
+import type { AnalysisCache } from '../engine/analysis-cache.js';
 import { SEVERITIES, type ScanResult } from '../engine/types.js';
 import type { VulnerabilitySource } from '../engine/vulns/source.js';
 import { addLimitOptions, limitsFromFlags, type LimitFlags } from './unpack.js';
@@ -21,6 +23,9 @@ interface ScanCliOptions extends LimitFlags {
   vulndb: boolean;
   failOnIncomplete?: boolean;
   debugFile: string[];
+  /** false with --no-cache */
+  cache: boolean;
+  cacheDir?: string;
 }
 
 /** Exit code of a scan whose analysis is incomplete, with --fail-on-incomplete. */
@@ -33,10 +38,12 @@ export function register(program: Command): void {
     .argument('<file>', 'firmware image')
     .option('-f, --format <format>', 'json, or the id or alias of a registered report (cyclonedx, spdx, cbom, ...); written to standard output unless -o')
     .option('-o, --output <file|json|table>', 'write the result (JSON unless -f) to this file; `json`: the full JSON on standard output; `table`: the summary only (the default without -o or -f)')
-    .option('--work-dir <dir>', 'unpack into this folder and keep it (default: a temporary folder, removed)')
+    .option('--work-dir <dir>', 'unpack into this folder and keep it (default: a temporary folder, removed); an image found in the analysis cache is not unpacked: add --no-cache to get its files')
     .option('-q, --quiet', 'no progress and no summary on standard error (an incomplete analysis is still reported)')
     .option('--fail-on-incomplete', `exit with code ${EXIT_INCOMPLETE} when part of the image could not be analysed`)
     .option('--no-vulndb', 'do not match components against the local vulnerability database')
+    .option('--no-cache', 'neither reuse nor keep analysis results (default: kept in $XDG_CACHE_HOME/firmscope, else ~/.cache/firmscope)')
+    .option('--cache-dir <dir>', 'keep the analysis cache in this folder')
     .option('--debug-file <file>', 'a PDB or ELF debug file whose symbols name the functions of a stripped binary (repeatable)', (file: string, all: string[]) => [...all, file], [] as string[]);
   addLimitOptions(command).action(async (file: string, opts: ScanCliOptions) => {
     if (!existsSync(file)) throw new Error(`file not found: ${file}`);
@@ -59,9 +66,11 @@ export function register(program: Command): void {
       process.stderr.write('firmscope: no local vulnerability database (see `firmscope vulndb import`); dependency vulnerabilities are not matched\n');
     }
     let lastPhase = '';
+    const cache = opts.cache ? await openLocalCache(opts.cacheDir) : undefined;
     try {
       const result = await scan(file, {
         workDir,
+        analysisCache: cache?.cache,
         vulnerabilities: vulndb?.source,
         limits: limitsFromFlags(opts),
         debugFiles,
@@ -89,6 +98,7 @@ export function register(program: Command): void {
       process.exitCode = 1;
     } finally {
       await vulndb?.close();
+      await cache?.close();
       if (!opts.workDir) await rm(workDir, { recursive: true, force: true });
     }
   });
@@ -112,6 +122,8 @@ export function summaryLines(result: ScanResult): string {
     lines.push(`  kernel triage: ${triage.applicable} applicable, ${triage['not-applicable']} not applicable${removed ? ` (${removed})` : ''}, ${triage.unknown} unknown`);
   }
   lines.push(`  crypto assets: ${result.cryptoAssets.length}`);
+  const cache = summary?.cache;
+  if (cache) lines.push(cache.image === 'hit' ? '  analysis cache: the image was analysed before; its results reused' : `  analysis cache: ${cache.filesReused} file results reused, ${cache.filesAnalysed} analysed`);
   if (summary) {
     const { error, warning, info } = summary.problems;
     lines.push(`  problems: ${error} error, ${warning} warning, ${info} info`);
@@ -126,6 +138,23 @@ function incompleteLines(result: ScanResult): string {
   if (!summary || summary.complete) return '';
   const [first, ...more] = summary.incompleteReasons;
   return [`  analysis incomplete: ${first ?? 'see the problems'}`, ...more.map((r) => `    ${r}`)].join('\n') + '\n';
+}
+
+/**
+ * The analysis cache of `firmscope scan` (engine/analysis-cache.ts): a SQLite file in the user's cache folder (or
+ * `dir`), holding only the analysis_cache table, as the service's store writes it for one organisation.
+ */
+async function openLocalCache(dir: string | undefined): Promise<{ cache: AnalysisCache; close(): Promise<void> } | undefined> {
+  const { localAnalysisCache } = await import('../config.js');
+  const settings = localAnalysisCache();
+  if (settings.maxBytes === 0) return undefined;
+  const folder = dir ?? settings.dir;
+  await mkdir(folder, { recursive: true });
+  const { openDatabase } = await import('../store/database.js');
+  const { AnalysisCacheRepository } = await import('../store/analysis-cache.repository.js');
+  const migration = await import('../store/migrations/0016-analysis-cache.js');
+  const opened = await openDatabase({ url: `sqlite:${join(folder, 'analysis-cache.db')}`, dataDir: folder, migrations: [['0016-analysis-cache', migration]] });
+  return { cache: new AnalysisCacheRepository(opened.db, 'local', settings.maxBytes), close: opened.close };
 }
 
 /**

@@ -6555,6 +6555,15 @@ export interface components {
             summary?: {
                 /** @description Bytes of the extracted files kept */
                 bytesExtracted: number;
+                /** @description How much of the analysis came from the organisation's analysis cache; absent when the scan ran without it */
+                cache?: {
+                    /** @description Per-file results computed by this scan and kept */
+                    filesAnalysed: number;
+                    /** @description Per-file results (one file in one analyzer) reused from earlier scans of the organisation's images */
+                    filesReused: number;
+                    /** @description hit: the image was analysed before in this organisation with the same engine, rules, debug files and limits, and that analysis was reused (vulnerabilities are matched again) */
+                    image: "hit" | "miss";
+                };
                 /** @description False when any problem has level error: part of the image was not analysed */
                 complete: boolean;
                 /** @description Share of the image's own bytes inside chunks of a recognised format */

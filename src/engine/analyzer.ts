@@ -1,6 +1,7 @@
 // An analysis stage that runs after unpacking: inventory, vulnerability matching, crypto, malware, binaries.
 // Each analyzer reads the FileIndex and what earlier analyzers added, and adds to the result. A crashing
 // analyzer is contained: the engine records a Problem and the others still run. The list lives in analyzers.ts.
+import type { FileFacetCache } from './analysis-cache.js';
 import type { DebugFileInput } from './binaries/debug-files.js';
 import type { FileIndex } from './file-index.js';
 import type { BinaryInfo, Component, CryptoAsset, EngineFinding, ImageInfo, Problem } from './types.js';
@@ -29,9 +30,20 @@ export interface AnalysisContext {
   disabledBuiltinRules?: string[];
   /** Debug files attached to the image (local paths and names), matched to its binaries by the binaries analyzer. */
   debugFiles?: DebugFileInput[];
+  /** Per-file results of earlier scans (analysis-cache.ts); absent when the scan has no cache. */
+  fileCache?: FileFacetCache;
   signal: AbortSignal;
   /** Reports progress inside the analysis phase (0..100 of this analyzer). */
   progress(percent: number): void;
+}
+
+/** What one stage added to the context (the image-level cache keeps it per stage, image-cache.ts). */
+export interface StageOutput {
+  components: Component[];
+  findings: EngineFinding[];
+  cryptoAssets: CryptoAsset[];
+  binaries: BinaryInfo[];
+  problems: Problem[];
 }
 
 export interface Analyzer {
@@ -40,4 +52,14 @@ export interface Analyzer {
   /** Progress phase name shown on a running scan. */
   phase: string;
   run(ctx: AnalysisContext): Promise<void>;
+  /**
+   * For a stage whose output depends on more than the image (the database, the date): how a scan of an image
+   * analysed before runs it without the files. `keep` runs at the end of the full scan, files still at hand, and
+   * returns what `run` will need (plain data); `run` gets that and what the stage added then. Without it, the
+   * stage's additions are restored as they were.
+   */
+  replay?: {
+    keep?(ctx: AnalysisContext): Promise<unknown>;
+    run(ctx: AnalysisContext, added: StageOutput, kept: unknown): Promise<void>;
+  };
 }

@@ -6,7 +6,9 @@
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { DebugFileInput } from './binaries/debug-files.js';
+import { FileFacetCache, type AnalysisCache, type CacheStats } from './analysis-cache.js';
 import { analyzers as registeredAnalyzers } from './analyzers.js';
+import { imageKey, replayStage, StageRecorder, type ImageSnapshot, type UnpackedTree } from './image-cache.js';
 import { UnrecognisedImageError } from './errors.js';
 import type { AnalysisContext, Analyzer } from './analyzer.js';
 import { FileIndex } from './file-index.js';
@@ -39,6 +41,8 @@ export interface ScanOptions {
   /** Defaults to the registries; tests pass their own. */
   analyzers?: readonly Analyzer[];
   handlers?: readonly Handler[];
+  /** Results of earlier scans to reuse, and where this one's are kept (analysis-cache.ts); absent: no caching. */
+  analysisCache?: AnalysisCache;
   /** The image's own file name (default: the file name of imagePath); the service passes the uploaded name. */
   imageName?: string;
 }
@@ -61,39 +65,59 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
   const image = { fileName: options.imageName ?? basename(imagePath), size, hashes, type: detectType(head) };
   endPhase('hash');
 
-  const unpacked = await unpack(imagePath, options.workDir, {
-    limits: options.limits,
-    signal,
-    onProgress: progress,
-    handlers: options.handlers,
-    imageName: options.imageName,
-  });
+  const analyzers = options.analyzers ?? registeredAnalyzers;
+  const cache = options.analysisCache;
+  const key = cache
+    ? await imageKey({ ...options, image, analyzers, handlers: options.handlers?.map((h) => h.id) })
+    : undefined;
+  const cached = cache && key ? await readSnapshot(cache, key) : undefined;
+  const fileCache = cache && !cached ? new FileFacetCache(cache) : undefined;
+
+  let tree: UnpackedTree;
+  if (cached) {
+    tree = cached.tree;
+  } else {
+    const unpacked = await unpack(imagePath, options.workDir, {
+      limits: options.limits,
+      signal,
+      onProgress: progress,
+      handlers: options.handlers,
+      imageName: options.imageName,
+    });
+    // Handlers write files concurrently, so the unpacker lists them in completion order; sorted by path, every
+    // analyzer walks them in the same order and the same image gives the same result, byte for byte.
+    const files = [...unpacked.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    // listed as containers finish, like the files: in path and offset order, so the same input gives the same JSON
+    const unknownChunks = [...unpacked.unknownChunks].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.offset - b.offset));
+    const { durationMs: _, ...stats } = unpacked.stats;
+    tree = { files, unknownChunks, problems: unpacked.problems, stats };
+  }
   endPhase('unpack');
-  // Handlers write files concurrently, so the unpacker lists them in completion order; sorted by path, every
-  // analyzer walks them in the same order and the same image gives the same result, byte for byte.
-  const files = [...unpacked.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
   const ctx: AnalysisContext = {
     image,
-    index: new FileIndex(options.workDir, files),
+    index: new FileIndex(options.workDir, tree.files),
     components: [],
     findings: [],
     cryptoAssets: [],
     binaries: [],
-    problems: unpacked.problems,
+    problems: [...tree.problems],
     vulnerabilities: options.vulnerabilities,
     rules: options.rules,
     disabledBuiltinRules: options.disabledBuiltinRules,
     debugFiles: options.debugFiles,
+    fileCache,
     signal,
     progress: () => {},
   };
-  for (const analyzer of options.analyzers ?? registeredAnalyzers) {
+  const recorder = new StageRecorder();
+  for (const [i, analyzer] of analyzers.entries()) {
     signal.throwIfAborted();
     progress({ phase: analyzer.phase, percent: 0 });
     ctx.progress = (percent) => progress({ phase: analyzer.phase, percent });
+    recorder.mark(ctx);
     try {
-      await analyzer.run(ctx);
+      await (cached ? replayStage(ctx, analyzer, cached.stages[i]!) : analyzer.run(ctx));
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       const message = error instanceof Error ? error.message : String(error);
@@ -102,34 +126,36 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     progress({ phase: analyzer.phase, percent: 100 });
     endPhase(analyzer.phase);
   }
+  // serialised now: merging findings below changes some of them in place
+  const snapshot = cache && !cached ? JSON.stringify(await recorder.snapshot(ctx, analyzers, tree)) : undefined;
   ctx.findings = mergeFindingsByFingerprint(ctx.findings); // one finding per fingerprint, whichever analyzers made them
 
   const problems = withLevels(ctx.problems);
   const durationMs = Date.now() - started;
   const summary = summarise({
     problems,
-    filesExtracted: unpacked.stats.filesExtracted,
-    bytesExtracted: unpacked.stats.bytesExtracted,
-    formats: unpacked.stats.formats,
+    filesExtracted: tree.stats.filesExtracted,
+    bytesExtracted: tree.stats.bytesExtracted,
+    formats: tree.stats.formats,
     imageSize: size,
-    coveredBytes: unpacked.stats.coveredBytes,
+    coveredBytes: tree.stats.coveredBytes,
     phases,
     durationMs,
   });
   const reason = unrecognisedReason({
     type: image.type,
     head,
-    formats: unpacked.stats.formats,
+    formats: tree.stats.formats,
     errors: summary.problems.error,
     found: ctx.components.length + ctx.cryptoAssets.length + ctx.findings.length,
   });
   if (reason) throw new UnrecognisedImageError(reason);
+  const cacheStats = cache ? await writeCache(cache, { key: key!, snapshot, fileCache, complete: summary.complete && !problems.some((p) => p.kind === 'limit') }) : undefined;
   return {
     engineVersion: ENGINE_VERSION,
     image,
-    files,
-    // listed as containers finish, like the files: in path and offset order, so the same input gives the same JSON
-    unknownChunks: [...unpacked.unknownChunks].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.offset - b.offset)),
+    files: tree.files,
+    unknownChunks: tree.unknownChunks,
     components: ctx.components,
     findings: ctx.findings,
     cryptoAssets: ctx.cryptoAssets,
@@ -138,16 +164,42 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     problems,
     stats: {
       durationMs,
-      filesExtracted: unpacked.stats.filesExtracted,
-      bytesExtracted: unpacked.stats.bytesExtracted,
-      formats: unpacked.stats.formats,
+      filesExtracted: tree.stats.filesExtracted,
+      bytesExtracted: tree.stats.bytesExtracted,
+      formats: tree.stats.formats,
     },
     summary: {
       ...summary,
       ...(ctx.kernel ? { kernelTriage: ctx.kernel.triage } : {}),
       ruleSet: ruleSetDigest(options.rules, options.disabledBuiltinRules),
+      ...(cacheStats ? { cache: cacheStats } : {}),
     },
   };
+}
+
+/** The image's snapshot, when the cache has one (a cache that fails to answer is a miss: it only costs time). */
+async function readSnapshot(cache: AnalysisCache, key: string): Promise<ImageSnapshot | undefined> {
+  try {
+    const value = (await cache.get([key])).get(key);
+    return value === undefined ? undefined : (JSON.parse(value) as ImageSnapshot);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes what this scan computed in one batch: the files' results and, for a complete scan, the image's
+ * snapshot (a scan cut short by a limit or an error is not kept: a later scan tries again). A failed write
+ * costs only the next scan's time, so it is not the scan's problem.
+ */
+async function writeCache(
+  cache: AnalysisCache,
+  done: { key: string; snapshot?: string; fileCache?: FileFacetCache; complete: boolean },
+): Promise<CacheStats> {
+  const entries: Array<[string, string]> = [...(done.fileCache?.pending ?? [])];
+  if (done.snapshot && done.complete) entries.push([done.key, done.snapshot]);
+  if (entries.length) await cache.put(entries).catch(() => undefined);
+  return { image: done.fileCache ? 'miss' : 'hit', filesReused: done.fileCache?.filesReused ?? 0, filesAnalysed: done.fileCache?.filesAnalysed ?? 0 };
 }
 
 async function readHead(path: string): Promise<Buffer> {

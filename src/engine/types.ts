@@ -302,6 +302,8 @@ export interface ScanSummary {
   kernelTriage?: { applicable: number; 'not-applicable': number; unknown: number; removedByRule: Record<string, number> };
   /** Identity of the malicious-code rules it ran with (malware/rule-catalog.ts ruleSetDigest); absent in older results. */
   ruleSet?: string;
+  /** How much came from the analysis cache (engine/analysis-cache.ts); absent when the scan ran without one. */
+  cache?: { image: 'hit' | 'miss'; filesReused: number; filesAnalysed: number };
 }
 
 export interface ScanResult {

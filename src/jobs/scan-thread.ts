@@ -4,6 +4,7 @@
 // it has parsed (each checked against its stored import time before use), so the next scan starts warm.
 import { parentPort, workerData } from 'node:worker_threads';
 import { scan, type ScanOptions } from '../engine/scan.js';
+import { AnalysisCacheRepository } from '../store/analysis-cache.repository.js';
 import { openDatabase } from '../store/database.js';
 import { VulnerabilityReader } from '../store/vulns-reader.js';
 
@@ -15,6 +16,10 @@ export interface ScanThreadConfig {
 /** One scan: the image's path and the engine's options that cross the thread boundary (plain data only). */
 export interface ScanThreadInput extends Pick<ScanOptions, 'workDir' | 'imageName' | 'limits' | 'rules' | 'disabledBuiltinRules' | 'debugFiles'> {
   imagePath: string;
+  /** The image's organisation: the scan reuses and keeps analysis results in its cache only (none when absent). */
+  orgId?: string;
+  /** Cap of that organisation's analysis cache in bytes; 0 or absent: no cache. */
+  analysisCacheMaxBytes?: number;
 }
 
 /** A scan, the abort of the running one, or the end of the thread (its database is closed, then it exits). */
@@ -41,9 +46,11 @@ function main(): void {
     const current = (controller = new AbortController());
     try {
       let last = 0;
-      const { imagePath, ...options } = input;
+      const { imagePath, orgId, analysisCacheMaxBytes, ...options } = input;
+      const cacheOf = async () => (orgId && analysisCacheMaxBytes ? new AnalysisCacheRepository((await opened).db, orgId, analysisCacheMaxBytes) : undefined);
       const result = await scan(imagePath, {
         ...options,
+        analysisCache: await cacheOf(),
         signal: current.signal,
         vulnerabilities: await source,
         onProgress: (p) => {

@@ -22,6 +22,8 @@ import { moveScan } from './scan-transitions.js';
 export interface AnalyseInput {
   imagePath: string;
   imageName: string;
+  /** The image's organisation, whose analysis cache the scan may use (engine/analysis-cache.ts). */
+  orgId: string;
   workDir: string;
   limits?: Partial<Limits>;
   rules?: CustomRuleSource[];
@@ -65,7 +67,7 @@ export async function runScan(deps: RunScanDeps, scanId: string, signal: AbortSi
     const rules = await scanRules(repos, image.orgId);
     const debugFiles = await localDebugFiles(repos, blobs, image.id, workDir);
     let lastWrite = 0;
-    const result = await deps.analyse({ imagePath, imageName: image.fileName, workDir: join(workDir, 'extract'), limits: deps.limits, ...rules, debugFiles }, signal, (p) => {
+    const result = await deps.analyse({ imagePath, imageName: image.fileName, orgId: image.orgId, workDir: join(workDir, 'extract'), limits: deps.limits, ...rules, debugFiles }, signal, (p) => {
       const now = Date.now();
       if (now - lastWrite < 1000) return;
       lastWrite = now;

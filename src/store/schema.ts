@@ -392,6 +392,18 @@ export interface ScanKernelEvidenceTable {
   data: string;
 }
 
+/** One entry of the engine's analysis cache (engine/analysis-cache.ts) of one organisation, 0016. */
+export interface AnalysisCacheTable {
+  org_id: string;
+  key: string;
+  /** JSON, as the engine wrote it. */
+  value: string;
+  /** UTF-8 size of value: what the per-organisation cap counts. */
+  bytes: number;
+  created_at: string;
+  last_used_at: string;
+}
+
 export interface WebhooksTable {
   id: string;
   org_id: string;
@@ -461,6 +473,7 @@ export interface CoreTables {
   disabled_builtin_rules: DisabledBuiltinRulesTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  analysis_cache: AnalysisCacheTable;
 }
 
 export interface Database extends CoreTables, VulnTables {}

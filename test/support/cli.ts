@@ -1,5 +1,6 @@
 // Runs `firmscope` commands inside a test: each test gets its own temporary folder, which is also the data folder
-// (so `scan` and `vulndb` use a database of their own, never the developer's), and a command's output is captured.
+// (so `scan` and `vulndb` use a database of their own, never the developer's, and `scan` an analysis cache of its
+// own), and a command's output is captured.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ export function useCliFolder(prefix: string): () => string {
     dir = await mkdtemp(join(tmpdir(), prefix));
     vi.stubEnv('FIRMSCOPE_DATA_DIR', join(dir, 'data'));
     vi.stubEnv('DATABASE_URL', '');
+    vi.stubEnv('XDG_CACHE_HOME', join(dir, 'cache')); // `scan`'s analysis cache: never the developer's
   });
   afterEach(async () => {
     vi.restoreAllMocks();

@@ -4,7 +4,8 @@
 // not binaries here. A file that does not parse (or trips a bug) is noted and skipped; the stage goes on.
 // Debug files attached to the image (debug-files.ts) name the functions of the stripped binaries they match.
 import type { AnalysisContext, Analyzer } from '../analyzer.js';
-import type { FileNode } from '../types.js';
+import { facetLookup, type FacetLookup } from '../analysis-cache.js';
+import type { BinaryInfo, FileNode } from '../types.js';
 import { FormatError } from '../format-error.js';
 import { binaryFindings } from './binary-findings.js';
 import { DebugSymbolIndex } from './debug-files.js';
@@ -21,12 +22,25 @@ export interface BinariesAnalyzerOptions {
 /** File types that may be binaries: typed by the unpacker, or untyped ('data', e.g. a plain folder's files). */
 const MAY_BE_BINARY = new Set(['elf', 'pe', 'data']);
 
-async function analyzeNode(ctx: AnalysisContext, node: FileNode, debug: DebugSymbolIndex): Promise<void> {
+/** What a file gives (the cached facet): nothing when it is not an ELF or PE binary. */
+interface Analyzed {
+  binary?: BinaryInfo;
+  mitigationsApply: boolean;
+}
+
+async function analyzeBytes(ctx: AnalysisContext, node: FileNode, debug: DebugSymbolIndex): Promise<Analyzed> {
   const head = await ctx.index.readRange(node, 0, 4);
   const elf = isElf(head);
-  if (!elf && !isPe(head)) return;
+  if (!elf && !isPe(head)) return { mitigationsApply: false };
   const buf = await ctx.index.read(node);
-  const analyzed = elf ? { binary: await analyzeElf(node.path, buf, debug), mitigationsApply: true } : await analyzePe(node.path, buf, debug);
+  return elf ? { binary: await analyzeElf(node.path, buf, debug), mitigationsApply: true } : await analyzePe(node.path, buf, debug);
+}
+
+async function analyzeNode(ctx: AnalysisContext, node: FileNode, debug: DebugSymbolIndex, cache: FacetLookup<Analyzed>): Promise<void> {
+  const cached = cache.get(node);
+  if (cached?.binary) cached.binary.path = node.path; // the cache keeps what the path in the tree does not change
+  const analyzed = cached ?? (await analyzeBytes(ctx, node, debug));
+  if (!cached) cache.put(node, analyzed);
   if (!analyzed.binary) return;
   (ctx.binaries ??= []).push(analyzed.binary);
   ctx.findings.push(...binaryFindings(analyzed.binary, node.fsPath, analyzed.mitigationsApply));
@@ -40,6 +54,9 @@ export function createBinariesAnalyzer(options: BinariesAnalyzerOptions = {}): A
     async run(ctx: AnalysisContext): Promise<void> {
       const debug = await DebugSymbolIndex.load(ctx.debugFiles ?? [], ctx.problems, ctx.signal);
       const files = ctx.index.files().filter((n) => n.size >= 64 && MAY_BE_BINARY.has(n.type));
+      // attached debug files are matched as binaries are analysed (and unmatched ones reported): no reuse with them
+      const candidates = files.filter((n) => n.size <= maxFileSize);
+      const cache = await facetLookup<Analyzed>(ctx.debugFiles?.length ? undefined : ctx.fileCache, 'binaries', `max-size ${maxFileSize}`, candidates);
       let done = 0;
       for (const node of files) {
         ctx.signal.throwIfAborted();
@@ -47,7 +64,7 @@ export function createBinariesAnalyzer(options: BinariesAnalyzerOptions = {}): A
           ctx.problems.push({ path: node.path, source: 'binaries', kind: 'limit', message: `not analysed: ${node.size} bytes exceeds the ${maxFileSize}-byte limit` });
         } else {
           try {
-            await analyzeNode(ctx, node, debug);
+            await analyzeNode(ctx, node, debug, cache);
           } catch (error) {
             if (ctx.signal.aborted) throw error;
             // A malformed binary is expected in firmware; anything else is a bug, reported but contained to the file.

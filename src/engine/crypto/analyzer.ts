@@ -10,7 +10,10 @@ import type { FileNode } from '../types.js';
 import { AssetBuilder } from './assets.js';
 import { CONFIG_GLOBS, parseConfig } from './config-files.js';
 import { detectFile } from './detect-file.js';
-import type { FileDetections } from './detections.js';
+import type { AlgorithmHit, FileDetections } from './detections.js';
+import { validityFacts } from './certificates.js';
+import { facetLookup } from '../analysis-cache.js';
+import { restoreOutput } from '../image-cache.js';
 import { cryptoFindings } from './findings.js';
 import { elfCryptoImports } from './elf-imports.js';
 
@@ -53,21 +56,38 @@ function applyNodeContext(node: FileNode, detections: FileDetections): void {
 }
 
 /** Keys compiled into a program (test keys of `openssl speed`, vendor signing keys) are told apart from key files. */
-async function markExecutableMaterial(ctx: AnalysisContext, node: FileNode, detections: FileDetections): Promise<void> {
-  if (!detections.materials.length) return;
+async function executableKind(ctx: AnalysisContext, node: FileNode): Promise<'ELF' | 'PE' | undefined> {
   const magic = (await ctx.index.readRange(node, 0, 4)).toString('latin1');
-  const kind = magic === '\x7fELF' ? 'ELF' : magic.startsWith('MZ') ? 'PE' : undefined;
-  if (!kind) return;
-  for (const material of detections.materials) material.context = { ...material.context, embeddedIn: `${kind} executable` };
+  return magic === '\x7fELF' ? 'ELF' : magic.startsWith('MZ') ? 'PE' : undefined;
 }
 
-async function scanNode(ctx: AnalysisContext, node: FileNode, now: Date): Promise<FileDetections> {
+/** What a file's bytes (and its path) give, before the parts that depend on its place in the tree: the cached facet. */
+interface CryptoFileFacts {
+  detections: FileDetections;
+  imports: AlgorithmHit[];
+  executable?: 'ELF' | 'PE';
+}
+
+async function scanNode(ctx: AnalysisContext, node: FileNode, now: Date): Promise<CryptoFileFacts> {
   const reader = await ctx.index.reader(node);
+  let detections: FileDetections;
   try {
-    return await detectFile(node.path, ctx.index.stream(node), reader.read, { now, signal: ctx.signal });
+    detections = await detectFile(node.path, ctx.index.stream(node), reader.read, { now, signal: ctx.signal });
   } finally {
     await reader.close();
   }
+  const imports = await elfCryptoImports(nodeSource(ctx.index, node));
+  const executable = await executableKind(ctx, node);
+  return { detections, imports, ...(executable ? { executable } : {}) };
+}
+
+/** A cached file's results get its path in this tree, and its certificates are checked against today's date again. */
+function restamp(facts: CryptoFileFacts, node: FileNode, now: Date): CryptoFileFacts {
+  facts.detections.path = node.path;
+  for (const { certificate } of facts.detections.materials) {
+    if (certificate) Object.assign(certificate, validityFacts(new Date(certificate.notBefore), new Date(certificate.notAfter), now));
+  }
+  return facts;
 }
 
 export function createCryptoAnalyzer(options: CryptoAnalyzerOptions = {}): Analyzer {
@@ -83,18 +103,24 @@ export function createCryptoAnalyzer(options: CryptoAnalyzerOptions = {}): Analy
       const ordered = [...files].sort((a, b) => b.depth - a.depth);
       const seenBelow = new Map<string, Set<string>>();
       const builder = new AssetBuilder(ctx.components);
+      const cache = await facetLookup<CryptoFileFacts>(ctx.fileCache, 'crypto', `max-size ${maxFileSize}`, ordered);
       let done = 0;
       for (const node of ordered) {
         ctx.signal.throwIfAborted();
         try {
-          let detections = await scanNode(ctx, node, now);
+          const cached = cache.get(node);
+          const facts = cached ? restamp(cached, node, now) : await scanNode(ctx, node, now);
+          if (!cached) cache.put(node, facts);
+          let detections = facts.detections;
           if (configs.has(node.path) && node.size <= MAX_CONFIG) {
             const parsed = parseConfig(node.fsPath, (await ctx.index.read(node)).toString('utf8'));
             detections.protocols.push(...parsed.protocols);
             detections.materials.push(...parsed.materials);
           }
-          detections.algorithms.push(...(await elfCryptoImports(nodeSource(ctx.index, node))));
-          await markExecutableMaterial(ctx, node, detections);
+          detections.algorithms.push(...facts.imports);
+          if (facts.executable && detections.materials.length) {
+            for (const material of detections.materials) material.context = { ...material.context, embeddedIn: `${facts.executable} executable` };
+          }
           applyNodeContext(node, detections);
           const keys = keysOf(detections);
           detections = withoutSeen(detections, seenBelow.get(node.path));
@@ -113,6 +139,17 @@ export function createCryptoAnalyzer(options: CryptoAnalyzerOptions = {}): Analy
       const assets = builder.build();
       ctx.cryptoAssets.push(...assets);
       ctx.findings.push(...cryptoFindings(assets, now));
+    },
+    replay: {
+      // from the image-level cache: the certificates are checked against today's date again, and so are their findings
+      async run(ctx, added) {
+        const now = options.now?.() ?? new Date();
+        for (const asset of added.cryptoAssets) {
+          const d = asset.details as { notBefore?: string; notAfter?: string } | undefined;
+          if (asset.assetType === 'certificate' && d?.notBefore && d.notAfter) Object.assign(d, validityFacts(new Date(d.notBefore), new Date(d.notAfter), now));
+        }
+        restoreOutput(ctx, { ...added, findings: cryptoFindings(added.cryptoAssets, now) });
+      },
     },
   };
 }

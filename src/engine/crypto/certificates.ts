@@ -36,6 +36,17 @@ export interface CertificateFacts {
 
 const oneLine = (name: string): string => name.split('\n').filter(Boolean).join(', ');
 
+/** What depends on the day of the check; a certificate's facts taken from the analysis cache get them anew. */
+export function validityFacts(notBefore: Date, notAfter: Date, now: Date): Pick<CertificateFacts, 'expired' | 'notYetValid' | 'expiringSoon' | 'daysToExpiry'> {
+  const daysToExpiry = Math.floor((notAfter.getTime() - now.getTime()) / 86_400_000);
+  return {
+    expired: notAfter.getTime() < now.getTime(),
+    notYetValid: notBefore.getTime() > now.getTime(),
+    expiringSoon: daysToExpiry >= 0 && daysToExpiry <= EXPIRING_DAYS,
+    daysToExpiry,
+  };
+}
+
 /** Describes a DER certificate; throws when it is not one. */
 export function describeCertificate(der: Buffer, now: Date): CertificateFacts {
   const cert = new X509Certificate(der);
@@ -55,7 +66,6 @@ export function describeCertificate(der: Buffer, now: Date): CertificateFacts {
   }
   const notBefore = new Date(cert.validFrom);
   const notAfter = new Date(cert.validTo);
-  const daysToExpiry = Math.floor((notAfter.getTime() - now.getTime()) / 86_400_000);
   let selfSigned = false;
   try {
     selfSigned = cert.checkIssued(cert) && cert.verify(cert.publicKey);
@@ -77,10 +87,7 @@ export function describeCertificate(der: Buffer, now: Date): CertificateFacts {
     key,
     selfSigned,
     isCA: cert.ca,
-    expired: notAfter.getTime() < now.getTime(),
-    notYetValid: notBefore.getTime() > now.getTime(),
-    expiringSoon: daysToExpiry >= 0 && daysToExpiry <= EXPIRING_DAYS,
-    daysToExpiry,
+    ...validityFacts(notBefore, notAfter, now),
     sha256: createHash('sha256').update(der).digest('hex'),
     sha1: createHash('sha1').update(der).digest('hex'),
     size: der.length,

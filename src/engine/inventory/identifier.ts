@@ -70,6 +70,12 @@ export interface Identifier {
   /** Which regular files it reads. `head` is the first bytes of the file. */
   selects(node: FileNode, head: Buffer): boolean;
   identify(file: FileView, ctx: IdentifierContext): Promise<Candidate[]>;
+  /**
+   * True when identify() depends only on the file's bytes, its path inside its filesystem (fsPath) and whether it
+   * was unpacked, and names the file only in its candidates' `path` and `evidence.path`: the analysis cache then
+   * keeps its candidates by content (engine/analysis-cache.ts). Never for an identifier that reads other files.
+   */
+  perFile?: boolean;
 }
 
 /** Files above this size are never read whole (text databases are far smaller). */

@@ -5,13 +5,17 @@ import type { AnalysisContext, Analyzer } from '../analyzer.js';
 import { hashFile } from '../hash.js';
 import type { Component, Hashes } from '../types.js';
 import { createFileView } from './file-view.js';
-import type { BinaryFacts, Identifier, IdentifierContext } from './identifier.js';
+import { facetLookup, type FacetLookup } from '../analysis-cache.js';
+import type { BinaryFacts, Candidate, Identifier, IdentifierContext } from './identifier.js';
 import { identifiers as defaultIdentifiers } from './identifiers.js';
 import { attributeHeaderVersions, ownerOf, separateHeaderVersions } from './header-versions.js';
 import { mergeCandidates, type StampedCandidate } from './merge.js';
 import { attachModulesToPlatform } from './platform-release.js';
 
 const HEAD_SIZE = 4096;
+
+/** A cached candidate of a per-file identifier, naming the file by its path in this tree. */
+const withPath = (c: Candidate, path: string): Candidate => ({ ...c, path, evidence: { ...c.evidence, path } });
 
 export function createInventoryAnalyzer(identifiers: readonly Identifier[] = defaultIdentifiers): Analyzer {
   return {
@@ -22,6 +26,12 @@ export function createInventoryAnalyzer(identifiers: readonly Identifier[] = def
       const containers = new Set(ctx.index.nodes.map((n) => n.parent).filter((p): p is string => p !== undefined));
       const candidates: StampedCandidate[] = [];
       const files = ctx.index.files();
+      // identifiers that read only the file: their candidates are looked up by content, one batch each
+      const cacheable = files.filter((n) => n.size > 0 && !containers.has(n.path));
+      const cached = new Map<string, FacetLookup<Candidate[]>>();
+      for (const identifier of identifiers.filter((i) => i.perFile)) {
+        cached.set(identifier.id, await facetLookup<Candidate[]>(ctx.fileCache, `inventory/${identifier.id}`, '', cacheable));
+      }
       for (const [i, node] of files.entries()) {
         ctx.signal.throwIfAborted();
         if (i % 50 === 0) ctx.progress(Math.floor((i / Math.max(1, files.length)) * 90));
@@ -37,7 +47,11 @@ export function createInventoryAnalyzer(identifiers: readonly Identifier[] = def
             note: (p) => ctx.problems.push({ ...p, source: identifier.id }),
           };
           try {
-            for (const c of await identifier.identify(view, ictx)) candidates.push({ ...c, foundBy: identifier.id });
+            const lookup = containers.has(node.path) ? undefined : cached.get(identifier.id);
+            const reused = lookup?.get(node);
+            const found = reused ? reused.map((c) => withPath(c, node.path)) : await identifier.identify(view, ictx);
+            if (lookup && !reused) lookup.put(node, found);
+            for (const c of found) candidates.push({ ...c, foundBy: identifier.id });
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
             ctx.problems.push({ path: node.path, source: identifier.id, kind: 'error', message: `identifier failed: ${message}` });

@@ -49,6 +49,7 @@ export function createVersionSignatureIdentifier(table: readonly VersionSignatur
     id: 'version-signatures',
     description: 'version strings with context from a table of component families (method version-signature)',
     selects: (_node, head) => !NOT_SCANNED.has(detectType(head)),
+    perFile: true, // reads only the file; its candidates name it by path and evidence.path
     async identify(file: FileView, ctx: IdentifierContext): Promise<Candidate[]> {
       // Archives and filesystems that were unpacked are identified through their children. Other containers
       // (a vmlinux with an embedded initramfs, a flash dump with a carved blob) keep their own strings.

@@ -1,0 +1,130 @@
+// The content-addressed analysis cache (issue #15): what an analysis found in a file or an image, kept by the
+// caller (the service keeps it per organisation in its database, `firmscope scan` in a local file) and reused by
+// a later scan with the same input. The engine only sees the AnalysisCache interface: string keys to JSON strings.
+//
+// Invalidation is by construction: every key starts with the engine digest, a hash of the engine's own code and
+// data (its source or compiled folder, the built-in YARA rules and the tables), so a change of code, signatures
+// or rules changes every key and old entries are simply never asked for again (the store evicts them). Each
+// facet adds what else its output depends on (the scan's custom rules, the limits, the file's path).
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FileNode } from './types.js';
+
+/** A key-value store of JSON strings; `get` answers only the keys it has. */
+export interface AnalysisCache {
+  get(keys: readonly string[]): Promise<Map<string, string>>;
+  put(entries: ReadonlyArray<readonly [key: string, value: string]>): Promise<void>;
+}
+
+/** How much of a scan came from the cache (ScanSummary.cache). */
+export interface CacheStats {
+  /** Whether the whole analysis of the image was reused. */
+  image: 'hit' | 'miss';
+  /** Per-file results (one file in one analyzer) taken from the cache, and computed and stored. */
+  filesReused: number;
+  filesAnalysed: number;
+}
+
+const ENGINE_DIR = dirname(fileURLToPath(import.meta.url));
+/** The engine's data outside its folder: built-in YARA rules and lookup tables. */
+const DATA_DIRS = [join(ENGINE_DIR, '../../rules'), join(ENGINE_DIR, '../../tables')];
+
+function listFiles(dir: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const name of entries.sort()) {
+    if (name.endsWith('.map') || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    const stats = statSync(path);
+    if (stats.isDirectory()) out.push(...listFiles(path));
+    else if (stats.isFile()) out.push(path);
+  }
+  return out;
+}
+
+let engineDigestValue: string | undefined;
+
+/** Hash of every file of the engine's folder and of its data folders, computed once per process. */
+export function engineDigest(): string {
+  if (engineDigestValue) return engineDigestValue;
+  const hash = createHash('sha256');
+  for (const dir of [ENGINE_DIR, ...DATA_DIRS]) {
+    for (const path of listFiles(dir)) {
+      hash.update(`${path.slice(dir.length)}\0`).update(readFileSync(path)).update('\0');
+    }
+  }
+  return (engineDigestValue = hash.digest('hex'));
+}
+
+/** One key from its parts (facet, digests, hash, path): a SHA-256, so keys have one length whatever the path. */
+export function cacheKey(...parts: string[]): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part).update('\0');
+  return hash.digest('hex');
+}
+
+/** One facet's cached values for a set of files, looked up in one batch. */
+export interface FacetLookup<T> {
+  /** The cached value of this file, or undefined (not cached, or the file has no SHA-256). */
+  get(node: FileNode): T | undefined;
+  /** Keeps the value computed for this file; written when the scan ends. */
+  put(node: FileNode, value: T): void;
+}
+
+const NO_LOOKUP: FacetLookup<never> = { get: () => undefined, put: () => {} };
+
+/**
+ * The per-file side of the cache for one scan: analyzers look their facet up for all their files at once, and
+ * the values they compute are kept until the scan has finished, then written in one batch.
+ */
+export class FileFacetCache {
+  readonly pending: Array<[string, string]> = [];
+  filesReused = 0;
+  filesAnalysed = 0;
+
+  constructor(
+    private readonly cache: AnalysisCache,
+    private readonly engine = engineDigest(),
+  ) {}
+
+  /**
+   * `context` is everything but the file that the facet's output depends on (rules, limits). The key also holds
+   * the file's path inside its filesystem (findings name it and fingerprints hash it) and its file name, but not
+   * its path in the extracted tree, which starts with the image's name and the container's offsets and so differs
+   * between two versions of a firmware: the analyzers set it anew on the value they get back (`restamp`).
+   */
+  async lookup<T>(facet: string, context: string, nodes: readonly FileNode[]): Promise<FacetLookup<T>> {
+    const keyOf = (node: FileNode) =>
+      node.sha256 ? cacheKey('file', facet, this.engine, context, node.sha256, node.fsPath, basename(node.path), node.depth === 0 ? 'image' : 'inner') : undefined;
+    const keys = nodes.map(keyOf).filter((k): k is string => k !== undefined);
+    // a cache that fails to answer is a miss: it costs time, never the result
+    const found = keys.length ? await this.cache.get(keys).catch(() => new Map<string, string>()) : new Map<string, string>();
+    return {
+      get: (node) => {
+        const key = keyOf(node);
+        const value = key === undefined ? undefined : found.get(key);
+        if (value === undefined) return undefined;
+        this.filesReused++;
+        return JSON.parse(value) as T;
+      },
+      put: (node, value) => {
+        const key = keyOf(node);
+        if (key === undefined) return;
+        this.filesAnalysed++;
+        this.pending.push([key, JSON.stringify(value)]);
+      },
+    };
+  }
+}
+
+/** The facet lookup of an analyzer: a no-op when the scan has no cache. */
+export function facetLookup<T>(cache: FileFacetCache | undefined, facet: string, context: string, nodes: readonly FileNode[]): Promise<FacetLookup<T>> {
+  return cache ? cache.lookup<T>(facet, context, nodes) : Promise.resolve(NO_LOOKUP);
+}

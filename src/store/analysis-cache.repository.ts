@@ -1,0 +1,84 @@
+// The engine's analysis cache (engine/analysis-cache.ts) of one organisation, in the analysis_cache table (0016):
+// reads and writes are scoped to the organisation it was made for, so no scan ever reuses (or times) another
+// tenant's results. Rows used by a read are marked used; when the organisation's rows pass the byte cap after a
+// write, the least recently used go first. SQLite and PostgreSQL alike.
+import type { Kysely } from 'kysely';
+import type { AnalysisCache } from '../engine/analysis-cache.js';
+import { nowIso } from '../ids.js';
+import type { Database } from './schema.js';
+
+/** Keys per statement (well under SQLite's and PostgreSQL's bound-parameter limits). */
+const KEYS_PER_QUERY = 500;
+/** Rows per insert: 6 parameters each. */
+const ROWS_PER_INSERT = 200;
+
+const chunks = <T>(items: readonly T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
+export class AnalysisCacheRepository implements AnalysisCache {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly orgId: string,
+    /** The organisation's cap: the sum of its values' sizes, in bytes. */
+    private readonly maxBytes: number,
+  ) {}
+
+  /** The values of the keys it has; they count as used now (one transaction: one commit for SQLite). */
+  async get(keys: readonly string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    const now = nowIso();
+    const read = async (db: Kysely<Database>) => {
+      // keys in one order in every transaction: two scans touching the same rows never wait on each other in a cycle
+      for (const part of chunks([...new Set(keys)].sort(), KEYS_PER_QUERY)) {
+        const rows = await db.selectFrom('analysis_cache').select(['key', 'value']).where('org_id', '=', this.orgId).where('key', 'in', part).execute();
+        for (const row of rows) found.set(row.key, row.value);
+        if (rows.length) {
+          await db.updateTable('analysis_cache').set({ last_used_at: now }).where('org_id', '=', this.orgId).where('key', 'in', rows.map((r) => r.key)).execute();
+        }
+      }
+    };
+    await (this.db.isTransaction ? read(this.db) : this.db.transaction().execute(read));
+    return found;
+  }
+
+  async put(entries: ReadonlyArray<readonly [key: string, value: string]>): Promise<void> {
+    const now = nowIso();
+    const latest = new Map(entries); // a key written twice keeps its last value
+    const rows = [...latest]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) // one lock order for concurrent writers
+      .map(([key, value]) => ({ org_id: this.orgId, key, value, bytes: Buffer.byteLength(value), created_at: now, last_used_at: now }))
+      .filter((row) => row.bytes <= this.maxBytes);
+    if (rows.length === 0) return;
+    const write = async (db: Kysely<Database>) => {
+      for (const part of chunks(rows, ROWS_PER_INSERT)) {
+        await db.insertInto('analysis_cache').values(part)
+          .onConflict((oc) => oc.columns(['org_id', 'key']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), bytes: eb.ref('excluded.bytes'), last_used_at: eb.ref('excluded.last_used_at') })))
+          .execute();
+      }
+    };
+    await (this.db.isTransaction ? write(this.db) : this.db.transaction().execute(write));
+    await this.evict();
+  }
+
+  /** The organisation's total size of cached values, in bytes. */
+  async totalBytes(): Promise<number> {
+    const row = await this.db.selectFrom('analysis_cache').where('org_id', '=', this.orgId).select((eb) => eb.fn.sum<number | string | bigint>('bytes').as('n')).executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** Removes the least recently used rows until the organisation is within its cap. */
+  private async evict(): Promise<void> {
+    let excess = (await this.totalBytes()) - this.maxBytes;
+    while (excess > 0) {
+      const oldest = await this.db.selectFrom('analysis_cache').select(['key', 'bytes']).where('org_id', '=', this.orgId)
+        .orderBy('last_used_at').orderBy('key').limit(KEYS_PER_QUERY).execute();
+      if (oldest.length === 0) return;
+      const gone: string[] = [];
+      for (const row of oldest) {
+        if (excess <= 0) break;
+        gone.push(row.key);
+        excess -= Number(row.bytes);
+      }
+      await this.db.deleteFrom('analysis_cache').where('org_id', '=', this.orgId).where('key', 'in', gone).execute();
+    }
+  }
+}
