@@ -12,6 +12,12 @@ import type { FileNode } from './types.js';
 export const MAX_KEPT_FILE = 4 * 1024 * 1024;
 /** Default budget of kept contents: the small files of most images fit; a larger tree keeps its first ones. */
 export const DEFAULT_KEPT_BYTES = 96 * 1024 * 1024;
+/**
+ * When a small file is first read, the next few small files (in node order) are read too. The analyzers sweep the
+ * files in node order and wait on each read (an open, a stat, a read and a close through libuv's thread pool), so
+ * the reads of the files that follow run on the pool while the analyzer works on this one.
+ */
+const READ_AHEAD_FILES = 8;
 
 export class FileIndex {
   private readonly byPath = new Map<string, FileNode>();
@@ -24,6 +30,9 @@ export class FileIndex {
   private readonly kept = new Map<string, Promise<Buffer>>();
   private keptBytes = 0;
   private readonly keptBudget: number;
+  /** Regular files in node order, and each one's position there (for the read-ahead). */
+  private readonly fileList: FileNode[];
+  private readonly position = new Map<string, number>();
 
   constructor(
     /** Absolute folder that FileNode.path values are relative to. */
@@ -32,6 +41,8 @@ export class FileIndex {
     options: { keptBytes?: number } = {},
   ) {
     this.keptBudget = options.keptBytes ?? DEFAULT_KEPT_BYTES;
+    this.fileList = nodes.filter((n) => n.kind === 'file');
+    this.fileList.forEach((n, i) => this.position.set(n.path, i));
     for (const node of nodes) {
       this.byPath.set(node.path, node);
       const list = this.byFsPath.get(node.fsPath);
@@ -65,7 +76,7 @@ export class FileIndex {
 
   /** Regular files only. */
   files(): FileNode[] {
-    return this.nodes.filter((n) => n.kind === 'file');
+    return [...this.fileList];
   }
 
   get(path: string): FileNode | undefined {
@@ -114,6 +125,12 @@ export class FileIndex {
   private keep(node: FileNode): Promise<Buffer> | undefined {
     const kept = this.kept.get(node.path);
     if (kept) return kept;
+    const reading = this.startKeeping(node);
+    if (reading) this.readAhead(node);
+    return reading;
+  }
+
+  private startKeeping(node: FileNode): Promise<Buffer> | undefined {
     if (node.kind !== 'file' || node.size > MAX_KEPT_FILE || this.keptBytes + node.size > this.keptBudget) return undefined;
     const reading = readFile(this.absolutePath(node));
     this.kept.set(node.path, reading);
@@ -121,6 +138,21 @@ export class FileIndex {
     // a failed read is not kept: the next caller gets its own error
     reading.catch(() => this.kept.delete(node.path));
     return reading;
+  }
+
+  /**
+   * Starts reading the small files that follow `node` in node order, up to READ_AHEAD_FILES of them; the files are
+   * kept exactly as a later read would keep them (first come, within the budget; a failed read is dropped).
+   */
+  private readAhead(node: FileNode): void {
+    const at = this.position.get(node.path);
+    if (at === undefined || this.fileList[at] !== node) return;
+    for (let i = at + 1; i <= at + READ_AHEAD_FILES && i < this.fileList.length; i++) {
+      const next = this.fileList[i]!;
+      if (next.size === 0 || this.kept.has(next.path)) continue;
+      if (next.size > MAX_KEPT_FILE) continue;
+      if (!this.startKeeping(next)) return; // the budget is spent
+    }
   }
 
   /** Reads at most `length` bytes from `offset` (a view of the kept contents for small files: do not modify). */
