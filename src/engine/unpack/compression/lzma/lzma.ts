@@ -8,6 +8,7 @@ import type { ChunkContext, ChunkInfo, Handler, Reader, Sink } from '../../handl
 import { parseLzmaPropsByte } from '../../codecs/blocks.js';
 import { probeLzma } from '../../codecs/lzma.js';
 import { countOnly, payload, QUIET_BELOW } from '../decode-stream.js';
+import { countKeeping, takeKept } from '../kept-decode.js';
 import { decodeMeasured, decodeSized, decodeUnsized, measureBroken, measureUnsized, parseLzmaHeaders, type LzmaHeader, type UnsizedEnd } from './variants.js';
 import { payloadName } from '../payload-name.js';
 
@@ -30,73 +31,14 @@ type LzmaMeta = LzmaHeader & {
   inputEnd?: number;
 };
 
-/**
- * A sized stream is decoded whole to find where it ends (chunk), then again to extract it. Its blocks are kept from
- * the first decode, up to KEEP_DECODED_MAX bytes a stream and KEPT_DECODED_TOTAL bytes at once in this thread, and
- * the extraction writes them instead of decoding a second time (an OpenWrt kernel: 7.7 MB, 0.2 s of CPU). The
- * extraction would decode the same input bytes to the same declared size, so it writes the same file.
- */
-const KEEP_DECODED_MAX = 16 * 1024 * 1024;
-const KEPT_DECODED_TOTAL = 64 * 1024 * 1024;
-const keptDecoded = new WeakMap<ChunkInfo<LzmaMeta>, Buffer[]>();
-let keptDecodedBytes = 0;
-/** Gives the bytes of a chunk that is never extracted (e.g. past the depth limit) back when it is collected. */
-const keptRelease = new FinalizationRegistry<{ bytes: number; done: boolean }>((kept) => {
-  if (!kept.done) keptDecodedBytes -= kept.bytes;
-});
-const keptAccount = new WeakMap<ChunkInfo<LzmaMeta>, { bytes: number; done: boolean }>();
-
-/** Passes the blocks on, keeping them in `kept.parts` while they fit; `over` once they do not. */
-async function* keeping<R>(blocks: AsyncGenerator<Buffer, R>, kept: { parts: Buffer[]; size: number; over: boolean }): AsyncGenerator<Buffer, R> {
-  try {
-    for (;;) {
-      const next = await blocks.next();
-      if (next.done) return next.value;
-      if (!kept.over) {
-        kept.size += next.value.length;
-        if (kept.size > KEEP_DECODED_MAX || keptDecodedBytes + kept.size > KEPT_DECODED_TOTAL) {
-          kept.over = true;
-          kept.parts = [];
-        } else kept.parts.push(next.value);
-      }
-      yield next.value;
-    }
-  } finally {
-    await blocks.return(undefined as R);
-  }
-}
-
-function keep(info: ChunkInfo<LzmaMeta>, parts: Buffer[], bytes: number): void {
-  const account = { bytes, done: false };
-  keptDecoded.set(info, parts);
-  keptAccount.set(info, account);
-  keptDecodedBytes += bytes;
-  keptRelease.register(info, account);
-}
-
-/** The kept blocks of a chunk, handed over once (and no longer counted). */
-function takeKept(info: ChunkInfo<LzmaMeta>): Buffer[] | undefined {
-  const parts = keptDecoded.get(info);
-  const account = keptAccount.get(info);
-  if (!parts || !account || account.done) return undefined;
-  account.done = true;
-  keptDecodedBytes -= account.bytes;
-  keptDecoded.delete(info);
-  return parts;
-}
-
-async function* blocksOf(parts: Buffer[]): AsyncGenerator<Buffer> {
-  yield* parts;
-}
-
 async function probe(reader: Reader, start: number, header: LzmaHeader, ctx?: ChunkContext): Promise<ChunkInfo<LzmaMeta> | null> {
   if (header.size !== undefined) {
     try {
-      const kept = { parts: [] as Buffer[], size: 0, over: false };
-      const counted = await countOnly('lzma', keeping(decodeSized(reader, start, undefined, ctx?.signal), kept), ctx);
+      // The extraction decodes the same input to the same declared size: it writes the blocks kept here.
+      const counted = await countKeeping('lzma', decodeSized(reader, start, undefined, ctx?.signal), ctx);
       if (counted) {
         const info: ChunkInfo<LzmaMeta> = { start, end: start + counted.result, meta: { ...header, mode: 'sized', decoded: counted.size } satisfies LzmaMeta };
-        if (!kept.over && kept.size === counted.size) keep(info, kept.parts, kept.size);
+        counted.attach(info);
         return info;
       }
     } catch (error) {
@@ -196,7 +138,7 @@ export const lzmaHandler: Handler<LzmaMeta> = {
     warn(sink, chunk, meta);
     const name = payloadName(reader.path, ['.lzma', '.lz']);
     const decoded = meta.mode === 'sized' ? takeKept(chunk) : undefined;
-    if (decoded) await sink.file(name, blocksOf(decoded));
+    if (decoded) await sink.file(name, decoded);
     else if (meta.mode === 'sized') await sink.file(name, payload(decodeSized(reader, chunk.start, chunk.end, sink.signal)));
     else if (meta.mode === 'measured') await sink.file(name, payload(decodeMeasured(reader, chunk.start, meta, meta.decoded, meta.inputEnd!, sink.signal)));
     else await sink.file(name, payload(decodeUnsized(reader, chunk.start, meta, chunk.end, sink.signal)));
