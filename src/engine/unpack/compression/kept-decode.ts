@@ -74,7 +74,10 @@ export function takeKept(info: ChunkInfo): AsyncIterable<Buffer> | undefined {
   entry.done = true;
   keptBytes -= entry.bytes;
   keptFor.delete(info);
+  // The registry holds the entry until the chunk is collected: it must not hold the blocks once they are written.
+  const parts = entry.parts;
+  entry.parts = [];
   return (async function* () {
-    yield* entry.parts;
+    yield* parts;
   })();
 }
