@@ -47,12 +47,9 @@ export function register(program: Command): void {
     .option('--debug-file <file>', 'a PDB or ELF debug file whose symbols name the functions of a stripped binary (repeatable)', (file: string, all: string[]) => [...all, file], [] as string[]);
   addLimitOptions(command).action(async (file: string, opts: ScanCliOptions) => {
     if (!existsSync(file)) throw new Error(`file not found: ${file}`);
-    const { findReport, reports } = await import('../reports/index.js');
     const format = (opts.format ?? 'json').toLowerCase();
-    const generator = format === 'json' ? undefined : findReport(format);
-    if (format !== 'json' && !generator) {
-      throw new Error(`no report generator for format '${format}' (available: json${reports.map((r) => `, ${r.id}`).join('')})`);
-    }
+    // The report generators (PDF fonts, CycloneDX, CSV: dozens of modules) are loaded only for a report format.
+    const generator = format === 'json' ? undefined : await findGenerator(format);
     // The engine (handlers, analyzers) is loaded on use, so other commands start fast.
     const { scan } = await import('../engine/scan.js');
     const { isEngineError } = await import('../engine/errors.js');
@@ -140,6 +137,13 @@ function incompleteLines(result: ScanResult): string {
   return [`  analysis incomplete: ${first ?? 'see the problems'}`, ...more.map((r) => `    ${r}`)].join('\n') + '\n';
 }
 
+async function findGenerator(format: string) {
+  const { findReport, reports } = await import('../reports/index.js');
+  const generator = findReport(format);
+  if (!generator) throw new Error(`no report generator for format '${format}' (available: json${reports.map((r) => `, ${r.id}`).join('')})`);
+  return generator;
+}
+
 /**
  * The analysis cache of `firmscope scan` (engine/analysis-cache.ts): a SQLite file in the user's cache folder (or
  * `dir`), holding only the analysis_cache table, as the service's store writes it for one organisation.
@@ -163,10 +167,11 @@ async function openLocalCache(dir: string | undefined): Promise<{ cache: Analysi
  */
 async function openLocalVulnDb(): Promise<{ source: VulnerabilitySource; close(): Promise<void> } | undefined> {
   const { loadConfig } = await import('../config.js');
-  const { openDatabase, sqlitePath } = await import('../store/database.js');
+  const { sqlitePath } = await import('../store/sqlite-path.js');
   const config = loadConfig();
   const isPostgres = config.databaseUrl !== undefined && /^postgres(ql)?:/i.test(config.databaseUrl);
   if (!isPostgres && !existsSync(sqlitePath(config.databaseUrl, config.dataDir))) return undefined;
+  const { openDatabase } = await import('../store/database.js');
   const { VulnerabilityReader } = await import('../store/vulns-reader.js');
   const opened = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
   return { source: new VulnerabilityReader(opened.db), close: opened.close };

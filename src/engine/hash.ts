@@ -1,19 +1,47 @@
-// Streamed digests of a file (the image and components): one pass, bounded memory, any subset of algorithms.
+// Digests of a file (the image and components): any subset of algorithms in one pass. A small file is read whole
+// in one synchronous call; a larger one is streamed, so memory stays bounded whatever the size.
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import type { Hashes } from './types.js';
 
 export type HashAlgorithm = keyof Hashes;
+
+/**
+ * Files up to this size are read in one synchronous call. A stream costs several thread-pool round trips and a
+ * 1 MiB buffer per file, even for a file of a few hundred bytes.
+ */
+const WHOLE_READ_MAX = 4 * 1024 * 1024;
 
 export async function hashFile<A extends HashAlgorithm>(
   path: string,
   algorithms: readonly A[] = ['sha256', 'sha1', 'md5'] as A[],
 ): Promise<Pick<Hashes, A>> {
   const hashes = algorithms.map((a) => [a, createHash(a)] as const);
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
-    for (const [, h] of hashes) h.update(chunk as Buffer);
+  const whole = readSmall(path);
+  if (whole) {
+    for (const [, h] of hashes) h.update(whole);
+  } else {
+    for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
+      for (const [, h] of hashes) h.update(chunk as Buffer);
+    }
   }
   const out: Partial<Hashes> = {};
   for (const [a, h] of hashes) out[a] = h.digest('hex');
   return out as Pick<Hashes, A>;
+}
+
+/** The whole file when it is at most WHOLE_READ_MAX bytes (read to its end, whatever stat said); else undefined. */
+function readSmall(path: string): Buffer | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const { size } = fstatSync(fd);
+    if (size > WHOLE_READ_MAX) return undefined;
+    // One byte more than stat says, so a file that grew since is noticed and streamed instead.
+    const buffer = Buffer.allocUnsafe(size + 1);
+    let length = 0;
+    for (let n; length < buffer.length && (n = readSync(fd, buffer, length, buffer.length - length, length)) > 0; ) length += n;
+    return length <= size ? buffer.subarray(0, length) : undefined;
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -9,6 +9,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
+import { sqlitePath } from './sqlite-path.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -51,14 +52,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Opened
   return opened;
 }
 
-/** Where the SQLite database lives: the `sqlite:` URL's path, or firmscope.db in the data folder. */
-export function sqlitePath(url: string | undefined, dataDir: string): string {
-  if (url) {
-    const path = url.replace(/^sqlite:(\/\/)?/i, '');
-    if (path) return path;
-  }
-  return join(dataDir, 'firmscope.db');
-}
+export { sqlitePath } from './sqlite-path.js';
 
 function openSqlite(path: string): OpenedDatabase {
   mkdirSync(dirname(path), { recursive: true });

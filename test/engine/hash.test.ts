@@ -19,4 +19,19 @@ describe('hashFile', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('gives the same digests for an empty file, one read whole (up to 4 MiB) and one streamed (larger)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fs-hash-'));
+    try {
+      for (const size of [0, 4 * 1024 * 1024, 4 * 1024 * 1024 + 1, 9 * 1024 * 1024 + 3]) {
+        const data = Buffer.alloc(size, `size ${size}`);
+        const path = join(dir, `f${size}`);
+        await writeFile(path, data);
+        expect(await hashFile(path, ['sha256'])).toEqual({ sha256: createHash('sha256').update(data).digest('hex') });
+      }
+      await expect(hashFile(join(dir, 'missing'))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

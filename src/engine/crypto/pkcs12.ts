@@ -3,10 +3,15 @@
 // that opens yields its certificates (DER) and private keys (PKCS#8 DER), and the password that opened it.
 // Why node-forge: Node's crypto has no PKCS#12 reader, and the WebCrypto-based alternatives (pkijs) cannot
 // decrypt the RC2 and 3DES PBES1 bags that most firmware containers still use.
-import forge from 'node-forge';
+import { createRequire } from 'node:module';
+import type forgeTypes from 'node-forge';
 import { derChildren, derElement, derOid } from './der.js';
 import { COMMON_PASSWORDS } from './material.js';
 import { oidName } from './oids.js';
+
+/** node-forge (80 ms to load) is loaded when the first container is opened: most images hold none. */
+let forgeModule: typeof forgeTypes | undefined;
+const loadForge = (): typeof forgeTypes => (forgeModule ??= createRequire(import.meta.url)('node-forge') as typeof forgeTypes);
 
 export interface Pkcs12Contents {
   password?: string;
@@ -29,7 +34,7 @@ export function looksLikePkcs12(der: Buffer): boolean {
   return oid === '1.2.840.113549.1.7.1' || oid === '1.2.840.113549.1.7.2';
 }
 
-const toDer = (asn1: forge.asn1.Asn1): Buffer => Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary');
+const toDer = (asn1: forgeTypes.asn1.Asn1): Buffer => Buffer.from(loadForge().asn1.toDer(asn1).getBytes(), 'binary');
 
 /** Algorithms named by the OIDs of encrypted bags, read from the raw DER (also when no password works). */
 function encryptionOids(der: Buffer): string[] {
@@ -44,7 +49,8 @@ function encryptionOids(der: Buffer): string[] {
 
 export function openPkcs12(der: Buffer, passwords: readonly string[] = COMMON_PASSWORDS): Pkcs12Contents {
   const encryption = encryptionOids(der);
-  let asn1: forge.asn1.Asn1;
+  const forge = loadForge();
+  let asn1: forgeTypes.asn1.Asn1;
   try {
     asn1 = forge.asn1.fromDer(forge.util.createBuffer(der.toString('binary')));
   } catch (error) {
@@ -52,7 +58,7 @@ export function openPkcs12(der: Buffer, passwords: readonly string[] = COMMON_PA
   }
   let lastError = 'no password opened it';
   for (const password of passwords) {
-    let p12: forge.pkcs12.Pkcs12Pfx;
+    let p12: forgeTypes.pkcs12.Pkcs12Pfx;
     try {
       p12 = forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
     } catch (error) {

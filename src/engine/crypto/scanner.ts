@@ -14,13 +14,21 @@ interface Candidate {
 
 export type HitHandler = (pattern: number, offset: number) => void;
 
+/** The pattern's most varied 4-byte window: most distinct bytes, then fewest 0x00/0xff; the first such window. */
 function anchorOffset(bytes: Buffer): number {
   let best = 0;
   let bestScore = -1;
   for (let at = 0; at + 4 <= bytes.length; at++) {
-    const window = bytes.subarray(at, at + 4);
-    const distinct = new Set(window).size;
-    const plain = window.filter((b) => b === 0 || b === 0xff).length;
+    // plain loops, no Set or subarray per window: the constant tables have thousands of windows (every start-up)
+    let distinct = 0;
+    let plain = 0;
+    for (let k = at; k < at + 4; k++) {
+      const b = bytes[k]!;
+      let seen = false;
+      for (let j = at; j < k; j++) if (bytes[j] === b) seen = true;
+      if (!seen) distinct++;
+      if (b === 0 || b === 0xff) plain++;
+    }
     const score = distinct * 4 - plain;
     if (score > bestScore) {
       best = at;

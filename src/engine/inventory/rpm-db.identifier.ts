@@ -1,7 +1,8 @@
 // RPM databases in the SQLite format (rpm >= 4.16: Fedora 33+, RHEL 9, openSUSE): the Packages table holds
 // one header blob per installed package. The older Berkeley DB (Packages) and NDB (Packages.db) formats are
 // recognised and skipped with a recorded reason.
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type DatabaseType from 'better-sqlite3';
 import picomatch from 'picomatch';
 import { FormatError } from '../format-error.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
@@ -11,6 +12,10 @@ import { headerFiles, headerString, headerStrings, parseRpmHeader, TAG } from '.
 
 const isSqlite = picomatch(['**/var/lib/rpm/rpmdb.sqlite', '**/usr/lib/sysimage/rpm/rpmdb.sqlite'], { dot: true });
 const isLegacy = picomatch(['**/var/lib/rpm/Packages', '**/var/lib/rpm/Packages.db', '**/usr/lib/sysimage/rpm/Packages', '**/usr/lib/sysimage/rpm/Packages.db'], { dot: true });
+
+/** better-sqlite3 (35 ms to load) is loaded for the first RPM database found: most images hold none. */
+let databaseClass: typeof DatabaseType | undefined;
+const loadDatabase = (): typeof DatabaseType => (databaseClass ??= createRequire(import.meta.url)('better-sqlite3') as typeof DatabaseType);
 
 export const rpmDbIdentifier: Identifier = {
   id: 'rpm-db',
@@ -26,6 +31,7 @@ export const rpmDbIdentifier: Identifier = {
       return [];
     }
     let rows: Array<{ blob: Buffer }>;
+    const Database = loadDatabase();
     const db = new Database(ctx.index.absolutePath(file.node), { readonly: true, fileMustExist: true });
     try {
       rows = db.prepare('SELECT blob FROM Packages').all() as Array<{ blob: Buffer }>;

@@ -71,15 +71,21 @@ interface State {
   formats: Record<string, number>;
   /** Bytes of the image (depth 0) inside its accepted chunks. */
   coveredBytes: number;
-  /** Set once a global limit (files, time) is hit: nothing more is extracted. */
-  stopped?: LimitError;
+  /** Shared by every branch: set once a global limit (files, time) is hit, then nothing more is extracted. */
+  run: { stopped?: LimitError; lastPercent?: number };
   progress?: (p: UnpackProgress) => void;
   /** Whole contents of small extracted files (the sink's head), scanned without reopening them. */
   small: WeakMap<FileNode, Buffer>;
   /** Chunk selections the sink made while a file's bytes were in memory; the file is searched no more. */
   selections: WeakMap<FileNode, ChunkSelection>;
-  lastPercent?: number;
 }
+
+/**
+ * The chunks of one file are extracted this many at a time (the kernel and the root filesystem of an image, say:
+ * one decompressor waits on its thread while the other's files are written and searched). Each chunk's branch
+ * lists its files, gaps and problems apart, and they are appended in chunk order, as a one-by-one run lists them.
+ */
+const CHUNK_CONCURRENCY = 2;
 
 export async function unpack(imagePath: string, outDir: string, options: UnpackOptions = {}): Promise<UnpackResult> {
   const started = Date.now();
@@ -95,6 +101,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     problems: [],
     formats: {},
     coveredBytes: 0,
+    run: {},
     progress: options.onProgress,
     small: new WeakMap(),
     selections: new WeakMap(),
@@ -112,8 +119,8 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     if (options.signal?.aborted) throw options.signal.reason;
     // A handler may have swallowed the sink's DiskFullError; the budget still says why it stopped.
     if (budget.signal.reason instanceof DiskFullError) throw budget.signal.reason;
-    if (state.stopped) {
-      state.problems.push({ source: 'unpack', path: state.files[0]?.path, kind: 'limit', message: `extraction stopped: ${state.stopped.message}` });
+    if (state.run.stopped) {
+      state.problems.push({ source: 'unpack', path: state.files[0]?.path, kind: 'limit', message: `extraction stopped: ${state.run.stopped.message}` });
     }
     await writeFile(join(outDir, FILES_JSON), JSON.stringify(state.files));
   } catch (error) {
@@ -138,7 +145,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
 }
 
 async function processFile(state: State, node: FileNode, ancestry: Set<string>): Promise<void> {
-  if (state.stopped) return;
+  if (state.run.stopped) return;
   const absolute = join(state.outDir, node.path);
   const preselected = state.selections.get(node);
   // Nothing to extract and nothing left to record: the file need not be opened.
@@ -165,36 +172,68 @@ async function processFile(state: State, node: FileNode, ancestry: Set<string>):
       return;
     }
     const extractDir = await uniqueDir(state.outDir, `${node.path}_extract`);
-    for (const chunk of selection.chunks) {
-      if (state.stopped) return;
-      state.formats[chunk.handler.id] = (state.formats[chunk.handler.id] ?? 0) + 1;
-      const children = await extractChunk(state, reader, node, chunk, extractDir);
-      // Progress is how far the image's own chunks are done, advancing through each chunk's children.
-      const report = (done: number) => {
-        if (node.depth !== 0) return;
-        const at = chunk.info.start + (chunk.info.end - chunk.info.start) * done;
-        const percent = Math.min(99, Math.floor((at / Math.max(1, reader.size)) * 100));
-        if (percent === state.lastPercent) return; // only changes are reported
-        state.lastPercent = percent;
-        state.progress?.({ phase: 'unpack', percent });
-      };
-      report(children.length === 0 ? 1 : 0);
+    // Progress is how far the image's own chunks are done, advancing through each chunk's children.
+    const report = (chunk: AcceptedChunk, done: number) => {
+      if (node.depth !== 0) return;
+      const at = chunk.info.start + (chunk.info.end - chunk.info.start) * done;
+      const percent = Math.min(99, Math.floor((at / Math.max(1, reader.size)) * 100));
+      if (percent <= (state.run.lastPercent ?? -1)) return; // only advances are reported (chunks run side by side)
+      state.run.lastPercent = percent;
+      state.progress?.({ phase: 'unpack', percent });
+    };
+    const extractOne = async (branch: State, chunk: AcceptedChunk): Promise<void> => {
+      if (branch.run.stopped) return;
+      branch.formats[chunk.handler.id] = (branch.formats[chunk.handler.id] ?? 0) + 1;
+      const children = await extractChunk(branch, reader, node, chunk, extractDir);
+      report(chunk, children.length === 0 ? 1 : 0);
       for (const [index, child] of children.entries()) {
-        report(index / children.length);
-        if (state.stopped) return;
+        report(chunk, index / children.length);
+        if (branch.run.stopped) return;
         if (child.kind !== 'file' || child.size === 0) continue;
         if (child.sha256 && ancestry.has(child.sha256)) {
-          state.problems.push({ source: 'unpack', path: child.path, kind: 'skipped', message: 'identical content already extracted in this chain (loop)' });
+          branch.problems.push({ source: 'unpack', path: child.path, kind: 'skipped', message: 'identical content already extracted in this chain (loop)' });
           continue;
         }
         const chain = new Set(ancestry);
         if (child.sha256) chain.add(child.sha256);
-        await processFile(state, child, chain);
+        await processFile(branch, child, chain);
       }
-    }
+    };
+    if (selection.chunks.length === 1) return await extractOne(state, selection.chunks[0]!);
+    await inBranches(state, selection.chunks, extractOne);
   } finally {
     await reader.close?.();
   }
+}
+
+/**
+ * Runs `work` on every item, CHUNK_CONCURRENCY at a time, each in a branch of the state with lists of its own;
+ * then appends the branches' files, gaps, problems and format counts in item order. Every branch ends before this returns (a
+ * failed one does not leave others writing into a folder the caller may be removing); the first failure is thrown.
+ */
+async function inBranches<T>(state: State, items: readonly T[], work: (branch: State, item: T) => Promise<void>): Promise<void> {
+  const branches = items.map((): State => ({ ...state, files: [], unknownChunks: [], problems: [], formats: {} }));
+  const failures: unknown[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        await work(branches[i]!, items[i]!);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CHUNK_CONCURRENCY, items.length) }, worker));
+  for (const branch of branches) {
+    state.files.push(...branch.files);
+    state.unknownChunks.push(...branch.unknownChunks);
+    state.problems.push(...branch.problems);
+    // counted per branch too, so the formats are listed in the order a one-by-one run first meets them
+    for (const [id, n] of Object.entries(branch.formats)) state.formats[id] = (state.formats[id] ?? 0) + n;
+  }
+  if (failures.length) throw failures[0];
 }
 
 /** Extracts one chunk and returns the nodes it produced. */
@@ -261,8 +300,8 @@ function recordLimit(state: State, limit: LimitError, path: string, source = 'un
     state.problems.push({ source, path, offset, kind: 'limit', message: limit.message });
     return;
   }
-  if (state.stopped) return;
-  state.stopped = limit;
+  if (state.run.stopped) return;
+  state.run.stopped = limit;
   state.problems.push({ source: 'unpack', path, kind: 'limit', message: limit.message });
 }
 

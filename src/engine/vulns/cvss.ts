@@ -1,14 +1,19 @@
 // CVSS base scores from vectors (OSV gives vectors only) and severity from the latest CVSS version a record has.
 // The scores come from ae-cvss-calculator (Apache-2.0, no dependencies): the formulas of the FIRST v2 and v3.x
 // specifications and, for v4 (which has no formula), the MacroVector lookup table of the FIRST calculator.
-import cvssCalculator from 'ae-cvss-calculator';
+import { createRequire } from 'node:module';
+import type cvssTypes from 'ae-cvss-calculator';
 import type { Severity } from '../types.js';
 import type { VulnerabilityRecord } from './source.js';
 
-type CvssVector = InstanceType<typeof cvssCalculator.Cvss2>
-  | InstanceType<typeof cvssCalculator.Cvss3P0>
-  | InstanceType<typeof cvssCalculator.Cvss3P1>
-  | InstanceType<typeof cvssCalculator.Cvss4P0>;
+type CvssVector = InstanceType<typeof cvssTypes.Cvss2>
+  | InstanceType<typeof cvssTypes.Cvss3P0>
+  | InstanceType<typeof cvssTypes.Cvss3P1>
+  | InstanceType<typeof cvssTypes.Cvss4P0>;
+
+/** The calculator (40 ms to load) is loaded on the first score: a scan without vulnerability records needs none. */
+let calculatorModule: typeof cvssTypes | undefined;
+const calculator = (): typeof cvssTypes => (calculatorModule ??= createRequire(import.meta.url)('ae-cvss-calculator') as typeof cvssTypes);
 
 /** The base score of a parsed vector; undefined when a base metric is missing or any metric or value is unknown. */
 function baseScore(parse: () => CvssVector): number | undefined {
@@ -22,12 +27,12 @@ function baseScore(parse: () => CvssVector): number | undefined {
 
 /** Base score of a CVSS v3.0/v3.1 vector ('CVSS:3.1/AV:N/...'); undefined when the vector is incomplete. */
 export function cvss3BaseScore(vector: string): number | undefined {
-  return baseScore(() => vector.startsWith('CVSS:3.0/') ? new cvssCalculator.Cvss3P0(vector) : new cvssCalculator.Cvss3P1(vector));
+  return baseScore(() => vector.startsWith('CVSS:3.0/') ? new (calculator().Cvss3P0)(vector) : new (calculator().Cvss3P1)(vector));
 }
 
 /** Base score of a CVSS v2 vector ('AV:N/AC:L/Au:N/C:P/I:P/A:P', parentheses allowed). */
 export function cvss2BaseScore(vector: string): number | undefined {
-  return baseScore(() => new cvssCalculator.Cvss2(vector.replace(/^\(|\)$/g, '')));
+  return baseScore(() => new (calculator().Cvss2)(vector.replace(/^\(|\)$/g, '')));
 }
 
 /**
@@ -37,7 +42,7 @@ export function cvss2BaseScore(vector: string): number | undefined {
  */
 export function cvss4BaseScore(vector: string): number | undefined {
   if (!vector.startsWith('CVSS:4.0/')) return undefined;
-  return baseScore(() => new cvssCalculator.Cvss4P0(vector));
+  return baseScore(() => new (calculator().Cvss4P0)(vector));
 }
 
 /**

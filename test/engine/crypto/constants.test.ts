@@ -4,6 +4,7 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { MODP_GROUPS } from '../../../src/engine/crypto/constants/dh.js';
 import { constantSignatures } from '../../../src/engine/crypto/constants/index.js';
 import { detectFile } from '../../../src/engine/crypto/detect-file.js';
 import { needSystemFile } from '../../support/requirements.js';
@@ -91,6 +92,15 @@ describe('constant tables', () => {
     expect(dh.filter(([parameter]) => parameter !== undefined)).toHaveLength(2);
     const ffdhe2048Head = Buffer.from('ffffffffffffffffadf85458a2bb4a9aafdc5620273d3cf1d8b9c583ce2d3695', 'hex');
     expect((await detectBuffer(Buffer.concat([pseudoRandom(64), ffdhe2048Head]))).algorithms.map((a) => a.what)).toEqual(['DH RFC 7919 ffdhe group prime']);
+  });
+
+  it('knows the MODP tails and sizes node:crypto gives for each group (they are written out, not asked at start)', async () => {
+    const { getDiffieHellman } = await import('node:crypto');
+    for (const { group, bits, tail } of MODP_GROUPS) {
+      const prime = getDiffieHellman(group).getPrime('hex');
+      expect([group, prime.length * 4, prime.slice(-48)]).toEqual([group, bits, tail]);
+    }
+    expect(MODP_GROUPS.map((g) => g.group)).toEqual(['modp1', 'modp2', 'modp5', 'modp14', 'modp15', 'modp16', 'modp17', 'modp18']);
   });
 
   it('reads the parameter set from post-quantum names', async () => {

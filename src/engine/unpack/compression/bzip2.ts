@@ -2,7 +2,8 @@
 // magic and the combined CRC. Decoded by our own streaming decoder (../codecs/bzip2.ts), which finds the exact end.
 import type { ChunkContext, ChunkInfo, Handler, Reader } from '../handler.js';
 import { bzip2Blocks, isStreamHeader } from '../codecs/bzip2.js';
-import { countOnly, payload } from './decode-stream.js';
+import { payload } from './decode-stream.js';
+import { countKeeping, takeKept } from './kept-decode.js';
 import { payloadName } from './payload-name.js';
 
 export const bzip2Handler: Handler = {
@@ -17,11 +18,14 @@ export const bzip2Handler: Handler = {
   confidence: 70,
   async chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
     if (!isStreamHeader(await reader.read(start, 10))) return null;
-    const counted = await countOnly('bzip2', bzip2Blocks(reader, start, ctx?.signal), ctx);
+    const counted = await countKeeping('bzip2', bzip2Blocks(reader, start, ctx?.signal), ctx);
     if (!counted) return null;
-    return { start, end: counted.result, meta: { size: counted.size } };
+    const info = { start, end: counted.result, meta: { size: counted.size } };
+    counted.attach(info);
+    return info;
   },
   async extract(reader, chunk, sink) {
-    await sink.file(payloadName(reader.path, ['.bz2', '.bz', '.bzip2']), payload(bzip2Blocks(reader, chunk.start, sink.signal)));
+    // the same decode as the probe's: its kept blocks when there are
+    await sink.file(payloadName(reader.path, ['.bz2', '.bz', '.bzip2']), takeKept(chunk) ?? payload(bzip2Blocks(reader, chunk.start, sink.signal)));
   },
 };

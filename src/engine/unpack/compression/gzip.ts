@@ -5,7 +5,8 @@ import zlib from 'node:zlib';
 import { FormatError } from '../../format-error.js';
 import type { ChunkContext, ChunkInfo, Handler, Reader } from '../handler.js';
 import { struct } from '../struct.js';
-import { countOnly, decodeRange, payload } from './decode-stream.js';
+import { decodeRange, payload } from './decode-stream.js';
+import { countKeeping, takeKept } from './kept-decode.js';
 import { payloadName } from './payload-name.js';
 
 const Header = struct('le', { magic: 'u16', method: 'u8', flags: 'u8', mtime: 'u32', xfl: 'u8', os: 'u8' });
@@ -86,15 +87,18 @@ export const gzipHandler: Handler = {
   async chunk(reader: Reader, start: number, ctx?: ChunkContext): Promise<ChunkInfo | null> {
     const header = await readHeader(reader, start);
     if (!header) return null;
-    const counted = await countOnly('gzip', members(reader, start, header, ctx?.signal), ctx);
+    const counted = await countKeeping('gzip', members(reader, start, header, ctx?.signal), ctx);
     if (!counted) return null;
     const { result: end, size } = counted;
-    return { start, end, meta: { name: header.name, mtime: header.mtime, size } };
+    const info = { start, end, meta: { name: header.name, mtime: header.mtime, size } };
+    counted.attach(info);
+    return info;
   },
   async extract(reader, chunk, sink) {
     const header = await readHeader(reader, chunk.start);
     if (!header) throw new FormatError('gzip: header vanished');
     const name = payloadName(reader.path, ['.gz', '.gzip', '.z'], header.name);
-    await sink.file(name, payload(members(reader, chunk.start, header, sink.signal)), { mtime: header.mtime || undefined });
+    // the same decode as the probe's: its kept blocks when there are
+    await sink.file(name, takeKept(chunk) ?? payload(members(reader, chunk.start, header, sink.signal)), { mtime: header.mtime || undefined });
   },
 };

@@ -4,7 +4,8 @@
 import zlib from 'node:zlib';
 import type { ChunkContext, ChunkInfo, Handler, Reader } from '../handler.js';
 import { lzma } from '../codecs/blocks.js';
-import { countOnly, decodeRange, payload } from './decode-stream.js';
+import { decodeRange, payload } from './decode-stream.js';
+import { countKeeping, takeKept } from './kept-decode.js';
 import { lzmaDecoder } from './lzma-stream.js';
 import { payloadName } from './payload-name.js';
 
@@ -26,11 +27,14 @@ export const xzHandler: Handler = {
     // Stream flags: first byte 0, check type <= 0x0F, CRC-32 of the two flag bytes follows.
     if (header[6] !== 0 || (header[7]! & 0xf0) !== 0) return null;
     if (zlib.crc32(header.subarray(6, 8)) >>> 0 !== header.readUInt32LE(8)) return null;
-    const counted = await countOnly('xz', decode(reader, start, ctx?.signal), ctx);
+    const counted = await countKeeping('xz', decode(reader, start, ctx?.signal), ctx);
     if (!counted) return null;
-    return { start, end: start + counted.result, meta: { size: counted.size } };
+    const info = { start, end: start + counted.result, meta: { size: counted.size } };
+    counted.attach(info);
+    return info;
   },
   async extract(reader, chunk, sink) {
-    await sink.file(payloadName(reader.path, ['.xz']), payload(decode(reader, chunk.start, sink.signal)));
+    // the same decode as the probe's: its kept blocks when there are
+    await sink.file(payloadName(reader.path, ['.xz']), takeKept(chunk) ?? payload(decode(reader, chunk.start, sink.signal)));
   },
 };

@@ -7,6 +7,8 @@ import { lzmaHandler, parseLzmaAloneHeader, parseLzmaHeaders } from '../../../..
 import { unpack } from '../../../../src/engine/unpack/driver.js';
 import { FormatError } from '../../../../src/engine/format-error.js';
 import { BufferReader } from '../../../../src/engine/unpack/reader.js';
+import { Budget, resolveLimits } from '../../../../src/engine/unpack/limits.js';
+import { DirectorySink } from '../../../../src/engine/unpack/sink.js';
 import { FillerBoundedReader } from '../../../../src/engine/unpack/compression/reader-views.js';
 import { findLzmaEnd } from '../../../../src/engine/unpack/compression/lzma/end-finder.js';
 import { compressibleBytes, pseudoRandom } from '../../../support/bytes.js';
@@ -47,6 +49,29 @@ describe('lzma handler', () => {
     const run = await extractFiles(lzmaHandler, Buffer.concat([packed, pseudoRandom(100, 7)]));
     expect(run.chunk).toMatchObject({ start: 0, end: packed.length });
     expect(run.problems).toEqual([]);
+  });
+
+  it('extracts a sized stream from the blocks its probe decoded, and decodes it again for a chunk it did not probe', async () => {
+    const data = compressibleBytes(300_000, 11);
+    const packed = lzmaSdk(data);
+    expect(parseLzmaAloneHeader(packed)).toMatchObject({ size: data.length });
+    const reader = new BufferReader(Buffer.concat([packed, pseudoRandom(500, 3)]));
+    const chunk = (await lzmaHandler.chunk(reader, 0))!;
+    expect(chunk).toMatchObject({ start: 0, end: packed.length, meta: { mode: 'sized', decoded: data.length } });
+    // three extractions of one probed chunk (the kept blocks serve the first only) and one of a copy never probed
+    for (const info of [chunk, chunk, { ...chunk, meta: { ...chunk.meta! } }]) {
+      const dir = tempDir('lzma-kept');
+      const budget = new Budget(resolveLimits(reader.size, { maxTotalBytes: 1 << 24 }));
+      const sink = new DirectorySink(dir, budget, { source: 'lzma', path: 'image' });
+      try {
+        await lzmaHandler.extract!(reader, info, sink);
+      } finally {
+        budget.dispose();
+      }
+      expect(sink.problems).toEqual([]);
+      expect(sink.entries.map((e) => [e.kind, e.size])).toEqual([['file', data.length]]);
+      expect(readFileSync(join(dir, sink.entries[0]!.path)).equals(data)).toBe(true);
+    }
   });
 
   it('does not report streams of fewer than 64 decoded bytes, but does report one of 64', async () => {

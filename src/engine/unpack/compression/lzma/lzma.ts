@@ -8,6 +8,7 @@ import type { ChunkContext, ChunkInfo, Handler, Reader, Sink } from '../../handl
 import { parseLzmaPropsByte } from '../../codecs/blocks.js';
 import { probeLzma } from '../../codecs/lzma.js';
 import { countOnly, payload, QUIET_BELOW } from '../decode-stream.js';
+import { countKeeping, takeKept } from '../kept-decode.js';
 import { decodeMeasured, decodeSized, decodeUnsized, measureBroken, measureUnsized, parseLzmaHeaders, type LzmaHeader, type UnsizedEnd } from './variants.js';
 import { payloadName } from '../payload-name.js';
 
@@ -33,8 +34,13 @@ type LzmaMeta = LzmaHeader & {
 async function probe(reader: Reader, start: number, header: LzmaHeader, ctx?: ChunkContext): Promise<ChunkInfo<LzmaMeta> | null> {
   if (header.size !== undefined) {
     try {
-      const counted = await countOnly('lzma', decodeSized(reader, start, undefined, ctx?.signal), ctx);
-      if (counted) return { start, end: start + counted.result, meta: { ...header, mode: 'sized', decoded: counted.size } satisfies LzmaMeta };
+      // The extraction decodes the same input to the same declared size: it writes the blocks kept here.
+      const counted = await countKeeping('lzma', decodeSized(reader, start, undefined, ctx?.signal), ctx);
+      if (counted) {
+        const info: ChunkInfo<LzmaMeta> = { start, end: start + counted.result, meta: { ...header, mode: 'sized', decoded: counted.size } satisfies LzmaMeta };
+        counted.attach(info);
+        return info;
+      }
     } catch (error) {
       if (!(error instanceof FormatError)) throw error;
       // The declared size is wrong, or the stream carries an end marker too: decode it as unsized below.
@@ -131,7 +137,9 @@ export const lzmaHandler: Handler<LzmaMeta> = {
     const meta = chunk.meta!;
     warn(sink, chunk, meta);
     const name = payloadName(reader.path, ['.lzma', '.lz']);
-    if (meta.mode === 'sized') await sink.file(name, payload(decodeSized(reader, chunk.start, chunk.end, sink.signal)));
+    const decoded = meta.mode === 'sized' ? takeKept(chunk) : undefined;
+    if (decoded) await sink.file(name, decoded);
+    else if (meta.mode === 'sized') await sink.file(name, payload(decodeSized(reader, chunk.start, chunk.end, sink.signal)));
     else if (meta.mode === 'measured') await sink.file(name, payload(decodeMeasured(reader, chunk.start, meta, meta.decoded, meta.inputEnd!, sink.signal)));
     else await sink.file(name, payload(decodeUnsized(reader, chunk.start, meta, chunk.end, sink.signal)));
   },

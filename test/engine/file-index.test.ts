@@ -1,0 +1,66 @@
+// FileIndex's kept contents: small files are read once (synchronously) and shared; a failed read is not kept and
+// reaches every way of reading; large files and files past the budget are read from disk each time.
+import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FileIndex } from '../../src/engine/file-index.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'firmscope-file-index-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function drain(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of stream) parts.push(Buffer.from(part as Buffer));
+  return Buffer.concat(parts);
+}
+
+describe('FileIndex kept contents', () => {
+  it('reads a small file once and hands the same bytes to every reader', async () => {
+    await writeFile(join(dir, 'a'), 'hello world');
+    const index = await FileIndex.fromDirectory(dir);
+    const node = index.get('a')!;
+    const whole = await index.read(node);
+    expect(whole.toString()).toBe('hello world');
+    // the file is gone from disk: every later read is served from what was kept
+    await unlink(join(dir, 'a'));
+    expect(await index.read(node)).toBe(whole);
+    expect((await index.readRange(node, 6, 100)).toString()).toBe('world');
+    const reader = await index.reader(node);
+    expect((await reader.read(0, 5)).toString()).toBe('hello');
+    await reader.close();
+    expect((await drain(index.stream(node))).toString()).toBe('hello world');
+  });
+
+  it('does not keep a failed read: each caller gets the error, and a later read tries again', async () => {
+    await writeFile(join(dir, 'b'), 'first');
+    const index = await FileIndex.fromDirectory(dir);
+    const node = index.get('b')!;
+    await unlink(join(dir, 'b'));
+    // a stream that is never consumed must not leave an unhandled rejection behind
+    index.stream(node);
+    await expect(index.read(node)).rejects.toThrow(/ENOENT/);
+    await expect(index.readRange(node, 0, 4)).rejects.toThrow(/ENOENT/);
+    await expect(drain(index.stream(node))).rejects.toThrow(/ENOENT/);
+    await writeFile(join(dir, 'b'), 'again');
+    expect((await index.read(node)).toString()).toBe('again');
+  });
+
+  it('reads files past the kept budget from disk each time', async () => {
+    await writeFile(join(dir, 'c'), 'x'.repeat(100));
+    await writeFile(join(dir, 'd'), 'y'.repeat(100));
+    const walked = await FileIndex.fromDirectory(dir);
+    const index = new FileIndex(dir, walked.nodes, { keptBytes: 150 });
+    expect((await index.read(index.get('c')!)).length).toBe(100);
+    expect((await index.read(index.get('d')!)).length).toBe(100);
+    await writeFile(join(dir, 'c'), 'changed');
+    await writeFile(join(dir, 'd'), 'changed');
+    expect((await index.read(index.get('c')!)).length).toBe(100); // kept
+    expect((await index.read(index.get('d')!)).toString()).toBe('changed'); // over the budget: read again
+  });
+});
