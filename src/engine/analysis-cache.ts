@@ -30,6 +30,8 @@ export interface CacheStats {
 const ENGINE_DIR = dirname(fileURLToPath(import.meta.url));
 /** The engine's data outside its folder: built-in YARA rules and lookup tables. */
 const DATA_DIRS = [join(ENGINE_DIR, '../../rules'), join(ENGINE_DIR, '../../tables')];
+/** The exact versions of the libraries the engine runs on (decoders, YARA-X): an upgrade changes every key too. */
+const LOCK_FILE = join(ENGINE_DIR, '../../package-lock.json');
 
 function listFiles(dir: string): string[] {
   let entries: string[];
@@ -59,6 +61,11 @@ export function engineDigest(): string {
     for (const path of listFiles(dir)) {
       hash.update(`${path.slice(dir.length)}\0`).update(readFileSync(path)).update('\0');
     }
+  }
+  try {
+    hash.update(readFileSync(LOCK_FILE));
+  } catch {
+    // an installed copy without its lock file: the engine's own files still key the cache
   }
   return (engineDigestValue = hash.digest('hex'));
 }

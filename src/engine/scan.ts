@@ -83,6 +83,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
       onProgress: progress,
       handlers: options.handlers,
       imageName: options.imageName,
+      imageSha256: hashes.sha256,
     });
     // Handlers write files concurrently, so the unpacker lists them in completion order; sorted by path, every
     // analyzer walks them in the same order and the same image gives the same result, byte for byte.

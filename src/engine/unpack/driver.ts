@@ -35,6 +35,8 @@ export interface UnpackOptions {
   handlers?: readonly Handler[];
   /** The image's own file name, for the root node (default: the file name of imagePath, e.g. a stored blob's key). */
   imageName?: string;
+  /** The image's SHA-256 when the caller has it already (scan() hashes the image first): not read twice. */
+  imageSha256?: string;
 }
 
 export interface UnpackStats {
@@ -110,7 +112,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     await mkdir(outDir, { recursive: true });
     const name = rootName(options.imageName ?? basename(imagePath));
     await placeImage(await realpath(imagePath), join(outDir, name));
-    const { sha256 } = await hashFile(imagePath, ['sha256']);
+    const sha256 = options.imageSha256 ?? (await hashFile(imagePath, ['sha256'])).sha256;
     const reader = await FileReader.open(imagePath);
     const head = await reader.read(0, 512).finally(() => reader.close());
     const root: FileNode = { path: name, fsPath: '/' + name, kind: 'file', size, type: detectType(head), sha256, depth: 0, head: keptHead(head) };
