@@ -67,6 +67,8 @@ export interface Config {
   webhookRetryScheduleMs: number[];
   /** FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback and private addresses (tests, closed networks). */
   webhookAllowPrivate: boolean;
+  /** Finished webhook deliveries older than this are deleted by the webhook worker (FIRMSCOPE_WEBHOOK_DELIVERY_RETENTION_DAYS, default 30). */
+  webhookDeliveryRetentionDays: number;
   /**
    * Cap of each organisation's analysis cache in the database (FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES, default 2G; 0
    * turns the cache off): past it, the least recently used results go (engine/analysis-cache.ts).
@@ -301,6 +303,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: int('FIRMSCOPE_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
     webhookRetryScheduleMs: webhookRetryScheduleMs ?? [],
     webhookAllowPrivate: allowPrivate === '1',
+    webhookDeliveryRetentionDays: int('FIRMSCOPE_WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
     analysisCacheMaxBytes: str('FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES')?.trim() === '0' ? 0 : (size('FIRMSCOPE_ANALYSIS_CACHE_MAX_BYTES') ?? DEFAULT_ANALYSIS_CACHE_MAX_BYTES),
   };
   const uiIssuer = url('FIRMSCOPE_UI_OIDC_ISSUER');

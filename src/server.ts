@@ -19,6 +19,7 @@ import { failAbandonedScan, scanJobHandler } from './jobs/scan-job.js';
 import { JobWorker } from './jobs/worker.js';
 import { failAbandonedDelivery, webhookJobHandler } from './jobs/webhook-job.js';
 import { WEBHOOK_JOB } from './services/webhook-events.js';
+import { scheduleWebhookRetention } from './services/webhook-retention.js';
 import { createMetrics, type Metrics } from './services/metrics.js';
 import { bootstrap, ensureDefaultOrg } from './services/bootstrap.js';
 import { createRepositories, type Repositories } from './store/repositories.js';
@@ -132,10 +133,12 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
   worker?.start();
   const webhookWorker = config.workers > 0 ? createWebhookWorker(config, runtime) : undefined;
   webhookWorker?.start();
+  const stopRetention = webhookWorker ? scheduleWebhookRetention(runtime.repos, config.webhookDeliveryRetentionDays, runtime.logger) : undefined;
   const listening = app;
   return {
     app: listening, url, runtime, worker, webhookWorker, metrics,
     async close(options = {}) {
+      stopRetention?.();
       await Promise.all([listening.close(), worker?.stop(options.graceMs ?? 0), webhookWorker?.stop(options.graceMs ?? 0)]);
       await closeRuntime(config, runtime);
     },

@@ -72,6 +72,12 @@ describe('loadConfig', () => {
       .toThrow(/FIRMSCOPE_WEBHOOK_RETRY_SCHEDULE=5s,soon: expected comma-separated durations[\s\S]*FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE=yes/);
   });
 
+  it('reads the webhook delivery retention in days (30 by default, 1 to 3650)', () => {
+    expect(loadConfig({}).webhookDeliveryRetentionDays).toBe(30);
+    expect(loadConfig({ FIRMSCOPE_WEBHOOK_DELIVERY_RETENTION_DAYS: '7' }).webhookDeliveryRetentionDays).toBe(7);
+    for (const bad of ['0', '-1', 'soon', '4000']) expect(() => loadConfig({ FIRMSCOPE_WEBHOOK_DELIVERY_RETENTION_DAYS: bad }), bad).toThrow(/FIRMSCOPE_WEBHOOK_DELIVERY_RETENTION_DAYS/);
+  });
+
   it('accepts a PostgreSQL URL', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/d' }).databaseUrl).toBe('postgres://u@h:5432/d');
   });

@@ -1,12 +1,13 @@
 // `firmscope worker`: a separate scan worker. It shares only the database (DATABASE_URL) and the blob store
 // (FIRMSCOPE_BLOB_URL for S3; a shared FIRMSCOPE_DATA_DIR otherwise) with the servers: images are downloaded into
-// its own work folder under FIRMSCOPE_DATA_DIR. It also sends webhook deliveries. SIGTERM drains: no new jobs, running scans may finish within
+// its own work folder under FIRMSCOPE_DATA_DIR. It also sends webhook deliveries and deletes old ones. SIGTERM drains: no new jobs, running scans may finish within
 // FIRMSCOPE_SHUTDOWN_GRACE_SECONDS, the rest go back to the queue for another worker.
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { startWorkerEndpoint } from '../jobs/worker-endpoint.js';
 import { createMetrics } from '../services/metrics.js';
 import { closeRuntime, createWebhookWorker, createWorker, openRuntime } from '../server.js';
+import { scheduleWebhookRetention } from '../services/webhook-retention.js';
 
 export function register(program: Command): void {
   program
@@ -23,11 +24,13 @@ export function register(program: Command): void {
       worker.start();
       const webhookWorker = createWebhookWorker(config, runtime);
       webhookWorker.start();
+      const stopRetention = scheduleWebhookRetention(runtime.repos, config.webhookDeliveryRetentionDays, runtime.logger);
       runtime.logger.info({ owner: worker.owner, concurrency, database: runtime.database.dialect, blobs: config.s3 ? 's3' : 'filesystem', port: endpoint?.port }, 'firmscope worker started');
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
         stopping = true;
+        stopRetention();
         runtime.logger.info({ signal, runningJobs: worker.state.running, graceSeconds: config.shutdownGraceSeconds }, 'firmscope worker draining');
         Promise.all([worker.stop(config.shutdownGraceSeconds * 1000), webhookWorker.stop(config.shutdownGraceSeconds * 1000)])
           .then(() => closeRuntime(config, runtime))

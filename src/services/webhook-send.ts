@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { isIP } from 'node:net';
-import { guardedLookup, isPrivateAddress } from './webhook-target.js';
+import { guardedLookup, isPrivateAddress, type Resolver } from './webhook-target.js';
 
 export interface DeliveryAttempt {
   ok: boolean;
@@ -29,7 +29,7 @@ export function signedHeaders(secret: string, messageId: string, timestamp: Date
   };
 }
 
-export function sendWebhook(url: string, secret: string, messageId: string, body: string, options: { allowPrivate?: boolean; now?: Date } = {}): Promise<DeliveryAttempt> {
+export function sendWebhook(url: string, secret: string, messageId: string, body: string, options: { allowPrivate?: boolean; now?: Date; resolve?: Resolver } = {}): Promise<DeliveryAttempt> {
   const started = Date.now();
   const target = new URL(url);
   const allowPrivate = options.allowPrivate ?? false;
@@ -42,7 +42,7 @@ export function sendWebhook(url: string, secret: string, messageId: string, body
   const headers = { 'content-type': 'application/json', 'user-agent': 'Firmscope-Webhooks', ...signedHeaders(secret, messageId, options.now ?? new Date(), body) };
   return new Promise((resolve) => {
     const done = (attempt: Omit<DeliveryAttempt, 'durationMs'>) => resolve({ ...attempt, durationMs: Date.now() - started });
-    const req = request(target, { method: 'POST', headers, lookup: guardedLookup(allowPrivate) as never, timeout: TIMEOUT_MS }, (res) => {
+    const req = request(target, { method: 'POST', headers, lookup: guardedLookup(allowPrivate, options.resolve) as never, timeout: TIMEOUT_MS }, (res) => {
       res.resume(); // the answer's body is not kept
       res.on('end', () => done({ ok: (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300, status: res.statusCode }));
       res.on('error', (error) => done({ ok: false, status: res.statusCode, error: error.message }));

@@ -29,7 +29,7 @@ export function isPrivateAddress(address: string): boolean {
  * Refuses a target URL that is not http(s) (InvalidInputError, 400) or whose host does not resolve or resolves
  * to an inside address (UnprocessableError, 422).
  */
-export async function assertPublicTarget(url: string, allowPrivate = false): Promise<void> {
+export async function assertPublicTarget(url: string, allowPrivate = false, resolve?: Resolver): Promise<void> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -42,7 +42,7 @@ export async function assertPublicTarget(url: string, allowPrivate = false): Pro
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   let addresses: LookupAddress[];
   try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookupAll(host, { all: true });
+    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await (resolve ? promisify(resolve)(host, { all: true }) : lookupAll(host, { all: true }));
   } catch {
     throw new UnprocessableError(`the host ${host} does not resolve`, [{ reason: 'invalid', field: 'url' }]);
   }
@@ -50,15 +50,18 @@ export async function assertPublicTarget(url: string, allowPrivate = false): Pro
   if (inside) throw new UnprocessableError(`the host ${host} resolves to ${inside.address}, an address inside the network; refused (an operator may allow such targets with FIRMSCOPE_WEBHOOK_ALLOW_PRIVATE=1)`, [{ reason: 'forbidden', field: 'url' }]);
 }
 
+/** The resolver the connect-time check asks (node:dns's lookup; tests inject one that changes its answer). */
+export type Resolver = (hostname: string, options: { all: true }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
  * A `lookup` for http.request that refuses inside addresses at connect time (unless allowed): the address the
  * socket connects to is the one checked.
  */
-export function guardedLookup(allowPrivate = false) {
+export function guardedLookup(allowPrivate = false, resolve: Resolver = dnsLookup) {
   return (hostname: string, options: object, callback: LookupCallback): void => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
       const list = addresses as LookupAddress[];
       const inside = allowPrivate ? undefined : list.find((a) => isPrivateAddress(a.address));

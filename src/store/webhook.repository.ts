@@ -171,6 +171,24 @@ export class WebhookRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /**
+   * Deletes up to `batch` finished (succeeded or failed) deliveries last updated before `before`, oldest first.
+   * Returns how many went; pending deliveries are never touched. Bounded so a sweep never holds a long lock.
+   */
+  async deleteFinishedBefore(before: string, batch: number): Promise<number> {
+    const ids = await this.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', 'in', ['succeeded', 'failed'])
+      .where('update_time', '<', before)
+      .orderBy('update_time')
+      .limit(batch)
+      .execute();
+    if (ids.length === 0) return 0;
+    const result = await this.db.deleteFrom('webhook_deliveries').where('id', 'in', ids.map((r) => r.id)).where('status', '!=', 'pending').executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** Ends a pending delivery without sending it (its webhook was disabled meanwhile). */
   async abandon(id: string, reason: string): Promise<void> {
     await this.db

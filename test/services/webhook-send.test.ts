@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret, sendWebhook } from '../../src/services/webhook-send.js';
-import { assertPublicTarget, isPrivateAddress } from '../../src/services/webhook-target.js';
+import { assertPublicTarget, isPrivateAddress, type Resolver } from '../../src/services/webhook-target.js';
 
 describe('webhook delivery attempts', () => {
   const secret = newWebhookSecret();
@@ -60,5 +60,26 @@ describe('webhook delivery attempts', () => {
     expect((await sendWebhook(url, secret, 'm', '{}', { allowPrivate: false })).error).toMatch(/inside the network/);
     expect((await sendWebhook(url.replace('127.0.0.1', 'localhost'), secret, 'm', '{}', { allowPrivate: false })).error).toMatch(/refused: localhost resolves to/);
     expect(received.length).toBe(before);
+  });
+
+  it('refuses at connect time a name that resolved outside when saved and inside when sent (DNS rebinding)', async () => {
+    const port = new URL(url).port;
+    const rebinding = `http://rebind.example.com:${port}/hook`;
+    let asked = 0;
+    // first answer public, every later one loopback, as a rebinding DNS server would answer
+    const resolve: Resolver = (_host, _options, callback) => {
+      asked += 1;
+      callback(null, [asked === 1 ? { address: '93.184.216.34', family: 4 } : { address: '127.0.0.1', family: 4 }]);
+    };
+    await expect(assertPublicTarget(rebinding, false, resolve)).resolves.toBeUndefined();
+    const before = received.length;
+    const attempt = await sendWebhook(rebinding, secret, 'm_rebind', '{}', { allowPrivate: false, resolve });
+    expect(attempt.ok).toBe(false);
+    expect(attempt.error).toMatch(/refused: rebind\.example\.com resolves to 127\.0\.0\.1, inside the network/);
+    expect(asked).toBe(2);
+    expect(received.length).toBe(before);
+    // the same connect-time answer is delivered when an operator allows inside targets
+    expect(await sendWebhook(rebinding, secret, 'm_rebind2', '{}', { allowPrivate: true, resolve })).toMatchObject({ ok: true, status: 204 });
+    expect(received.length).toBe(before + 1);
   });
 });
