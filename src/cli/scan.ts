@@ -13,6 +13,7 @@ import type { Command } from 'commander';
 import type { AnalysisCache } from '../engine/analysis-cache.js';
 import { SEVERITIES, type ScanResult } from '../engine/types.js';
 import type { VulnerabilitySource } from '../engine/vulns/source.js';
+import { checkGateOptions, EXIT, EXIT_CODES_HELP, failingFindings, gateSummary, type GateRow } from './remote/gate.js';
 import { addLimitOptions, limitsFromFlags, type LimitFlags } from './unpack.js';
 
 interface ScanCliOptions extends LimitFlags {
@@ -26,6 +27,8 @@ interface ScanCliOptions extends LimitFlags {
   /** false with --no-cache */
   cache: boolean;
   cacheDir?: string;
+  failOn?: string;
+  failOnKev?: boolean;
 }
 
 /** Exit code of a scan whose analysis is incomplete, with --fail-on-incomplete. */
@@ -40,12 +43,16 @@ export function register(program: Command): void {
     .option('-o, --output <file|json|table>', 'write the result (JSON unless -f) to this file; `json`: the full JSON on standard output; `table`: the summary only (the default without -o or -f)')
     .option('--work-dir <dir>', 'unpack into this folder and keep it (default: a temporary folder, removed); an image found in the analysis cache is not unpacked: add --no-cache to get its files')
     .option('-q, --quiet', 'no progress and no summary on standard error (an incomplete analysis is still reported)')
+    .option('--fail-on <severity>', `exit with code ${EXIT.gateFailed} when a finding is at or above this severity (critical, high, medium, low); kernel CVEs whose code is not built never fail`)
+    .option('--fail-on-kev', `exit with code ${EXIT.gateFailed} when a finding is in CISA's Known Exploited Vulnerabilities catalogue`)
     .option('--fail-on-incomplete', `exit with code ${EXIT_INCOMPLETE} when part of the image could not be analysed`)
     .option('--no-vulndb', 'do not match components against the local vulnerability database')
     .option('--no-cache', 'neither reuse nor keep analysis results (default: kept in $XDG_CACHE_HOME/firmscope, else ~/.cache/firmscope)')
     .option('--cache-dir <dir>', 'keep the analysis cache in this folder')
     .option('--debug-file <file>', 'a PDB or ELF debug file whose symbols name the functions of a stripped binary (repeatable)', (file: string, all: string[]) => [...all, file], [] as string[]);
+  command.addHelpText('after', `${EXIT_CODES_HELP}\n(--fail-on-new needs a server that keeps the previous image: see \`firmscope upload --wait\`.)`);
   addLimitOptions(command).action(async (file: string, opts: ScanCliOptions) => {
+    checkGateOptions(opts);
     if (!existsSync(file)) throw new Error(`file not found: ${file}`);
     const format = (opts.format ?? 'json').toLowerCase();
     // The report generators (PDF fonts, CycloneDX, CSV: dozens of modules) are loaded only for a report format.
@@ -88,6 +95,12 @@ export function register(program: Command): void {
       const incomplete = incompleteLines(result);
       process.stderr.write(!opts.quiet ? summaryLines(result) : incomplete ? `firmscope: ${incomplete.trimStart()}` : '');
       if (opts.failOnIncomplete && result.summary?.complete === false) process.exitCode = EXIT_INCOMPLETE;
+      // A failed gate wins over an incomplete analysis (as for the server commands).
+      const failing = failingFindings(result.findings.map(gateRow), opts);
+      if (failing.length > 0) {
+        process.stderr.write(gateSummary(failing, opts));
+        process.exitCode = EXIT.gateFailed;
+      }
     } catch (error) {
       // The engine's own refusals (nothing recognised, the disk full) are answers, not crashes: said plainly.
       if (!isEngineError(error)) throw error;
@@ -99,6 +112,15 @@ export function register(program: Command): void {
       if (!opts.workDir) await rm(workDir, { recursive: true, force: true });
     }
   });
+}
+
+/** An engine finding as the gates see it: a kernel CVE whose code is not built counts as rejected. */
+function gateRow(f: ScanResult['findings'][number]): GateRow {
+  return {
+    id: f.fingerprint, pname: f.pname, name: f.name, severity: f.severity, isKev: f.isKev === true,
+    issueStatus: f.applicability?.verdict === 'not-applicable' ? 'rejected' : 'new',
+    componentName: f.component?.name, componentVersion: f.component?.version,
+  };
 }
 
 /** The summary printed on standard error: what was found, what went wrong, and whether the analysis is complete. */

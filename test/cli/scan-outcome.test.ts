@@ -1,6 +1,7 @@
 // `firmscope scan` says whether its result can be trusted: a one-screen summary on standard error, exit 1 with the
 // engine's reason for an image with nothing recognised, exit 3 with --fail-on-incomplete for a broken container.
 // The standard output (JSON, reports) is unchanged.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { register } from '../../src/cli/scan.js';
 import type { ScanResult } from '../../src/engine/types.js';
 import { runCli, useCliFolder } from '../support/cli.js';
-import { corpus, haveShared } from '../support/shared.js';
+import { corpus, haveShared, sharedPath } from '../support/shared.js';
 
 const folder = useCliFolder('fs-cli-outcome-');
 let dir: string;
@@ -90,5 +91,17 @@ describe('firmscope scan outcome', () => {
     const run = await runCli(register, ['scan', corpus('busybox-mipsel'), '--no-vulndb', '--fail-on-incomplete', '-o', join(dir, 'out.json')]);
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toContain('  analysis complete');
+  });
+
+  it.runIf(haveShared('corpus', 'ssl.key'))('gates offline: --fail-on high exits 2 with what failed, --fail-on critical passes, a bad level is refused', async () => {
+    const image = join(dir, 'keys.tar');
+    execFileSync('tar', ['cf', image, '-C', sharedPath('corpus'), 'ssl.key']);
+    const high = await runCli(register, ['scan', image, '--no-vulndb', '--no-cache', '--fail-on', 'high']);
+    expect(high.exitCode).toBe(2);
+    expect(high.stderr).toMatch(/firmscope: gate failed \(--fail-on high\): 1 finding \(1 high\)\n  high +private-key-in-image/);
+    const critical = await runCli(register, ['scan', image, '--no-vulndb', '--no-cache', '--fail-on', 'critical', '--fail-on-kev']);
+    expect(critical.exitCode).toBe(0);
+    expect(critical.stderr).not.toContain('gate failed');
+    await expect(runCli(register, ['scan', image, '--fail-on', 'severe'])).rejects.toThrow('--fail-on must be one of critical, high, medium, low');
   });
 });
