@@ -31,6 +31,13 @@ interface ScanCliOptions extends LimitFlags {
   failOnKev?: boolean;
 }
 
+/**
+ * The report generators' ids, for the help text: written out so that `--help` does not load the generators
+ * (test/cli/unpack-scan.test.ts checks it against reports/index.ts).
+ */
+export const REPORT_IDS = ['findings-json', 'findings-csv', 'findings-pdf', 'findings-html', 'sbom-cyclonedx', 'sbom-cyclonedx-xml', 'sbom-spdx',
+  'cbom-cyclonedx', 'pqc-json', 'pqc-pdf', 'vex-openvex', 'vex-cyclonedx', 'sarif'];
+
 /** Exit code of a scan whose analysis is incomplete, with --fail-on-incomplete. */
 export const EXIT_INCOMPLETE = 3;
 
@@ -39,7 +46,7 @@ export function register(program: Command): void {
     .command('scan')
     .description('Analyse a firmware image offline and print the result or a report')
     .argument('<file>', 'firmware image')
-    .option('-f, --format <format>', 'json, or the id or alias of a registered report (cyclonedx, spdx, cbom, ...); written to standard output unless -o')
+    .option('-f, --format <format>', `json (the whole result), or a report: ${REPORT_IDS.join(', ')} (aliases: findings, cyclonedx, cyclonedx-json, cyclonedx-xml, spdx, spdx-json, cbom, pqc, openvex, cyclonedx-vex); written to standard output unless -o`)
     .option('-o, --output <file|json|table>', 'write the result (JSON unless -f) to this file; `json`: the full JSON on standard output; `table`: the summary only (the default without -o or -f)')
     .option('--work-dir <dir>', 'unpack into this folder and keep it (default: a temporary folder, removed); an image found in the analysis cache is not unpacked: add --no-cache to get its files')
     .option('-q, --quiet', 'no progress and no summary on standard error (an incomplete analysis is still reported)')

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, firmscopeCommand, projectRoot } from '../support/cli-process.js';
+import { REPORT_TYPES } from '../../src/cli/remote/reports.js';
 import { runCli } from '../support/cli.js';
 import { needCommands } from '../support/requirements.js';
 import { ADMIN, freePort, startTestServer, type TestServer } from '../support/server.js';
@@ -106,10 +107,12 @@ describe.runIf(haveTools && haveShared('corpus', 'OVMF_VARS.secboot.fd') && have
       ['findings', 'json', (b) => expect(JSON.parse(b.toString())).toBeTruthy()],
       ['findings', 'csv', (b) => expect(b.toString()).toMatch(/private-key-in-image/)],
       ['findings', 'pdf', (b) => expect(b.subarray(0, 5).toString()).toBe('%PDF-')],
+      ['findings', 'html', (b) => expect(b.toString()).toMatch(/^<!doctype html>[\s\S]*private-key-in-image/i)],
       ['sbom-cyclonedx', undefined, (b) => expect(JSON.parse(b.toString())).toMatchObject({ bomFormat: 'CycloneDX' })],
       ['sbom-cyclonedx', 'xml', (b) => expect(cycloneDxXsdErrors(b.toString())).toEqual([])],
       ['sbom-spdx', undefined, (b) => expect(JSON.parse(b.toString())).toMatchObject({ spdxVersion: 'SPDX-2.3' })],
       ['pqc', 'json', (b) => expect(JSON.parse(b.toString())).toHaveProperty('findings')],
+      ['pqc', 'pdf', (b) => expect(b.subarray(0, 5).toString()).toBe('%PDF-')],
       ['cbom', undefined, (b) => expect(JSON.parse(b.toString())).toMatchObject({ bomFormat: 'CycloneDX' })],
       ['vex-openvex', undefined, (b) => expect(JSON.parse(b.toString())).toHaveProperty('statements')],
       ['vex-cyclonedx', undefined, (b) => expect(JSON.parse(b.toString())).toMatchObject({ bomFormat: 'CycloneDX' })],
@@ -121,6 +124,9 @@ describe.runIf(haveTools && haveShared('corpus', 'OVMF_VARS.secboot.fd') && have
         expect(key.locations[0]!.physicalLocation.artifactLocation.uri).toMatch(/ssl\.key$/);
       }],
     ];
+    // every type and format the command offers is downloaded here
+    const offered = Object.entries(REPORT_TYPES).flatMap(([type, formats]) => formats.map((f) => `${type}:${f}`)).sort();
+    expect([...new Set(cases.map(([type, format]) => `${type}:${format ?? REPORT_TYPES[type]![0]}`))].sort()).toEqual(offered);
     for (const [type, format, check] of cases) {
       const file = join(dir, `${type}.${format ?? 'default'}`);
       const answer = await cli(['report', '--image', 'v2', '--type', type, ...(format ? ['--format', format] : []), '-o', file]);

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { Command } from 'commander';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { register as registerScan } from '../../src/cli/scan.js';
+import { REPORT_IDS, register as registerScan } from '../../src/cli/scan.js';
+import { reports } from '../../src/reports/index.js';
 import { register as registerUnpack } from '../../src/cli/unpack.js';
 import type { ScanResult } from '../../src/engine/types.js';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
@@ -84,5 +85,13 @@ describe('firmscope unpack and scan', () => {
     const image = join(dir, 'x.bin');
     await writeFile(image, 'x');
     await expect(cli(registerScan, ['scan', image, '--format', 'no-such-report'])).rejects.toThrow(/no report generator for format 'no-such-report'/);
+  });
+
+  it('scan --help names every report generator and every alias', () => {
+    expect([...REPORT_IDS].sort()).toEqual(reports.map((r) => r.id).sort());
+    const program = new Command();
+    registerScan(program);
+    const help = program.commands.find((c) => c.name() === 'scan')!.helpInformation().replace(/\s+/g, ' ');
+    for (const r of reports) for (const name of [r.id, ...r.aliases]) expect(help, name).toContain(name);
   });
 });

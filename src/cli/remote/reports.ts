@@ -6,7 +6,7 @@ import { CliError } from './session.js';
 
 /** Each report type with its formats (the first is the default). */
 export const REPORT_TYPES: Record<string, string[]> = {
-  findings: ['json', 'csv', 'pdf'],
+  findings: ['json', 'csv', 'pdf', 'html'],
   'sbom-cyclonedx': ['json', 'xml'],
   'sbom-spdx': ['json'],
   pqc: ['json', 'pdf'],
