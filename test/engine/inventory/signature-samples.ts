@@ -148,9 +148,23 @@ export const DEBIAN_FORM_SAMPLES: Sample[] = [
   // python3.11 also holds a bare '3.2.0'; the file name's major.minor picks the release.
   { family: 'python', file: 'python3.11', text: '\0Py_InitializeEx\0\x003.2.0\0' + 'p'.repeat(200) + '\0pymalloc_debug\0\x003.11.2\0strict\0', version: '3.11.2' },
   { family: 'e2fsprogs', file: 'e2fsck', text: '\0/usr/share/locale\0\x001.47.0\0E2FSCK_FORCE_INTERACTIVE\0e2fsck %s (%s)\0E2FSPROGS_UNDO_DIR\0', version: '1.47.0' },
+  // OP-TEE and Zephyr: no real build was available here (no Debian package ships them). The samples are the
+  // strings their build writes, composed from the upstream sources: optee_os core/arch/arm/kernel/link.mk
+  // (core_v_str) and Zephyr's kernel banner; the version forms are those seen in published boot logs.
+  { family: 'op-tee', file: 'tee.bin', text: '\0OP-TEE version: %s\0\x003.15.0-dev (gcc version 10.2.1 20201103 (GNU Toolchain for the A-profile Architecture 10.2-2020.11 (arm-10.16))) #8 Thu Dec 23 15:55:20 UTC 2021 aarch64\0', version: '3.15.0' },
+  { family: 'op-tee', file: 'tee-pager_v2.bin', text: '\x004.0.0 (gcc version 12.2.0 (Debian 12.2.0-14)) #1 Fri Oct 20 08:11:02 UTC 2023 arm\0', version: '4.0.0' },
+  { family: 'op-tee', file: 'bl32.bin', text: '\x003.20.0-rc1-17-g6f1d0a3c9b21 (clang version 15.0.7) #3 Mon Jan  9 10:00:00 UTC 2023 aarch64\0', version: '3.20.0-rc1' },
+  { family: 'op-tee', file: 'tee.elf', text: '\0Unknown_3.19 (gcc version 11.3.0 (GCC)) #1 Wed Nov 30 12:00:00 UTC 2022 aarch64\0', version: '3.19' },
+  { family: 'zephyr', file: 'zephyr.bin', text: '\0*** Booting Zephyr OS build v3.5.0 ***\n\0', version: '3.5.0' },
+  { family: 'zephyr', file: 'zephyr.elf', text: '\0*** Booting Zephyr OS build zephyr-v3.4.0-27775-g750ed00d564b ***\n\0', version: '3.4.0' },
+  { family: 'zephyr', file: 'app.bin', text: '\0***** Booting Zephyr OS build zephyr-v2.0.0-1657-g99d310da48e5 *****\n\0', version: '2.0.0' },
+  { family: 'zephyr', file: 'merged.hex.bin', text: '\0*** Booting Zephyr OS build v3.5.0-rc2-331-gb7a06954094c ***\n\0', version: '3.5.0-rc2' },
 ];
 
 export const DECOYS: Array<{ file?: string; text: string; why: string }> = [
+  { text: '\0*** Booting Zephyr OS build v3.x.x ***\n\0', why: 'Zephyr banner in documentation, no release' },
+  { text: '\0OP-TEE version: %s\0', why: 'OP-TEE format string alone' },
+  { text: '\x005.10.0 (gcc version 10.2.1 (Debian 10.2.1-6)) #1 SMP Thu Jan  1 00:00:00 UTC 2021\0', why: 'a kernel release and build line is not OP-TEE (no architecture after the date)' },
   { text: '\0Linux version %s (%s)\0', why: 'kernel banner format' },
   { text: '\0requires Linux version 2.6 or later\0', why: 'prose' },
   { text: '\0OpenSSL %s\0%s part of OpenSSL %s\0', why: 'format strings' },
