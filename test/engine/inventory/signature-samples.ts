@@ -155,6 +155,9 @@ export const DEBIAN_FORM_SAMPLES: Sample[] = [
   { family: 'op-tee', file: 'tee-pager_v2.bin', text: '\x004.0.0 (gcc version 12.2.0 (Debian 12.2.0-14)) #1 Fri Oct 20 08:11:02 UTC 2023 arm\0', version: '4.0.0' },
   { family: 'op-tee', file: 'bl32.bin', text: '\x003.20.0-rc1-17-g6f1d0a3c9b21 (clang version 15.0.7) #3 Mon Jan  9 10:00:00 UTC 2023 aarch64\0', version: '3.20.0-rc1' },
   { family: 'op-tee', file: 'tee.elf', text: '\0Unknown_3.19 (gcc version 11.3.0 (GCC)) #1 Wed Nov 30 12:00:00 UTC 2022 aarch64\0', version: '3.19' },
+  // NuttX: nuttx-apps nshlib's g_nshgreeting with CONFIG_VERSION_STRING, as composed by the C compiler.
+  { family: 'nuttx', file: 'nuttx.bin', text: '\0nsh> \0\0\0\nNuttShell (NSH) NuttX-12.2.1\n\0', version: '12.2.1' },
+  { family: 'nuttx', file: 'nuttx', text: '\0\nNuttShell (NSH) NuttX-10.0\n\0', version: '10.0' },
   { family: 'zephyr', file: 'zephyr.bin', text: '\0*** Booting Zephyr OS build v3.5.0 ***\n\0', version: '3.5.0' },
   { family: 'zephyr', file: 'zephyr.elf', text: '\0*** Booting Zephyr OS build zephyr-v3.4.0-27775-g750ed00d564b ***\n\0', version: '3.4.0' },
   { family: 'zephyr', file: 'app.bin', text: '\0***** Booting Zephyr OS build zephyr-v2.0.0-1657-g99d310da48e5 *****\n\0', version: '2.0.0' },
@@ -164,6 +167,7 @@ export const DEBIAN_FORM_SAMPLES: Sample[] = [
 export const DECOYS: Array<{ file?: string; text: string; why: string }> = [
   { text: '\0*** Booting Zephyr OS build v3.x.x ***\n\0', why: 'Zephyr banner in documentation, no release' },
   { text: '\0OP-TEE version: %s\0', why: 'OP-TEE format string alone' },
+  { text: '\0\nNuttShell (NSH)\n\0', why: 'NuttX greeting of a build without a release' },
   { text: '\x005.10.0 (gcc version 10.2.1 (Debian 10.2.1-6)) #1 SMP Thu Jan  1 00:00:00 UTC 2021\0', why: 'a kernel release and build line is not OP-TEE (no architecture after the date)' },
   { text: '\0Linux version %s (%s)\0', why: 'kernel banner format' },
   { text: '\0requires Linux version 2.6 or later\0', why: 'prose' },

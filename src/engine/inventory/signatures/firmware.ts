@@ -155,4 +155,14 @@ export const firmwareSignatures: VersionSignature[] = [
     // 'v3.5.0-rc2-331-gb7a06954094c') or KERNEL_VERSION_STRING ('3.5.0'); 2.x builds used five stars.
     patterns: [banner('Booting Zephyr OS build ', /\*{3,5} Booting Zephyr OS build (?:zephyr-)?v?(\d+\.\d+\.\d+(?:-rc\d+)?)(?:-\d+-g[0-9a-f]{7,40})?[^\0*\n]{0,60} \*{3,5}\r?\n?\0/, 0.85)],
   },
+  {
+    id: 'nuttx',
+    name: 'nuttx',
+    type: 'operating-system',
+    cpe: { part: 'o', vendor: 'apache', product: 'nuttx' },
+    purl: { name: 'nuttx', namespace: 'apache' },
+    // NSH's greeting when the build has a release (nuttx-apps nshlib/nsh_parse.c, g_nshgreeting):
+    // '\nNuttShell (NSH) NuttX-' CONFIG_VERSION_STRING '\n'; without one it is '\nNuttShell (NSH)\n' (no version).
+    patterns: [banner('NuttShell (NSH) NuttX-', /\0\nNuttShell \(NSH\) NuttX-(\d+\.\d+(?:\.\d+)?)(?:-RC\d+)?\n\0/, 0.9)],
+  },
 ];
