@@ -44,10 +44,13 @@ export async function signInAt(base: string, context: BrowserContext, email: str
  * in tab order. Returns how many presses it took.
  */
 export async function tabTo(page: Page, target: Locator, limit = 80): Promise<number> {
+  await target.waitFor();
+  const trail: string[] = [];
   for (let presses = 1; presses <= limit; presses++) {
     await page.keyboard.press('Tab');
-    // A string, evaluated in the page (the test program has no DOM types).
-    if (await target.evaluate('(element) => element === document.activeElement')) return presses;
+    // Runs in the page (the test program has no DOM types, hence globalThis).
+    if (await target.evaluate((element: unknown) => element === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)) return presses;
+    trail.push((await page.evaluate(`(() => { const e = document.activeElement; return e ? e.tagName + ' ' + (e.textContent || '').trim().slice(0, 30) : 'none'; })()`)) as string);
   }
-  throw new Error(`${target} was not reached with ${limit} Tab presses`);
+  throw new Error(`${target} was not reached with ${limit} Tab presses; focus went through: ${trail.join(' | ')}`);
 }
