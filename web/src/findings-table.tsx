@@ -103,7 +103,7 @@ export function FindingsTable({ productId, scope, title, csvName, extraColumns =
       </div>
       {!!exportError && <ErrorNotice error={exportError} />}
       {result.error && <ErrorNotice error={result.error} action="Change the filters and try again." />}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="findings">
           <thead>
             {table.getHeaderGroups().map((group) => (

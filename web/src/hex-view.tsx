@@ -34,7 +34,7 @@ export function HexView({ productId, imageId, scanId, path }: { productId: strin
   return (
     <>
       <p className="muted small">The first {bytes.length} of {head.data.size} bytes.</p>
-      <div className="table-wrap hex-wrap"><table className="hex" aria-label={`First ${bytes.length} bytes of the file`}>
+      <div className="table-wrap hex-wrap" tabIndex={0}><table className="hex" aria-label={`First ${bytes.length} bytes of the file`}>
         <thead><tr><th scope="col">Offset</th><th scope="col">Hex</th><th scope="col">ASCII</th></tr></thead>
         <tbody>{hexRows(bytes).map((row) => <tr key={row.offset}><th scope="row"><code>{row.offset}</code></th><td><code>{row.hex}</code></td><td><code>{row.ascii}</code></td></tr>)}</tbody>
       </table></div>

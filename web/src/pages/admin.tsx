@@ -22,7 +22,7 @@ export function AdminPage() {
         {users.error && <ErrorNotice error={users.error} />}
         {users.isLoading && <Loading what="users" />}
         {users.data && (
-          <div className="table-wrap"><table>
+          <div className="table-wrap" tabIndex={0}><table>
             <thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Since</th></tr></thead>
             <tbody>{users.data.map((u) => <tr key={u.id}><th scope="row">{u.email}</th><td>{u.role}</td><td>{u.status}</td><td>{formatDate(u.createTime)}</td></tr>)}</tbody>
           </table></div>
@@ -86,7 +86,7 @@ function NewClient({ roles }: { roles: RoleName[] }) {
       <p className="muted">For CI pipelines and scripts (client_credentials grant). The secret is shown only once: copy it now.</p>
       {clients.error && <ErrorNotice error={clients.error} />}
       {clients.data && (clients.data.length === 0 ? <p className="muted">No machine client yet.</p> : (
-        <div className="table-wrap"><table>
+        <div className="table-wrap" tabIndex={0}><table>
           <caption className="sr-only">Machine clients</caption>
           <thead><tr><th scope="col">Name</th><th scope="col">client_id</th><th scope="col">Role</th><th scope="col">Since</th></tr></thead>
           <tbody>{clients.data.map((c) => <tr key={c.clientId}><th scope="row">{c.name}</th><td><code>{c.clientId}</code></td><td>{c.role}</td><td>{formatDate(c.createTime)}</td></tr>)}</tbody>

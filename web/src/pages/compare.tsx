@@ -83,7 +83,7 @@ function ComponentChanges({ productId, baseline, target }: { productId: string; 
       {changes.isLoading && <Loading what="components" />}
       {changes.data?.length === 0 && <p className="muted">The two images have the same components and versions.</p>}
       {!!changes.data?.length && (
-        <div className="table-wrap"><table>
+        <div className="table-wrap" tabIndex={0}><table>
           <thead><tr><th scope="col">Component</th><th scope="col">Baseline</th><th scope="col">Target</th><th scope="col">Change</th></tr></thead>
           <tbody>{changes.data.map((r) => <tr key={r.name}><th scope="row">{r.name}</th><td>{r.before}</td><td>{r.after}</td><td>{r.change}</td></tr>)}</tbody>
         </table></div>

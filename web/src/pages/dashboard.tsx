@@ -38,7 +38,7 @@ export function DashboardPage() {
       {list.length > 0 && (
         <section aria-labelledby="products-title">
           <h2 id="products-title">Products</h2>
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0}>
             <table>
               <caption className="sr-only">Products with the findings of their latest image</caption>
               <thead><tr><th scope="col">Product</th><th scope="col">Latest image</th><th scope="col">Findings by severity</th><th scope="col">KEV</th><th scope="col">Scan</th></tr></thead>

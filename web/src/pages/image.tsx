@@ -138,7 +138,7 @@ function Components({ productId, imageId, scanId }: { productId: string; imageId
       <h2 id="components-title">Components ({components.data.length})</h2>
       <label>Filter <input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} /></label>
       {shown.length === 0 ? <p className="muted">No component{filter ? ' matches' : ' was identified'}.</p> : (
-        <div className="table-wrap"><table>
+        <div className="table-wrap" tabIndex={0}><table>
           <thead><tr><th scope="col">Component</th><th scope="col">Version</th><th scope="col">Type</th><th scope="col">Identifiers</th><th scope="col">Evidence</th></tr></thead>
           <tbody>{shown.map((c) => (
             <tr key={c.id}>
@@ -161,7 +161,7 @@ function Crypto({ imageId }: { imageId: string }) {
     <section aria-labelledby="crypto-title">
       <h2 id="crypto-title">Cryptographic assets and certificates ({assets.data.total})</h2>
       {assets.data.total === 0 ? <p className="muted">No key, certificate or algorithm was found.</p> : (
-        <div className="table-wrap"><table>
+        <div className="table-wrap" tabIndex={0}><table>
           <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Details</th><th scope="col">Found in</th></tr></thead>
           <tbody>{assets.data.rows.map((a) => {
             const d = a.details as Record<string, unknown>;
@@ -190,7 +190,7 @@ function Binaries({ imageId }: { imageId: string }) {
     <section aria-labelledby="binaries-title">
       <h2 id="binaries-title">Binaries and hardening ({binaries.data.total})</h2>
       {binaries.data.total === 0 ? <p className="muted">No ELF or PE binary was found.</p> : (
-        <div className="table-wrap"><table>
+        <div className="table-wrap" tabIndex={0}><table>
           <thead><tr><th scope="col">Path</th><th scope="col">Format</th><th scope="col">NX</th><th scope="col">PIE / ASLR</th><th scope="col">RELRO</th><th scope="col">Canary</th><th scope="col">Unsafe uses</th></tr></thead>
           <tbody>{binaries.data.rows.map((b) => (
             <tr key={b.id}><th scope="row"><code>{b.path}</code></th><td>{b.format} {b.arch}/{b.bits}</td><td>{flag(b.nx)}</td><td>{flag(b.pie ?? b.aslr)}</td><td>{b.relro ?? '—'}</td><td>{flag(b.canary)}</td><td>{b.unsafeUses}{b.unsafeFunctions.length ? ` (${b.unsafeFunctions.slice(0, 4).join(', ')})` : ''}</td></tr>

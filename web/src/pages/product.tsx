@@ -21,7 +21,7 @@ export function ProductPage({ productId }: { productId: string }) {
         {images.isLoading && <Loading what="images" />}
         {images.data && list.length === 0 && <Empty title="No image yet.">{canUpload ? <p>Upload a firmware image below: the scan starts by itself.</p> : <p>Nothing was uploaded to this product yet.</p>}</Empty>}
         {list.length > 0 && (
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0}>
             <table>
               <thead><tr><th scope="col">Image</th><th scope="col">Version</th><th scope="col">Uploaded</th><th scope="col">Size</th><th scope="col">Scan</th></tr></thead>
               <tbody>

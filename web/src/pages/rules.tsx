@@ -53,7 +53,7 @@ function RuleTable({ rules, canManage, caption }: { rules: Rule[]; canManage: bo
     <>
       {toggle.error && <FormError error={toggle.error} />}
       {remove.error && <FormError error={remove.error} />}
-      <div className="table-wrap"><table>
+      <div className="table-wrap" tabIndex={0}><table>
         <caption className="sr-only">{caption}</caption>
         <thead><tr><th scope="col">Rule</th><th scope="col">About</th><th scope="col">State</th>{canManage && <th scope="col">Actions</th>}</tr></thead>
         <tbody>

@@ -32,7 +32,7 @@ export function WebhooksPage() {
         {webhooks.isLoading && <Loading what="webhooks" />}
         {webhooks.data?.length === 0 && <p className="muted">No webhooks yet.</p>}
         {!!webhooks.data?.length && (
-          <div className="table-wrap"><table>
+          <div className="table-wrap" tabIndex={0}><table>
             <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Since</th><th scope="col">Actions</th></tr></thead>
             <tbody>{webhooks.data.map((w) => (
               <WebhookRow key={w.id} webhook={w} selected={w.id === selected} onSelect={() => setSelected(w.id)} onSecret={(webhook) => setSecret({ webhook, why: 'New secret' })} />
@@ -141,7 +141,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
       {deliveries.isLoading && <Loading what="deliveries" />}
       {deliveries.data?.total === 0 && <p className="muted">Nothing sent yet. Use “Send test” to try the endpoint.</p>}
       {!!deliveries.data?.deliveries.length && (
-        <div className="table-wrap"><table>
+        <div className="table-wrap" tabIndex={0}><table>
           <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Response</th><th scope="col">Duration</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
           <tbody>{deliveries.data.deliveries.map((d) => <DeliveryRow key={d.id} webhook={webhook} delivery={d} />)}</tbody>
         </table></div>
