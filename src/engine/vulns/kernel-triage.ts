@@ -137,12 +137,14 @@ function moduleOf(file: string, ev: Prepared): FileVerdict | undefined {
 
 /** A function only this file defines that the kernel's or a module's symbols hold: the file is built. */
 function fileSymbolOf(file: string, ev: Prepared): FileVerdict | undefined {
+  if (ev.symbols.size === 0) return undefined; // (the table is read only when there are symbols to look in)
   const name = kernelFileFunctions().names.get(file)?.find((n) => ev.symbols.has(n));
   return name ? { built: true, rule: 'file-symbol-present', reason: `${file}: ${name}, defined only in this file, is a symbol of ${ev.symbols.get(name)}` } : undefined;
 }
 
 /** ' (none of its functions a, b is in the symbols read)' when symbols were read and the table names the file's. */
 function absentNote(file: string, ev: Prepared): string {
+  if (ev.symbols.size === 0) return '';
   const names = kernelFileFunctions().names.get(file);
   return names && ev.symbols.size > 0 ? ` (none of its functions ${names.join(', ')} is in the ${ev.symbols.size} symbols read)` : '';
 }
