@@ -3,8 +3,12 @@
 // status filter (which is what VEX and the reports read).
 import { expect, it } from 'vitest';
 import type { EngineFinding } from '../../src/engine/types.js';
+import { buildCycloneDxVex } from '../../src/reports/vex-cyclonedx.js';
+import { openVexDocument } from '../../src/reports/vex-openvex.js';
 import { findingGrid } from '../../src/services/finding-grid.js';
 import { createRepositories } from '../../src/store/repositories.js';
+import { fixedNow, sbomFixture } from '../reports/sbom-fixture.js';
+import { subject } from '../reports/vex-fixture.js';
 import { describeEachDatabase } from '../support/databases.js';
 
 const kernelFinding = (cve: string, verdict: 'applicable' | 'not-applicable', reason: string): EngineFinding => ({
@@ -38,6 +42,16 @@ describeEachDatabase('kernel triage in the store', (get) => {
     const scope = { field: 'imageId', value: image.id, comparator: 'equals' };
     const rejected = await findingGrid(repos, principal, { filters: [scope, { field: 'issueStatus', value: 'rejected' }] });
     expect(rejected.rows.map((r) => [r.pname, r.matchConfidence])).toEqual([['CVE-2098-6000', { label: 'kernel-code-not-built', score: 0.05 }]]);
+
+    // the triage's rejection flows into VEX: not affected, code not present, the triage's reason as the statement
+    const kernel = { ref: 'linux_kernel@5.4.0', name: 'linux_kernel', version: '5.4.0', type: 'operating-system' as const, confidence: 1, cpe: 'cpe:2.3:o:linux:linux_kernel:5.4.0:*:*:*:*:*:*:*', paths: ['boot/vmlinux'], evidence: [], foundBy: ['test'] };
+    const result = { ...sbomFixture, components: [...sbomFixture.components, kernel], findings: [] };
+    const input = { result, subject, findings: await repos.findings.ofScan(scan.id), now: fixedNow };
+    const statements = new Map((openVexDocument(input).statements as Array<Record<string, any>>).map((st) => [st.vulnerability.name, st]));
+    expect(statements.get('CVE-2098-6000')).toMatchObject({ status: 'not_affected', justification: 'vulnerable_code_not_present', impact_statement: 'kernel triage: net/sched/sch_qfq.c: CONFIG_NET_SCH_QFQ is not set' });
+    expect(statements.get('CVE-2098-6001')).toMatchObject({ status: 'under_investigation' });
+    const analyses = new Map((buildCycloneDxVex(input).vulnerabilities as Array<Record<string, any>>).map((v) => [v.id, v.analysis]));
+    expect(analyses.get('CVE-2098-6000')).toEqual({ state: 'not_affected', justification: 'code_not_present', detail: 'kernel triage: net/sched/sch_qfq.c: CONFIG_NET_SCH_QFQ is not set' });
 
     // a user who knows better reopens it
     await repos.findings.setStatus({ id: findings.get('CVE-2098-6000')!.id, productId, fingerprint: 'fp-CVE-2098-6000' }, 'inProgress', 'module loaded at runtime', user.id);

@@ -5,7 +5,7 @@ import { flexRender, getCoreRowModel, useReactTable, type ColumnDef, type Sortin
 import { useMemo, useState } from 'react';
 import { fetchBlob, saveBlob } from './api.js';
 import { findingGrid, type FindingRow, type GridFilter } from './queries.js';
-import { labelOf } from './labels.js';
+import { CONFIDENCE_LABELS, labelOf } from './labels.js';
 import { Link } from './router.js';
 import { ErrorNotice, Kev, SEVERITIES, Severity } from './ui.js';
 
@@ -20,9 +20,11 @@ export interface FindingFilters {
   kev: boolean;
   minEpss: string;
   component: string;
+  /** A matchConfidence label (kernel-code-not-built shows the kernel CVEs whose code is not built). */
+  confidence: string;
 }
 
-const NO_FILTERS: FindingFilters = { type: '', severity: '', status: '', kev: false, minEpss: '', component: '' };
+const NO_FILTERS: FindingFilters = { type: '', severity: '', status: '', kev: false, minEpss: '', component: '', confidence: '' };
 
 export function gridFilters(scope: GridFilter[], f: FindingFilters): GridFilter[] {
   const filters = [...scope];
@@ -31,6 +33,7 @@ export function gridFilters(scope: GridFilter[], f: FindingFilters): GridFilter[
   if (f.status) filters.push({ field: 'issueStatus', value: f.status });
   if (f.kev) filters.push({ field: 'isKev', value: true });
   if (f.minEpss !== '' && Number.isFinite(Number(f.minEpss))) filters.push({ field: 'epssProbability', comparator: 'between', value: [Number(f.minEpss), 1] });
+  if (f.confidence) filters.push({ field: 'matchConfidence.label', value: f.confidence, comparator: 'equals' });
   if (f.component.trim()) filters.push({ field: 'componentName', comparator: 'contains', value: f.component.trim() });
   return filters;
 }
@@ -51,6 +54,7 @@ export function FindingsTable({ productId, scope, title, csvName, extraColumns =
     { id: 'componentName', header: 'Component', accessorFn: (r) => [r.componentName, r.componentVersion].filter(Boolean).join(' ') },
     { id: 'cvssLatestBaseScore', header: 'CVSS', accessorFn: (r) => r.cvssLatestBaseScore?.toFixed(1) ?? '' },
     { id: 'epssProbability', header: 'EPSS', accessorFn: (r) => (r.epssProbability !== undefined ? `${(r.epssProbability * 100).toFixed(1)}%` : '') },
+    { id: 'matchConfidence', header: 'Match', accessorFn: (r) => (r.matchConfidence ? `${CONFIDENCE_LABELS[r.matchConfidence.label] ?? r.matchConfidence.label} (${r.matchConfidence.score.toFixed(2)})` : '') },
     { id: 'isKev', header: 'KEV', accessorKey: 'isKev', cell: (c) => <Kev value={c.row.original.isKev} /> },
     { id: 'issueStatus', header: 'Status', accessorKey: 'issueStatus', cell: (c) => labelOf(String(c.getValue())) },
     ...extraColumns,
@@ -88,6 +92,7 @@ export function FindingsTable({ productId, scope, title, csvName, extraColumns =
         <label>Severity <select value={filters.severity} onChange={(e) => set({ severity: e.target.value })}><option value="">any</option>{SEVERITIES.map((s) => <option key={s}>{s}</option>)}</select></label>
         <label>Status <select value={filters.status} onChange={(e) => set({ status: e.target.value })}><option value="">any</option>{STATUSES.map((s) => <option key={s} value={s}>{labelOf(s)}</option>)}</select></label>
         <label>Minimum EPSS <input type="number" min={0} max={1} step={0.01} value={filters.minEpss} onChange={(e) => set({ minEpss: e.target.value })} /></label>
+        <label>Match <select value={filters.confidence} onChange={(e) => set({ confidence: e.target.value })}><option value="">any</option>{Object.entries(CONFIDENCE_LABELS).map(([id, words]) => <option key={id} value={id}>{words}</option>)}</select></label>
         <label>Component <input type="search" value={filters.component} onChange={(e) => set({ component: e.target.value })} /></label>
         <label className="check"><input type="checkbox" checked={filters.kev} onChange={(e) => set({ kev: e.target.checked })} /> KEV only</label>
       </fieldset>

@@ -15,3 +15,19 @@ const WORDS: Record<string, string> = {
 export function labelOf(id: string): string {
   return WORDS[id] ?? id;
 }
+
+/**
+ * How sure a dependency vulnerability's match is: the labels of the API's matchConfidence, surest first (the
+ * engine's CONFIDENCE_SCORES, src/engine/vulns/confidence.ts; a test keeps the two lists the same).
+ */
+export const CONFIDENCE_LABELS: Record<string, string> = {
+  'package-advisory': 'Distribution advisory',
+  'kernel-code-built': 'Kernel code built',
+  'exact-cpe': 'Exact CPE and version range',
+  'product-alias': 'Product alias',
+  'cpe-all-versions': 'CPE, all versions',
+  'kernel-code-unknown': 'Kernel code: unknown if built',
+  'name-only': 'Name only (record without CPE)',
+  'platform-unknown': 'Platform unknown',
+  'kernel-code-not-built': 'Kernel code not built',
+};

@@ -6,10 +6,17 @@
 // modules, and its architecture. Per affected file, in this order:
 //   other-architecture      arch/<x>/ code of another architecture than the kernel's            → not built
 //   symbol-present          one of the record's routines is a symbol of the kernel or a module  → built
+//   file-symbol-present     a function only this file defines (tables/kernel-file-functions.json.gz) is a symbol
+//                           of the kernel or a module: the mapping through function names, which also decides
+//                           where the kbuild table cannot (no configuration, a file it does not know) → built
 //   config-option-off       the table's options for the file: one is off                        → not built
 //   module-shipped/-builtin the options are on, one is =m, and the module (foo.c → foo.ko, or its composite
 //                           module) ships in lib/modules or is built in                         → built
 //   module-not-shipped      the options are on, one is =m, and no such module ships              → unknown
+//   routine-under-option-off the file is built, but each of the record's routines is defined under a
+//                           preprocessor condition on options (#ifdef CONFIG_X, kernel-file-functions table)
+//                           that this configuration does not satisfy: the vulnerable code sits under an option
+//                           that is off                                                         → unknown
 //   routine-not-in-symbols  the file is built but none of the record's routines is in the symbols
 //                           read: the vulnerable code may sit under an option that is off (or be inlined)
 //                                                                                               → unknown
@@ -23,6 +30,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import type { Applicability, EngineFinding } from '../types.js';
+import { evaluateCondition } from './kernel-conditions.js';
 import { configOf, type KernelEvidence } from './kernel-evidence.js';
 import { moduleNamesOf } from './kernel-modules.js';
 
@@ -35,15 +43,29 @@ export function kernelFileOptions(): Map<string, string[]> {
   return table;
 }
 
+const FUNCTIONS_FILE = fileURLToPath(new URL('../../../tables/kernel-file-functions.json.gz', import.meta.url));
+/** Per source file: functions only it defines, and the functions it defines under CONFIG_ conditions. */
+export interface KernelFileFunctions { names: Map<string, string[]>; guards: Map<string, Record<string, string>> }
+let functions: KernelFileFunctions | undefined;
+
+/** The function-name table (scripts/kernel-file-functions.ts); read once. */
+export function kernelFileFunctions(): KernelFileFunctions {
+  if (!functions) {
+    const raw = JSON.parse(gunzipSync(readFileSync(FUNCTIONS_FILE)).toString('utf8')) as { names: Record<string, string[]>; guards: Record<string, Record<string, string>> };
+    functions = { names: new Map(Object.entries(raw.names)), guards: new Map(Object.entries(raw.guards)) };
+  }
+  return functions;
+}
+
 /** arch/<dir> → the option a kernel built for it has on. */
 const ARCH_OPTIONS: Record<string, string> = {
   arm: 'ARM', arm64: 'ARM64', mips: 'MIPS', x86: 'X86', powerpc: 'PPC', riscv: 'RISCV', s390: 'S390', sparc: 'SPARC', loongarch: 'LOONGARCH',
   m68k: 'M68K', sh: 'SUPERH', xtensa: 'XTENSA', arc: 'ARC', csky: 'CSKY', microblaze: 'MICROBLAZE', nios2: 'NIOS2', openrisc: 'OPENRISC', parisc: 'PARISC', alpha: 'ALPHA', ia64: 'IA64',
 };
 
-export type KernelRule = 'symbol-present' | 'module-shipped' | 'module-builtin' | 'config-built'
+export type KernelRule = 'symbol-present' | 'file-symbol-present' | 'module-shipped' | 'module-builtin' | 'config-built'
   | 'config-option-off' | 'other-architecture'
-  | 'module-not-shipped' | 'routine-not-in-symbols' | 'file-not-in-table' | 'no-evidence' | 'no-files';
+  | 'module-not-shipped' | 'routine-under-option-off' | 'routine-not-in-symbols' | 'file-not-in-table' | 'no-evidence' | 'no-files';
 
 interface FileVerdict { built?: boolean; rule: KernelRule; reason: string }
 
@@ -113,6 +135,36 @@ function moduleOf(file: string, ev: Prepared): FileVerdict | undefined {
   return undefined;
 }
 
+/** A function only this file defines that the kernel's or a module's symbols hold: the file is built. */
+function fileSymbolOf(file: string, ev: Prepared): FileVerdict | undefined {
+  if (ev.symbols.size === 0) return undefined; // (the table is read only when there are symbols to look in)
+  const name = kernelFileFunctions().names.get(file)?.find((n) => ev.symbols.has(n));
+  return name ? { built: true, rule: 'file-symbol-present', reason: `${file}: ${name}, defined only in this file, is a symbol of ${ev.symbols.get(name)}` } : undefined;
+}
+
+/** ' (none of its functions a, b is in the symbols read)' when symbols were read and the table names the file's. */
+function absentNote(file: string, ev: Prepared): string {
+  if (ev.symbols.size === 0) return '';
+  const names = kernelFileFunctions().names.get(file);
+  return names && ev.symbols.size > 0 ? ` (none of its functions ${names.join(', ')} is in the ${ev.symbols.size} symbols read)` : '';
+}
+
+/**
+ * A built file whose vulnerable code may not be: each of the record's routines is defined under a condition on
+ * options that the configuration does not satisfy (routine-under-option-off), or none is in the symbols read
+ * (routine-not-in-symbols, for files found built by the configuration or by another function's symbol).
+ */
+function narrowed(built: FileVerdict, file: string, routines: string[], ev: Prepared, missing: string | undefined): FileVerdict {
+  if (routines.length === 0) return built;
+  const guards = ev.config ? kernelFileFunctions().guards.get(file) : undefined;
+  if (guards && routines.every((r) => guards[r] !== undefined && evaluateCondition(guards[r]!, ev.config!) === false)) {
+    const off = routines.map((r) => `${r} (#if ${guards[r]})`).join(', ');
+    return { rule: 'routine-under-option-off', reason: `${built.reason}, but its vulnerable code sits under an option that is off: ${off}` };
+  }
+  if (missing && (built.rule === 'config-built' || built.rule === 'file-symbol-present')) return { rule: 'routine-not-in-symbols', reason: `${built.reason}, but ${missing}` };
+  return built;
+}
+
 /** Whether one source file is built: the rule that decided, and why. */
 function fileVerdict(file: string, routines: string[], ev: Prepared, options: Map<string, string[]>): FileVerdict {
   const arch = /^arch\/([^/]+)\//.exec(file)?.[1];
@@ -124,22 +176,24 @@ function fileVerdict(file: string, routines: string[], ev: Prepared, options: Ma
   if (symbol) return { built: true, rule: 'symbol-present', reason: `${file}: ${symbol} is a symbol of ${ev.symbols.get(symbol)}` };
   const missing = routines.length > 0 && ev.symbols.size > 0
     ? `none of its vulnerable routines (${routines.join(', ')}) is in the symbols read: the code may sit under an option that is off, or be inlined` : undefined;
+  const bySymbol = fileSymbolOf(file, ev);
   if (!ev.config) {
-    return moduleOf(file, ev) ?? { rule: 'no-evidence', reason: `${file}: no kernel configuration, and no shipped module or symbol shows it built${orderedNote(file, ev)}${missing ? ` (${missing})` : ''}` };
+    return moduleOf(file, ev) ?? (bySymbol && narrowed(bySymbol, file, routines, ev, missing)) ?? { rule: 'no-evidence', reason: `${file}: no kernel configuration, and no shipped module or symbol shows it built${absentNote(file, ev)}${orderedNote(file, ev)}${missing ? ` (${missing})` : ''}` };
   }
+  // the symbols show the file built even where the table's options say otherwise (another kernel version's Makefiles)
+  if (bySymbol) return narrowed(bySymbol, file, routines, ev, missing);
   const needed = options.get(file);
-  if (!needed) return moduleOf(file, ev) ?? { rule: 'file-not-in-table', reason: `${file}: not in the kbuild table` };
+  if (!needed) return moduleOf(file, ev) ?? { rule: 'file-not-in-table', reason: `${file}: not in the kbuild table${absentNote(file, ev)}` };
   const config = ev.config;
   const off = needed.filter((o) => (config.get(o) ?? 'n') === 'n');
   if (off.length > 0) return { built: false, rule: 'config-option-off', reason: `${file}: CONFIG_${off[0]} is not set` };
   const settings = needed.map((o) => `CONFIG_${o}=${config.get(o)}`).join(', ');
   if (needed.some((o) => config.get(o) === 'm')) {
     const module = moduleOf(file, ev);
-    if (module) return { ...module, reason: `${module.reason}, built as a module (${settings})` };
+    if (module) return narrowed({ ...module, reason: `${module.reason}, built as a module (${settings})` }, file, routines, ev, missing);
     return { rule: 'module-not-shipped', reason: `${file}: built as a module (${settings}), which the image does not ship${ev.shipped.size === 0 ? ' (no modules in the image)' : ''}${orderedNote(file, ev)}` };
   }
-  if (missing) return { rule: 'routine-not-in-symbols', reason: `${file}: built (${settings || 'always'}), but ${missing}` };
-  return { built: true, rule: 'config-built', reason: needed.length === 0 ? `${file}: always built` : `${file}: built (${settings})` };
+  return narrowed({ built: true, rule: 'config-built', reason: needed.length === 0 ? `${file}: always built` : `${file}: built (${settings})` }, file, routines, ev, missing);
 }
 
 /** The verdict for one kernel CVE from its affected files and routines, against the image's kernel evidence. */

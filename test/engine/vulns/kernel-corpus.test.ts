@@ -70,6 +70,9 @@ describe.runIf(haveShared('corpus', IMAGE))('kernel triage on the OpenWrt 5.4.43
     expect(result.kernelEvidence?.symbols).toBeUndefined();
     expect(result.kernelEvidence?.arch).toEqual({ name: 'mips', source: 'ELF machine of the shipped modules (mipsel)' });
     expect(result.kernelEvidence?.modules?.shipped).toHaveLength(46);
+    // records without CPEs: none of these CNA records has a CPE or cpeApplicability, so all ten findings come only
+    // from the CVE 5 names (Linux/Linux, the product alias of linux:linux_kernel), each match marked so
+    expect(kernel.every((f) => ((f.match?.matches ?? []) as Array<{ origin?: string }>).every((m) => m.origin === 'alias'))).toBe(true);
     const byId = new Map(kernel.map((f) => [f.pname, f]));
     expect(byId.get('CVE-2024-26675')!.applicability!.reason).toMatch(/module ppp_async\.ko ships \(.*lib\/modules\/5\.4\.43\/ppp_async\.ko\)/);
     expect(byId.get('CVE-2024-26598')!.applicability!.evidence).toContain('architecture: mips (ELF machine of the shipped modules (mipsel))');
