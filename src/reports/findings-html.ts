@@ -7,7 +7,7 @@ import { componentLabel, findingLabel, firstSentence, kevDetail, riskText, upgra
 import type { FindingsExtras } from './findings-extras.js';
 import type { FindingsModel } from './findings-model.js';
 import { findingsReportParts } from './findings-report-parts.js';
-import { evidenceLines, historyLine, isDetailed } from './findings-pdf-body.js';
+import { evidenceLines, historyLine, isDetailed, noMaliciousCode } from './findings-pdf-body.js';
 import { ACTIONS_SHOWN, fixFirstLead, imageTitle, incompleteText, RATING_COLOR, removesText } from './findings-pdf-front.js';
 import { chosenSections, SECTION_TITLES } from './findings-pdf.js';
 import {
@@ -179,7 +179,7 @@ ${table(['Protection', 'What it does', 'Binaries with it'], b.protections.map((p
 <h3>Network-facing programs missing protections</h3>${table(['Program', 'Missing', 'Unsafe calls (strcpy, system, …)'], b.exposed.map((e) => [esc(e.path), esc(e.missing.join(', ')), String(e.unsafeUses)]), 'Every network-facing program has the checked protections.')}`
     : '<p class="muted">This scan did not record binary hardening.</p>'}
 <h3>Malicious code</h3>${malicious.length ? table(['Severity', 'Match', 'Files', 'Status'], malicious.map((f) => [sev(f.severity), esc(findingLabel(f)), esc(f.occurrences.map((o) => devicePath(o.path)).join(', ')), esc(STATUS_LABEL[f.issueStatus])]), '')
-    : `<p>No malicious code was found by Firmscope's built-in rules (YARA rules and known-bad file hashes${x.ruleSet ? `, rule set ${esc(x.ruleSet.slice(0, 19))}` : ''}).</p>`}`;
+    : `<p>${esc(noMaliciousCode(x))}</p>`}`;
 }
 
 export const findingsHtmlReport: ReportGenerator = {

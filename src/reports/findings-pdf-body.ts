@@ -7,7 +7,7 @@ import { incompleteText } from './findings-pdf-front.js';
 import type { FindingsExtras } from './findings-extras.js';
 import { banner, ensureSpace, facts, FONT, heading, MUTED, paragraph, table, TEXT, usableWidth, type Doc } from './pdf-parts.js';
 import {
-  devicePath, devicePaths, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, JUSTIFICATION_LABEL, plural, PROBLEM_LEVEL_LABEL, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL,
+  devicePath, devicePaths, evidenceText, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, JUSTIFICATION_LABEL, plural, PROBLEM_LEVEL_LABEL, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL,
 } from './report-labels.js';
 import type { ReportFinding, StatusChangeRecord } from './report.js';
 
@@ -31,6 +31,9 @@ export function coverage(doc: Doc, model: FindingsModel, extras: FindingsExtras)
     c.problemRows.map((p) => [p.level === 'error' ? 'Error' : 'Warning', p.where, p.message]), 7, 'Nothing: no errors or warnings were recorded.');
   if (c.problemsNotShown) paragraph(doc, `${plural(c.problemsNotShown, 'more problem')} not listed here; the full list is in the scan's problems.`, { size: 8, color: MUTED });
 }
+
+/** The KEV column: the date CISA listed the finding as exploited (in red), 'Yes' when the catalogue gave none. */
+const kevCell = (f: ReportFinding) => (f.isKev ? { text: f.kev ? humanDate(f.kev.dateAdded, true) : 'Yes', color: SEVERITY_COLOR.critical, bold: true } : '');
 
 const sevCell = (f: ReportFinding) => ({ text: SEVERITY_LABEL[f.severity], color: SEVERITY_COLOR[f.severity], bold: true });
 
@@ -62,11 +65,11 @@ export function findingsSection(doc: Doc, model: FindingsModel, history: Record<
       continue;
     }
     table(doc, [
-      { header: 'Severity', width: 0.08 }, { header: 'Finding', width: 0.33 }, { header: 'Component', width: 0.17 }, { header: 'Fixed in', width: 0.12 },
-      { header: 'CVSS', width: 0.05 }, { header: 'EPSS', width: 0.06 }, { header: 'KEV', width: 0.05 }, { header: 'Status', width: 0.14 },
+      { header: 'Severity', width: 0.08 }, { header: 'Finding', width: 0.3 }, { header: 'Component', width: 0.17 }, { header: 'Fixed in', width: 0.11 },
+      { header: 'CVSS', width: 0.05 }, { header: 'EPSS', width: 0.06 }, { header: 'KEV since', width: 0.09 }, { header: 'Status', width: 0.14 },
     ], list.map((f) => [
       sevCell(f), rowTitle(f, isDetailed(f)), componentLabel(f.component) || '-', f.knownFixedVersion ?? '-', f.cvssLatestBaseScore?.toFixed(1) ?? '-',
-      f.epss ? `${(f.epss.probability * 100).toFixed(1)}%` : '-', f.isKev ? 'Yes' : '', STATUS_LABEL[f.issueStatus],
+      f.epss ? `${(f.epss.probability * 100).toFixed(1)}%` : '-', kevCell(f), STATUS_LABEL[f.issueStatus],
     ]), 7);
   }
   const detailed = model.findings.filter(isDetailed);
@@ -94,7 +97,7 @@ export function evidenceLines(f: ReportFinding): string[] {
     const has = str('version') ? `version ${str('version')}` : 'this component';
     lines.push(`${source} record ${str('record') ?? f.pname} names ${rule ?? 'this component'}${str('kind') === 'range' ? ' (a version range)' : ''}; the image has ${has}${str('componentCpe') ? ` (${str('componentCpe')})` : ''}.`);
   }
-  for (const o of f.occurrences) if (o.evidence) lines.push(devicePaths(`${devicePath(o.path)}: ${o.evidence}`));
+  for (const o of f.occurrences) if (o.evidence) lines.push(`${devicePath(o.path)}: ${evidenceText(devicePaths(o.evidence))}`);
   return lines.slice(0, 6);
 }
 
@@ -161,6 +164,12 @@ export function cryptoSection(doc: Doc, extras: FindingsExtras): void {
   table(doc, [{ header: 'Algorithm', width: 0.25 }, { header: 'Why it is weak', width: 0.4 }, { header: 'Used by', width: 0.35 }], k.weak.map((w) => [w.name, w.why, w.usedBy]), 7.5, 'No broken or deprecated algorithms were detected.');
 }
 
+/** The sentence for a scan without malicious code, with the rule set's fingerprint to tell rule versions apart. */
+export function noMaliciousCode(extras: FindingsExtras): string {
+  const fingerprint = extras.ruleSet ? ` Rule set fingerprint (to compare scans): ${extras.ruleSet.replace(/^sha256:/, '').slice(0, 12)}.` : '';
+  return `No malicious code was found by Firmscope's built-in rules (YARA rules and known-bad file hashes).${fingerprint}`;
+}
+
 export function binariesSection(doc: Doc, model: FindingsModel, extras: FindingsExtras): void {
   const b = extras.binaries;
   if (!b) paragraph(doc, 'This scan did not record binary hardening.', { color: MUTED });
@@ -175,7 +184,7 @@ export function binariesSection(doc: Doc, model: FindingsModel, extras: Findings
   }
   heading(doc, 'Malicious code', 11);
   const malicious = model.findings.filter((f) => f.findingType === 'maliciousCode');
-  if (!malicious.length) paragraph(doc, `No malicious code was found by Firmscope's built-in rules (YARA rules and known-bad file hashes${extras.ruleSet ? `, rule set ${extras.ruleSet.slice(0, 19)}` : ''}).`, { size: 9 });
+  if (!malicious.length) paragraph(doc, noMaliciousCode(extras), { size: 9 });
   else table(doc, [{ header: 'Severity', width: 0.1 }, { header: 'Match', width: 0.3 }, { header: 'Files', width: 0.45 }, { header: 'Status', width: 0.15 }],
     malicious.map((f) => [sevCell(f), findingLabel(f), f.occurrences.map((o) => devicePath(o.path)).join(', '), STATUS_LABEL[f.issueStatus]]), 7.5);
   doc.fillColor(TEXT);

@@ -57,6 +57,25 @@ export function humanDate(iso: string, dateOnly = false): string {
   return dateOnly ? date : `${date}, ${d.toISOString().slice(11, 16)} UTC`;
 }
 
+/**
+ * A version as a reader can take it in: a build hash inside it ('5.4.43-1-8b3aaa48ce5dfb66263bde9605e79a76', an
+ * OpenWrt kernel's) is cut to its first 8 digits ('5.4.43-1-8b3aaa48…'), which still tells two builds apart.
+ */
+export function versionLabel(version: string): string {
+  return version.replace(/[0-9a-f]{20,}/gi, (hash) => `${hash.slice(0, 8)}…`);
+}
+
+/**
+ * Evidence text in words: the engine separates the strings it found next to each other in a binary by ' \\0 '
+ * (a NUL between them: '\\0 2.81 \\0 Dnsmasq version %s'); a reader sees them quoted ('“2.81” next to “Dnsmasq
+ * version %s”').
+ */
+export function evidenceText(evidence: string): string {
+  if (!evidence.includes('\\0')) return evidence;
+  const parts = evidence.split(/\s*\\0\s*/).filter(Boolean);
+  return parts.length ? `strings ${parts.map((s) => `“${s}”`).join(' next to ')}` : evidence;
+}
+
 /** "3 findings" / "1 finding". */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
