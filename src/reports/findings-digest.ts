@@ -112,9 +112,12 @@ export function cvssPlain(f: Pick<ReportFinding, 'cvss'>): string | undefined {
   const vector = f.cvss?.cvssV4?.vector ?? f.cvss?.cvssV3?.vector ?? f.cvss?.cvssV2?.vector;
   if (!vector) return undefined;
   const m = Object.fromEntries(vector.split('/').map((part) => part.split(':') as [string, string]));
-  const who = { N: 'An attacker on the network', A: 'An attacker on the same local network', L: 'Someone who can run code on the device', P: 'Someone with the device in hand' }[m.AV ?? ''];
+  const who = { N: 'An attacker on the network', A: 'An attacker on the same local network', L: 'A user or program already on the device', P: 'Someone with the device in hand' }[m.AV ?? ''];
   if (!who) return undefined;
-  const login = m.PR ? { N: 'without logging in', L: 'with an ordinary account', H: 'with an administrator account' }[m.PR] : m.Au ? { N: 'without logging in', S: 'after logging in', M: 'after logging in twice' }[m.Au] : undefined;
+  const remote = m.AV === 'N' || m.AV === 'A';
+  const login = m.PR
+    ? { N: remote ? 'without logging in' : 'without special rights', L: remote ? 'with an ordinary account' : '', H: 'with administrator rights' }[m.PR]
+    : m.Au ? { N: 'without logging in', S: 'after logging in', M: 'after logging in twice' }[m.Au] : undefined;
   const user = m.UI === 'R' || m.UI === 'P' || m.UI === 'A' ? 'if a user is tricked into an action' : undefined;
   const level = (k4: string, k3: string) => m[k4] ?? m[k3];
   const c = level('VC', 'C');
@@ -128,7 +131,8 @@ export function cvssPlain(f: Pick<ReportFinding, 'cvss'>): string | undefined {
     full(a) ? 'make it stop working' : some(a) ? 'disturb its service' : undefined,
   ].filter((x): x is string => !!x);
   const could = what.length ? `${what.slice(0, -1).join(', ')}${what.length > 1 ? ' and ' : ''}${what.at(-1)}` : 'affect it in a limited way';
-  return `${[who, login, user].filter(Boolean).join(', ')}, could ${could}.`;
+  const parts = [who, login, user].filter(Boolean);
+  return `${parts.join(', ')}${parts.length > 1 ? ',' : ''} could ${could}.`;
 }
 
 /**

@@ -106,6 +106,39 @@ export function historyLine(h: StatusChangeRecord): string {
   return `${humanDate(h.time)} · ${STATUS_LABEL[h.status]}${why}${h.author ? ` · ${h.author}` : ''}${h.comment ? `: “${h.comment}”` : ''}`;
 }
 
+/**
+ * A detail block's facts, shared by the PDF and the HTML report: type, component, fix, scores, KEV, aliases,
+ * weakness class, affected files, evidence, status and triage history (the references are apart: links in HTML).
+ */
+export function detailFacts(f: ReportFinding, history: StatusChangeRecord[]): Array<[string, string]> {
+  const files = f.occurrences.map((o) => devicePath(o.path) + (o.offset !== undefined ? ` at offset ${o.offset}` : ''));
+  const evidence = evidenceLines(f);
+  // aliases of a vulnerability (GHSA, OSV), and its weakness class; a rule's id is in the heading already
+  const ids = f.identifiers.flatMap((i) => [i.cve, i.ghsa, i.osv]).filter((v): v is string => !!v && v !== f.pname);
+  const cwes = f.identifiers.map((i) => i.cwe).filter((v): v is string => !!v);
+  const cvss = cvssText(f);
+  return [
+    ['Type', FINDING_TYPE_LABEL[f.findingType]],
+    ...(f.component ? [['Component', componentLabel(f.component)] as [string, string]] : []),
+    ['Fix', f.recommendedAction ?? (f.knownFixedVersion ? `Upgrade to ${f.knownFixedVersion} or later.` : 'No fixed version is known.')],
+    ...(cvss ? [['CVSS', cvss] as [string, string]] : []),
+    ...(f.epss ? [['EPSS', `${(f.epss.probability * 100).toFixed(2)}% chance of exploitation in the next 30 days (higher than ${(f.epss.percentile * 100).toFixed(0)}% of all CVEs)`] as [string, string]] : []),
+    ...(f.isKev ? [['Known exploited', kevDetail(f)!] as [string, string]] : []),
+    ...(ids.length ? [['Also known as', ids.join(', ')] as [string, string]] : []),
+    ...(cwes.length ? [['Weakness class', cwes.join(', ')] as [string, string]] : []),
+    ['Affected files', files.length ? `${files.slice(0, 8).join(', ')}${files.length > 8 ? ` and ${files.length - 8} more` : ''}` : '-'],
+    ...(evidence.length ? [['Evidence', evidence.join('\n')] as [string, string]] : []),
+    ['Status', `${STATUS_LABEL[f.issueStatus]}${f.justification ? ` (${JUSTIFICATION_LABEL[f.justification]})` : ''}${f.statusComment && !history.length ? `: “${f.statusComment}”` : ''}`],
+    ...(history.length ? [['Triage history', history.map(historyLine).join('\n')] as [string, string]] : []),
+  ];
+}
+
+/** The description a detail block prints (once in the whole report), if any. */
+export function detailText(f: ReportFinding): string | undefined {
+  if (f.description) return f.description;
+  return f.name !== f.pname && findingLabel(f) === f.pname ? f.name : undefined;
+}
+
 function detail(doc: Doc, f: ReportFinding, history: StatusChangeRecord[]): void {
   ensureSpace(doc, 110);
   const left = doc.page.margins.left;
@@ -114,30 +147,15 @@ function detail(doc: Doc, f: ReportFinding, history: StatusChangeRecord[]): void
   doc.font(FONT.bold).fontSize(10.5).fillColor(SEVERITY_COLOR[f.severity]).text(`${SEVERITY_LABEL[f.severity]} · ${findingLabel(f)}`, left + 10, top + 1, { width: usableWidth(doc) - 10 });
   doc.x = left;
   doc.moveDown(0.2);
-  if (f.description) paragraph(doc, f.description, { size: 8.5 });
-  else if (f.name !== f.pname && findingLabel(f) === f.pname) paragraph(doc, f.name, { size: 8.5 });
+  const text = detailText(f);
+  if (text) paragraph(doc, text, { size: 8.5 });
   doc.moveDown(0.2);
   const refs = (f.references ?? []).slice(0, 5).map((r) => r.url);
-  const files = f.occurrences.map((o) => devicePath(o.path) + (o.offset !== undefined ? ` at offset ${o.offset}` : ''));
-  const evidence = evidenceLines(f);
-  // aliases of a vulnerability (GHSA, OSV), and its weakness class; a rule's id is in the heading already
-  const ids = f.identifiers.flatMap((i) => [i.cve, i.ghsa, i.osv]).filter((v): v is string => !!v && v !== f.pname);
-  const cwes = f.identifiers.map((i) => i.cwe).filter((v): v is string => !!v);
-  facts(doc, [
-    ['Type', FINDING_TYPE_LABEL[f.findingType]],
-    ...(f.component ? [['Component', componentLabel(f.component)] as [string, string]] : []),
-    ['Fix', f.recommendedAction ?? (f.knownFixedVersion ? `Upgrade to ${f.knownFixedVersion} or later.` : 'No fixed version is known.')],
-    ...(cvssText(f) ? [['CVSS', cvssText(f)!] as [string, string]] : []),
-    ...(f.epss ? [['EPSS', `${(f.epss.probability * 100).toFixed(2)}% chance of exploitation in the next 30 days (higher than ${(f.epss.percentile * 100).toFixed(0)}% of all CVEs)`] as [string, string]] : []),
-    ...(f.isKev ? [['Known exploited', kevDetail(f)!] as [string, string]] : []),
-    ...(ids.length ? [['Also known as', ids.join(', ')] as [string, string]] : []),
-    ...(cwes.length ? [['Weakness class', cwes.join(', ')] as [string, string]] : []),
-    ['Affected files', files.length ? `${files.slice(0, 8).join(', ')}${files.length > 8 ? ` and ${files.length - 8} more` : ''}` : '-'],
-    ...(evidence.length ? [['Evidence', evidence.join('\n')] as [string, string]] : []),
-    ...(refs.length ? [['References', refs.join('\n')] as [string, string]] : []),
-    ['Status', `${STATUS_LABEL[f.issueStatus]}${f.justification ? ` (${JUSTIFICATION_LABEL[f.justification]})` : ''}${f.statusComment && !history.length ? `: “${f.statusComment}”` : ''}`],
-    ...(history.length ? [['Triage history', history.map(historyLine).join('\n')] as [string, string]] : []),
-  ], 95, 8);
+  const facts_ = detailFacts(f, history);
+  // the references before the status, as the HTML report has them
+  const at = facts_.findIndex(([k]) => k === 'Status');
+  if (refs.length) facts_.splice(at, 0, ['References', refs.join('\n')]);
+  facts(doc, facts_, 95, 8);
   doc.moveTo(left, doc.y + 2).lineTo(left + usableWidth(doc), doc.y + 2).lineWidth(0.3).strokeColor('#c8ced6').stroke();
   doc.moveDown(0.5);
 }
