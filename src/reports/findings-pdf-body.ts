@@ -162,7 +162,7 @@ function detail(doc: Doc, f: ReportFinding, history: StatusChangeRecord[]): void
 
 export function componentsSection(doc: Doc, extras: FindingsExtras): void {
   table(doc, [
-    { header: 'Component', width: 0.24 }, { header: 'Version', width: 0.13 }, { header: 'Kind', width: 0.11 }, { header: 'Licence', width: 0.2 },
+    { header: 'Component', width: 0.22 }, { header: 'Version', width: 0.18 }, { header: 'Kind', width: 0.12 }, { header: 'Licence', width: 0.16 },
     ...SEVERITIES.slice(0, 4).map((s) => ({ header: SEVERITY_LABEL[s], width: 0.08 })),
   ], extras.components.map((c) => [
     c.name, c.version ?? 'unknown', c.type, c.licenses.join(', ') || 'not known',

@@ -1,7 +1,7 @@
 // Words and colours a reader sees in the findings PDF and HTML reports: every identifier the engine or the
 // workflow uses ('dependencyVulnerability', 'inProgress', 'vulnerable_code_not_present') has its human label here,
 // and each severity has one fixed colour (white text on it passes WCAG AA contrast, for the HTML report's checks).
-import type { FindingType, ProblemLevel, Severity, VexJustification } from '../engine/types.js';
+import type { Component, FindingType, ProblemLevel, Severity, VexJustification } from '../engine/types.js';
 import type { ReportFinding } from './report.js';
 
 export type IssueStatus = ReportFinding['issueStatus'];
@@ -25,6 +25,10 @@ export const JUSTIFICATION_LABEL: Record<VexJustification, string> = {
   vulnerable_code_not_in_execute_path: 'Vulnerable code never runs',
   vulnerable_code_cannot_be_controlled_by_adversary: 'Vulnerable code cannot be controlled by an attacker',
   inline_mitigations_already_exist: 'Mitigations already in place',
+};
+
+export const COMPONENT_KIND_LABEL: Record<Component['type'], string> = {
+  application: 'Program', library: 'Library', 'operating-system': 'Operating system', firmware: 'Firmware', framework: 'Framework', device: 'Device', file: 'File',
 };
 
 export const PROBLEM_LEVEL_LABEL: Record<ProblemLevel, string> = { error: 'Errors (parts not analysed)', warning: 'Warnings (partly read)', info: 'Notes' };
