@@ -39,6 +39,7 @@ th button{font:inherit;font-weight:bold;background:none;border:0;padding:0;curso
 .filters input,.filters select{font:inherit;font-weight:normal;padding:.2rem}
 details{border-left:4px solid #c8ced6;padding:.2rem .8rem;margin:.6rem 0}details summary{cursor:pointer;font-weight:bold}
 nav ol{columns:2}a{color:#1d4ed8}
+@page{margin:14mm 12mm}
 @media print{body{max-width:none;padding:0;font-size:10pt}.filters,th button::after{display:none}section{break-before:page}#summary{break-before:auto}tr,details{break-inside:avoid}thead{display:table-header-group}details>*{display:block}a{color:inherit}}
 `;
 
