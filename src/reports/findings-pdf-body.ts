@@ -5,7 +5,7 @@ import { componentLabel, findingLabel, firstSentence, kevDetail } from './findin
 import type { FindingsModel } from './findings-model.js';
 import { incompleteText } from './findings-pdf-front.js';
 import type { FindingsExtras } from './findings-extras.js';
-import { banner, ensureSpace, facts, FONT, heading, MUTED, paragraph, table, TEXT, usableWidth, type Doc } from './pdf-parts.js';
+import { banner, bottomOf, ensureSpace, facts, factsHeight, FONT, heading, MUTED, paragraph, table, TEXT, usableWidth, type Doc } from './pdf-parts.js';
 import {
   devicePath, devicePaths, evidenceText, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, JUSTIFICATION_LABEL, plural, PROBLEM_LEVEL_LABEL, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL,
 } from './report-labels.js';
@@ -140,21 +140,25 @@ export function detailText(f: ReportFinding): string | undefined {
 }
 
 function detail(doc: Doc, f: ReportFinding, history: StatusChangeRecord[]): void {
-  ensureSpace(doc, 110);
+  const text = detailText(f);
+  const refs = (f.references ?? []).slice(0, 5).map((r) => r.url);
+  const facts_ = detailFacts(f, history);
+  // the references before the status, as the HTML report has them
+  const at = facts_.findIndex(([k]) => k === 'Status');
+  if (refs.length) facts_.splice(at, 0, ['References', refs.join('\n')]);
+  // a block that fits on a page starts on a new one rather than being split; a longer one takes at least 110 points
+  doc.font(FONT.regular).fontSize(8.5);
+  const height = 40 + (text ? doc.heightOfString(text, { width: usableWidth(doc) }) : 0) + factsHeight(doc, facts_, 95, 8);
+  const room = bottomOf(doc) - doc.page.margins.top;
+  ensureSpace(doc, height <= room ? height : 110);
   const left = doc.page.margins.left;
   const top = doc.y + 6;
   doc.rect(left, top, 4, 14).fill(SEVERITY_COLOR[f.severity]);
   doc.font(FONT.bold).fontSize(10.5).fillColor(SEVERITY_COLOR[f.severity]).text(`${SEVERITY_LABEL[f.severity]} · ${findingLabel(f)}`, left + 10, top + 1, { width: usableWidth(doc) - 10 });
   doc.x = left;
   doc.moveDown(0.2);
-  const text = detailText(f);
   if (text) paragraph(doc, text, { size: 8.5 });
   doc.moveDown(0.2);
-  const refs = (f.references ?? []).slice(0, 5).map((r) => r.url);
-  const facts_ = detailFacts(f, history);
-  // the references before the status, as the HTML report has them
-  const at = facts_.findIndex(([k]) => k === 'Status');
-  if (refs.length) facts_.splice(at, 0, ['References', refs.join('\n')]);
   facts(doc, facts_, 95, 8);
   doc.moveTo(left, doc.y + 2).lineTo(left + usableWidth(doc), doc.y + 2).lineWidth(0.3).strokeColor('#c8ced6').stroke();
   doc.moveDown(0.5);

@@ -104,6 +104,17 @@ describe.runIf(haveInputs && havePoppler)('findings PDF of the TRENDnet image', 
     expect(text).toMatch(/Since TEW-733GR 1\.02 \(uploaded 1 Oct 2026\): 3 new, 1 resolved, \d+ unchanged\./);
   });
 
+  it('breaks cleanly: every page after the cover starts with a title, a detail block or a repeated table header', () => {
+    const firsts = text.split('\f').slice(1).filter((p) => p.trim()).map((page) => page.split('\n').map((l) => l.trim()).filter(Boolean)[1]!);
+    const titles = [...Object.values(SECTION_TITLES), 'Critical and high findings in detail'];
+    for (const [i, line] of firsts.entries()) {
+      const ok = titles.includes(line) || /^(Critical|High) · /.test(line) || /^(Severity|Component|Key|Algorithm|Program)\s{2,}/.test(line);
+      expect(ok, `page ${i + 2} starts with "${line}"`).toBe(true);
+    }
+    // the long security weakness table went on over pages, with its header on each
+    expect(firsts.filter((l) => /^Severity\s+Finding\s+Status$/.test(l)).length).toBeGreaterThanOrEqual(2);
+  });
+
   it('opens in pdf.js without a warning or an error, every page with its text', async () => {
     const { pages, messages } = await readWithPdfjs(await readFile(pdfPath));
     expect(messages).toEqual([]);
