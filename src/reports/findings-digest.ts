@@ -4,7 +4,7 @@
 import { SEVERITIES, type Severity } from '../engine/types.js';
 import { genericScheme } from '../engine/vulns/version.js';
 import type { FindingsModel } from './findings-model.js';
-import { humanDate, ISSUE_STATUSES, plural, SEVERITY_LABEL, type IssueStatus } from './report-labels.js';
+import { humanDate, ISSUE_STATUSES, plural, SEVERITY_LABEL, versionLabel, type IssueStatus } from './report-labels.js';
 import type { ReportBaseline, ReportFinding } from './report.js';
 
 /** EPSS probability from which a finding counts as likely to be exploited (10% within 30 days). */
@@ -67,7 +67,7 @@ export function byUrgency(a: ReportFinding, b: ReportFinding): number {
 }
 
 export function componentLabel(component: { name: string; version?: string } | undefined): string {
-  return component ? `${component.name}${component.version ? ` ${component.version}` : ''}` : '';
+  return component ? `${component.name}${component.version ? ` ${versionLabel(component.version)}` : ''}` : '';
 }
 
 /**
@@ -104,16 +104,48 @@ export function kevDetail(f: Pick<ReportFinding, 'isKev' | 'kev'>): string | und
 }
 
 /**
- * The risk in a line: its component, the first sentence of its description, and whether it is exploited. A
- * description that is one sentence is printed in full by the finding's detail block, so the line names the
- * finding by its title instead of repeating it.
+ * What a vulnerability lets an attacker do, in words, from its CVSS vector (4.0, 3.x or 2.0): who can attack
+ * (AV, PR, UI) and what they could do (C, I, A). 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' reads "An attacker
+ * on the network, without logging in, could read its data, change its data or code and make it stop working."
+ */
+export function cvssPlain(f: Pick<ReportFinding, 'cvss'>): string | undefined {
+  const vector = f.cvss?.cvssV4?.vector ?? f.cvss?.cvssV3?.vector ?? f.cvss?.cvssV2?.vector;
+  if (!vector) return undefined;
+  const m = Object.fromEntries(vector.split('/').map((part) => part.split(':') as [string, string]));
+  const who = { N: 'An attacker on the network', A: 'An attacker on the same local network', L: 'A user or program already on the device', P: 'Someone with the device in hand' }[m.AV ?? ''];
+  if (!who) return undefined;
+  const remote = m.AV === 'N' || m.AV === 'A';
+  const login = m.PR
+    ? { N: remote ? 'without logging in' : 'without special rights', L: remote ? 'with an ordinary account' : '', H: 'with administrator rights' }[m.PR]
+    : m.Au ? { N: 'without logging in', S: 'after logging in', M: 'after logging in twice' }[m.Au] : undefined;
+  const user = m.UI === 'R' || m.UI === 'P' || m.UI === 'A' ? 'if a user is tricked into an action' : undefined;
+  const level = (k4: string, k3: string) => m[k4] ?? m[k3];
+  const c = level('VC', 'C');
+  const i = level('VI', 'I');
+  const a = level('VA', 'A');
+  const full = (x: string | undefined) => x === 'H' || x === 'C';
+  const some = (x: string | undefined) => x === 'L' || x === 'P';
+  const what = [
+    full(c) ? 'read its data' : some(c) ? 'read some of its data' : undefined,
+    full(i) ? 'change its data or code' : some(i) ? 'change some of its data' : undefined,
+    full(a) ? 'make it stop working' : some(a) ? 'disturb its service' : undefined,
+  ].filter((x): x is string => !!x);
+  const could = what.length ? `${what.slice(0, -1).join(', ')}${what.length > 1 ? ' and ' : ''}${what.at(-1)}` : 'affect it in a limited way';
+  const parts = [who, login, user].filter(Boolean);
+  return `${parts.join(', ')}${parts.length > 1 ? ',' : ''} could ${could}.`;
+}
+
+/**
+ * The risk in a line: its component, what the flaw is (the first sentence of a description of several; the
+ * detail block prints the rest) or, when the description is a single sentence, what an attacker could do by its
+ * CVSS vector, so that no description is printed twice; and whether it is exploited.
  */
 export function plainWords(f: ReportFinding): string {
   const description = (f.description ?? '').replace(/\s+/g, ' ').trim();
   const first = description ? firstSentence(description) : '';
-  // a one-sentence description too long for the title is cut at a word (the engine's title cuts inside one)
-  const fallback = f.title && f.title !== f.description ? f.title : f.name.startsWith(f.pname) ? 'described in full in the findings section.' : f.name;
-  const what = first && first !== description ? first : description.length > 160 ? firstSentence(description, 150) : fallback;
+  const fallback = cvssPlain(f) ?? (f.title && f.title !== f.description ? f.title : f.name.startsWith(f.pname) ? 'no description was published with it.' : f.name);
+  // a first sentence cut short (too long) would be a truncated copy of the description: the CVSS words instead
+  const what = first && first !== description && !first.endsWith('…') ? first : fallback;
   const where = f.component ? `${componentLabel(f.component)}: ` : '';
   const exploited = f.isKev ? ' Attackers are known to exploit it.' : (f.epss?.probability ?? 0) >= HIGH_EPSS ? ' Likely to be exploited soon (EPSS).' : '';
   return `${where}${what}${exploited}`;
@@ -196,7 +228,7 @@ function actionsOf(open: ReportFinding[], upgrades: Upgrade[]): FixAction[] {
     const c = f.component;
     const upgrade = c && f.knownFixedVersion ? upgrades.find((u) => u.component === c.name && u.version === c.version) : undefined;
     const action = upgrade
-      ? `Upgrade ${upgrade.component}${upgrade.version ? ` ${upgrade.version}` : ''} to ${upgrade.to} or later.`
+      ? `Upgrade ${componentLabel({ name: upgrade.component, ...(upgrade.version ? { version: upgrade.version } : {}) })} to ${upgrade.to} or later.`
       : f.recommendedAction ?? (c ? `No fixed version is recorded for ${f.pname} in ${componentLabel(c)}: find the ${c.name} release or patch that fixes it, or remove ${c.name} if it is not needed.` : 'Investigate and remove the cause.');
     const entry = actions.get(action);
     if (entry) entry.findings.push(f);
@@ -253,7 +285,7 @@ export function riskText(risk: TopRisk): string {
 export function upgradeText(risk: TopRisk): string {
   const u = risk.upgrade;
   if (!u) return '-';
-  const from = `${u.component}${u.version ? ` ${u.version}` : ''}`;
+  const from = componentLabel({ name: u.component, ...(u.version ? { version: u.version } : {}) });
   if (risk.upgradeFixesIt) return `${from} → ${u.to}: removes ${plural(u.removes, 'finding')}`;
   return `No fix known for this one; ${from} → ${u.to} removes ${plural(u.removes, 'other finding')}`;
 }

@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { SEVERITIES, type BinaryInfo, type Severity } from '../engine/types.js';
 import { formatName } from '../engine/unpack/format-names.js';
 import { pqcModel } from './pqc-model.js';
-import { devicePath, devicePaths } from './report-labels.js';
+import { COMPONENT_KIND_LABEL, devicePath, devicePaths, humanDate, versionLabel } from './report-labels.js';
 import type { ReportFinding, ReportInput } from './report.js';
 
 export interface FindingsExtras {
@@ -85,7 +85,7 @@ export function findingsExtras(input: ReportInput, findings: ReportFinding[]): F
   }
   const worst = (c: Partial<Record<Severity, number>>) => SEVERITIES.map((s) => c[s] ?? 0);
   const components = result.components.map((c) => ({
-    name: c.name, ...(c.version ? { version: c.version } : {}), type: c.type, licenses: c.licenses ?? [], findings: byComponent.get(c.ref) ?? {},
+    name: c.name, ...(c.version ? { version: versionLabel(c.version) } : {}), type: COMPONENT_KIND_LABEL[c.type] ?? c.type, licenses: c.licenses ?? [], findings: byComponent.get(c.ref) ?? {},
   })).sort((a, b) => {
     const wa = worst(a.findings);
     const wb = worst(b.findings);
@@ -119,11 +119,11 @@ export function findingsExtras(input: ReportInput, findings: ReportFinding[]): F
       certificates: pqc.certificates.map((c) => {
         const d = detailsOf(c.details);
         return {
-          name: cn(d.subject ?? c.name), key: d.key ? `${d.key.keyType} ${d.key.bits ?? d.key.curve ?? ''}`.trim() : '-', expires: d.notAfter?.slice(0, 10) ?? '-',
+          name: cn(d.subject ?? c.name), key: d.key ? `${d.key.keyType} ${d.key.bits ?? d.key.curve ?? ''}`.trim() : '-', expires: d.notAfter ? humanDate(d.notAfter, true) : '-',
           expired: !!d.expired, state: d.expiringSoon ? 'Expiring soon' : 'Valid', file: basename(c.paths[0] ?? ''),
         };
       }),
-      weak: pqc.rows.filter((r) => r.quantumClass === 'broken').map((r) => ({ name: r.name, why: 'Broken by classical attacks today', usedBy: r.component })),
+      weak: pqc.rows.filter((r) => r.quantumClass === 'broken').map((r) => ({ name: r.name, why: 'Broken by classical attacks today', usedBy: versionLabel(r.component) })),
     },
     ...(result.binaries ? { binaries: binariesOf(result.binaries) } : {}),
     ...(summary?.ruleSet ? { ruleSet: summary.ruleSet } : {}),

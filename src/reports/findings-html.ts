@@ -3,15 +3,15 @@
 // the findings table are inline, so it opens offline and fetches nothing; print styles lay it out on paper.
 import { formatName } from '../engine/unpack/format-names.js';
 import { SEVERITIES } from '../engine/types.js';
-import { componentLabel, findingLabel, firstSentence, kevDetail, riskText, upgradeText, type FindingsDigest } from './findings-digest.js';
+import { componentLabel, findingLabel, firstSentence, riskText, upgradeText, type FindingsDigest } from './findings-digest.js';
 import type { FindingsExtras } from './findings-extras.js';
 import type { FindingsModel } from './findings-model.js';
 import { findingsReportParts } from './findings-report-parts.js';
-import { evidenceLines, historyLine, isDetailed } from './findings-pdf-body.js';
+import { detailFacts, detailText, isDetailed, noMaliciousCode } from './findings-pdf-body.js';
 import { ACTIONS_SHOWN, fixFirstLead, imageTitle, incompleteText, RATING_COLOR, removesText } from './findings-pdf-front.js';
 import { chosenSections, SECTION_TITLES } from './findings-pdf.js';
 import {
-  byteSize, devicePath, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, ISSUE_STATUSES, JUSTIFICATION_LABEL, plural, PROBLEM_LEVEL_LABEL, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL,
+  byteSize, devicePath, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, ISSUE_STATUSES, plural, PROBLEM_LEVEL_LABEL, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL,
 } from './report-labels.js';
 import type { FindingsSection, ReportFinding, ReportGenerator, StatusChangeRecord } from './report.js';
 
@@ -39,6 +39,7 @@ th button{font:inherit;font-weight:bold;background:none;border:0;padding:0;curso
 .filters input,.filters select{font:inherit;font-weight:normal;padding:.2rem}
 details{border-left:4px solid #c8ced6;padding:.2rem .8rem;margin:.6rem 0}details summary{cursor:pointer;font-weight:bold}
 nav ol{columns:2}a{color:#1d4ed8}
+@page{margin:14mm 12mm}
 @media print{body{max-width:none;padding:0;font-size:10pt}.filters,th button::after{display:none}section{break-before:page}#summary{break-before:auto}tr,details{break-inside:avoid}thead{display:table-header-group}details>*{display:block}a{color:inherit}}
 `;
 
@@ -118,22 +119,14 @@ function coverage(model: FindingsModel, x: FindingsExtras): string {
 }
 
 function detail(f: ReportFinding, history: StatusChangeRecord[]): string {
-  const facts: Array<[string, string]> = [
-    ['Type', FINDING_TYPE_LABEL[f.findingType]],
-    ...(f.component ? [['Component', componentLabel(f.component)] as [string, string]] : []),
-    ['Fix', f.recommendedAction ?? (f.knownFixedVersion ? `Upgrade to ${f.knownFixedVersion} or later.` : 'No fixed version is known.')],
-    ...(f.cvssLatestBaseScore !== undefined ? [['CVSS', `${f.cvssLatestBaseScore.toFixed(1)} ${f.cvss?.cvssV4?.vector ?? f.cvss?.cvssV3?.vector ?? f.cvss?.cvssV2?.vector ?? ''}`] as [string, string]] : []),
-    ...(f.epss ? [['EPSS', `${(f.epss.probability * 100).toFixed(2)}% chance of exploitation in the next 30 days`] as [string, string]] : []),
-    ...(f.isKev ? [['Known exploited', kevDetail(f)!] as [string, string]] : []),
-    ['Affected files', f.occurrences.map((o) => devicePath(o.path)).join(', ') || '-'],
-    ...(evidenceLines(f).length ? [['Evidence', evidenceLines(f).join('\n')] as [string, string]] : []),
-    ['Status', `${STATUS_LABEL[f.issueStatus]}${f.justification ? ` (${JUSTIFICATION_LABEL[f.justification]})` : ''}${f.statusComment && !history.length ? `: “${f.statusComment}”` : ''}`],
-    ...(history.length ? [['Triage history', history.map(historyLine).join('\n')] as [string, string]] : []),
-  ];
+  const facts = detailFacts(f, history).map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v).replaceAll('\n', '<br>')}</dd>`);
   const refs = (f.references ?? []).slice(0, 5).map((r) => `<a href="${esc(r.url)}">${esc(r.url)}</a>`).join('<br>');
+  // the references before the status, as in the PDF
+  if (refs) facts.splice(facts.findIndex((d) => d.startsWith('<dt>Status</dt>')), 0, `<dt>References</dt><dd>${refs}</dd>`);
+  const text = detailText(f);
   return `<details id="finding-${esc(f.id)}" style="border-left-color:${SEVERITY_COLOR[f.severity]}"><summary>${esc(SEVERITY_LABEL[f.severity])} · ${esc(findingLabel(f))}</summary>
-${f.description ? `<p>${esc(f.description)}</p>` : f.name !== f.pname && findingLabel(f) === f.pname ? `<p>${esc(f.name)}</p>` : ''}
-<dl class="facts">${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v).replaceAll('\n', '<br>')}</dd>`).join('')}${refs ? `<dt>References</dt><dd>${refs}</dd>` : ''}</dl></details>`;
+${text ? `<p>${esc(text)}</p>` : ''}
+<dl class="facts">${facts.join('')}</dl></details>`;
 }
 
 function findings(model: FindingsModel, history: Record<string, StatusChangeRecord[]>): string {
@@ -179,7 +172,7 @@ ${table(['Protection', 'What it does', 'Binaries with it'], b.protections.map((p
 <h3>Network-facing programs missing protections</h3>${table(['Program', 'Missing', 'Unsafe calls (strcpy, system, …)'], b.exposed.map((e) => [esc(e.path), esc(e.missing.join(', ')), String(e.unsafeUses)]), 'Every network-facing program has the checked protections.')}`
     : '<p class="muted">This scan did not record binary hardening.</p>'}
 <h3>Malicious code</h3>${malicious.length ? table(['Severity', 'Match', 'Files', 'Status'], malicious.map((f) => [sev(f.severity), esc(findingLabel(f)), esc(f.occurrences.map((o) => devicePath(o.path)).join(', ')), esc(STATUS_LABEL[f.issueStatus])]), '')
-    : `<p>No malicious code was found by Firmscope's built-in rules (YARA rules and known-bad file hashes${x.ruleSet ? `, rule set ${esc(x.ruleSet.slice(0, 19))}` : ''}).</p>`}`;
+    : `<p>${esc(noMaliciousCode(x))}</p>`}`;
 }
 
 export const findingsHtmlReport: ReportGenerator = {

@@ -5,9 +5,9 @@ import { componentLabel, findingLabel, firstSentence, kevDetail } from './findin
 import type { FindingsModel } from './findings-model.js';
 import { incompleteText } from './findings-pdf-front.js';
 import type { FindingsExtras } from './findings-extras.js';
-import { banner, ensureSpace, facts, FONT, heading, MUTED, paragraph, table, TEXT, usableWidth, type Doc } from './pdf-parts.js';
+import { banner, bottomOf, ensureSpace, facts, factsHeight, FONT, heading, MUTED, paragraph, table, TEXT, usableWidth, type Doc } from './pdf-parts.js';
 import {
-  devicePath, devicePaths, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, JUSTIFICATION_LABEL, plural, PROBLEM_LEVEL_LABEL, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL,
+  devicePath, devicePaths, evidenceText, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, JUSTIFICATION_LABEL, plural, PROBLEM_LEVEL_LABEL, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL,
 } from './report-labels.js';
 import type { ReportFinding, StatusChangeRecord } from './report.js';
 
@@ -31,6 +31,9 @@ export function coverage(doc: Doc, model: FindingsModel, extras: FindingsExtras)
     c.problemRows.map((p) => [p.level === 'error' ? 'Error' : 'Warning', p.where, p.message]), 7, 'Nothing: no errors or warnings were recorded.');
   if (c.problemsNotShown) paragraph(doc, `${plural(c.problemsNotShown, 'more problem')} not listed here; the full list is in the scan's problems.`, { size: 8, color: MUTED });
 }
+
+/** The KEV column: the date CISA listed the finding as exploited (in red), 'Yes' when the catalogue gave none. */
+const kevCell = (f: ReportFinding) => (f.isKev ? { text: f.kev ? humanDate(f.kev.dateAdded, true) : 'Yes', color: SEVERITY_COLOR.critical, bold: true } : '');
 
 const sevCell = (f: ReportFinding) => ({ text: SEVERITY_LABEL[f.severity], color: SEVERITY_COLOR[f.severity], bold: true });
 
@@ -62,11 +65,11 @@ export function findingsSection(doc: Doc, model: FindingsModel, history: Record<
       continue;
     }
     table(doc, [
-      { header: 'Severity', width: 0.08 }, { header: 'Finding', width: 0.33 }, { header: 'Component', width: 0.17 }, { header: 'Fixed in', width: 0.12 },
-      { header: 'CVSS', width: 0.05 }, { header: 'EPSS', width: 0.06 }, { header: 'KEV', width: 0.05 }, { header: 'Status', width: 0.14 },
+      { header: 'Severity', width: 0.08 }, { header: 'Finding', width: 0.3 }, { header: 'Component', width: 0.17 }, { header: 'Fixed in', width: 0.11 },
+      { header: 'CVSS', width: 0.05 }, { header: 'EPSS', width: 0.06 }, { header: 'KEV since', width: 0.09 }, { header: 'Status', width: 0.14 },
     ], list.map((f) => [
       sevCell(f), rowTitle(f, isDetailed(f)), componentLabel(f.component) || '-', f.knownFixedVersion ?? '-', f.cvssLatestBaseScore?.toFixed(1) ?? '-',
-      f.epss ? `${(f.epss.probability * 100).toFixed(1)}%` : '-', f.isKev ? 'Yes' : '', STATUS_LABEL[f.issueStatus],
+      f.epss ? `${(f.epss.probability * 100).toFixed(1)}%` : '-', kevCell(f), STATUS_LABEL[f.issueStatus],
     ]), 7);
   }
   const detailed = model.findings.filter(isDetailed);
@@ -94,7 +97,7 @@ export function evidenceLines(f: ReportFinding): string[] {
     const has = str('version') ? `version ${str('version')}` : 'this component';
     lines.push(`${source} record ${str('record') ?? f.pname} names ${rule ?? 'this component'}${str('kind') === 'range' ? ' (a version range)' : ''}; the image has ${has}${str('componentCpe') ? ` (${str('componentCpe')})` : ''}.`);
   }
-  for (const o of f.occurrences) if (o.evidence) lines.push(devicePaths(`${devicePath(o.path)}: ${o.evidence}`));
+  for (const o of f.occurrences) if (o.evidence) lines.push(`${devicePath(o.path)}: ${evidenceText(devicePaths(o.evidence))}`);
   return lines.slice(0, 6);
 }
 
@@ -103,45 +106,67 @@ export function historyLine(h: StatusChangeRecord): string {
   return `${humanDate(h.time)} · ${STATUS_LABEL[h.status]}${why}${h.author ? ` · ${h.author}` : ''}${h.comment ? `: “${h.comment}”` : ''}`;
 }
 
-function detail(doc: Doc, f: ReportFinding, history: StatusChangeRecord[]): void {
-  ensureSpace(doc, 110);
-  const left = doc.page.margins.left;
-  const top = doc.y + 6;
-  doc.rect(left, top, 4, 14).fill(SEVERITY_COLOR[f.severity]);
-  doc.font(FONT.bold).fontSize(10.5).fillColor(SEVERITY_COLOR[f.severity]).text(`${SEVERITY_LABEL[f.severity]} · ${findingLabel(f)}`, left + 10, top + 1, { width: usableWidth(doc) - 10 });
-  doc.x = left;
-  doc.moveDown(0.2);
-  if (f.description) paragraph(doc, f.description, { size: 8.5 });
-  else if (f.name !== f.pname && findingLabel(f) === f.pname) paragraph(doc, f.name, { size: 8.5 });
-  doc.moveDown(0.2);
-  const refs = (f.references ?? []).slice(0, 5).map((r) => r.url);
+/**
+ * A detail block's facts, shared by the PDF and the HTML report: type, component, fix, scores, KEV, aliases,
+ * weakness class, affected files, evidence, status and triage history (the references are apart: links in HTML).
+ */
+export function detailFacts(f: ReportFinding, history: StatusChangeRecord[]): Array<[string, string]> {
   const files = f.occurrences.map((o) => devicePath(o.path) + (o.offset !== undefined ? ` at offset ${o.offset}` : ''));
   const evidence = evidenceLines(f);
   // aliases of a vulnerability (GHSA, OSV), and its weakness class; a rule's id is in the heading already
   const ids = f.identifiers.flatMap((i) => [i.cve, i.ghsa, i.osv]).filter((v): v is string => !!v && v !== f.pname);
   const cwes = f.identifiers.map((i) => i.cwe).filter((v): v is string => !!v);
-  facts(doc, [
+  const cvss = cvssText(f);
+  return [
     ['Type', FINDING_TYPE_LABEL[f.findingType]],
     ...(f.component ? [['Component', componentLabel(f.component)] as [string, string]] : []),
     ['Fix', f.recommendedAction ?? (f.knownFixedVersion ? `Upgrade to ${f.knownFixedVersion} or later.` : 'No fixed version is known.')],
-    ...(cvssText(f) ? [['CVSS', cvssText(f)!] as [string, string]] : []),
+    ...(cvss ? [['CVSS', cvss] as [string, string]] : []),
     ...(f.epss ? [['EPSS', `${(f.epss.probability * 100).toFixed(2)}% chance of exploitation in the next 30 days (higher than ${(f.epss.percentile * 100).toFixed(0)}% of all CVEs)`] as [string, string]] : []),
     ...(f.isKev ? [['Known exploited', kevDetail(f)!] as [string, string]] : []),
     ...(ids.length ? [['Also known as', ids.join(', ')] as [string, string]] : []),
     ...(cwes.length ? [['Weakness class', cwes.join(', ')] as [string, string]] : []),
     ['Affected files', files.length ? `${files.slice(0, 8).join(', ')}${files.length > 8 ? ` and ${files.length - 8} more` : ''}` : '-'],
     ...(evidence.length ? [['Evidence', evidence.join('\n')] as [string, string]] : []),
-    ...(refs.length ? [['References', refs.join('\n')] as [string, string]] : []),
     ['Status', `${STATUS_LABEL[f.issueStatus]}${f.justification ? ` (${JUSTIFICATION_LABEL[f.justification]})` : ''}${f.statusComment && !history.length ? `: “${f.statusComment}”` : ''}`],
     ...(history.length ? [['Triage history', history.map(historyLine).join('\n')] as [string, string]] : []),
-  ], 95, 8);
+  ];
+}
+
+/** The description a detail block prints (once in the whole report), if any. */
+export function detailText(f: ReportFinding): string | undefined {
+  if (f.description) return f.description;
+  return f.name !== f.pname && findingLabel(f) === f.pname ? f.name : undefined;
+}
+
+function detail(doc: Doc, f: ReportFinding, history: StatusChangeRecord[]): void {
+  const text = detailText(f);
+  const refs = (f.references ?? []).slice(0, 5).map((r) => r.url);
+  const facts_ = detailFacts(f, history);
+  // the references before the status, as the HTML report has them
+  const at = facts_.findIndex(([k]) => k === 'Status');
+  if (refs.length) facts_.splice(at, 0, ['References', refs.join('\n')]);
+  // a block that fits on a page starts on a new one rather than being split; a longer one takes at least 110 points
+  doc.font(FONT.regular).fontSize(8.5);
+  const height = 40 + (text ? doc.heightOfString(text, { width: usableWidth(doc) }) : 0) + factsHeight(doc, facts_, 95, 8);
+  const room = bottomOf(doc) - doc.page.margins.top;
+  ensureSpace(doc, height <= room ? height : 110);
+  const left = doc.page.margins.left;
+  const top = doc.y + 6;
+  doc.rect(left, top, 4, 14).fill(SEVERITY_COLOR[f.severity]);
+  doc.font(FONT.bold).fontSize(10.5).fillColor(SEVERITY_COLOR[f.severity]).text(`${SEVERITY_LABEL[f.severity]} · ${findingLabel(f)}`, left + 10, top + 1, { width: usableWidth(doc) - 10 });
+  doc.x = left;
+  doc.moveDown(0.2);
+  if (text) paragraph(doc, text, { size: 8.5 });
+  doc.moveDown(0.2);
+  facts(doc, facts_, 95, 8);
   doc.moveTo(left, doc.y + 2).lineTo(left + usableWidth(doc), doc.y + 2).lineWidth(0.3).strokeColor('#c8ced6').stroke();
   doc.moveDown(0.5);
 }
 
 export function componentsSection(doc: Doc, extras: FindingsExtras): void {
   table(doc, [
-    { header: 'Component', width: 0.24 }, { header: 'Version', width: 0.13 }, { header: 'Kind', width: 0.11 }, { header: 'Licence', width: 0.2 },
+    { header: 'Component', width: 0.22 }, { header: 'Version', width: 0.18 }, { header: 'Kind', width: 0.12 }, { header: 'Licence', width: 0.16 },
     ...SEVERITIES.slice(0, 4).map((s) => ({ header: SEVERITY_LABEL[s], width: 0.08 })),
   ], extras.components.map((c) => [
     c.name, c.version ?? 'unknown', c.type, c.licenses.join(', ') || 'not known',
@@ -161,6 +186,12 @@ export function cryptoSection(doc: Doc, extras: FindingsExtras): void {
   table(doc, [{ header: 'Algorithm', width: 0.25 }, { header: 'Why it is weak', width: 0.4 }, { header: 'Used by', width: 0.35 }], k.weak.map((w) => [w.name, w.why, w.usedBy]), 7.5, 'No broken or deprecated algorithms were detected.');
 }
 
+/** The sentence for a scan without malicious code, with the rule set's fingerprint to tell rule versions apart. */
+export function noMaliciousCode(extras: FindingsExtras): string {
+  const fingerprint = extras.ruleSet ? ` Rule set fingerprint (to compare scans): ${extras.ruleSet.replace(/^sha256:/, '').slice(0, 12)}.` : '';
+  return `No malicious code was found by Firmscope's built-in rules (YARA rules and known-bad file hashes).${fingerprint}`;
+}
+
 export function binariesSection(doc: Doc, model: FindingsModel, extras: FindingsExtras): void {
   const b = extras.binaries;
   if (!b) paragraph(doc, 'This scan did not record binary hardening.', { color: MUTED });
@@ -175,7 +206,7 @@ export function binariesSection(doc: Doc, model: FindingsModel, extras: Findings
   }
   heading(doc, 'Malicious code', 11);
   const malicious = model.findings.filter((f) => f.findingType === 'maliciousCode');
-  if (!malicious.length) paragraph(doc, `No malicious code was found by Firmscope's built-in rules (YARA rules and known-bad file hashes${extras.ruleSet ? `, rule set ${extras.ruleSet.slice(0, 19)}` : ''}).`, { size: 9 });
+  if (!malicious.length) paragraph(doc, noMaliciousCode(extras), { size: 9 });
   else table(doc, [{ header: 'Severity', width: 0.1 }, { header: 'Match', width: 0.3 }, { header: 'Files', width: 0.45 }, { header: 'Status', width: 0.15 }],
     malicious.map((f) => [sevCell(f), findingLabel(f), f.occurrences.map((o) => devicePath(o.path)).join(', '), STATUS_LABEL[f.issueStatus]]), 7.5);
   doc.fillColor(TEXT);

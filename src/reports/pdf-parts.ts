@@ -206,6 +206,12 @@ export function banner(doc: Doc, title: string, body: string, colors: { fill: st
 }
 
 /** Label: value lines in two aligned columns. */
+/** The height facts() takes for these rows. */
+export function factsHeight(doc: Doc, rows: Array<[string, string]>, labelWidth = 110, size = 9.5): number {
+  doc.font(FONT.regular).fontSize(size);
+  return rows.reduce((sum, [, value]) => sum + Math.max(doc.heightOfString(value, { width: usableWidth(doc) - labelWidth }), size * 1.2) + 2, 0);
+}
+
 export function facts(doc: Doc, rows: Array<[string, string]>, labelWidth = 110, size = 9.5): void {
   const left = doc.page.margins.left;
   for (const [label, value] of rows) {

@@ -1,7 +1,7 @@
 // Words and colours a reader sees in the findings PDF and HTML reports: every identifier the engine or the
 // workflow uses ('dependencyVulnerability', 'inProgress', 'vulnerable_code_not_present') has its human label here,
 // and each severity has one fixed colour (white text on it passes WCAG AA contrast, for the HTML report's checks).
-import type { FindingType, ProblemLevel, Severity, VexJustification } from '../engine/types.js';
+import type { Component, FindingType, ProblemLevel, Severity, VexJustification } from '../engine/types.js';
 import type { ReportFinding } from './report.js';
 
 export type IssueStatus = ReportFinding['issueStatus'];
@@ -25,6 +25,10 @@ export const JUSTIFICATION_LABEL: Record<VexJustification, string> = {
   vulnerable_code_not_in_execute_path: 'Vulnerable code never runs',
   vulnerable_code_cannot_be_controlled_by_adversary: 'Vulnerable code cannot be controlled by an attacker',
   inline_mitigations_already_exist: 'Mitigations already in place',
+};
+
+export const COMPONENT_KIND_LABEL: Record<Component['type'], string> = {
+  application: 'Program', library: 'Library', 'operating-system': 'Operating system', firmware: 'Firmware', framework: 'Framework', device: 'Device', file: 'File',
 };
 
 export const PROBLEM_LEVEL_LABEL: Record<ProblemLevel, string> = { error: 'Errors (parts not analysed)', warning: 'Warnings (partly read)', info: 'Notes' };
@@ -55,6 +59,25 @@ export function humanDate(iso: string, dateOnly = false): string {
   if (Number.isNaN(d.getTime())) return iso;
   const date = DATE_FORMAT.format(d);
   return dateOnly ? date : `${date}, ${d.toISOString().slice(11, 16)} UTC`;
+}
+
+/**
+ * A version as a reader can take it in: a build hash inside it ('5.4.43-1-8b3aaa48ce5dfb66263bde9605e79a76', an
+ * OpenWrt kernel's) is cut to its first 8 digits ('5.4.43-1-8b3aaa48…'), which still tells two builds apart.
+ */
+export function versionLabel(version: string): string {
+  return version.replace(/[0-9a-f]{20,}/gi, (hash) => `${hash.slice(0, 8)}…`);
+}
+
+/**
+ * Evidence text in words: the engine separates the strings it found next to each other in a binary by ' \\0 '
+ * (a NUL between them: '\\0 2.81 \\0 Dnsmasq version %s'); a reader sees them quoted ('“2.81” next to “Dnsmasq
+ * version %s”').
+ */
+export function evidenceText(evidence: string): string {
+  if (!evidence.includes('\\0')) return evidence;
+  const parts = evidence.split(/\s*\\0\s*/).filter(Boolean);
+  return parts.length ? `strings ${parts.map((s) => `“${s}”`).join(' next to ')}` : evidence;
 }
 
 /** "3 findings" / "1 finding". */

@@ -2,7 +2,6 @@
 // CISA KEV catalogue), with findings in every triage state, a history and a previous image: the PDF read back with
 // pdftotext, rendered with pdftoppm and its fonts listed with pdffonts; the HTML opened in Chromium (playwright-core),
 // checked with axe-core, sorted and filtered, with every request outside the page refused and counted.
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -19,6 +18,7 @@ import { findReport } from '../../src/reports/index.js';
 import type { ReportFinding, ReportInput } from '../../src/reports/report.js';
 import { needCommands, needSharedFile } from '../support/requirements.js';
 import { readWithPdfjs } from './pdfjs-check.js';
+import { readWithPoppler, type PopplerReading } from './poppler-check.js';
 import { corpus, sharedPath } from '../support/shared.js';
 
 const IMAGE = 'trendnet-tew733gr-rootfs.squashfs';
@@ -75,10 +75,12 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 describe.runIf(haveInputs && havePoppler)('findings PDF of the TRENDnet image', () => {
   let pdfPath: string;
   let text: string;
+  let poppler: PopplerReading;
   beforeAll(async () => {
     pdfPath = join(dir, 'trendnet.pdf');
     await writeFile(pdfPath, (await findReport('findings-pdf')!.generate(input)) as Buffer);
-    text = execFileSync('pdftotext', ['-layout', pdfPath, '-']).toString();
+    poppler = readWithPoppler(pdfPath, join(dir, 'page'));
+    text = poppler.text;
   }, 120_000);
 
   it('has the sections in order, every finding, human labels only, each description once', () => {
@@ -102,10 +104,21 @@ describe.runIf(haveInputs && havePoppler)('findings PDF of the TRENDnet image', 
     expect(text).toMatch(/Since TEW-733GR 1\.02 \(uploaded 1 Oct 2026\): 3 new, 1 resolved, \d+ unchanged\./);
   });
 
+  it('breaks cleanly: every page after the cover starts with a title, a detail block or a repeated table header', () => {
+    const firsts = text.split('\f').slice(1).filter((p) => p.trim()).map((page) => page.split('\n').map((l) => l.trim()).filter(Boolean)[1]!);
+    const titles = [...Object.values(SECTION_TITLES), 'Critical and high findings in detail'];
+    for (const [i, line] of firsts.entries()) {
+      const ok = titles.includes(line) || /^(Critical|High) · /.test(line) || /^(Severity|Component|Key|Algorithm|Program)\s{2,}/.test(line);
+      expect(ok, `page ${i + 2} starts with "${line}"`).toBe(true);
+    }
+    // the long security weakness table went on over pages, with its header on each
+    expect(firsts.filter((l) => /^Severity\s+Finding\s+Status$/.test(l)).length).toBeGreaterThanOrEqual(2);
+  });
+
   it('opens in pdf.js without a warning or an error, every page with its text', async () => {
     const { pages, messages } = await readWithPdfjs(await readFile(pdfPath));
     expect(messages).toEqual([]);
-    expect(pages).toHaveLength(Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [pdfPath]).toString())![1]));
+    expect(pages).toHaveLength(poppler.pages);
     for (const [i, page] of pages.entries()) expect(page.trim().length, `page ${i + 1}`).toBeGreaterThan(20);
     const all = pages.join('\n');
     for (const f of input.findings!) expect(all, f.pname).toContain(f.pname);
@@ -125,9 +138,9 @@ describe.runIf(haveInputs && havePoppler)('findings PDF of the TRENDnet image', 
     expect(page).not.toMatch(/(^|[^·] rule )telnetd-builtin-account —/);
   }, 60_000);
 
-  it('renders every page, none blank, with its fonts embedded', async () => {
-    const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [pdfPath]).toString())![1]);
-    execFileSync('pdftoppm', ['-r', '12', '-gray', pdfPath, join(dir, 'page')]);
+  it('renders every page in Poppler without a warning, none blank, with its fonts embedded', async () => {
+    expect(poppler.messages).toEqual([]);
+    const pages = poppler.pages;
     const images = (await readdir(dir)).filter((f) => f.startsWith('page') && f.endsWith('.pgm')).sort();
     expect(images).toHaveLength(pages);
     for (const image of images) {
@@ -137,7 +150,7 @@ describe.runIf(haveInputs && havePoppler)('findings PDF of the TRENDnet image', 
       const pixels = pgm.subarray(header[0].length);
       expect(pixels.some((p) => p < 200), `${image} is blank`).toBe(true);
     }
-    const fonts = execFileSync('pdffonts', [pdfPath]).toString().split('\n').slice(2).filter(Boolean);
+    const fonts = poppler.fonts;
     expect(fonts.length).toBeGreaterThan(0);
     for (const font of fonts) expect(font, font).toMatch(/\s+yes\s+yes\s+yes\s+\d+\s+\d+$/);
   });

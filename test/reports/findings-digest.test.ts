@@ -2,7 +2,8 @@
 // risks with the upgrade that removes the most findings, and the changes since a previous image.
 import { describe, expect, it } from 'vitest';
 import type { ScanResult } from '../../src/engine/types.js';
-import { findingsDigest, upgradeText } from '../../src/reports/findings-digest.js';
+import { componentLabel, cvssPlain, findingsDigest, plainWords, upgradeText } from '../../src/reports/findings-digest.js';
+import { evidenceText, versionLabel } from '../../src/reports/report-labels.js';
 import { findingsModel } from '../../src/reports/findings-model.js';
 import type { ReportFinding } from '../../src/reports/report.js';
 
@@ -66,5 +67,33 @@ describe('findings digest', () => {
     expect(digest.changes!.added.map((f) => f.id).sort()).toEqual(['CVE-B', 'CVE-C', 'CVE-D', 'CVE-E', 'CVE-F']);
     expect(digest.changes!.resolved.map((f) => f.pname)).toEqual(['OLD']);
     expect(digest.changes!.unchanged).toBe(1);
+  });
+});
+
+describe('plain words for a reader', () => {
+  it('says what an attacker could do from a CVSS vector', () => {
+    expect(cvssPlain({ cvss: { cvssV3: { baseScore: 9.8, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' } } }))
+      .toBe('An attacker on the network, without logging in, could read its data, change its data or code and make it stop working.');
+    expect(cvssPlain({ cvss: { cvssV3: { baseScore: 5.5, vector: 'CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:N/I:N/A:H' } } })).toBe('A user or program already on the device could make it stop working.');
+    expect(cvssPlain({ cvss: { cvssV4: { baseScore: 6, vector: 'CVSS:4.0/AV:P/AC:L/AT:N/PR:N/UI:N/VC:L/VI:N/VA:N/SC:N/SI:N/SA:N' } } }))
+      .toBe('Someone with the device in hand, without special rights, could read some of its data.');
+    expect(cvssPlain({ cvss: { cvssV2: { baseScore: 5, vector: 'AV:N/AC:L/Au:N/C:N/I:P/A:N' } } })).toBe('An attacker on the network, without logging in, could change some of its data.');
+    expect(cvssPlain({})).toBeUndefined();
+  });
+
+  it('never repeats a one-sentence or over-long description in a top risk', () => {
+    const cvss = { cvssV3: { baseScore: 9.8, vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' } };
+    const one = finding('CVE-1', { description: 'A flaw in the parser.', cvss, component: busybox });
+    expect(plainWords(one)).toBe('busybox 1.14.1: An attacker on the network, without logging in, could read its data, change its data or code and make it stop working.');
+    const long = finding('CVE-2', { description: `${'word '.repeat(60)}end. Second sentence.`, cvss });
+    expect(plainWords(long)).not.toContain('word');
+    expect(plainWords(finding('CVE-3', { description: 'Heap overflow in udhcpc. More words.' }))).toBe('Heap overflow in udhcpc.');
+  });
+
+  it('cuts a build hash in a version and quotes the strings found next to each other', () => {
+    expect(componentLabel({ name: 'kernel', version: '5.4.43-1-8b3aaa48ce5dfb66263bde9605e79a76' })).toBe('kernel 5.4.43-1-8b3aaa48…');
+    expect(versionLabel('2019-12-31-0e34af14-3')).toBe('2019-12-31-0e34af14-3');
+    expect(evidenceText('\\0 2.81 \\0 Dnsmasq version %s')).toBe('strings “2.81” next to “Dnsmasq version %s”');
+    expect(evidenceText('BusyBox v1.31.1 ()')).toBe('BusyBox v1.31.1 ()');
   });
 });

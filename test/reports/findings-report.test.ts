@@ -146,11 +146,14 @@ describe('findings reports', () => {
       const many: ReportFinding[] = Array.from({ length: 30 }, (_, i) => ({
         id: `K${i}`, issueStatus: 'new', fingerprint: `k${i}`, findingType: 'dependencyVulnerability', pname: `CVE-2024-${10000 + i}`, name: 'x', severity: 'critical',
         identifiers: [], occurrences: [{ path: 'bin/x' }], isKev: true, description: long, knownFixedVersion: '1.2.4-with-a-long-suffix',
+        // a one-sentence description: the top risk says what an attacker could do, from the vector
+        cvss: { cvssV3: { baseScore: 9.6, vector: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:R/S:C/C:H/I:H/A:H', version: '3.1' } }, cvssLatestBaseScore: 9.6,
         component: { ref: `c${i}`, name: `component-with-a-long-name-${i}`, version: `1.2.3-with-a-long-suffix-${i}` },
       }));
       const { text, pages } = await pdfText({ ...input, findings: many, sections: ['summary'] }, 'long-summary');
       expect(pages).toBe(2);
       expect(text).toMatch(/…and \d+ more of the top 10 in the findings section/);
+      expect(text.replace(/\s+/g, ' ')).toContain('An attacker on the same local network, without logging in, if a');
     });
 
     it('prints only the chosen sections after the cover', async () => {

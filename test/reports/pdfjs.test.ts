@@ -1,5 +1,8 @@
 // The findings PDF and the PQC PDF open in pdf.js (what Firefox and most web viewers use) without a warning or an
-// error: every page's fonts and drawing are decoded and its text read back. A damaged file shows the check can fail.
+// error: every page's fonts and drawing are decoded and its text read back; and in Poppler (pdfinfo, pdffonts, pdftotext,
+// pdftoppm) with nothing on standard error. A damaged file shows each check can fail.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ScanResult } from '../../src/engine/types.js';
 import { findReport } from '../../src/reports/index.js';
@@ -7,6 +10,10 @@ import type { ReportFinding } from '../../src/reports/report.js';
 import { tempDir } from '../engine/crypto/support.js';
 import { NOW, generatedScan } from './pqc-fixture.js';
 import { readWithPdfjs } from './pdfjs-check.js';
+import { readWithPoppler } from './poppler-check.js';
+import { needCommands } from '../support/requirements.js';
+
+const havePoppler = needCommands(['pdfinfo', 'pdffonts', 'pdftotext', 'pdftoppm'], 'the findings PDF in Poppler');
 
 const result: ScanResult = {
   engineVersion: '0.1.0',
@@ -43,6 +50,27 @@ describe('PDF reports in pdf.js', () => {
       expect(messages).toEqual([]);
       expect(pages.length).toBeGreaterThanOrEqual(2);
       expect(pages.join('\n')).toContain('Quantum readiness score');
+    } finally {
+      await cleanup();
+    }
+  }, 60_000);
+
+  it.runIf(havePoppler)('the findings PDF in Poppler: no warning; a damaged cross-reference entry is reported', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const pdf = (await findReport('findings-pdf')!.generate({ result, findings, now: NOW })) as Buffer;
+      await writeFile(join(dir, 'ok.pdf'), pdf);
+      const ok = readWithPoppler(join(dir, 'ok.pdf'), join(dir, 'page'));
+      expect(ok.messages).toEqual([]);
+      expect(ok.pages).toBeGreaterThanOrEqual(5);
+      // the fourth entry of the cross-reference table, 5 bytes off: Poppler says so and rebuilds the table
+      const table = /\nxref\n0 \d+\n/.exec(pdf.toString('latin1'))!;
+      const at = table.index + table[0].length + 20 * 3;
+      const entry = pdf.subarray(at, at + 20).toString('latin1');
+      const damaged = Buffer.concat([pdf.subarray(0, at), Buffer.from(`${String(Number(entry.slice(0, 10)) + 5).padStart(10, '0')}${entry.slice(10)}`, 'latin1'), pdf.subarray(at + 20)]);
+      await writeFile(join(dir, 'damaged.pdf'), damaged);
+      const bad = readWithPoppler(join(dir, 'damaged.pdf'));
+      expect(bad.messages.some((m) => /Error/.test(m)), bad.messages.join('\n')).toBe(true);
     } finally {
       await cleanup();
     }
