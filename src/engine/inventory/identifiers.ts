@@ -9,6 +9,7 @@ import { erlangAppsIdentifier } from './erlang-apps.identifier.js';
 import { luaRocksIdentifier } from './lua-rocks.identifier.js';
 import { perlModulesIdentifier } from './perl-modules.identifier.js';
 import type { Identifier } from './identifier.js';
+import { intelMeIdentifier } from './intel-me.identifier.js';
 import { javaArchivesIdentifier } from './java-archives.identifier.js';
 import { kernelHeadersIdentifier } from './kernel-headers.identifier.js';
 import { nodePackagesIdentifier } from './node-packages.identifier.js';
@@ -45,6 +46,7 @@ export const identifiers: Identifier[] = [
   peVersionIdentifier,
   uefiModulesIdentifier,
   optionRomIdentifier,
+  intelMeIdentifier,
   kernelHeadersIdentifier,
   versionSignatureIdentifier,
 ];
