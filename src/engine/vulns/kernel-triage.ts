@@ -146,7 +146,7 @@ function fileSymbolOf(file: string, ev: Prepared): FileVerdict | undefined {
 function absentNote(file: string, ev: Prepared): string {
   if (ev.symbols.size === 0) return '';
   const names = kernelFileFunctions().names.get(file);
-  return names && ev.symbols.size > 0 ? ` (none of its functions ${names.join(', ')} is in the ${ev.symbols.size} symbols read)` : '';
+  return names ? ` (none of its functions ${names.join(', ')} is in the ${ev.symbols.size} symbols read)` : '';
 }
 
 /**
