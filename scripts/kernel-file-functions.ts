@@ -1,4 +1,4 @@
-// Generates tables/kernel-file-functions.json.gz from the C files of a kernel source tree, for the kernel CVE
+// Generates tables/kernel-file-functions.json.gz (names) and tables/kernel-function-guards.json.gz (guards) from the C files of a kernel source tree, for the kernel CVE
 // triage (src/engine/vulns/kernel-triage.ts):
 //   names: for each source file, up to two function names that no other file of the tree defines (non-static
 //          first): when a symbol table (System.map, kallsyms, .symtab) holds one, the file is built; this maps a
@@ -119,6 +119,9 @@ for (const [file, defs] of [...byFile].sort(([a], [b]) => (a < b ? -1 : 1))) {
   const guarded = defs.filter((d) => d.guard);
   if (guarded.length > 0) guards[file] = Object.fromEntries(guarded.map((d) => [d.name, d.guard!]));
 }
-const out = join(import.meta.dirname, '..', 'tables', 'kernel-file-functions.json.gz');
-writeFileSync(out, gzipSync(JSON.stringify({ source: `Debian linux-source-6.1 ${version}`, names, guards }), { level: 9 }));
-console.log(`${byFile.size} files, ${Object.keys(names).length} with unique names, ${Object.values(guards).reduce((n, g) => n + Object.keys(g).length, 0)} guarded functions in ${Object.keys(guards).length} files → ${out}`);
+// two files: the names are read by every triage with symbols, the guards only for records that name routines
+const tables = join(import.meta.dirname, '..', 'tables');
+const source = `Debian linux-source-6.1 ${version}`;
+writeFileSync(join(tables, 'kernel-file-functions.json.gz'), gzipSync(JSON.stringify({ source, names }), { level: 9 }));
+writeFileSync(join(tables, 'kernel-function-guards.json.gz'), gzipSync(JSON.stringify({ source, guards }), { level: 9 }));
+console.log(`${byFile.size} files, ${Object.keys(names).length} with unique names, ${Object.values(guards).reduce((n, g) => n + Object.keys(g).length, 0)} guarded functions in ${Object.keys(guards).length} files → ${tables}`);

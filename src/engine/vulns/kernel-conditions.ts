@@ -1,5 +1,5 @@
 // Preprocessor conditions of kernel source on CONFIG_ options, evaluated against a kernel configuration, for the
-// kernel triage: whether a function defined under `#ifdef CONFIG_X` (tables/kernel-file-functions.json.gz,
+// kernel triage: whether a function defined under `#ifdef CONFIG_X` (tables/kernel-function-guards.json.gz,
 // scripts/kernel-file-functions.ts) is compiled. Three-valued: true, false, or undefined when the condition depends
 // on something the configuration does not tell (THREAD_SIZE >= PAGE_SIZE, a numeric comparison, an unknown macro).
 // As kconfig writes them: CONFIG_X is defined when X=y, CONFIG_X_MODULE when X=m; an option the configuration does

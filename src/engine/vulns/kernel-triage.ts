@@ -14,7 +14,7 @@
 //                           module) ships in lib/modules or is built in                         → built
 //   module-not-shipped      the options are on, one is =m, and no such module ships              → unknown
 //   routine-under-option-off the file is built, but each of the record's routines is defined under a
-//                           preprocessor condition on options (#ifdef CONFIG_X, kernel-file-functions table)
+//                           preprocessor condition on options (#ifdef CONFIG_X, kernel-function-guards table)
 //                           that this configuration does not satisfy: the vulnerable code sits under an option
 //                           that is off                                                         → unknown
 //   routine-not-in-symbols  the file is built but none of the record's routines is in the symbols
@@ -43,18 +43,20 @@ export function kernelFileOptions(): Map<string, string[]> {
   return table;
 }
 
-const FUNCTIONS_FILE = fileURLToPath(new URL('../../../tables/kernel-file-functions.json.gz', import.meta.url));
-/** Per source file: functions only it defines, and the functions it defines under CONFIG_ conditions. */
+const NAMES_FILE = fileURLToPath(new URL('../../../tables/kernel-file-functions.json.gz', import.meta.url));
+const GUARDS_FILE = fileURLToPath(new URL('../../../tables/kernel-function-guards.json.gz', import.meta.url));
+/** Per source file: functions only it defines (read when there are symbols), and the functions it defines under CONFIG_ conditions (read for records that name routines). */
 export interface KernelFileFunctions { names: Map<string, string[]>; guards: Map<string, Record<string, string>> }
-let functions: KernelFileFunctions | undefined;
+let names: Map<string, string[]> | undefined;
+let guards: Map<string, Record<string, string>> | undefined;
+const readTable = <T>(file: string, key: string) => new Map(Object.entries((JSON.parse(gunzipSync(readFileSync(file)).toString('utf8')) as Record<string, Record<string, T>>)[key]!));
 
-/** The function-name table (scripts/kernel-file-functions.ts); read once. */
+/** The function-name tables (scripts/kernel-file-functions.ts), each read once on first use. */
 export function kernelFileFunctions(): KernelFileFunctions {
-  if (!functions) {
-    const raw = JSON.parse(gunzipSync(readFileSync(FUNCTIONS_FILE)).toString('utf8')) as { names: Record<string, string[]>; guards: Record<string, Record<string, string>> };
-    functions = { names: new Map(Object.entries(raw.names)), guards: new Map(Object.entries(raw.guards)) };
-  }
-  return functions;
+  return {
+    get names() { return (names ??= readTable<string[]>(NAMES_FILE, 'names')); },
+    get guards() { return (guards ??= readTable<Record<string, string>>(GUARDS_FILE, 'guards')); },
+  };
 }
 
 /** arch/<dir> → the option a kernel built for it has on. */
@@ -146,7 +148,7 @@ function fileSymbolOf(file: string, ev: Prepared): FileVerdict | undefined {
 function absentNote(file: string, ev: Prepared): string {
   if (ev.symbols.size === 0) return '';
   const names = kernelFileFunctions().names.get(file);
-  return names && ev.symbols.size > 0 ? ` (none of its functions ${names.join(', ')} is in the ${ev.symbols.size} symbols read)` : '';
+  return names ? ` (none of its functions ${names.join(', ')} is in the ${ev.symbols.size} symbols read)` : '';
 }
 
 /**
@@ -156,9 +158,9 @@ function absentNote(file: string, ev: Prepared): string {
  */
 function narrowed(built: FileVerdict, file: string, routines: string[], ev: Prepared, missing: string | undefined): FileVerdict {
   if (routines.length === 0) return built;
-  const guards = ev.config ? kernelFileFunctions().guards.get(file) : undefined;
-  if (guards && routines.every((r) => guards[r] !== undefined && evaluateCondition(guards[r]!, ev.config!) === false)) {
-    const off = routines.map((r) => `${r} (#if ${guards[r]})`).join(', ');
+  const guarded = ev.config ? kernelFileFunctions().guards.get(file) : undefined;
+  if (guarded && routines.every((r) => guarded[r] !== undefined && evaluateCondition(guarded[r]!, ev.config!) === false)) {
+    const off = routines.map((r) => `${r} (#if ${guarded[r]})`).join(', ');
     return { rule: 'routine-under-option-off', reason: `${built.reason}, but its vulnerable code sits under an option that is off: ${off}` };
   }
   if (missing && (built.rule === 'config-built' || built.rule === 'file-symbol-present')) return { rule: 'routine-not-in-symbols', reason: `${built.reason}, but ${missing}` };
