@@ -148,7 +148,7 @@ function detail(doc: Doc, f: ReportFinding, history: StatusChangeRecord[]): void
   if (refs.length) facts_.splice(at, 0, ['References', refs.join('\n')]);
   // a block that fits on a page starts on a new one rather than being split; a longer one takes at least 110 points
   doc.font(FONT.regular).fontSize(8.5);
-  const height = 40 + (text ? doc.heightOfString(text, { width: usableWidth(doc) }) : 0) + factsHeight(doc, facts_, 95, 8);
+  const height = 40 + (text ? Math.ceil((doc.widthOfString(text) * 1.1) / usableWidth(doc)) * doc.currentLineHeight(true) : 0) + factsHeight(doc, facts_, 95, 8);
   const room = bottomOf(doc) - doc.page.margins.top;
   ensureSpace(doc, height <= room ? height : 110);
   const left = doc.page.margins.left;

@@ -206,10 +206,16 @@ export function banner(doc: Doc, title: string, body: string, colors: { fill: st
 }
 
 /** Label: value lines in two aligned columns. */
-/** The height facts() takes for these rows. */
+/**
+ * About the height facts() takes for these rows, for a page-break decision: each line's width over the column's,
+ * rounded up, a tenth added for the words that wrap early (cheaper than laying the text out with heightOfString).
+ */
 export function factsHeight(doc: Doc, rows: Array<[string, string]>, labelWidth = 110, size = 9.5): number {
   doc.font(FONT.regular).fontSize(size);
-  return rows.reduce((sum, [, value]) => sum + Math.max(doc.heightOfString(value, { width: usableWidth(doc) - labelWidth }), size * 1.2) + 2, 0);
+  const width = usableWidth(doc) - labelWidth;
+  const lineHeight = doc.currentLineHeight(true);
+  const lines = (value: string) => value.split('\n').reduce((n, line) => n + Math.max(1, Math.ceil((doc.widthOfString(line) * 1.1) / width)), 0);
+  return rows.reduce((sum, [, value]) => sum + Math.max(lines(value) * lineHeight, size * 1.2) + 2, 0);
 }
 
 export function facts(doc: Doc, rows: Array<[string, string]>, labelWidth = 110, size = 9.5): void {
