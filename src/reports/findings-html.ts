@@ -34,13 +34,13 @@ h1{font-size:1.8rem;margin:0}h2{font-size:1.35rem;margin-top:2rem;border-bottom:
 .tiles{display:grid;grid-template-columns:repeat(5,1fr);gap:.5rem;margin:1rem 0}.tile{color:#fff;border-radius:6px;text-align:center;padding:.4rem}.tile strong{display:block;font-size:1.7rem}
 table{border-collapse:collapse;width:100%;font-size:.85rem;margin:.4rem 0 1rem}th,td{text-align:left;vertical-align:top;padding:.3rem .4rem;border-bottom:1px solid #c8ced6}thead th{background:#dde3ea}tbody tr:nth-child(even){background:#f6f8fa}
 caption{text-align:left;font-weight:bold;padding:.2rem 0}.sev{color:#fff;border-radius:3px;padding:0 .35rem;font-weight:bold;white-space:nowrap}
-th button{font:inherit;font-weight:bold;background:none;border:0;padding:0;cursor:pointer;color:inherit}th button::after{content:" \\2195";color:#4a4a4a}
+.print-label{display:none}th button{font:inherit;font-weight:bold;background:none;border:0;padding:0;cursor:pointer;color:inherit}th button::after{content:" \\2195";color:#4a4a4a}
 .filters{display:flex;flex-wrap:wrap;gap:.8rem;align-items:end;margin:.6rem 0}.filters label{display:flex;flex-direction:column;font-size:.85rem;font-weight:bold}
 .filters input,.filters select{font:inherit;font-weight:normal;padding:.2rem}
 details{border-left:4px solid #c8ced6;padding:.2rem .8rem;margin:.6rem 0}details summary{cursor:pointer;font-weight:bold}
 nav ol{columns:2}a{color:#1d4ed8}
 @page{margin:14mm 12mm}
-@media print{body{max-width:none;padding:0;font-size:10pt}.filters,th button::after{display:none}section{break-before:page}#summary{break-before:auto}tr,details{break-inside:avoid}thead{display:table-header-group}details>*{display:block}a{color:inherit}}
+@media print{body{max-width:none;padding:0;font-size:10pt}.filters,th button{display:none}.print-label{display:inline}section{break-before:page}#summary{break-before:auto}tr,details{break-inside:avoid}thead{display:table-header-group}details>*{display:block}a{color:inherit}}
 `;
 
 /** Sorting (click a column header) and filtering (text, severity, type, status) of the findings table, offline. */
@@ -146,7 +146,7 @@ function findings(model: FindingsModel, history: Record<string, StatusChangeReco
 <label>Type<select id="filter-type">${option('', 'All')}${FINDING_TYPES.map((t) => option(t, FINDING_TYPE_LABEL[t])).join('')}</select></label>
 <label>Status<select id="filter-status">${option('', 'All')}${ISSUE_STATUSES.map((s) => option(s, STATUS_LABEL[s])).join('')}</select></label>
 <output id="filter-count" aria-live="polite"></output></div>
-${model.findings.length ? `<table id="findings-table"><caption>Findings</caption><thead><tr>${headers.map((h) => `<th scope="col"><button type="button">${h}</button></th>`).join('')}</tr></thead><tbody>${rows}</tbody></table>` : '<p>The scan reported no findings.</p>'}
+${/* On paper the sort buttons give way to plain labels: Chromium does not repeat a table header holding a button on each printed page. */ ''}${model.findings.length ? `<table id="findings-table"><caption>Findings</caption><thead><tr>${headers.map((h) => `<th scope="col"><button type="button">${h}</button><span class="print-label" aria-hidden="true">${h}</span></th>`).join('')}</tr></thead><tbody>${rows}</tbody></table>` : '<p>The scan reported no findings.</p>'}
 ${detailed.length ? `<h3>Critical and high findings in detail</h3>${detailed.map((f) => detail(f, history[f.id] ?? [])).join('\n')}` : ''}`;
 }
 

@@ -207,4 +207,38 @@ describe.runIf(haveInputs && haveChromium)('findings HTML of the TRENDnet image,
       await browser.close();
     }
   }, 120_000);
+
+  it.runIf(havePoppler)('prints: every finding row and detail block shows on paper, the findings table\'s header repeats on each of its pages, and no page is blank', async () => {
+    const { chromium } = await import('playwright-core');
+    const html = String(await findReport('findings-html')!.generate(input));
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    const printed = join(dir, 'trendnet-html-print.pdf');
+    try {
+      const page = await browser.newPage();
+      await page.route('**/*', (route) => route.abort());
+      await page.setContent(html, { waitUntil: 'load' });
+      await page.emulateMedia({ media: 'print' });
+      // with print styles: every row and every detail block is laid out (none hidden), the filters are not
+      const shown = await page.evaluate(() => ({
+        rows: [...document.querySelectorAll('#findings-table tbody tr')].filter((r) => (r as HTMLElement).offsetHeight > 0).length,
+        details: [...document.querySelectorAll('details')].filter((d) => (d as HTMLElement).offsetHeight > 0).length,
+        allDetails: document.querySelectorAll('details').length,
+        filters: [...document.querySelectorAll('.filters')].filter((f) => (f as HTMLElement).offsetHeight > 0).length,
+      }));
+      expect(shown).toMatchObject({ rows: input.findings!.length, details: shown.allDetails, filters: 0 });
+      await page.pdf({ path: printed, format: 'A4', printBackground: true });
+    } finally {
+      await browser.close();
+    }
+    const reading = readWithPoppler(printed, join(dir, 'print-page'));
+    expect(reading.messages).toEqual([]);
+    expect(reading.pages).toBeGreaterThan(2);
+    const pages = reading.text.split('\f').filter((p) => p.trim());
+    expect(pages).toHaveLength(reading.pages);
+    for (const [i, page] of pages.entries()) expect(page.trim().length, `printed page ${i + 1}`).toBeGreaterThan(20);
+    // pages holding findings rows (a severity, then later on the line a triage status) start with the table's header
+    const rowPages = pages.filter((p) => /\b(?:Critical|High|Medium|Low)\b[^\n]*\b(?:New|In progress|Remediated|Rejected)\b/.test(p));
+    expect(rowPages.length).toBeGreaterThan(1);
+    for (const page of rowPages) expect(page).toMatch(/Severity\s+Finding\s+Type/);
+  }, 120_000);
 });
