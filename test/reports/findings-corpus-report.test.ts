@@ -219,12 +219,10 @@ describe.runIf(haveInputs && haveChromium)('findings HTML of the TRENDnet image,
       await page.setContent(html, { waitUntil: 'load' });
       await page.emulateMedia({ media: 'print' });
       // with print styles: every row and every detail block is laid out (none hidden), the filters are not
-      const shown = await page.evaluate(() => ({
-        rows: [...document.querySelectorAll('#findings-table tbody tr')].filter((r) => (r as HTMLElement).offsetHeight > 0).length,
-        details: [...document.querySelectorAll('details')].filter((d) => (d as HTMLElement).offsetHeight > 0).length,
-        allDetails: document.querySelectorAll('details').length,
-        filters: [...document.querySelectorAll('.filters')].filter((f) => (f as HTMLElement).offsetHeight > 0).length,
-      }));
+      const shown = (await page.evaluate(`(() => {
+        const laidOut = (selector) => [...document.querySelectorAll(selector)].filter((e) => e.offsetHeight > 0).length;
+        return { rows: laidOut('#findings-table tbody tr'), details: laidOut('details'), allDetails: document.querySelectorAll('details').length, filters: laidOut('.filters') };
+      })()`)) as { rows: number; details: number; allDetails: number; filters: number };
       expect(shown).toMatchObject({ rows: input.findings!.length, details: shown.allDetails, filters: 0 });
       await page.pdf({ path: printed, format: 'A4', printBackground: true });
     } finally {
