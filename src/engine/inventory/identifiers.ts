@@ -1,5 +1,6 @@
 // Every component identifier, in order (package databases first: their records name the packages that the
 // binary identifiers then confirm). Adding an identifier is one file plus one line here.
+import { amdPspIdentifier } from './amd-psp.identifier.js';
 import { apkInstalledIdentifier } from './apk-installed.identifier.js';
 import { dpkgStatusIdentifier } from './dpkg-status.identifier.js';
 import { elfMetadataIdentifier } from './elf-metadata.identifier.js';
@@ -9,6 +10,7 @@ import { erlangAppsIdentifier } from './erlang-apps.identifier.js';
 import { luaRocksIdentifier } from './lua-rocks.identifier.js';
 import { perlModulesIdentifier } from './perl-modules.identifier.js';
 import type { Identifier } from './identifier.js';
+import { intelMeIdentifier } from './intel-me.identifier.js';
 import { javaArchivesIdentifier } from './java-archives.identifier.js';
 import { kernelHeadersIdentifier } from './kernel-headers.identifier.js';
 import { nodePackagesIdentifier } from './node-packages.identifier.js';
@@ -45,6 +47,8 @@ export const identifiers: Identifier[] = [
   peVersionIdentifier,
   uefiModulesIdentifier,
   optionRomIdentifier,
+  intelMeIdentifier,
+  amdPspIdentifier,
   kernelHeadersIdentifier,
   versionSignatureIdentifier,
 ];
