@@ -175,6 +175,9 @@ export const DEBIAN_FORM_SAMPLES: Sample[] = [
   // as a dynamic-header string and as a makefsdata 'Server: ' line in fsdata.
   { family: 'lwip', file: 'fw.bin', text: '\0lwIP/2.1.3 (http://savannah.nongnu.org/projects/lwip)\0', version: '2.1.3' },
   { family: 'lwip', file: 'app.elf', text: 'HTTP/1.0 200 OK\r\nServer: lwIP/1.4.1 (http://savannah.nongnu.org/projects/lwip)\r\nContent-type: text/html\r\n\r\n', version: '1.4.1' },
+  // eCos: the build-tag print of eCos firmware shells ('eCos Release: %d.%d.%d\n', the integers from the HAL's
+  // CYGNUM_HAL_VERSION_* macros): presence only.
+  { family: 'ecos', file: 'ecram_sto.bin', text: '\0Built %s %s\n\0eCos Release: %d.%d.%d\n\0Using %s\n\0' },
   { family: 'zephyr', file: 'zephyr.bin', text: '\0*** Booting Zephyr OS build v3.5.0 ***\n\0', version: '3.5.0' },
   { family: 'zephyr', file: 'zephyr.elf', text: '\0*** Booting Zephyr OS build zephyr-v3.4.0-27775-g750ed00d564b ***\n\0', version: '3.4.0' },
   { family: 'zephyr', file: 'app.bin', text: '\0***** Booting Zephyr OS build zephyr-v2.0.0-1657-g99d310da48e5 *****\n\0', version: '2.0.0' },
@@ -195,6 +198,7 @@ export const DECOYS: Array<{ file?: string; text: string; why: string }> = [
   { text: '\0requires VxWorks 6.9 or later\0', why: 'prose naming VxWorks' },
   { text: '\0lwIP/2.2.0d (http://savannah.nongnu.org/projects/lwip)\0', why: 'lwIP development build, no release' },
   { text: '\0Server: lwIP/1.3.1\0', why: 'an lwIP agent without the project URL (a vendor string)' },
+  { text: 'This port runs on eCos Release 3.0 and later.\n', why: 'prose naming an eCos release' },
   { text: '\0\nNuttShell (NSH)\n\0', why: 'NuttX greeting of a build without a release' },
   { text: '\x005.10.0 (gcc version 10.2.1 (Debian 10.2.1-6)) #1 SMP Thu Jan  1 00:00:00 UTC 2021\0', why: 'a kernel release and build line is not OP-TEE (no architecture after the date)' },
   { text: '\0Linux version %s (%s)\0', why: 'kernel banner format' },

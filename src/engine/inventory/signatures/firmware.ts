@@ -222,4 +222,15 @@ export const firmwareSignatures: VersionSignature[] = [
     // into fsdata. A development build ('2.2.0d') is not a release; a firmware that sets its own agent gives nothing.
     patterns: [banner('lwIP/', /lwIP\/(\d+\.\d+\.\d+(?:\.?rc\d+)?) \(http:\/\/savannah\.nongnu\.org\/projects\/lwip\)(?:\r\n)?/, 0.85)],
   },
+  {
+    id: 'ecos',
+    name: 'ecos',
+    type: 'operating-system',
+    purl: { name: 'ecos' },
+    // eCos keeps its release only as integers (CYGNUM_KERNEL_VERSION_MAJOR/MINOR, CYGNUM_HAL_VERSION_*), and its
+    // uname() copies them as one-digit strings; the version-bearing line of eCos firmware, 'eCos Release: %d.%d.%d'
+    // (a vendor shell's build-tag print, the string FACT's eCos rule keys on), formats them at run time. So eCos is
+    // found present, without a version (and so without a CPE).
+    patterns: [{ needle: 'eCos Release: %d.%d.%d', regex: /\0eCos Release: %d\.%d\.%d\r?\n?\0/, presence: true, confidence: 0.7 }],
+  },
 ];
