@@ -1,5 +1,6 @@
 // Every component identifier, in order (package databases first: their records name the packages that the
 // binary identifiers then confirm). Adding an identifier is one file plus one line here.
+import { amdPspIdentifier } from './amd-psp.identifier.js';
 import { apkInstalledIdentifier } from './apk-installed.identifier.js';
 import { dpkgStatusIdentifier } from './dpkg-status.identifier.js';
 import { elfMetadataIdentifier } from './elf-metadata.identifier.js';
@@ -47,6 +48,7 @@ export const identifiers: Identifier[] = [
   uefiModulesIdentifier,
   optionRomIdentifier,
   intelMeIdentifier,
+  amdPspIdentifier,
   kernelHeadersIdentifier,
   versionSignatureIdentifier,
 ];

@@ -1,108 +1,145 @@
-// Intel Management Engine firmware (ME 6-10, CSME 11 and later): the version of the region's code partition
-// (FTPR, the one that boots the engine), read from its manifest header. Layouts as ME Analyzer and UEFITool read
-// them (MN2_Manifest_R0, CPD_Header_R1/R2, the $FPT partition table):
-// - The ME region starts with the $FPT partition table, at offset 0 or after a 16-byte ROM bypass vector.
-// - CSE (11+): each code partition is a $CPD directory (partition name at +0x0C, header length at +0x0A, 24-byte
-//   entries: name[12], offset (low 25 bits), length); FTPR's entry 'FTPR.man' points at its manifest.
-// - ME 6-10: the first $MN2 manifest of the region is FTPR's (the partition starts with it).
-// - The manifest header (Intel's MANIFEST_HEADER): type 4 at +0x00, header version 0x10000 at +0x08, vendor 0x8086
-//   at +0x10, BCD date at +0x14, tag '$MN2' at +0x1C, then major, minor, hotfix and build as 16-bit words at +0x24.
-// NVD's names for the engine firmware products could not be checked here, so no CPE is given.
-import type { Candidate, FileView, Identifier } from './identifier.js';
+// Intel Management Engine / CSME firmware: the ME region's flash partition table ('$FPT') and the code partition's
+// manifest header ('$MN2'), which carries the firmware version major.minor.hotfix.build. Read from a bare ME region
+// ($FPT at 0 or 0x10) or from a whole SPI image through the flash descriptor's ME region (FLREG2).
+// Layouts as published by coreboot's util/ifdtool (descriptor: signature 0x0FF0A55A at 0x10, FLMAP0.FRBA, FLREG
+// base/limit in 4 KiB units) and MEAnalyzer (the $FPT header and its 0x20-byte entries; the $CPD code partition
+// directory of CSME 11 and later with its 0x18-byte entries; the manifest header with '$MN2' at 0x1C, vendor 0x8086
+// at 0x10 and the four 16-bit version fields at 0x24).
+import { buildCpe } from '../cpe.js';
 import { buildPurl } from '../purl.js';
+import type { Candidate, FileView, Identifier } from './identifier.js';
 
-export interface EngineVersion {
+const DESCRIPTOR_SIGNATURE = 0x0ff0a55a;
+/** Whole SPI images are at most 64 MiB; an ME region alone is a few MiB. */
+const MAX_READ = 64 * 1024 * 1024;
+
+export interface MeFirmware {
+  /** Offset of the $FPT in the file. */
+  fptOffset: number;
+  /** The partition the version came from ('FTPR', or the first code partition with a manifest). */
+  partition: string;
+  /** Offset of the $MN2 manifest header in the file. */
+  manifestOffset: number;
   version: string;
-  /** BCD build date of the manifest, 'YYYY-MM-DD'. */
-  date: string;
-  /** Offset of the manifest in the file. */
-  offset: number;
-  /** How the manifest was found: the FTPR $CPD entry (CSE) or the region's first manifest (ME 6-10). */
-  via: 'cpd-ftpr' | 'first-manifest';
+  /** The FIT tool version recorded in the $FPT header (v2.0), when set. */
+  fitVersion?: string;
+  /** Build date from the manifest (BCD yyyymmdd). */
+  date?: string;
 }
 
-/** The version in the manifest header at `at`, or undefined when it is not a well-formed $MN2 manifest header. */
-export function manifestVersion(data: Buffer, at: number): Omit<EngineVersion, 'via'> | undefined {
-  if (at < 0 || at + 0x2c > data.length) return undefined;
-  if (data.toString('latin1', at + 0x1c, at + 0x20) !== '$MN2') return undefined;
-  if (data.readUInt32LE(at) !== 4 || data.readUInt32LE(at + 8) !== 0x10000 || data.readUInt32LE(at + 0x10) !== 0x8086) return undefined;
-  const [major, minor, hotfix, build] = [0x24, 0x26, 0x28, 0x2a].map((o) => data.readUInt16LE(at + o));
-  if (major === 0 || major > 99) return undefined;
-  const bcd = (n: number) => n.toString(16).padStart(2, '0');
-  const date = `${data.readUInt16LE(at + 0x16).toString(16).padStart(4, '0')}-${bcd(data[at + 0x15]!)}-${bcd(data[at + 0x14]!)}`;
-  return { version: `${major}.${minor}.${hotfix}.${build}`, date, offset: at };
+const tag = (data: Buffer, at: number): string => (at >= 0 && at + 4 <= data.length ? data.toString('latin1', at, at + 4) : '');
+
+/** The ME region of a whole SPI image, from its flash descriptor; undefined when there is no descriptor or no ME region. */
+export function meRegion(data: Buffer): { base: number; limit: number } | undefined {
+  if (data.length < 0x1000 || data.readUInt32LE(0x10) !== DESCRIPTOR_SIGNATURE) return undefined;
+  const frba = ((data.readUInt32LE(0x14) >>> 16) & 0xff) << 4;
+  if (frba + 12 > data.length) return undefined;
+  const reg = data.readUInt32LE(frba + 8);
+  const base = (reg & 0x7fff) << 12;
+  const limit = (((reg >>> 16) & 0x7fff) << 12) | 0xfff;
+  if (limit <= base || limit >= data.length) return undefined;
+  return { base, limit };
 }
 
-/** The manifest of the FTPR $CPD directory (CSE), when the data holds one. */
-function cpdFtprManifest(data: Buffer): number | undefined {
-  for (let at = data.indexOf('$CPD'); at >= 0; at = data.indexOf('$CPD', at + 4)) {
-    if (at + 0x10 > data.length || data.toString('latin1', at + 0x0c, at + 0x10) !== 'FTPR') continue;
-    const entries = data.readUInt32LE(at + 4);
-    const headerLength = data[at + 0x0a]!;
-    if (entries === 0 || entries > 256 || (headerLength !== 0x10 && headerLength !== 0x14)) continue;
-    for (let i = 0; i < entries; i++) {
-      const entry = at + headerLength + i * 24;
-      if (entry + 24 > data.length) break;
-      const name = data.toString('latin1', entry, entry + 12).replace(/\0.*$/s, '');
-      if (name === 'FTPR.man') return at + (data.readUInt32LE(entry + 12) & 0x1ffffff);
+/** A manifest header at `at`: '$MN2' at 0x1C, Intel's vendor id, version at 0x24. */
+function manifestAt(data: Buffer, at: number): { version: string; date?: string } | undefined {
+  if (at < 0 || at + 0x30 > data.length || tag(data, at + 0x1c) !== '$MN2' || data.readUInt32LE(at + 0x10) !== 0x8086) return undefined;
+  const v = [0x24, 0x26, 0x28, 0x2a].map((o) => data.readUInt16LE(at + o));
+  if (v[0] === 0) return undefined;
+  const d = data.readUInt32LE(at + 0x14).toString(16).padStart(8, '0');
+  return { version: v.join('.'), ...(/^(19|20)\d{2}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])$/.test(d) ? { date: `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}` } : {}) };
+}
+
+/** The manifest of a code partition: at its start (ME up to 10) or the '<name>.man' entry of its $CPD (CSME 11+). */
+function partitionManifest(data: Buffer, start: number, name: string): number | undefined {
+  if (manifestAt(data, start)) return start;
+  if (tag(data, start) !== '$CPD' || start + 0x10 > data.length) return undefined;
+  const entries = data.readUInt32LE(start + 4);
+  const headerLength = data[start + 0x0a]!;
+  if (entries === 0 || entries > 256 || headerLength < 0x10) return undefined;
+  for (let i = 0; i < entries; i++) {
+    const e = start + headerLength + i * 0x18;
+    if (e + 0x18 > data.length) return undefined;
+    const entryName = data.toString('latin1', e, e + 12).replace(/\0.*$/s, '');
+    if (entryName !== `${name}.man`) continue;
+    const at = start + (data.readUInt32LE(e + 12) & 0x1ffffff);
+    return manifestAt(data, at) ? at : undefined;
+  }
+  return undefined;
+}
+
+/** The ME firmware version of an ME region or SPI image in `data`; undefined when its headers do not give one. */
+export function parseMeFirmware(data: Buffer): MeFirmware | undefined {
+  const region = meRegion(data);
+  const starts = region ? [region.base] : [0];
+  for (const base of starts) {
+    const fpt = [base, base + 0x10].find((o) => tag(data, o) === '$FPT');
+    if (fpt === undefined || fpt + 0x20 > data.length) continue;
+    const count = data.readUInt32LE(fpt + 4);
+    const headerVersion = data[fpt + 8]!;
+    const headerLength = data[fpt + 0x0a]!;
+    if (count === 0 || count > 128 || headerLength < 0x20) continue;
+    const fit = headerVersion >= 0x20 ? [0x18, 0x1a, 0x1c, 0x1e].map((o) => data.readUInt16LE(fpt + o)) : [];
+    const partitions: Array<{ name: string; offset: number }> = [];
+    for (let i = 0; i < count; i++) {
+      const e = fpt + headerLength + i * 0x20;
+      if (e + 0x20 > data.length) break;
+      const name = data.toString('latin1', e, e + 4).replace(/\0.*$/s, '');
+      const offset = data.readUInt32LE(e + 8);
+      if (/^[A-Z0-9]{2,4}$/.test(name) && offset > 0 && offset !== 0xffffffff) partitions.push({ name, offset });
+    }
+    // FTPR is the code partition the ROM boots (MEAnalyzer reads the version there); other code partitions follow.
+    partitions.sort((a, b) => Number(b.name === 'FTPR') - Number(a.name === 'FTPR'));
+    for (const p of partitions) {
+      const at = partitionManifest(data, base + p.offset, p.name);
+      if (at === undefined) continue;
+      const m = manifestAt(data, at)!;
+      return {
+        fptOffset: fpt, partition: p.name, manifestOffset: at, version: m.version,
+        ...(fit.some((n) => n !== 0) ? { fitVersion: fit.join('.') } : {}),
+        ...(m.date ? { date: m.date } : {}),
+      };
     }
   }
   return undefined;
 }
 
-/** The engine firmware version of an ME region (or a file holding its code partition). */
-export function engineVersion(data: Buffer): EngineVersion | undefined {
-  const cse = cpdFtprManifest(data);
-  if (cse !== undefined) {
-    const found = manifestVersion(data, cse);
-    return found && { ...found, via: 'cpd-ftpr' };
-  }
-  // A CSE region without its FTPR directory: the other partitions' manifests (PMC, ISH, ...) have versions of their own.
-  if (data.includes('$CPD')) return undefined;
-  for (let tag = data.indexOf('$MN2'); tag >= 0; tag = data.indexOf('$MN2', tag + 4)) {
-    const found = manifestVersion(data, tag - 0x1c);
-    if (found) return { ...found, via: 'first-manifest' };
-  }
-  return undefined;
-}
-
-const MAX_READ = 32 * 1024 * 1024;
-
-/** An ME region: $FPT at its start or after the 16-byte ROM bypass vector; or a CSE code partition ($CPD). */
-function isEngineRegion(head: Buffer): boolean {
-  const at = (tag: string, offset: number) => head.length >= offset + 4 && head.toString('latin1', offset, offset + 4) === tag;
-  return at('$FPT', 0) || at('$FPT', 0x10) || at('$CPD', 0);
+/** CSME (11 and later) has an NVD product; below 11 the header alone does not tell ME from TXE or SPS. */
+function cpeFor(version: string): string | undefined {
+  const major = Number(version.split('.')[0]);
+  if (major < 11 || major > 30) return undefined;
+  return buildCpe({ part: 'o', vendor: 'intel', product: 'converged_security_and_management_engine_firmware', version: version.split('.').slice(0, 3).join('.') });
 }
 
 export const intelMeIdentifier: Identifier = {
   id: 'intel-me',
-  description: 'Intel ME/CSME firmware version from the FTPR partition manifest (method intel-me-manifest)',
-  selects: (node, head) => node.size <= MAX_READ && isEngineRegion(head),
+  description: 'Intel ME/CSME firmware version from the $FPT partition table and the $MN2 manifest (method intel-me-manifest)',
+  selects: (node, head) => node.size <= MAX_READ && head.length >= 0x20 && (tag(head, 0) === '$FPT' || tag(head, 0x10) === '$FPT' || head.readUInt32LE(0x10) === DESCRIPTOR_SIGNATURE),
+  perFile: true,
   async identify(file: FileView): Promise<Candidate[]> {
     const all = Buffer.alloc(file.node.size);
     for await (const { offset, data } of file.chunks()) data.copy(all, offset);
-    const found = engineVersion(all);
-    if (!found) return [];
-    const major = Number(found.version.split('.')[0]);
-    // $MN2 manifests began with ME 6; CSE with 11. Majors below 6 are TXE or SPS builds, which the header alone
-    // does not tell apart from each other.
-    const [key, title] = major >= 11 ? ['intel-csme', 'Intel CSME'] : major >= 6 ? ['intel-me', 'Intel ME'] : ['intel-engine-firmware', 'Intel TXE or SPS'];
-    return [{
-      key,
-      name: key,
-      version: found.version,
+    const me = parseMeFirmware(all);
+    if (!me) return [];
+    const cpe = cpeFor(me.version);
+    const candidate: Candidate = {
+      key: 'intel-me',
+      name: 'intel-me',
+      version: me.version,
       type: 'firmware',
+      purl: buildPurl({ type: 'generic', namespace: 'intel', name: 'me', version: me.version }),
       supplier: 'Intel',
-      purl: buildPurl({ type: 'generic', namespace: 'intel', name: key, version: found.version }),
       confidence: 0.9,
       path: file.node.path,
       primaryFile: true,
       evidence: {
         path: file.node.path,
         method: 'intel-me-manifest',
-        offset: found.offset,
-        match: `${title} ${found.version}, built ${found.date}: $MN2 manifest at 0x${found.offset.toString(16)} (${found.via === 'cpd-ftpr' ? 'the FTPR partition\'s FTPR.man' : 'the region\'s first manifest, FTPR\'s in ME 6-10'})`,
+        offset: me.manifestOffset,
+        match: `$FPT at 0x${me.fptOffset.toString(16)}${me.fitVersion ? ` (FIT ${me.fitVersion})` : ''}; ${me.partition} manifest $MN2 at 0x${me.manifestOffset.toString(16)}: version ${me.version}${me.date ? `, built ${me.date}` : ''}`,
       },
-    }];
+    };
+    if (cpe) candidate.cpe = cpe;
+    return [candidate];
   },
 };

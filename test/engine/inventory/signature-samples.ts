@@ -158,6 +158,26 @@ export const DEBIAN_FORM_SAMPLES: Sample[] = [
   // NuttX: nuttx-apps nshlib's g_nshgreeting with CONFIG_VERSION_STRING, as composed by the C compiler.
   { family: 'nuttx', file: 'nuttx.bin', text: '\0nsh> \0\0\0\nNuttShell (NSH) NuttX-12.2.1\n\0', version: '12.2.1' },
   { family: 'nuttx', file: 'nuttx', text: '\0\nNuttShell (NSH) NuttX-10.0\n\0', version: '10.0' },
+  // Contiki-NG: Makefile.include's CONTIKI_VERSION_STRING ("Contiki-NG-" + git describe of the tags 'release/vX.Y')
+  // in contiki-main.c's 'Starting ' literal and the LwM2M firmware version, at contiki-ng 9f80681 (2024-12-30).
+  { family: 'contiki-ng', file: 'hello-world.cc26x0', text: '\0Starting Contiki-NG-release/v4.9\n\0', version: '4.9' },
+  { family: 'contiki-ng', file: 'node.nrf52840', text: '\0Contiki-NG-release/v4.8-212-g5b3c2a1f0-dirty\0', version: '4.8' },
+  // Contiki 2.x/3.0: core/contiki-version.h's CONTIKI_VERSION_STRING at the tags 2.7 and 3.0 (contiki-os/contiki).
+  { family: 'contiki', file: 'contiki-sky.bin', text: '\0Contiki 2.7 started. \0', version: '2.7' },
+  { family: 'contiki', file: 'contiki-cc2538dk.bin', text: '\0Contiki 3.0\0', version: '3.0' },
+  // RIOT: core/lib/init.c's CONFIG_BOOT_MSG_STRING with RIOT_VERSION (git describe + branch), at RIOT c8bd52f.
+  { family: 'riot', file: 'hello-world.elf', text: '\0main(): This is RIOT! (Version: 2022.04)\0', version: '2022.04' },
+  { family: 'riot', file: 'gnrc_networking.elf', text: '\0main(): This is RIOT! (Version: 2020.07.1-3-g1a2b3-2020.07-branch)\0', version: '2020.07.1' },
+  // VxWorks: the vxWorksVersion string of 5.x kernels and 'VxWorks x.y' of later ones (no public source to compose from).
+  { family: 'vxworks', file: 'vxWorks.bin', text: '\0VxWorks5.5.1\0\0\0WIND version 2.6\0', version: '5.5.1' },
+  { family: 'vxworks', file: 'vxWorks', text: '\0VxWorks 6.9\0', version: '6.9' },
+  // lwIP: apps/http's HTTPD_SERVER_AGENT ("lwIP/" LWIP_VERSION_STRING " (http://savannah.nongnu.org/projects/lwip)"),
+  // as a dynamic-header string and as a makefsdata 'Server: ' line in fsdata.
+  { family: 'lwip', file: 'fw.bin', text: '\0lwIP/2.1.3 (http://savannah.nongnu.org/projects/lwip)\0', version: '2.1.3' },
+  { family: 'lwip', file: 'app.elf', text: 'HTTP/1.0 200 OK\r\nServer: lwIP/1.4.1 (http://savannah.nongnu.org/projects/lwip)\r\nContent-type: text/html\r\n\r\n', version: '1.4.1' },
+  // eCos: the build-tag print of eCos firmware shells ('eCos Release: %d.%d.%d\n', the integers from the HAL's
+  // CYGNUM_HAL_VERSION_* macros): presence only.
+  { family: 'ecos', file: 'ecram_sto.bin', text: '\0Built %s %s\n\0eCos Release: %d.%d.%d\n\0Using %s\n\0' },
   { family: 'zephyr', file: 'zephyr.bin', text: '\0*** Booting Zephyr OS build v3.5.0 ***\n\0', version: '3.5.0' },
   { family: 'zephyr', file: 'zephyr.elf', text: '\0*** Booting Zephyr OS build zephyr-v3.4.0-27775-g750ed00d564b ***\n\0', version: '3.4.0' },
   { family: 'zephyr', file: 'app.bin', text: '\0***** Booting Zephyr OS build zephyr-v2.0.0-1657-g99d310da48e5 *****\n\0', version: '2.0.0' },
@@ -167,6 +187,18 @@ export const DEBIAN_FORM_SAMPLES: Sample[] = [
 export const DECOYS: Array<{ file?: string; text: string; why: string }> = [
   { text: '\0*** Booting Zephyr OS build v3.x.x ***\n\0', why: 'Zephyr banner in documentation, no release' },
   { text: '\0OP-TEE version: %s\0', why: 'OP-TEE format string alone' },
+  { text: '\0Starting Contiki-NG\n\0', why: 'Contiki-NG built outside git: no release' },
+  { text: '\0Contiki-NG-Test\0', why: 'an LwM2M endpoint name, not a version' },
+  { text: '\0Contiki-NG-5b3c2a1f0\0', why: 'Contiki-NG from an untagged tree (git describe --always)' },
+  { text: '\0Contiki 3.x\0', why: 'Contiki development tree after 3.0, no release' },
+  { text: 'ported from Contiki 2.7 by the vendor\n', why: 'prose naming Contiki' },
+  { text: '\0main(): This is RIOT! (Version: 2019.10-devel-437-gf506a)\0', why: 'RIOT master between releases' },
+  { text: '\0main(): This is RIOT! (Version: buildtest)\0', why: 'RIOT build-test version' },
+  { text: '\0WIND version 2.6\0', why: 'the VxWorks kernel version alone is not the product release' },
+  { text: '\0requires VxWorks 6.9 or later\0', why: 'prose naming VxWorks' },
+  { text: '\0lwIP/2.2.0d (http://savannah.nongnu.org/projects/lwip)\0', why: 'lwIP development build, no release' },
+  { text: '\0Server: lwIP/1.3.1\0', why: 'an lwIP agent without the project URL (a vendor string)' },
+  { text: 'This port runs on eCos Release 3.0 and later.\n', why: 'prose naming an eCos release' },
   { text: '\0\nNuttShell (NSH)\n\0', why: 'NuttX greeting of a build without a release' },
   { text: '\x005.10.0 (gcc version 10.2.1 (Debian 10.2.1-6)) #1 SMP Thu Jan  1 00:00:00 UTC 2021\0', why: 'a kernel release and build line is not OP-TEE (no architecture after the date)' },
   { text: '\0Linux version %s (%s)\0', why: 'kernel banner format' },

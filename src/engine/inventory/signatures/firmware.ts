@@ -1,5 +1,6 @@
 // Boot and security firmware beside the bootloaders (SBAT-named UEFI components, TF-A, iPXE) and RTOS kernels
-// in device firmware blobs. Each form here was seen in a real build (see the samples' sources in the tests).
+// in device firmware blobs. The forms come from real builds or, where no build was at hand (OP-TEE, Zephyr, NuttX,
+// Contiki, RIOT, VxWorks, lwIP's httpd), from the upstream format strings; the samples say which.
 import { riscvCallsWithString } from '../../binaries/riscv-args.js';
 import type { VersionSignature } from '../signature.js';
 import { banner, sbatLine, standalone } from './helpers.js';
@@ -164,5 +165,72 @@ export const firmwareSignatures: VersionSignature[] = [
     // NSH's greeting when the build has a release (nuttx-apps nshlib/nsh_parse.c, g_nshgreeting):
     // '\nNuttShell (NSH) NuttX-' CONFIG_VERSION_STRING '\n'; without one it is '\nNuttShell (NSH)\n' (no version).
     patterns: [banner('NuttShell (NSH) NuttX-', /\0\nNuttShell \(NSH\) NuttX-(\d+\.\d+(?:\.\d+)?)(?:-RC\d+)?\n\0/, 0.9)],
+  },
+  {
+    id: 'contiki-ng',
+    name: 'contiki-ng',
+    type: 'operating-system',
+    cpe: { part: 'o', vendor: 'contiki-ng', product: 'contiki-ng' },
+    purl: { name: 'contiki-ng', namespace: 'contiki-ng' },
+    // Makefile.include passes -DCONTIKI_VERSION_STRING="Contiki-NG-$(RELSTR)" with RELSTR from `git describe --tags
+    // --always --dirty` ('release/v4.9', 'release/v4.9-12-g1a2b3c4-dirty'); os/contiki-main.c logs 'Starting '
+    // CONTIKI_VERSION_STRING '\n' and the LwM2M device object keeps the bare string. A tree outside git gives
+    // 'Contiki-NG' and an untagged one a bare hash: no release, nothing claimed.
+    patterns: [banner('Contiki-NG-', /\0(?:Starting )?Contiki-NG-(?:release\/)?v?(\d+\.\d+(?:\.\d+)?)(?:-\d+-g[0-9a-f]{4,40})?(?:-dirty)?\n?\0/, 0.85)],
+  },
+  {
+    id: 'contiki',
+    name: 'contiki',
+    type: 'operating-system',
+    cpe: { part: 'o', vendor: 'contiki-os', product: 'contiki' },
+    purl: { name: 'contiki', namespace: 'contiki-os' },
+    // Contiki 2.x/3.0 (core/contiki-version.h): CONTIKI_VERSION_STRING "Contiki 3.0", printed by the platforms'
+    // main as '%s' (AVR: '*******Booting %s*******'), 'CONTIKI_VERSION_STRING "\n"' or '" started. "'. The
+    // development tree after 3.0 says 'Contiki 3.x': no release.
+    patterns: [banner('Contiki ', /\0Contiki (\d+\.\d+(?:\.\d+)?)(?: started\. |\n)?\0/, 0.75)],
+  },
+  {
+    id: 'riot',
+    name: 'riot',
+    type: 'operating-system',
+    cpe: { part: 'o', vendor: 'riot-os', product: 'riot' },
+    purl: { name: 'riot', namespace: 'riot-os' },
+    // core/lib/init.c's CONFIG_BOOT_MSG_STRING: 'main(): This is RIOT! (Version: ' RIOT_VERSION ')', RIOT_VERSION
+    // being `git describe` plus the branch name when not master ('2023.01', '2022.04-RC1', '2020.07.1-3-g1a2b3-mybranch').
+    // Master between releases describes as '<next>-devel-…': not a release, not claimed; nor 'buildtest'/'UNKNOWN'.
+    patterns: [banner('This is RIOT! (Version: ', /main\(\): This is RIOT! \(Version: (\d{4}\.\d{2}(?:\.\d+)?(?:-RC\d+)?)(?:-\d+-g[0-9a-f]{4,40})?(?:-(?!devel)[\w./-]{1,60})?\)\0/, 0.9)],
+  },
+  {
+    id: 'vxworks',
+    name: 'vxworks',
+    type: 'operating-system',
+    cpe: { part: 'o', vendor: 'windriver', product: 'vxworks' },
+    purl: { name: 'vxworks', namespace: 'windriver' },
+    // VxWorks' source is not public: the form is the kernel's vxWorksVersion string as device firmware keeps it
+    // ('VxWorks5.5.1', 'VxWorks 6.9'), a string of its own. The WIND kernel version ('WIND version 2.6') is the
+    // kernel's, not the product release, and alone gives nothing.
+    patterns: [banner('VxWorks', /\0VxWorks ?(\d+\.\d+(?:\.\d+)?)\0/, 0.8)],
+  },
+  {
+    id: 'lwip',
+    name: 'lwip',
+    type: 'library',
+    cpe: { vendor: 'lwip_project', product: 'lwip' },
+    purl: { name: 'lwip' },
+    // The one run-time version string: the httpd app's HTTPD_SERVER_AGENT, "lwIP/" LWIP_VERSION_STRING
+    // " (http://savannah.nongnu.org/projects/lwip)", in dynamic headers or in the 'Server: ' lines makefsdata writes
+    // into fsdata. A development build ('2.2.0d') is not a release; a firmware that sets its own agent gives nothing.
+    patterns: [banner('lwIP/', /lwIP\/(\d+\.\d+\.\d+(?:\.?rc\d+)?) \(http:\/\/savannah\.nongnu\.org\/projects\/lwip\)(?:\r\n)?/, 0.85)],
+  },
+  {
+    id: 'ecos',
+    name: 'ecos',
+    type: 'operating-system',
+    purl: { name: 'ecos' },
+    // eCos keeps its release only as integers (CYGNUM_KERNEL_VERSION_MAJOR/MINOR, CYGNUM_HAL_VERSION_*), and its
+    // uname() copies them as one-digit strings; the version-bearing line of eCos firmware, 'eCos Release: %d.%d.%d'
+    // (a vendor shell's build-tag print, the string FACT's eCos rule keys on), formats them at run time. So eCos is
+    // found present, without a version (and so without a CPE).
+    patterns: [{ needle: 'eCos Release: %d.%d.%d', regex: /\0eCos Release: %d\.%d\.%d\r?\n?\0/, presence: true, confidence: 0.7 }],
   },
 ];
