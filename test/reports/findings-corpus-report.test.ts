@@ -2,9 +2,7 @@
 // CISA KEV catalogue), with findings in every triage state, a history and a previous image: the PDF read back with
 // pdftotext, rendered with pdftoppm and its fonts listed with pdffonts; the HTML opened in Chromium (playwright-core),
 // checked with axe-core, sorted and filtered, with every request outside the page refused and counted.
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +15,7 @@ import { SECTION_TITLES } from '../../src/reports/findings-pdf.js';
 import { findReport } from '../../src/reports/index.js';
 import type { ReportFinding, ReportInput } from '../../src/reports/report.js';
 import { needCommands, needSharedFile } from '../support/requirements.js';
+import { openOffline } from './html-in-chromium.js';
 import { readWithPdfjs } from './pdfjs-check.js';
 import { readWithPoppler, type PopplerReading } from './poppler-check.js';
 import { corpus, sharedPath } from '../support/shared.js';
@@ -158,27 +157,9 @@ describe.runIf(haveInputs && havePoppler)('findings PDF of the TRENDnet image', 
 
 describe.runIf(haveInputs && haveChromium)('findings HTML of the TRENDnet image, in Chromium', () => {
   it('passes axe-core, sorts and filters offline, and fetches nothing', async () => {
-    const { chromium } = await import('playwright-core');
-    const html = String(await findReport('findings-html')!.generate(input));
-    const browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    const { page, requests, axeViolations, close } = await openOffline(String(await findReport('findings-html')!.generate(input)));
     try {
-      const page = await browser.newPage();
-      const requests: string[] = [];
-      await page.route('**/*', (route) => {
-        requests.push(route.request().url());
-        return route.abort();
-      });
-      await page.setContent(html, { waitUntil: 'load' });
-      const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-      await page.evaluate(axeSource);
-      const violations = await page.evaluate(async () => {
-        const r = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; nodes: unknown[] }> }> } }).axe.run();
-        return r.violations.map((v) => `${v.id} (${v.nodes.length})`);
-      });
-      expect(violations).toEqual([]);
+      expect(await axeViolations()).toEqual([]);
 
       const rows = page.locator('#findings-table tbody tr');
       const total = input.findings!.length;
@@ -204,19 +185,14 @@ describe.runIf(haveInputs && haveChromium)('findings HTML of the TRENDnet image,
       expect(await page.getAttribute('#findings-table thead th:nth-child(6)', 'aria-sort')).toBe('descending');
       expect(requests).toEqual([]);
     } finally {
-      await browser.close();
+      await close();
     }
   }, 120_000);
 
   it.runIf(havePoppler)('prints: every finding row and detail block shows on paper, the findings table\'s header repeats on each of its pages, and no page is blank', async () => {
-    const { chromium } = await import('playwright-core');
-    const html = String(await findReport('findings-html')!.generate(input));
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
     const printed = join(dir, 'trendnet-html-print.pdf');
+    const { page, close } = await openOffline(String(await findReport('findings-html')!.generate(input)));
     try {
-      const page = await browser.newPage();
-      await page.route('**/*', (route) => route.abort());
-      await page.setContent(html, { waitUntil: 'load' });
       await page.emulateMedia({ media: 'print' });
       // with print styles: every row and every detail block is laid out (none hidden), the filters are not
       const shown = (await page.evaluate(`(() => {
@@ -226,7 +202,7 @@ describe.runIf(haveInputs && haveChromium)('findings HTML of the TRENDnet image,
       expect(shown).toMatchObject({ rows: input.findings!.length, details: shown.allDetails, filters: 0 });
       await page.pdf({ path: printed, format: 'A4', printBackground: true });
     } finally {
-      await browser.close();
+      await close();
     }
     const reading = readWithPoppler(printed, join(dir, 'print-page'));
     expect(reading.messages).toEqual([]);

@@ -2,9 +2,7 @@
 // records and the CISA KEV catalogue, untriaged as an offline `firmscope scan -f findings-pdf` makes them: the PDF
 // read by Poppler and pdf.js with nothing printed, every finding named, each description once, page 2 naming the
 // known-exploited kernel flaw and its upgrade, no raw build hash or NUL marker; the HTML through axe-core offline.
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +14,7 @@ import { findReport } from '../../src/reports/index.js';
 import type { ReportInput } from '../../src/reports/report.js';
 import { needCommands, needSharedFile } from '../support/requirements.js';
 import { corpus, sharedPath } from '../support/shared.js';
+import { openOffline } from './html-in-chromium.js';
 import { readWithPdfjs } from './pdfjs-check.js';
 import { readWithPoppler } from './poppler-check.js';
 
@@ -76,30 +75,17 @@ describe.runIf(haveInputs && havePoppler)('findings PDF of the OpenWrt image', (
 
 describe.runIf(haveInputs && haveChromium)('findings HTML of the OpenWrt image, in Chromium', () => {
   it('passes axe-core and fetches nothing', async () => {
-    const { chromium } = await import('playwright-core');
     const html = String(await findReport('findings-html')!.generate(input));
     const components = html.slice(html.indexOf('<section id="components"'), html.indexOf('<section id="crypto"'));
     expect(components).toContain('<td>kernel</td><td>5.4.43-1-8b3aaa48…</td><td>Operating system</td>');
     expect(components).not.toContain('8b3aaa48ce5dfb66263bde9605e79a76');
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+    const { page, requests, axeViolations, close } = await openOffline(html);
     try {
-      const page = await browser.newPage();
-      const requests: string[] = [];
-      await page.route('**/*', (route) => {
-        requests.push(route.request().url());
-        return route.abort();
-      });
-      await page.setContent(html, { waitUntil: 'load' });
-      await page.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
-      const violations = await page.evaluate(async () => {
-        const r = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; nodes: unknown[] }> }> } }).axe.run();
-        return r.violations.map((v) => `${v.id} (${v.nodes.length})`);
-      });
-      expect(violations).toEqual([]);
+      expect(await axeViolations()).toEqual([]);
       expect(await page.locator('#findings-table tbody tr').count()).toBe(input.result.findings.length);
       expect(requests).toEqual([]);
     } finally {
-      await browser.close();
+      await close();
     }
   }, 120_000);
 });
