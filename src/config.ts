@@ -1,5 +1,7 @@
 // Configuration is parsed and validated once at start; every bad variable is listed in one error.
 // Nothing else reads process.env.
+import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Limits } from './engine/unpack/limits.js';
@@ -23,6 +25,11 @@ export interface Config {
   uploadUrlSeconds: number;
   /** HMAC secret of upload URLs; absent means a random one persisted in dataDir. */
   uploadSecret?: string;
+  /**
+   * The token signing key (FIRMSCOPE_SIGNING_KEY, or the file FIRMSCOPE_SIGNING_KEY_FILE): an RSA private key in
+   * PEM, at least 2048 bits. Absent means a key generated once and kept in the database.
+   */
+  signingKeyPem?: string;
   /** Scan workers inside `serve` (0 = run only separate `firmscope worker` processes). */
   workers: number;
   maxUploadBytes: number;
@@ -74,6 +81,42 @@ export interface Config {
    * turns the cache off): past it, the least recently used results go (engine/analysis-cache.ts).
    */
   analysisCacheMaxBytes: number;
+}
+
+/**
+ * The configured token signing key as PEM text, from the variable or the file it names (not both); a problem is
+ * recorded unless it is an RSA private key of at least 2048 bits. The key itself never appears in a message.
+ */
+function signingKey(pem: string | undefined, file: string | undefined, problems: string[]): string | undefined {
+  if (pem && file) {
+    problems.push('FIRMSCOPE_SIGNING_KEY and FIRMSCOPE_SIGNING_KEY_FILE: set one, not both');
+    return undefined;
+  }
+  const name = file ? `FIRMSCOPE_SIGNING_KEY_FILE=${file}` : 'FIRMSCOPE_SIGNING_KEY';
+  let text = pem;
+  if (file) {
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      problems.push(`${name}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      return undefined;
+    }
+  }
+  if (text === undefined) return undefined;
+  // Environments often carry a PEM on one line with literal \n separators.
+  text = text.replace(/\\n/g, '\n').trim();
+  try {
+    const key = createPrivateKey(text);
+    const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+    if (key.asymmetricKeyType !== 'rsa' || bits < 2048) {
+      problems.push(`${name}: expected an RSA private key of at least 2048 bits (found ${key.asymmetricKeyType ?? 'unknown'}${bits ? `, ${bits} bits` : ''}); make one with: openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048`);
+      return undefined;
+    }
+  } catch {
+    problems.push(`${name}: expected an RSA private key in PEM ("-----BEGIN PRIVATE KEY-----"); make one with: openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048`);
+    return undefined;
+  }
+  return text;
 }
 
 /** Default cap of an organisation's analysis cache: a few hundred images' results. */
@@ -244,6 +287,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const uploadSecret = str('FIRMSCOPE_UPLOAD_SECRET');
   if (uploadSecret && uploadSecret.length < 16) problems.push('FIRMSCOPE_UPLOAD_SECRET: expected at least 16 characters');
+  const signingKeyPem = signingKey(str('FIRMSCOPE_SIGNING_KEY'), str('FIRMSCOPE_SIGNING_KEY_FILE'), problems);
   // Unpacking limits: each variable that is set replaces the engine's default for every scan.
   const ranges = UNPACK_LIMIT_RANGES;
   const limits = unpackLimits({
@@ -286,6 +330,7 @@ export function loadConfig(env: Env = process.env): Config {
     refreshTokenSeconds: int('FIRMSCOPE_REFRESH_TOKEN_SECONDS', 8 * 3600, 60, 30 * 86_400),
     uploadUrlSeconds: int('FIRMSCOPE_UPLOAD_URL_SECONDS', 3600, 10, 7 * 86_400),
     uploadSecret,
+    signingKeyPem,
     workers: int('FIRMSCOPE_WORKERS', 1, 0, 64),
     maxUploadBytes: int('FIRMSCOPE_MAX_UPLOAD_BYTES', 4 * 1024 ** 3, 1, Number.MAX_SAFE_INTEGER),
     jobLeaseSeconds: int('FIRMSCOPE_JOB_LEASE_SECONDS', 60, 2, 3600),

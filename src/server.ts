@@ -148,7 +148,7 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
 /** The HTTP app with its token service (signing key from the store) and upload settings. */
 async function buildServiceApp(config: Config, runtime: Runtime, ready: () => boolean, metrics: Metrics, serializers?: LazySerializers): Promise<FastifyInstance> {
   const { repos, blobs } = runtime;
-  const key = await loadSigningKey(repos.identities);
+  const key = await loadSigningKey(repos.identities, config.signingKeyPem);
   const issuer = `${config.baseUrl}/realms/${config.realm}`;
   // The external issuer's organisation must exist before the token service is built: `default` (the usual one)
   // is created here, before listening; an organisation alone is harmless if listening then fails.

@@ -1,4 +1,6 @@
-import { homedir } from 'node:os';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, localAnalysisCache, parseByteSize } from '../src/config.js';
@@ -140,6 +142,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ FIRMSCOPE_UI_OIDC_CLIENT_ID: 'x' })).toThrow(/FIRMSCOPE_UI_OIDC_CLIENT_ID: set FIRMSCOPE_UI_OIDC_ISSUER too/);
     expect(loadConfig({ FIRMSCOPE_CLIENT_ORIGINS: 'http://localhost:5173, https://ui.example.com' }).clientOrigins).toEqual(['http://localhost:5173', 'https://ui.example.com']);
     expect(() => loadConfig({ FIRMSCOPE_CLIENT_ORIGINS: 'https://ui.example.com/app' })).toThrow(/FIRMSCOPE_CLIENT_ORIGINS: 'https:\/\/ui.example.com\/app' is not an origin/);
+  });
+
+  it('reads the token signing key as PEM from the variable or a file, and says what is wrong with a bad one', () => {
+    const pem = (type: 'rsa' | 'ec', bits = 2048) => (type === 'rsa'
+      ? generateKeyPairSync('rsa', { modulusLength: bits })
+      : generateKeyPairSync('ec', { namedCurve: 'P-256' })).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const rsa = pem('rsa');
+    expect(loadConfig({}).signingKeyPem).toBeUndefined();
+    expect(loadConfig({ FIRMSCOPE_SIGNING_KEY: rsa }).signingKeyPem).toBe(rsa.trim());
+    // One line with literal \n separators, as some secret stores hand it over.
+    expect(loadConfig({ FIRMSCOPE_SIGNING_KEY: rsa.replace(/\n/g, '\\n') }).signingKeyPem).toBe(rsa.trim());
+    const file = join(mkdtempSync(join(tmpdir(), 'signing-key-')), 'key.pem');
+    writeFileSync(file, rsa);
+    expect(loadConfig({ FIRMSCOPE_SIGNING_KEY_FILE: file }).signingKeyPem).toBe(rsa.trim());
+    expect(() => loadConfig({ FIRMSCOPE_SIGNING_KEY_FILE: `${file}.missing` })).toThrow(/FIRMSCOPE_SIGNING_KEY_FILE=.*key\.pem\.missing: cannot read the file \(ENOENT\)/);
+    expect(() => loadConfig({ FIRMSCOPE_SIGNING_KEY: rsa, FIRMSCOPE_SIGNING_KEY_FILE: file })).toThrow(/set one, not both/);
+    expect(() => loadConfig({ FIRMSCOPE_SIGNING_KEY: 'not a key' })).toThrow(/FIRMSCOPE_SIGNING_KEY: expected an RSA private key in PEM/);
+    expect(() => loadConfig({ FIRMSCOPE_SIGNING_KEY: pem('ec') })).toThrow(/at least 2048 bits \(found ec\)/);
+    expect(() => loadConfig({ FIRMSCOPE_SIGNING_KEY: pem('rsa', 1024) })).toThrow(/found rsa, 1024 bits/);
+    // The key never shows in an error.
+    try {
+      loadConfig({ FIRMSCOPE_SIGNING_KEY: pem('rsa', 1024), PORT: 'x' });
+    } catch (e) {
+      expect(String((e as Error).message)).not.toContain('PRIVATE KEY');
+    }
   });
 
   it('parses byte sizes with binary units', () => {

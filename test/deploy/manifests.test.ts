@@ -1,6 +1,7 @@
 // The Kubernetes example (deploy/kubernetes/firmscope.yaml) checked against the Kubernetes OpenAPI schemas by
 // kubernetes-models (no cluster or container runtime runs here), and its settings against the service's own
 // configuration: every variable it sets is one loadConfig accepts.
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Deployment } from 'kubernetes-models/apps/v1';
@@ -27,9 +28,14 @@ describe('Kubernetes example', () => {
 
   it('configures servers and workers with settings the service accepts', () => {
     const secret = documents[0]!.stringData as Record<string, string>;
+    // The signing key's Secret is made with kubectl from a key generated on the spot (the file's header says how).
+    const signingKey = generateKeyPairSync('rsa', { modulusLength: 3072 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const secrets: Record<string, Record<string, string>> = { firmscope: secret, 'firmscope-signing-key': { 'signing-key.pem': signingKey } };
+    type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } };
+    const valueOf = (e: EnvVar) => e.value ?? secrets[e.valueFrom!.secretKeyRef.name]![e.valueFrom!.secretKeyRef.key]!;
     for (const deployment of documents.filter((d) => d.kind === 'Deployment')) {
       const container = deployment.spec.template.spec.containers[0];
-      const env = Object.fromEntries((container.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
+      const env = Object.fromEntries((container.env as EnvVar[]).map((e) => [e.name, valueOf(e)]));
       const config = loadConfig({ ...secret, ...env });
       expect(config.s3).toMatchObject({ bucket: 'firmscope-blobs', prefix: 'production' });
       if (container.args[0] === 'worker') {
@@ -38,6 +44,7 @@ describe('Kubernetes example', () => {
       } else {
         expect(config.workers).toBe(0);
         expect(config.uploadSecret).toBeTruthy();
+        expect(config.signingKeyPem).toBe(signingKey.trim());
       }
     }
   });
