@@ -9,76 +9,38 @@
 // scan, then exits 0. In the end every scan ran to completion exactly once (one attempt, two for the killed one),
 // results are stored once, and every image's blob in the bucket has its recorded SHA-256.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, FirmscopeProcess } from '../support/cli-process.js';
 import { testDialects } from '../support/databases.js';
-import { S3_CREDENTIALS, S3_REGION, startTestS3, type TestS3 } from '../support/s3-server.js';
-import { startServer, type RunningServer } from '../../src/server.js';
-import { ADMIN, call, freePort, passwordToken, startTestServer, testConfig, waitFor, type TestServer } from '../support/server.js';
+import { startFleet, type Fleet, type FleetWorker } from '../support/fleet.js';
+import { ADMIN, call, passwordToken, waitFor, type TestServer } from '../support/server.js';
 import { duplicateResultProblems, imageBlobProblems, unfinishedWorkProblems } from '../support/store-invariants.js';
 
 const SCANS = 30;
 const LEASE_SECONDS = 5;
 
-interface FleetWorker {
-  process: FirmscopeProcess;
-  port: number;
-  dataDir: string;
-}
-
 const postgres = testDialects().includes('postgres');
 
 describe.skipIf(!postgres)('three workers without a shared disk, on PostgreSQL and S3', () => {
-  let s3: TestS3;
+  let fleet: Fleet;
   let t: TestServer;
-  /** The second API server (same database, bucket and public URL; its own data folder and port). */
-  let second: RunningServer;
   let secondBase: string;
-  let secondDataDir: string;
   let token: string;
   let productId: string;
-  const workers: FleetWorker[] = [];
+  let workers: FleetWorker[];
   const sent = new Map<string, string>();
 
   beforeAll(async () => {
-    s3 = await startTestS3();
-    Object.assign(process.env, { AWS_REGION: S3_REGION, AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey });
-    const shared = { ...s3.env('fleet'), FIRMSCOPE_WORKERS: '0', FIRMSCOPE_UPLOAD_SECRET: 'fleet-upload-secret-0123456789' };
-    t = await startTestServer({ postgres: true, env: shared });
-    secondDataDir = mkdtempSync(join(tmpdir(), 'firmscope-server-2-'));
-    const secondConfig = await testConfig(secondDataDir, { ...shared, DATABASE_URL: t.databaseUrl!, FIRMSCOPE_BASE_URL: t.base });
-    second = await startServer(secondConfig);
-    secondBase = `http://127.0.0.1:${secondConfig.port}`;
+    fleet = await startFleet('fleet', { FIRMSCOPE_JOB_LEASE_SECONDS: String(LEASE_SECONDS), FIRMSCOPE_SHUTDOWN_GRACE_SECONDS: '60' });
+    ({ first: t, secondBase, workers } = fleet);
     token = await passwordToken(t.base, ADMIN.email, ADMIN.password);
     productId = (await call(t.base, token, 'POST', '/api/v4/products', { name: 'Fleet' })).body.id.split('/')[1];
-    for (let i = 0; i < 3; i++) {
-      const dataDir = mkdtempSync(join(tmpdir(), `firmscope-worker-${i}-`));
-      const port = await freePort();
-      const env = childEnv({
-        ...s3.env('fleet'), DATABASE_URL: t.databaseUrl, FIRMSCOPE_DATA_DIR: dataDir, FIRMSCOPE_WORKER_PORT: String(port), HOST: '127.0.0.1',
-        FIRMSCOPE_JOB_POLL_MS: '100', FIRMSCOPE_JOB_LEASE_SECONDS: String(LEASE_SECONDS), FIRMSCOPE_SHUTDOWN_GRACE_SECONDS: '60', LOG_LEVEL: 'warn',
-      });
-      workers.push({ process: new FirmscopeProcess(`worker-${i}`, ['worker', '--concurrency', '1'], env), port, dataDir });
-    }
-    for (const w of workers) {
-      await waitFor(async () => {
-        if (!w.process.running) throw new Error(`${w.process.name} exited while starting:\n${w.process.tail}`);
-        return (await fetch(`http://127.0.0.1:${w.port}/health`).then((r) => r.ok, () => false)) || undefined;
-      }, 60_000, 100);
-    }
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(workers.map((w) => w.process.stop('SIGKILL')));
-    await second?.close();
-    if (secondDataDir) rmSync(secondDataDir, { recursive: true, force: true });
-    await t?.close();
-    await s3?.close();
-    for (const w of workers) rmSync(w.dataDir, { recursive: true, force: true });
+    await fleet?.close();
   });
 
   /** The job `worker` is running now, if any (its lease owner is `host:pid:id`). */
@@ -102,7 +64,7 @@ describe.skipIf(!postgres)('three workers without a shared disk, on PostgreSQL a
   }
 
   it('runs 30 scans exactly once, retries the one whose worker was killed, and drains on SIGTERM', async () => {
-    // the second server signs its own tokens with the key both share through the database
+    // the second server signs its own tokens with the key both are configured with
     const secondToken = await passwordToken(secondBase, ADMIN.email, ADMIN.password);
     const upload = async (from: number, to: number) => {
       for (let i = from; i < to; i++) {
