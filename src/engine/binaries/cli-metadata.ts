@@ -3,7 +3,7 @@
 // its version; reaching it means sizing every row of tables 0x00-0x1F, whose index columns are 2 or 4 bytes wide
 // depending on the row counts and heap sizes. Bounded reads; a malformed image throws FormatError.
 import { FormatError } from '../format-error.js';
-import type { ByteSource } from './byte-source.js';
+import { readExact as readExactFrom, type ByteSource } from './byte-source.js';
 import { cStringAt, rvaToOffset, type PeInfo } from './pe.js';
 
 export interface CliAssembly {
@@ -76,11 +76,9 @@ const SCHEMA: Column[][] = [
   /* 0x1F EncMap */ [4],
 ];
 
-async function readExact(src: ByteSource, offset: number, length: number, what: string): Promise<Buffer> {
-  if (length < 0 || length > MAX_METADATA || offset < 0 || offset + length > src.size) throw new FormatError(`${what}: range ${offset}+${length} is outside the file`);
-  const buf = await src.read(offset, length);
-  if (buf.length < length) throw new FormatError(`${what}: truncated`);
-  return buf;
+/** {@link readExactFrom} capped at this parser's largest table. */
+function readExact(src: ByteSource, offset: number, length: number, what: string): Promise<Buffer> {
+  return readExactFrom(src, offset, length, what, MAX_METADATA);
 }
 
 /** The assembly a managed PE defines, or undefined for native images and modules without an Assembly row. */

@@ -8,7 +8,7 @@
 //   const elf = await parseElf(src, { symtab: true });               // also .symtab (static symbols)
 //   elf.dynamicSymbols.filter((s) => !s.defined).map((s) => s.name) // imported functions
 import { FormatError } from '../format-error.js';
-import type { ByteSource } from './byte-source.js';
+import { readExact as readExactFrom, type ByteSource } from './byte-source.js';
 import { readBuildId, readDynamic, readSymbols, readVersions } from './elf-dynamic.js';
 
 export interface ElfSection {
@@ -169,12 +169,9 @@ export function elfArchitecture(machine: number, le: boolean, is64: boolean): st
 }
 
 /** Reads exactly `length` bytes or throws FormatError naming what was being read. */
-export async function readExact(src: ByteSource, offset: number, length: number, what: string): Promise<Buffer> {
-  if (length > MAX_TABLE) throw new FormatError(`${what}: ${length} bytes exceeds the ${MAX_TABLE}-byte cap`);
-  if (offset < 0 || offset + length > src.size) throw new FormatError(`${what}: range ${offset}+${length} is outside the file (${src.size} bytes)`);
-  const buf = await src.read(offset, length);
-  if (buf.length < length) throw new FormatError(`${what}: truncated at ${offset + buf.length}`);
-  return buf;
+/** {@link readExactFrom} capped at this parser's largest table. */
+export function readExact(src: ByteSource, offset: number, length: number, what: string): Promise<Buffer> {
+  return readExactFrom(src, offset, length, what, MAX_TABLE);
 }
 
 /** The NUL-terminated string at `offset` of a string table ('' when out of range). */

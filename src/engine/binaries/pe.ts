@@ -5,7 +5,7 @@
 //   const pe = await parsePe(nodeSource(index, node));
 //   pe.version?.strings.ProductVersion; pe.imports.map((i) => i.dll)
 import { FormatError } from '../format-error.js';
-import type { ByteSource } from './byte-source.js';
+import { readExact as readExactFrom, type ByteSource } from './byte-source.js';
 import { readVersionInfo, type PeVersionInfo } from './pe-version.js';
 
 export interface PeSection {
@@ -83,12 +83,9 @@ export function isPe(head: Buffer): boolean {
   return head.length >= 2 && ((head[0] === 0x4d && head[1] === 0x5a) || (head[0] === 0x56 && head[1] === 0x5a));
 }
 
-async function readExact(src: ByteSource, offset: number, length: number, what: string): Promise<Buffer> {
-  if (length < 0 || length > MAX_TABLE) throw new FormatError(`${what}: size ${length} out of bounds`);
-  if (offset < 0 || offset + length > src.size) throw new FormatError(`${what}: range ${offset}+${length} is outside the file (${src.size} bytes)`);
-  const buf = await src.read(offset, length);
-  if (buf.length < length) throw new FormatError(`${what}: truncated`);
-  return buf;
+/** {@link readExactFrom} capped at this parser's largest table. */
+function readExact(src: ByteSource, offset: number, length: number, what: string): Promise<Buffer> {
+  return readExactFrom(src, offset, length, what, MAX_TABLE);
 }
 
 export function cStringAt(buf: Buffer, at: number, max = 512): string {

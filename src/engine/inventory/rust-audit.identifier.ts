@@ -1,9 +1,10 @@
-// Rust binaries built with cargo-auditable: the '.dep-v0' section holds zlib-compressed JSON
+// Rust binaries built with cargo-auditable: the '.dep-v0' section (ELF and PE alike) holds zlib-compressed JSON
 // {"packages":[{"name","version","source","kind","dependencies":[indices],"root"}]}, the crates compiled in.
 // Build-only crates (kind 'build') are not in the binary and are left out. Purl pkg:cargo.
 import { inflateSync } from 'node:zlib';
-import { nodeSource } from '../binaries/byte-source.js';
+import { nodeSource, readExact, type ByteSource } from '../binaries/byte-source.js';
 import { isElf, parseElf, readSection } from '../binaries/elf.js';
+import { isPe, parsePe } from '../binaries/pe.js';
 import { FormatError } from '../format-error.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { languageCandidate } from './language-package.js';
@@ -23,12 +24,12 @@ const MAX_JSON = 32 * 1024 * 1024;
 export const rustAuditIdentifier: Identifier = {
   id: 'rust-audit',
   description: 'Rust crates from the cargo-auditable .dep-v0 section (method rust-cargo-auditable)',
-  selects: (_node, head) => isElf(head),
+  selects: (_node, head) => isElf(head) || isPe(head),
   async identify(file: FileView, ctx: IdentifierContext): Promise<Candidate[]> {
     const src = nodeSource(ctx.index, file.node);
     let section;
     try {
-      section = (await parseElf(src, { dynamicSymbols: false })).sections.find((s) => s.name === '.dep-v0');
+      section = isElf(await file.head()) ? await elfDepSection(src) : await peDepSection(src);
     } catch (error) {
       if (error instanceof FormatError) return [];
       throw error;
@@ -36,7 +37,7 @@ export const rustAuditIdentifier: Identifier = {
     if (!section) return [];
     let packages: AuditPackage[];
     try {
-      const json = JSON.parse(inflateSync(await readSection(src, section, MAX_SECTION), { maxOutputLength: MAX_JSON }).toString('utf8')) as { packages?: unknown };
+      const json = JSON.parse(inflateSync(await section.read(), { maxOutputLength: MAX_JSON }).toString('utf8')) as { packages?: unknown };
       if (!Array.isArray(json.packages)) throw new Error('no packages array');
       packages = json.packages as AuditPackage[];
     } catch (error) {
@@ -68,3 +69,21 @@ export const rustAuditIdentifier: Identifier = {
     return out;
   },
 };
+
+interface DepSection {
+  offset: number;
+  read(): Promise<Buffer>;
+}
+
+async function elfDepSection(src: ByteSource): Promise<DepSection | undefined> {
+  const section = (await parseElf(src, { dynamicSymbols: false })).sections.find((s) => s.name === '.dep-v0');
+  return section && { offset: section.offset, read: () => readSection(src, section, MAX_SECTION) };
+}
+
+/** In PE the raw data is padded to the file alignment; the virtual size is the section's own length. */
+async function peDepSection(src: ByteSource): Promise<DepSection | undefined> {
+  const section = (await parsePe(src)).sections.find((s) => s.name === '.dep-v0');
+  if (!section || section.rawSize === 0) return undefined;
+  const size = Math.min(section.virtualSize || section.rawSize, section.rawSize);
+  return { offset: section.rawOffset, read: () => readExact(src, section.rawOffset, size, '.dep-v0 section', MAX_SECTION) };
+}

@@ -277,3 +277,26 @@ describe('Lua rocks', () => {
     expect(find(components, 'pkg:luarocks/luasocket@2.0.2-3')!.licenses).toEqual(['MIT/X11']);
   });
 });
+
+describe.runIf(needCommands(['clang', 'ld.lld'], 'the Rust-in-PE test'))('a Windows Rust program built with cargo-auditable', () => {
+  it('lists the crates of its .dep-v0 section, which PE pads to the file alignment', async () => {
+    const audit = {
+      packages: [
+        { name: 'sniffer', version: '0.4.2', source: 'local', kind: 'runtime', dependencies: [1], root: true },
+        { name: 'windows-sys', version: '0.52.0', source: 'crates.io' },
+        { name: 'cc', version: '1.0.83', source: 'crates.io', kind: 'build' },
+      ],
+    };
+    const bytes = [...deflateSync(Buffer.from(JSON.stringify(audit)))].join(',');
+    // the section as Rust's #[link_section = ".dep-v0"] static emits it, linked by lld-link
+    const root = fixtures.tree({
+      'src/main.c': `__attribute__((section(".dep-v0"), used)) static const unsigned char dep[] = {${bytes}};\nint main(void){return 0;}\n`,
+    });
+    mkdirSync(join(root, 'fs/Program Files/Sniffer'), { recursive: true });
+    execFileSync('clang', ['--target=x86_64-pc-windows-msvc', '-fuse-ld=lld', '-nostdlib', '-Wl,/entry:main', '-o', 'fs/Program Files/Sniffer/sniffer.exe', 'src/main.c'], { cwd: root, stdio: 'pipe' });
+    const { components } = await inventoryOfDirectory(join(root, 'fs'));
+    const crates = components.filter((c) => c.purl?.startsWith('pkg:cargo/'));
+    expect(crates.map((c) => c.purl).sort()).toEqual(['pkg:cargo/sniffer@0.4.2', 'pkg:cargo/windows-sys@0.52.0']);
+    expect(find(components, 'pkg:cargo/sniffer@0.4.2')).toMatchObject({ type: 'application', paths: ['Program Files/Sniffer/sniffer.exe'] });
+  });
+});
