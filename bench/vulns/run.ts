@@ -1,5 +1,5 @@
 // Vulnerability database benchmark: `npx tsx bench/vulns/run.ts [--records 300000] [--components 500]
-// [--import-records 10000] [--stores memory,sqlite,postgres]`.
+// [--import-records 10000] [--stores memory,sqlite,postgres] [--profile DIR]`.
 // 1. import time per 10,000 NVD records (API 2.0 pages through the real streaming importer and repository);
 // 2. match time for an inventory of 500 components against a database of 300,000 generated NVD-shaped records,
 //    with the kernel triage of the kernel's findings (a generated configuration, programFiles from the kbuild
@@ -8,6 +8,7 @@
 //    processes) and CPU of this process (which also counts V8's garbage collection threads; for PostgreSQL the
 //    server's own work is in the wall time only).
 import { createHash } from 'node:crypto';
+import { Session } from 'node:inspector/promises';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,8 @@ const { values } = parseArgs({ options: {
   records: { type: 'string', default: '300000' }, components: { type: 'string', default: '500' }, 'import-records': { type: 'string', default: '10000' },
   // which sources to match against, e.g. `--stores postgres` (with `--import-records 0`) to time one store on a busy machine
   stores: { type: 'string', default: 'memory,sqlite,postgres' },
+  // a CPU profile of each line's timed runs, DIR/<line>.cpuprofile (read with bench/scan/profile-summary.ts)
+  profile: { type: 'string' },
 } });
 const stores = new Set(values.stores.split(','));
 const totalRecords = Number(values.records);
@@ -115,6 +118,12 @@ async function timeMatch(label: string, matcher: () => VulnerabilityMatcher, com
   let findings = 0;
   let triage: ReturnType<typeof triageKernelFindings> | undefined;
   let digest = '';
+  const session = values.profile ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
   for (let i = 0; i < RUNS; i++) {
     const t = process.hrtime.bigint();
     const c = process.cpuUsage();
@@ -127,6 +136,12 @@ async function timeMatch(label: string, matcher: () => VulnerabilityMatcher, com
     // keeps (the inventory and records come from fixed seeds); both stores give the same one, the in-memory source
     // the same findings in another order (its records' order), so another digest
     if (i === 0) digest = createHash('sha256').update(JSON.stringify(found)).digest('hex').slice(0, 16);
+  }
+  if (session) {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(values.profile!, { recursive: true });
+    writeFileSync(join(values.profile!, `${label.replace(/[^a-z0-9]+/gi, '-')}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
   }
   const first = runs[0]!;
   const median = (key: 'wall' | 'cpu') => runs.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(RUNS / 2)]!;
