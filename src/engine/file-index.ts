@@ -1,8 +1,8 @@
 // How analyzers (identifiers, crypto detectors, rules) see the extracted tree: select by glob or predicate,
 // look up by path, read contents. The same interface serves a scan's extraction folder and a test fixture
 // folder, so analyzers run identically on both.
-import { createReadStream, readFileSync } from 'node:fs';
-import { lstat, open, readFile, readdir, readlink } from 'node:fs/promises';
+import { closeSync, createReadStream, openSync, readFileSync, readSync } from 'node:fs';
+import { lstat, readFile, readdir, readlink } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import picomatch from 'picomatch';
@@ -12,6 +12,8 @@ import type { FileNode } from './types.js';
 export const MAX_KEPT_FILE = 4 * 1024 * 1024;
 /** Default budget of kept contents: the small files of most images fit; a larger tree keeps its first ones. */
 export const DEFAULT_KEPT_BYTES = 96 * 1024 * 1024;
+/** Files up to this size that are not kept are still read in one synchronous call (see FileIndex.keep). */
+const SYNC_READ_MAX = 64 * 1024 * 1024;
 
 export class FileIndex {
   private readonly byPath = new Map<string, FileNode>();
@@ -110,7 +112,7 @@ export class FileIndex {
    * must not modify them.
    */
   async read(node: FileNode): Promise<Buffer> {
-    return this.keep(node) ?? readFile(this.absolutePath(node));
+    return this.keep(node) ?? (node.size <= SYNC_READ_MAX ? readFileSync(this.absolutePath(node)) : readFile(this.absolutePath(node)));
   }
 
   /**
@@ -140,25 +142,27 @@ export class FileIndex {
     return reading;
   }
 
-  /** Reads at most `length` bytes from `offset` (a view of the kept contents for small files: do not modify). */
+  /**
+   * Reads at most `length` bytes from `offset` (a view of the kept contents for small files: do not modify). Other
+   * files are read synchronously, for the reason keep() gives: a parser's many small reads each cost an open, a
+   * read and a close, three thread-pool round trips apiece otherwise.
+   */
   async readRange(node: FileNode, offset: number, length: number): Promise<Buffer> {
     const kept = this.keep(node);
     if (kept) {
       return rangeOf(await kept, offset, length);
     }
-    const handle = await open(this.absolutePath(node), 'r');
+    const fd = openSync(this.absolutePath(node), 'r');
     try {
-      const buffer = Buffer.alloc(length);
-      const { bytesRead } = await handle.read(buffer, 0, length, offset);
-      return buffer.subarray(0, bytesRead);
+      return readAt(fd, offset, length);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   }
 
   /**
-   * Random access to one file for many reads: the kept contents, or one open handle (close() it). Reads return at
-   * most `length` bytes from `offset`; kept bytes are shared: do not modify.
+   * Random access to one file for many reads: the kept contents, or one open descriptor, read synchronously
+   * (close() it). Reads return at most `length` bytes from `offset`; kept bytes are shared: do not modify.
    */
   async reader(node: FileNode): Promise<{ read(offset: number, length: number): Promise<Buffer>; close(): Promise<void> }> {
     const kept = this.keep(node);
@@ -169,14 +173,17 @@ export class FileIndex {
         close: async () => {},
       };
     }
-    const handle = await open(this.absolutePath(node), 'r');
+    const fd = openSync(this.absolutePath(node), 'r');
+    let open = true;
     return {
       read: async (offset, length) => {
-        const buffer = Buffer.alloc(Math.max(0, length));
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
-        return buffer.subarray(0, bytesRead);
+        if (!open) throw new Error(`${node.path}: read after close`);
+        return readAt(fd, offset, length);
       },
-      close: () => handle.close(),
+      close: async () => {
+        if (open) closeSync(fd);
+        open = false;
+      },
     };
   }
 
@@ -186,6 +193,18 @@ export class FileIndex {
     // `end` bounds each read buffer by the file's size (without it every read allocates the full 1 MiB)
     return createReadStream(this.absolutePath(node), { highWaterMark: 1024 * 1024, end: Math.max(0, node.size - 1) });
   }
+}
+
+/** At most `length` bytes of an open file from `offset`. */
+function readAt(fd: number, offset: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(Math.max(0, length));
+  let filled = 0;
+  while (filled < buffer.length) {
+    const n = readSync(fd, buffer, filled, buffer.length - filled, Math.max(0, offset) + filled);
+    if (n === 0) break;
+    filled += n;
+  }
+  return buffer.subarray(0, filled);
 }
 
 /** At most `length` bytes of `whole` from `offset`, as a view. */

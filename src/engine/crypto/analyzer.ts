@@ -5,7 +5,6 @@
 // the innermost file.
 import { basename } from 'node:path';
 import type { AnalysisContext, Analyzer } from '../analyzer.js';
-import { nodeSource } from '../binaries/byte-source.js';
 import type { FileNode } from '../types.js';
 import { AssetBuilder } from './assets.js';
 import { CONFIG_GLOBS, parseConfig } from './config-files.js';
@@ -25,6 +24,8 @@ export interface CryptoAnalyzerOptions {
 }
 
 const MAX_CONFIG = 1024 * 1024;
+/** Read size of a file's single pass (as FileIndex.stream's). */
+const CHUNK = 1024 * 1024;
 
 /** Identity of a detection for the parent/child de-duplication. */
 function keysOf(d: FileDetections): string[] {
@@ -56,9 +57,18 @@ function applyNodeContext(node: FileNode, detections: FileDetections): void {
 }
 
 /** Keys compiled into a program (test keys of `openssl speed`, vendor signing keys) are told apart from key files. */
-async function executableKind(ctx: AnalysisContext, node: FileNode): Promise<'ELF' | 'PE' | undefined> {
-  const magic = (await ctx.index.readRange(node, 0, 4)).toString('latin1');
-  return magic === '\x7fELF' ? 'ELF' : magic.startsWith('MZ') ? 'PE' : undefined;
+function executableKind(magic: Buffer): 'ELF' | 'PE' | undefined {
+  const text = magic.toString('latin1');
+  return text === '\x7fELF' ? 'ELF' : text.startsWith('MZ') ? 'PE' : undefined;
+}
+
+/** The file in 1 MiB chunks through its reader (views of kept contents; no second open for a large file). */
+async function* chunksOf(read: (offset: number, length: number) => Promise<Buffer>, size: number): AsyncGenerator<Buffer> {
+  for (let at = 0; at < size; at += CHUNK) {
+    const chunk = await read(at, Math.min(CHUNK, size - at));
+    if (chunk.length === 0) return;
+    yield chunk;
+  }
 }
 
 /** What a file's bytes (and its path) give, before the parts that depend on its place in the tree: the cached facet. */
@@ -68,17 +78,17 @@ interface CryptoFileFacts {
   executable?: 'ELF' | 'PE';
 }
 
+/** Every read of the file goes through one reader: its kept contents, or one open handle for a large file. */
 async function scanNode(ctx: AnalysisContext, node: FileNode, now: Date): Promise<CryptoFileFacts> {
   const reader = await ctx.index.reader(node);
-  let detections: FileDetections;
   try {
-    detections = await detectFile(node.path, ctx.index.stream(node), reader.read, { now, signal: ctx.signal });
+    const detections = await detectFile(node.path, chunksOf(reader.read, node.size), reader.read, { now, signal: ctx.signal });
+    const imports = await elfCryptoImports({ size: node.size, read: reader.read });
+    const executable = executableKind(await reader.read(0, 4));
+    return { detections, imports, ...(executable ? { executable } : {}) };
   } finally {
     await reader.close();
   }
-  const imports = await elfCryptoImports(nodeSource(ctx.index, node));
-  const executable = await executableKind(ctx, node);
-  return { detections, imports, ...(executable ? { executable } : {}) };
 }
 
 /** A cached file's results get its path in this tree, and its certificates are checked against today's date again. */
