@@ -56,7 +56,8 @@ describe.skipIf(!postgres)('three workers without a shared disk, on PostgreSQL a
       if (!(await runningJob(worker))) return undefined;
       worker.process.child.kill('SIGSTOP');
       // a job the worker marked done just before it stopped may still be committing: let it land, then look again
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // (a second: on a loaded machine PostgreSQL took longer than 300 ms to apply a COMMIT already sent)
+      await new Promise((resolve) => setTimeout(resolve, 1000));
       const job = await runningJob(worker);
       if (!job) worker.process.child.kill('SIGCONT');
       return job;

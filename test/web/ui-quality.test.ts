@@ -144,16 +144,20 @@ describe.runIf(ready)('web UI quality in chromium', () => {
     const running = page.getByRole('region', { name: 'Scans in progress' }).locator('li');
     await running.first().waitFor({ timeout: 30_000 });
     const seen = new Set<string>();
+    const shownFrom = Date.now();
     await waitFor(async () => {
       const text = (await running.first().textContent().catch(() => null)) ?? '';
       if (text) seen.add(text.replace(/\s+/g, ' '));
       return (await running.count()) === 0 ? true : undefined;
     }, 180_000, 200);
+    const shownMs = Date.now() - shownFrom;
     const states = [...seen];
     expect(states.every((s) => /^Gateway Y · OpenWrt .+ \d+%$/.test(s)), states.join(' | ')).toBe(true);
-    // Live: more than one phase or percent was shown while it ran.
-    expect(states.length, states.join(' | ')).toBeGreaterThan(1);
+    // Live, without a reload: the scan leaves the list when it completes, and while it ran long enough for the
+    // dashboard to poll again (every 2 s) more than one phase or percent was shown. (A quick scan can begin and
+    // end between two polls: then one state is all there was to see.)
     await page.getByRole('region', { name: 'Scans in progress' }).getByText('No scan is running.').waitFor();
+    if (shownMs > 6000) expect(states.length, `${states.join(' | ')} (shown for ${shownMs} ms)`).toBeGreaterThan(1);
     await context.close();
   }, 300_000);
 
