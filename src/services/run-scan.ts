@@ -13,6 +13,7 @@ import type { DebugFileInput } from '../engine/binaries/debug-files.js';
 import type { Limits } from '../engine/unpack/limits.js';
 import type { BlobStore } from '../store/blob-store.js';
 import { localDebugFiles } from './debug-files.js';
+import { progressWriter } from './progress-writer.js';
 import type { Repositories } from '../store/repositories.js';
 import { writeResultDocument } from './result-document.js';
 import { scanRules } from './rules.js';
@@ -66,13 +67,13 @@ export async function runScan(deps: RunScanDeps, scanId: string, signal: AbortSi
     // the rules enabled now: a rule changed later applies to the scans after this one
     const rules = await scanRules(repos, image.orgId);
     const debugFiles = await localDebugFiles(repos, blobs, image.id, workDir);
-    let lastWrite = 0;
-    const result = await deps.analyse({ imagePath, imageName: image.fileName, orgId: image.orgId, workDir: join(workDir, 'extract'), limits: deps.limits, ...rules, debugFiles }, signal, (p) => {
-      const now = Date.now();
-      if (now - lastWrite < 1000) return;
-      lastWrite = now;
-      void repos.scans.setProgress(scan.id, p.phase, p.percent).catch(() => {});
-    });
+    const progress = progressWriter((p) => repos.scans.setProgress(scan.id, p.phase, p.percent));
+    let result: ScanResult;
+    try {
+      result = await deps.analyse({ imagePath, imageName: image.fileName, orgId: image.orgId, workDir: join(workDir, 'extract'), limits: deps.limits, ...rules, debugFiles }, signal, progress.update);
+    } finally {
+      progress.stop();
+    }
     signal.throwIfAborted();
     const key = await writeResultDocument(blobs, scan.id, result);
     await repos.results.store({ scanId: scan.id, imageId: image.id, productId: image.productId }, result);
