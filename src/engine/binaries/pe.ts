@@ -123,18 +123,23 @@ export function readSections(buf: Buffer, at: number, count: number): PeSection[
   return out;
 }
 
-export async function parsePe(src: ByteSource): Promise<PeInfo> {
-  const head = await src.read(0, 64);
-  if (head.length >= 40 && head[0] === 0x56 && head[1] === 0x5a) return parseTe(src, head);
+/** The headers of an MZ/PE image up to its section table: what parsePe builds on, and all a section reader needs. */
+interface PeLayout {
+  coff: Buffer;
+  opt: Buffer;
+  is64: boolean;
+  dirs: Array<{ rva: number; size: number }>;
+  sections: PeSection[];
+}
+
+async function readLayout(src: ByteSource, head: Buffer): Promise<PeLayout> {
   if (head.length < 64 || head[0] !== 0x4d || head[1] !== 0x5a) throw new FormatError('not a PE file (no MZ header)');
   const peAt = head.readUInt32LE(0x3c);
   if (peAt < 4 || peAt > 0x10000000) throw new FormatError(`e_lfanew ${peAt} out of bounds`);
   const coff = await readExact(src, peAt, 24, 'PE header');
   if (coff.readUInt32LE(0) !== 0x00004550) throw new FormatError('missing PE\\0\\0 signature');
-  const machine = coff.readUInt16LE(4);
   const nsections = coff.readUInt16LE(6);
   const optSize = coff.readUInt16LE(20);
-  const characteristics = coff.readUInt16LE(22);
   if (nsections > 96) throw new FormatError(`${nsections} sections exceeds the PE limit of 96`);
   const opt = await readExact(src, peAt + 24, optSize, 'optional header');
   if (optSize < 2) throw new FormatError('missing optional header');
@@ -149,7 +154,20 @@ export async function parsePe(src: ByteSource): Promise<PeInfo> {
     dirs.push({ rva: opt.readUInt32LE(o), size: opt.readUInt32LE(o + 4) });
   }
   const sectionTable = await readExact(src, peAt + 24 + optSize, nsections * 40, 'section table');
-  const sections = readSections(sectionTable, 0, nsections);
+  return { coff, opt, is64, dirs, sections: readSections(sectionTable, 0, nsections) };
+}
+
+/** The section table of an MZ/PE image alone, without its imports, exports or resources (a TE image has none to give). */
+export async function readPeSections(src: ByteSource): Promise<PeSection[]> {
+  return (await readLayout(src, await src.read(0, 64))).sections;
+}
+
+export async function parsePe(src: ByteSource): Promise<PeInfo> {
+  const head = await src.read(0, 64);
+  if (head.length >= 40 && head[0] === 0x56 && head[1] === 0x5a) return parseTe(src, head);
+  const { coff, opt, is64, dirs, sections } = await readLayout(src, head);
+  const machine = coff.readUInt16LE(4);
+  const characteristics = coff.readUInt16LE(22);
   const info: PeInfo = {
     format: 'pe',
     machine,

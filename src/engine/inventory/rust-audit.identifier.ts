@@ -4,7 +4,7 @@
 import { inflateSync } from 'node:zlib';
 import { nodeSource, readExact, type ByteSource } from '../binaries/byte-source.js';
 import { isElf, parseElf, readSection } from '../binaries/elf.js';
-import { isPe, parsePe } from '../binaries/pe.js';
+import { isPe, readPeSections } from '../binaries/pe.js';
 import { FormatError } from '../format-error.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { languageCandidate } from './language-package.js';
@@ -80,9 +80,12 @@ async function elfDepSection(src: ByteSource): Promise<DepSection | undefined> {
   return section && { offset: section.offset, read: () => readSection(src, section, MAX_SECTION) };
 }
 
-/** In PE the raw data is padded to the file alignment; the virtual size is the section's own length. */
+/**
+ * Only the section table is read (not the imports and resources parsePe reads). In PE the raw data is padded to
+ * the file alignment; the virtual size is the section's own length.
+ */
 async function peDepSection(src: ByteSource): Promise<DepSection | undefined> {
-  const section = (await parsePe(src)).sections.find((s) => s.name === '.dep-v0');
+  const section = (await readPeSections(src)).find((s) => s.name === '.dep-v0');
   if (!section || section.rawSize === 0) return undefined;
   const size = Math.min(section.virtualSize || section.rawSize, section.rawSize);
   return { offset: section.rawOffset, read: () => readExact(src, section.rawOffset, size, '.dep-v0 section', MAX_SECTION) };
