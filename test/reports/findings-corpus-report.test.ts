@@ -8,8 +8,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scan } from '../../src/engine/scan.js';
 import type { ScanResult } from '../../src/engine/types.js';
-import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
-import { MemoryVulnerabilitySource } from '../../src/engine/vulns/memory-source.js';
 import { isDetailed } from '../../src/reports/findings-pdf-body.js';
 import { SECTION_TITLES } from '../../src/reports/findings-pdf.js';
 import { findReport } from '../../src/reports/index.js';
@@ -19,6 +17,7 @@ import { openOffline } from './html-in-chromium.js';
 import { readWithPdfjs } from './pdfjs-check.js';
 import { readWithPoppler, type PopplerReading } from './poppler-check.js';
 import { corpus, sharedPath } from '../support/shared.js';
+import { sharedNvdAndKev } from '../support/vuln-source.js';
 
 const IMAGE = 'trendnet-tew733gr-rootfs.squashfs';
 const haveInputs = needSharedFile(sharedPath('corpus', IMAGE), `../shared/corpus/${IMAGE}`, 'the findings report corpus tests')
@@ -59,10 +58,7 @@ function triaged(result: ScanResult): Pick<ReportInput, 'findings' | 'history' |
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fs-findings-corpus-'));
   if (!haveInputs) return;
-  const vulnerabilities = new MemoryVulnerabilitySource();
-  for await (const item of readFeeds([sharedPath('vulndata', 'nvd-corpus'), sharedPath('vulndata', 'cisa-kev-known_exploited_vulnerabilities.json')])) {
-    if (item.kind !== 'error') vulnerabilities.apply(item);
-  }
+  const vulnerabilities = await sharedNvdAndKev();
   const result = await scan(corpus(IMAGE), { workDir: join(dir, 'work'), vulnerabilities });
   input = {
     result, ...triaged(result), now: new Date('2026-11-27T22:00:00.000Z'),

@@ -7,13 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scan } from '../../src/engine/scan.js';
-import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
-import { MemoryVulnerabilitySource } from '../../src/engine/vulns/memory-source.js';
 import { isDetailed } from '../../src/reports/findings-pdf-body.js';
 import { findReport } from '../../src/reports/index.js';
 import type { ReportInput } from '../../src/reports/report.js';
 import { needCommands, needSharedFile } from '../support/requirements.js';
 import { corpus, sharedPath } from '../support/shared.js';
+import { sharedNvdAndKev } from '../support/vuln-source.js';
 import { openOffline } from './html-in-chromium.js';
 import { readWithPdfjs } from './pdfjs-check.js';
 import { readWithPoppler } from './poppler-check.js';
@@ -30,10 +29,7 @@ let input: ReportInput;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fs-findings-openwrt-'));
   if (!haveInputs) return;
-  const vulnerabilities = new MemoryVulnerabilitySource();
-  for await (const item of readFeeds([sharedPath('vulndata', 'nvd-corpus'), sharedPath('vulndata', 'cisa-kev-known_exploited_vulnerabilities.json')])) {
-    if (item.kind !== 'error') vulnerabilities.apply(item);
-  }
+  const vulnerabilities = await sharedNvdAndKev();
   input = { result: await scan(corpus(IMAGE), { workDir: join(dir, 'work'), vulnerabilities }), now: new Date('2026-11-28T12:00:00.000Z') };
 }, 240_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));

@@ -1,6 +1,10 @@
-// Lookups on a VulnerabilitySource through its one query, for tests that check what a database holds.
+// Lookups on a VulnerabilitySource through its one query, for tests that check what a database holds, and the
+// shared NVD and KEV samples as an in-memory source.
+import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
+import { MemoryVulnerabilitySource } from '../../src/engine/vulns/memory-source.js';
 import { recordKey, type IndexedCriterion } from '../../src/engine/vulns/criteria-index.js';
 import type { VulnerabilityRecord, VulnerabilitySource } from '../../src/engine/vulns/source.js';
+import { sharedPath } from './shared.js';
 
 const everyRecordOf = (criteria: IndexedCriterion[] | undefined) => [...new Set((criteria ?? []).map((c) => recordKey(c.source, c.recordId, c.recordStamp)))];
 
@@ -38,4 +42,13 @@ export function failingSource(fails: (vendor: string) => boolean, message: strin
       return { byKey: new Map(), byPackage: new Map(q.packages.map((p) => [`${p.ecosystem}\0${p.name}`, []])) };
     },
   };
+}
+
+/** The shared NVD corpus and the CISA KEV catalogue (../shared/vulndata) in memory; unreadable items are skipped. */
+export async function sharedNvdAndKev(): Promise<MemoryVulnerabilitySource> {
+  const source = new MemoryVulnerabilitySource();
+  for await (const item of readFeeds([sharedPath('vulndata', 'nvd-corpus'), sharedPath('vulndata', 'cisa-kev-known_exploited_vulnerabilities.json')])) {
+    if (item.kind !== 'error') source.apply(item);
+  }
+  return source;
 }
