@@ -83,6 +83,8 @@ export interface Config {
   analysisCacheMaxBytes: number;
 }
 
+const MAKE_SIGNING_KEY = 'make one with: openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048';
+
 /**
  * The configured token signing key as PEM text, from the variable or the file it names (not both); a problem is
  * recorded unless it is an RSA private key of at least 2048 bits. The key itself never appears in a message.
@@ -109,11 +111,11 @@ function signingKey(pem: string | undefined, file: string | undefined, problems:
     const key = createPrivateKey(text);
     const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
     if (key.asymmetricKeyType !== 'rsa' || bits < 2048) {
-      problems.push(`${name}: expected an RSA private key of at least 2048 bits (found ${key.asymmetricKeyType ?? 'unknown'}${bits ? `, ${bits} bits` : ''}); make one with: openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048`);
+      problems.push(`${name}: expected an RSA private key of at least 2048 bits (found ${key.asymmetricKeyType ?? 'unknown'}${bits ? `, ${bits} bits` : ''}); ${MAKE_SIGNING_KEY}`);
       return undefined;
     }
   } catch {
-    problems.push(`${name}: expected an RSA private key in PEM ("-----BEGIN PRIVATE KEY-----"); make one with: openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048`);
+    problems.push(`${name}: expected an RSA private key in PEM ("-----BEGIN PRIVATE KEY-----"); ${MAKE_SIGNING_KEY}`);
     return undefined;
   }
   return text;
