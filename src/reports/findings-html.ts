@@ -138,6 +138,8 @@ function findings(model: FindingsModel, history: Record<string, StatusChangeReco
 <td>${esc(componentLabel(f.component) || '-')}</td><td>${esc(f.knownFixedVersion ?? '-')}</td><td data-sort="${f.cvssLatestBaseScore ?? -1}">${f.cvssLatestBaseScore?.toFixed(1) ?? '-'}</td>
 <td data-sort="${f.epss?.probability ?? -1}">${f.epss ? `${(f.epss.probability * 100).toFixed(1)}%` : '-'}</td><td>${f.isKev ? (f.kev ? esc(`Since ${humanDate(f.kev.dateAdded, true)}`) : 'Yes') : 'No'}</td><td>${esc(STATUS_LABEL[f.issueStatus])}</td></tr>`;
   }).join('');
+  // On paper the sort buttons give way to plain labels (.print-label): Chromium repeats no table header that holds a
+  // button on each printed page.
   const headers = ['Severity', 'Finding', 'Type', 'Component', 'Fixed in', 'CVSS', 'EPSS', 'KEV', 'Status'];
   const detailed = model.findings.filter(isDetailed);
   return `<p class="muted">One row per finding, most severe first; click a column header to sort. Each critical and high finding has a detail block below.</p>
@@ -146,7 +148,7 @@ function findings(model: FindingsModel, history: Record<string, StatusChangeReco
 <label>Type<select id="filter-type">${option('', 'All')}${FINDING_TYPES.map((t) => option(t, FINDING_TYPE_LABEL[t])).join('')}</select></label>
 <label>Status<select id="filter-status">${option('', 'All')}${ISSUE_STATUSES.map((s) => option(s, STATUS_LABEL[s])).join('')}</select></label>
 <output id="filter-count" aria-live="polite"></output></div>
-${/* On paper the sort buttons give way to plain labels: Chromium does not repeat a table header holding a button on each printed page. */ ''}${model.findings.length ? `<table id="findings-table"><caption>Findings</caption><thead><tr>${headers.map((h) => `<th scope="col"><button type="button">${h}</button><span class="print-label" aria-hidden="true">${h}</span></th>`).join('')}</tr></thead><tbody>${rows}</tbody></table>` : '<p>The scan reported no findings.</p>'}
+${model.findings.length ? `<table id="findings-table"><caption>Findings</caption><thead><tr>${headers.map((h) => `<th scope="col"><button type="button">${h}</button><span class="print-label" aria-hidden="true">${h}</span></th>`).join('')}</tr></thead><tbody>${rows}</tbody></table>` : '<p>The scan reported no findings.</p>'}
 ${detailed.length ? `<h3>Critical and high findings in detail</h3>${detailed.map((f) => detail(f, history[f.id] ?? [])).join('\n')}` : ''}`;
 }
 

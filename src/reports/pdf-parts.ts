@@ -205,7 +205,6 @@ export function banner(doc: Doc, title: string, body: string, colors: { fill: st
   doc.y = top + height + 6;
 }
 
-/** Label: value lines in two aligned columns. */
 /**
  * About the height facts() takes for these rows, for a page-break decision: each line's width over the column's,
  * rounded up, a tenth added for the words that wrap early (cheaper than laying the text out with heightOfString).
@@ -218,6 +217,7 @@ export function factsHeight(doc: Doc, rows: Array<[string, string]>, labelWidth 
   return rows.reduce((sum, [, value]) => sum + Math.max(lines(value) * lineHeight, size * 1.2) + 2, 0);
 }
 
+/** Label: value lines in two aligned columns. */
 export function facts(doc: Doc, rows: Array<[string, string]>, labelWidth = 110, size = 9.5): void {
   const left = doc.page.margins.left;
   for (const [label, value] of rows) {
