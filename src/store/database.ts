@@ -4,11 +4,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
-  CompiledQuery, Kysely, Migrator, sql, PostgresAdapter, PostgresDialect, type MigrationLockOptions, PostgresIntrospector, type DatabaseIntrospector, type DatabaseMetadataOptions, type TableMetadata, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver,
+  Kysely, Migrator, sql, PostgresAdapter, PostgresDialect, type MigrationLockOptions, PostgresIntrospector, type DatabaseIntrospector, type DatabaseMetadataOptions, type TableMetadata,
   type Migration, type MigrationProvider,
 } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
+import { ImmediateSqliteDialect, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-dialect.js';
 import { sqlitePath } from './sqlite-path.js';
 import type { Database } from './schema.js';
 
@@ -37,8 +38,6 @@ export interface OpenDatabaseOptions {
 
 const PG_INT8 = 20;
 const PG_NUMERIC = 1700;
-/** How long a SQLite writer waits for another connection's write lock before giving up with SQLITE_BUSY. */
-const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<OpenedDatabase> {
   const url = options.url?.trim();
@@ -67,57 +66,6 @@ function openSqlite(path: string): OpenedDatabase {
   database.pragma('mmap_size = 2147418112');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
-}
-
-/**
- * Every SQLite transaction begins IMMEDIATE, taking the write lock before its first read. The project's
- * transactions all write, and most read first (re-match: existing findings; import: stored versions; store:
- * delete then insert). A DEFERRED one would take a read snapshot, then fail at its first write with SQLITE_BUSY at
- * once whenever another connection wrote meanwhile: in WAL mode the busy timeout cannot help (the snapshot is
- * stale; waiting would not make it current), so a concurrent re-match or import failed with "database is locked".
- * IMMEDIATE makes the lock the first thing waited for, and all reads then see the latest data. A retry of the
- * whole transaction on SQLITE_BUSY would also work, but every caller would need to be safe to run twice; waiting
- * at BEGIN needs nothing from them.
- * The wait itself is asynchronous: with busy_timeout, better-sqlite3 would sleep inside the call and stop the
- * whole event loop, including another connection of the same process that holds the lock and can only release
- * it by running on (two connections of one process would then fail after the full timeout), and an HTTP server
- * that stops answering. So BEGIN IMMEDIATE is tried without busy timeout and retried after short sleeps, for as
- * long as busy_timeout would have waited. Statements outside transactions keep the busy timeout.
- */
-class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly database: BetterSqlite3.Database) {
-    super({ database });
-  }
-
-  override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.database);
-  }
-}
-
-class ImmediateSqliteDriver extends SqliteDriver {
-  constructor(private readonly database: BetterSqlite3.Database) {
-    super({ database });
-  }
-
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
-    // The connection is held (Kysely's mutex) until the transaction ends, so nothing else runs on it meanwhile.
-    this.database.pragma('busy_timeout = 0');
-    try {
-      for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
-        try {
-          await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-          return;
-        } catch (error) {
-          const code = (error as { code?: unknown }).code;
-          if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
-        }
-        await new Promise((resolve) => setTimeout(resolve, pause));
-      }
-    } finally {
-      this.database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-    }
-  }
 }
 
 /**
