@@ -14,13 +14,19 @@ function isSqlite(db: Kysely<any>): boolean {
   return answer;
 }
 
-/** A common table expression `name(columns) AS (...)` with one row per entry of `rows` (text values). */
-export function listCte(db: Kysely<any>, name: string, columns: string[], rows: Array<Array<string | null>>): RawBuilder<unknown> {
-  const head = sql.raw(`${name}(${columns.join(', ')})`);
+/**
+ * A common table expression `name(columns) AS (...)` with one row per entry of `rows` (text values); with
+ * `position`, one more column of that name holds the entry's index in `rows` (from 0), so that a result row can
+ * be put back beside its entry without a map of keys.
+ */
+export function listCte(db: Kysely<any>, name: string, columns: string[], rows: Array<Array<string | null>>, position?: string): RawBuilder<unknown> {
+  const head = sql.raw(`${name}(${[...columns, ...(position ? [position] : [])].join(', ')})`);
   if (isSqlite(db)) {
-    const fields = sql.raw(columns.map((_, i) => `value ->> ${i}`).join(', '));
+    const fields = sql.raw([...columns.map((_, i) => `value ->> ${i}`), ...(position ? ['key'] : [])].join(', '));
     return sql`${head} AS (SELECT ${fields} FROM json_each(${JSON.stringify(rows)}))`;
   }
   const arrays = columns.map((_, i) => sql`${rows.map((r) => r[i] ?? null)}::text[]`);
-  return sql`${head} AS (SELECT * FROM unnest(${sql.join(arrays)}))`;
+  if (!position) return sql`${head} AS (SELECT * FROM unnest(${sql.join(arrays)}))`;
+  const names = sql.raw(columns.map((_, i) => `c${i}`).join(', '));
+  return sql`${head} AS (SELECT ${names}, ordinality - 1 FROM unnest(${sql.join(arrays)}) WITH ORDINALITY AS u(${names}, ordinality))`;
 }

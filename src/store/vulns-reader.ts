@@ -3,7 +3,7 @@
 // records to load, and those are read by key and parsed once (a bounded cache keyed by import time, so matching
 // every product's latest image re-reads nothing unchanged), with their KEV and EPSS rows.
 import { sql, type Kysely } from 'kysely';
-import { parseRecordKey } from '../engine/vulns/criteria-index.js';
+import { parseRecordKey, recordKey } from '../engine/vulns/criteria-index.js';
 import type { VulnerabilityCandidates, VulnerabilityQuery, VulnerabilityRecord, VulnerabilitySource } from '../engine/vulns/source.js';
 import { dialectOf } from './database.js';
 import type { Database } from './schema.js';
@@ -88,11 +88,14 @@ export class VulnerabilityReader implements VulnerabilitySource {
     const missing: Array<{ key: string; source: string; record_id: string; stamp?: string }> = [];
     const ids = new Set<string>();
     for (const key of keys) {
+      const record = this.cached(key);
+      if (record) {
+        found.push([key, record]);
+        continue;
+      }
       const { source, recordId, stamp } = parseRecordKey(key);
       if (recordId.startsWith('CVE-')) ids.add(recordId);
-      const record = stamp === undefined ? undefined : this.cached(`${source}\0${recordId}\0${stamp}`);
-      if (record) found.push([key, record]);
-      else missing.push({ key, source, record_id: recordId, stamp });
+      missing.push({ key, source, record_id: recordId, stamp });
     }
     // the scores of the CVEs the keys name are read while the records are (a round trip off the critical path), and
     // the records in a few parts at once: on PostgreSQL each on its own pooled connection, so the server reads one
@@ -102,13 +105,13 @@ export class VulnerabilityReader implements VulnerabilitySource {
     const scores = pooled ? this.scores([...ids]) : undefined;
     scores?.catch(() => undefined);
     const parts = await Promise.all(chunks(missing, pooled ? READ_PART : KEYS_PER_QUERY).map(async (part) => ({ part, rows: await this.readRecords(part) })));
-    for (const { part, rows: list } of parts) {
-      const rows = new Map(list.map((r) => [`${r.source}\0${r.record_id}`, r]));
-      for (const k of part) {
-        const row = rows.get(`${k.source}\0${k.record_id}`);
-        if (!row) continue;
-        const record = this.remember(row);
-        if (k.stamp === undefined || k.stamp === row.imported_at) found.push([k.key, record]);
+    for (const { part, rows } of parts) {
+      for (const row of rows) {
+        const k = part[row.position]!;
+        // a key names its record at one import time: the same string is the parsed cache's key for that version
+        const current = k.stamp === row.imported_at;
+        const record = this.remember(current ? k.key : recordKey(k.source, k.record_id, row.imported_at), row.data);
+        if (k.stamp === undefined || current) found.push([k.key, record]);
       }
     }
     this.trimCache();
@@ -138,9 +141,13 @@ export class VulnerabilityReader implements VulnerabilitySource {
 
   /** Like load, with each record next to the key it was found for (a record replaced meanwhile is left out). */
   private async loadKeyed<K extends { source: string; record_id: string; imported_at: string }>(keys: K[]): Promise<Array<[K, VulnerabilityRecord]>> {
-    const cacheKey = (k: { source: string; record_id: string; imported_at: string }) => `${k.source}\0${k.record_id}\0${k.imported_at}`;
+    // the parsed cache's key: the record's key stamped with its import time
+    const cacheKey = (k: { source: string; record_id: string; imported_at: string }) => recordKey(k.source, k.record_id, k.imported_at);
     for (const part of chunks(keys.filter((k) => !this.parsed.has(cacheKey(k))), KEYS_PER_QUERY)) {
-      for (const row of await this.readRecords(part)) this.remember(row);
+      for (const row of await this.readRecords(part)) {
+        const k = part[row.position]!;
+        this.remember(recordKey(k.source, k.record_id, row.imported_at), row.data);
+      }
     }
     const out: Array<[K, VulnerabilityRecord]> = [];
     for (const k of keys) {
@@ -153,15 +160,15 @@ export class VulnerabilityReader implements VulnerabilitySource {
   }
 
   /**
-   * The stored rows of the keys. A list joined to the primary key (vulns-lists.ts): both databases plan it as one
-   * index lookup per key, even before statistics exist (an IN list after a bulk import can make PostgreSQL read
-   * every record of the source).
+   * The stored rows of the keys, each with its key's index in `keys` (a key without a stored record has no row). A
+   * list joined to the primary key (vulns-lists.ts): both databases plan it as one index lookup per key, even
+   * before statistics exist (an IN list after a bulk import can make PostgreSQL read every record of the source).
    */
-  private async readRecords(keys: Array<{ source: string; record_id: string }>): Promise<Array<{ source: string; record_id: string; imported_at: string; data: string }>> {
+  private async readRecords(keys: Array<{ source: string; record_id: string }>): Promise<Array<{ position: number; imported_at: string; data: string }>> {
     if (keys.length === 0) return [];
-    const { rows } = await sql<{ source: string; record_id: string; imported_at: string; data: string }>`
-      WITH ${listCte(this.db, 'k', ['source', 'record_id'], keys.map((k) => [k.source, k.record_id]))}
-      SELECT r.source, r.record_id, r.imported_at, r.data FROM k JOIN vuln_records r ON r.source = k.source AND r.record_id = k.record_id
+    const { rows } = await sql<{ position: number; imported_at: string; data: string }>`
+      WITH ${listCte(this.db, 'k', ['source', 'record_id'], keys.map((k) => [k.source, k.record_id]), 'position')}
+      SELECT k.position, r.imported_at, r.data FROM k JOIN vuln_records r ON r.source = k.source AND r.record_id = k.record_id
     `.execute(this.db);
     return rows;
   }
@@ -176,9 +183,10 @@ export class VulnerabilityReader implements VulnerabilitySource {
     return record;
   }
 
-  private remember(row: { source: string; record_id: string; imported_at: string; data: string }): VulnerabilityRecord {
-    const record = JSON.parse(row.data) as VulnerabilityRecord;
-    this.parsed.set(`${row.source}\0${row.record_id}\0${row.imported_at}`, record);
+  /** Parses a stored record and keeps it under its cache key (source, record id and import time). */
+  private remember(cacheKey: string, data: string): VulnerabilityRecord {
+    const record = JSON.parse(data) as VulnerabilityRecord;
+    this.parsed.set(cacheKey, record);
     return record;
   }
 
