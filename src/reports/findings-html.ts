@@ -11,7 +11,7 @@ import { detailFacts, detailText, isDetailed, noMaliciousCode } from './findings
 import { ACTIONS_SHOWN, fixFirstLead, imageTitle, incompleteText, RATING_COLOR, removesText } from './findings-pdf-front.js';
 import { chosenSections, SECTION_TITLES } from './findings-pdf.js';
 import {
-  byteSize, devicePath, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, ISSUE_STATUSES, plural, PROBLEM_LEVEL_LABEL, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL,
+  byteSizeWithCount, devicePath, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, ISSUE_STATUSES, plural, PROBLEM_LEVEL_LABEL, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL,
 } from './report-labels.js';
 import type { FindingsSection, ReportFinding, ReportGenerator, StatusChangeRecord } from './report.js';
 
@@ -82,7 +82,7 @@ function cover(model: FindingsModel, digest: FindingsDigest): string {
     ['Image', imageTitle(model)],
     ...(model.image.uploadTime ? [['Uploaded', humanDate(model.image.uploadTime)] as [string, string]] : []),
     ['Scanned', model.scan ? humanDate(model.scan.createTime) : `${humanDate(model.generatedAt)} (offline scan)`],
-    ['File', `${model.image.fileName} (${formatName(model.image.type)})`], ['Size', byteSize(model.image.size)], ['SHA-256', model.image.sha256],
+    ['File', `${model.image.fileName} (${formatName(model.image.type)})`], ['Size', byteSizeWithCount(model.image.size)], ['SHA-256', model.image.sha256],
     ['Engine', `Firmscope ${model.engineVersion}`], ['Report generated', humanDate(model.generatedAt)],
   ];
   const incomplete = incompleteText(model);

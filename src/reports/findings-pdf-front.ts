@@ -5,7 +5,7 @@ import { SEVERITIES, type Severity } from '../engine/types.js';
 import { firstSentence, HIGH_EPSS, riskText, upgradeText, type FindingsDigest } from './findings-digest.js';
 import type { FindingsModel } from './findings-model.js';
 import { banner, ensureSpace, facts, FONT, heading, MUTED, paragraph, rowsThatFit, table, TEXT, tiles, usableWidth, type Doc } from './pdf-parts.js';
-import { byteSize, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, plural, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL } from './report-labels.js';
+import { byteSizeWithCount, FINDING_TYPE_LABEL, FINDING_TYPES, humanDate, plural, SEVERITY_COLOR, SEVERITY_LABEL, STATUS_LABEL } from './report-labels.js';
 import type { ReportFinding } from './report.js';
 
 export const RATING_COLOR: Record<string, string> = { Critical: SEVERITY_COLOR.critical, High: SEVERITY_COLOR.high, Medium: SEVERITY_COLOR.medium, Low: SEVERITY_COLOR.low, None: '#2e6b2e' };
@@ -30,7 +30,7 @@ export function cover(doc: Doc, model: FindingsModel, digest: FindingsDigest): n
     ...(model.image.uploadTime ? [['Uploaded', humanDate(model.image.uploadTime)] as [string, string]] : []),
     ['Scanned', scanned ? humanDate(scanned) : `${humanDate(model.generatedAt)} (offline scan)`],
     ['File', `${model.image.fileName} (${formatName(model.image.type)})`],
-    ['Size', byteSize(model.image.size)],
+    ['Size', byteSizeWithCount(model.image.size)],
     ['SHA-256', model.image.sha256],
     ['Engine', `Firmscope ${model.engineVersion}`],
     ['Report generated', humanDate(model.generatedAt)],

@@ -2,6 +2,7 @@
 // workflow uses ('dependencyVulnerability', 'inProgress', 'vulnerable_code_not_present') has its human label here,
 // and each severity has one fixed colour (white text on it passes WCAG AA contrast, for the HTML report's checks).
 import type { Component, FindingType, ProblemLevel, Severity, VexJustification } from '../engine/types.js';
+import { byteSize } from '../format/byte-size.js';
 import type { ReportFinding } from './report.js';
 
 export type IssueStatus = ReportFinding['issueStatus'];
@@ -38,16 +39,9 @@ export const ASSET_TYPE_LABEL: Record<string, string> = {
   'related-crypto-material': 'Other key material', library: 'Crypto library',
 };
 
-/** "1.2 MB" for a byte count. */
-export function byteSize(bytes: number): string {
-  const units = ['bytes', 'KB', 'MB', 'GB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]} (${bytes.toLocaleString('en-US')} bytes)`;
+/** An image's size in binary units with the exact count beside it: '3.9 MiB (4,063,232 bytes)'. */
+export function byteSizeWithCount(bytes: number): string {
+  return bytes < 1024 ? `${bytes} bytes` : `${byteSize(bytes)} (${bytes.toLocaleString('en-US')} bytes)`;
 }
 
 // One formatter for every date: toLocaleDateString builds one a call (a fifth of a large report's time).

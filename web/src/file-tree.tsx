@@ -6,7 +6,8 @@ import { api, expectData, type Schemas } from './api.js';
 import { HexView } from './hex-view.js';
 import { findingGrid } from './queries.js';
 import { Link } from './router.js';
-import { ErrorNotice, formatBytes, Loading, Severity } from './ui.js';
+import { ErrorNotice, Loading, Severity } from './ui.js';
+import { byteSize } from '../../src/format/byte-size.js';
 
 export function FileTree({ productId, imageId, scanId }: { productId: string; imageId: string; scanId: string }) {
   const [dir, setDir] = useState('');
@@ -42,7 +43,7 @@ export function FileTree({ productId, imageId, scanId }: { productId: string; im
                     {opens ? '▸ ' : ''}{name}
                   </button>
                   {opens && entry.node && <button type="button" className="link small" onClick={() => { setDir(entry.path); setSelected(undefined); }} aria-label={`Open ${name}`}>open ({entry.descendants})</button>}
-                  <span className="muted small"> {entry.node ? `${entry.node.kind === 'file' ? entry.node.type : entry.node.kind}${entry.node.kind === 'file' ? ` · ${formatBytes(entry.node.size)}` : ''}` : `${entry.descendants} inside`}</span>
+                  <span className="muted small"> {entry.node ? `${entry.node.kind === 'file' ? entry.node.type : entry.node.kind}${entry.node.kind === 'file' ? ` · ${byteSize(entry.node.size)}` : ''}` : `${entry.descendants} inside`}</span>
                 </li>
               );
             })}
@@ -75,7 +76,7 @@ function FileDetails({ productId, imageId, scanId, node }: { productId: string; 
       <dl className="details">
         <div><dt>Kind</dt><dd>{node.kind}</dd></div>
         <div><dt>Type</dt><dd>{node.type}</dd></div>
-        <div><dt>Size</dt><dd>{formatBytes(node.size)} ({node.size} bytes)</dd></div>
+        <div><dt>Size</dt><dd>{byteSize(node.size)} ({node.size} bytes)</dd></div>
         {node.sha256 && <div><dt>SHA-256</dt><dd><code>{node.sha256}</code></dd></div>}
         {node.format && <div><dt>Unpacked by</dt><dd>{node.format}</dd></div>}
         {node.parent && <div><dt>Extracted from</dt><dd><code>{node.parent}</code>{node.offset !== undefined && ` at offset ${node.offset}`}</dd></div>}

@@ -63,17 +63,6 @@ export function StateBadge({ state }: { state: string }) {
 
 export const formatDate = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
-}
-
 export function Tile({ label, value, tone }: { label: string; value: ReactNode; tone?: string }) {
   return (
     <div className={`tile ${tone ? `sev-${tone}` : ''}`}>

@@ -4,7 +4,8 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { api, expectData } from './api.js';
 import { navigate } from './router.js';
-import { formatBytes, FormError } from './ui.js';
+import { FormError } from './ui.js';
+import { byteSize } from '../../src/format/byte-size.js';
 
 type Progress = { sent: number; total: number; bytesPerSecond: number };
 
@@ -88,7 +89,7 @@ export function ImageUpload({ productId }: { productId: string }) {
         onDragLeave={() => setDragging(false)}
         onDrop={drop}
       >
-        <p>{file ? <><strong>{file.name}</strong> ({formatBytes(file.size)})</> : 'Drop a firmware image here, or choose a file.'}</p>
+        <p>{file ? <><strong>{file.name}</strong> ({byteSize(file.size)})</> : 'Drop a firmware image here, or choose a file.'}</p>
         <label className="button">Choose file<input className="sr-only" type="file" onChange={(e) => choose(e.target.files?.[0])} disabled={busy} /></label>
       </div>
       <div className="fields">
@@ -98,7 +99,7 @@ export function ImageUpload({ productId }: { productId: string }) {
       {progress && (
         <div className="progress-line" aria-live="polite">
           <progress max={100} value={percent} aria-label="Upload progress">{percent}%</progress>
-          <span>{percent}% · {formatBytes(progress.sent)} of {formatBytes(progress.total)} · {formatBytes(progress.bytesPerSecond)}/s</span>
+          <span>{percent}% · {byteSize(progress.sent)} of {byteSize(progress.total)} · {byteSize(progress.bytesPerSecond)}/s</span>
         </div>
       )}
       {status && <p role="status">{status}</p>}

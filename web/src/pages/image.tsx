@@ -10,7 +10,8 @@ import { FindingsTable } from '../findings-table.js';
 import { useImage, useProduct, useSeverityCounts, type Image } from '../queries.js';
 import { Link } from '../router.js';
 import { useCan } from '../session.js';
-import { Empty, ErrorNotice, formatBytes, formatDate, Loading, Page, SEVERITIES, StateBadge, Tile } from '../ui.js';
+import { Empty, ErrorNotice, formatDate, Loading, Page, SEVERITIES, StateBadge, Tile } from '../ui.js';
+import { byteSize } from '../../../src/format/byte-size.js';
 
 const TABS = ['Findings', 'Components', 'Files', 'Crypto', 'Binaries', 'Scans', 'Reports'] as const;
 type Tab = (typeof TABS)[number];
@@ -235,7 +236,7 @@ function Reports({ productId, image }: { productId: string; image: Image }) {
       <ul className="report-list">
         {REPORTS.map((r) => <li key={r.label}><button type="button" onClick={() => void download(r)} disabled={!!busy}>{busy === r.label ? 'Preparing…' : `Download ${r.label}`}</button></li>)}
       </ul>
-      <p className="muted">Image: {image.fileName} · {formatBytes(image.size)} · SHA-256 <code>{image.hashes.sha256}</code></p>
+      <p className="muted">Image: {image.fileName} · {byteSize(image.size)} · SHA-256 <code>{image.hashes.sha256}</code></p>
     </section>
   );
 }

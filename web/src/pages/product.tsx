@@ -2,8 +2,9 @@
 import { useImages, useProduct } from '../queries.js';
 import { Link } from '../router.js';
 import { useCan } from '../session.js';
-import { Empty, ErrorNotice, formatBytes, formatDate, Loading, Page, StateBadge } from '../ui.js';
+import { Empty, ErrorNotice, formatDate, Loading, Page, StateBadge } from '../ui.js';
 import { ImageUpload } from '../upload.js';
+import { byteSize } from '../../../src/format/byte-size.js';
 
 export function ProductPage({ productId }: { productId: string }) {
   const product = useProduct(productId);
@@ -32,7 +33,7 @@ export function ProductPage({ productId }: { productId: string }) {
                       <th scope="row"><Link href={`/products/${productId}/images/${image.id}`}>{image.name}</Link></th>
                       <td>{image.version ?? <span className="muted">—</span>}</td>
                       <td>{formatDate(image.createTime)}</td>
-                      <td>{formatBytes(image.size)}</td>
+                      <td>{byteSize(image.size)}</td>
                       <td>{state ? <><StateBadge state={state.type} />{state.progress && state.type !== 'completed' ? ` ${Math.round(state.progress.percent)}% ${state.progress.phase}` : ''}{image.analysis && !image.analysis.complete && state.type === 'completed' ? <span className="badge warn">incomplete</span> : null}</> : <span className="muted">not scanned</span>}</td>
                     </tr>
                   );
