@@ -146,7 +146,8 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
 }
 
 /** The HTTP app with its token service (signing key from the store) and upload settings. */
-async function buildServiceApp(config: Config, runtime: Runtime, ready: () => boolean, metrics: Metrics, serializers?: LazySerializers): Promise<FastifyInstance> {
+/** The service's HTTP app; without `metrics` (the OpenAPI document), no /metrics or /health routes, which the document hides anyway. */
+async function buildServiceApp(config: Config, runtime: Runtime, ready: () => boolean, metrics?: Metrics, serializers?: LazySerializers): Promise<FastifyInstance> {
   const { repos, blobs } = runtime;
   const key = await loadSigningKey(repos.identities, config.signingKeyPem);
   const issuer = `${config.baseUrl}/realms/${config.realm}`;
@@ -162,7 +163,7 @@ async function buildServiceApp(config: Config, runtime: Runtime, ready: () => bo
     uploads: { baseUrl: config.baseUrl, secret: await resolveUploadSecret(config.uploadSecret, config.dataDir), urlSeconds: config.uploadUrlSeconds, maxBytes: config.maxUploadBytes },
     logger: runtime.logger,
     ready,
-    metrics,
+    ...(metrics ? { metrics } : {}),
     rateLimitPerMinute: config.rateLimitPerMinute,
     webhookAllowPrivate: config.webhookAllowPrivate,
     uiOidc: config.uiOidc,
@@ -184,7 +185,7 @@ export async function describeApi(): Promise<Record<string, unknown>> {
     const runtime = await openRuntime(config, pino({ level: 'silent' }));
     try {
       const serializers = lazySerializers();
-      const app = await buildServiceApp(config, runtime, () => true, createMetrics(runtime.repos, 'api'), serializers);
+      const app = await buildServiceApp(config, runtime, () => true, undefined, serializers);
       await app.ready();
       serializers.compileAll();
       const document = app.swagger() as unknown as Record<string, unknown>;
