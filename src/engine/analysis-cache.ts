@@ -79,13 +79,15 @@ export function cacheKey(...parts: string[]): string {
 
 /** One facet's cached values for a set of files, looked up in one batch. */
 export interface FacetLookup<T> {
-  /** The cached value of this file, or undefined (not cached, or the file has no SHA-256). */
+  /** The cached value of this file, or undefined (not cached, or the file has no SHA-256); counted as reused. */
   get(node: FileNode): T | undefined;
+  /** Whether the cache holds this file's value (not counted: for a stage deciding ahead what to compute). */
+  has(node: FileNode): boolean;
   /** Keeps the value computed for this file; written when the scan ends. */
   put(node: FileNode, value: T): void;
 }
 
-const NO_LOOKUP: FacetLookup<never> = { get: () => undefined, put: () => {} };
+const NO_LOOKUP: FacetLookup<never> = { get: () => undefined, has: () => false, put: () => {} };
 
 /**
  * The per-file side of the cache for one scan: analyzers look their facet up for all their files at once, and
@@ -120,6 +122,10 @@ export class FileFacetCache {
         if (value === undefined) return undefined;
         this.filesReused++;
         return JSON.parse(value) as T;
+      },
+      has: (node) => {
+        const key = keyOf(node);
+        return key !== undefined && found.has(key);
       },
       put: (node, value) => {
         const key = keyOf(node);

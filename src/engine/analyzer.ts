@@ -53,6 +53,13 @@ export interface Analyzer {
   phase: string;
   run(ctx: AnalysisContext): Promise<void>;
   /**
+   * For a stage that needs only the files: begins its work as soon as they are unpacked, before the earlier stages
+   * run, so that it goes on beside them on another thread; `run` then finishes it at the stage's turn and adds the
+   * results in the same order as without it. Adds nothing to the context itself. Not called when the stage is
+   * replayed from the image cache.
+   */
+  start?(ctx: AnalysisContext): void;
+  /**
    * For a stage whose output depends on more than the image (the database, the date): how a scan of an image
    * analysed before runs it without the files. `keep` runs at the end of the full scan, files still at hand, and
    * returns what `run` will need (plain data); `run` gets that and what the stage added then. Without it, the

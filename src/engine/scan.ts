@@ -111,6 +111,8 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     signal,
     progress: () => {},
   };
+  // stages that need only the files start now, beside the ones before them (Analyzer.start)
+  if (!cached) for (const analyzer of analyzers) analyzer.start?.(ctx);
   const recorder = new StageRecorder();
   for (const [i, analyzer] of analyzers.entries()) {
     signal.throwIfAborted();

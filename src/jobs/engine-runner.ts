@@ -3,9 +3,8 @@
 // kept for the next scan on the same database (warm code, connection and parsed vulnerability records); one
 // whose scan failed or was cancelled is ended, so no scan inherits the state of a broken one. Idle threads do
 // not keep the process alive and end after IDLE_MS.
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../engine/module-worker.js';
 import type { ScanResult } from '../engine/types.js';
 import type { ScanThreadConfig, ScanThreadInput, ScanThreadMessage, ScanThreadRequest } from './scan-thread.js';
 
@@ -150,14 +149,5 @@ async function endThread(thread: ScanThread): Promise<void> {
 }
 
 function startWorker(config: ScanThreadConfig): Worker {
-  // Compiled code runs scan-thread.js; tests run the TypeScript source through tsx.
-  const source = import.meta.url.endsWith('.ts');
-  const url = new URL(`./scan-thread.${source ? 'ts' : 'js'}`, import.meta.url);
-  return source ? new Worker(tsxBootstrap(url), { eval: true, workerData: config }) : new Worker(url, { workerData: config });
-}
-
-/** Worker code that registers tsx's loader, then imports the TypeScript thread module (tests only). */
-function tsxBootstrap(url: URL): string {
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-  return `(async () => { const { register } = await import(${JSON.stringify(tsx)}); register(); await import(${JSON.stringify(url.href)}); })()`;
+  return startModuleWorker(import.meta.url, 'scan-thread', { workerData: config });
 }

@@ -61,4 +61,30 @@ describe('scan', () => {
     controller.abort(new Error('cancelled'));
     await expect(scan(image, { workDir: join(dir, 'work'), signal: controller.signal, handlers: [boxHandler()], analyzers: [] })).rejects.toThrow('cancelled');
   });
+
+  it('starts the stages that need only the files before the first stage runs, and not when the image is replayed', async () => {
+    const image = join(dir, 'fw.bin');
+    await writeFile(image, box('#!/bin/sh\n'));
+    const events: string[] = [];
+    const analyzers: Analyzer[] = [
+      { id: 'first', phase: 'inventory', run: async () => void events.push('first runs') },
+      {
+        id: 'early',
+        phase: 'malicious code',
+        start: (ctx) => void events.push(`early starts with ${ctx.index.files().length} file(s), ${ctx.components.length} component(s)`),
+        run: async () => void events.push('early runs'),
+      },
+    ];
+    const entries = new Map<string, string>();
+    const cache = {
+      get: async (keys: readonly string[]) => new Map(keys.flatMap((k) => (entries.has(k) ? [[k, entries.get(k)!] as const] : []))),
+      put: async (list: ReadonlyArray<readonly [string, string]>) => void list.forEach(([k, v]) => entries.set(k, v)),
+    };
+    await scan(image, { workDir: join(dir, 'work'), analyzers, handlers: [boxHandler()], analysisCache: cache });
+    expect(events).toEqual(['early starts with 2 file(s), 0 component(s)', 'first runs', 'early runs']);
+    events.length = 0;
+    // the whole image from the cache: its stages are replayed, nothing starts or runs
+    await scan(image, { workDir: join(dir, 'work2'), analyzers, handlers: [boxHandler()], analysisCache: cache });
+    expect(events).toEqual([]);
+  });
 });
