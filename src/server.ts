@@ -145,8 +145,10 @@ export async function startServer(config: Config, logger?: Logger): Promise<Runn
   };
 }
 
-/** The HTTP app with its token service (signing key from the store) and upload settings. */
-/** The service's HTTP app; without `metrics` (the OpenAPI document), no /metrics or /health routes, which the document hides anyway. */
+/**
+ * The HTTP app with its token service (signing key from the store) and upload settings. Without `metrics` (the
+ * OpenAPI document) it has no /metrics or /health routes, which the document hides anyway.
+ */
 async function buildServiceApp(config: Config, runtime: Runtime, ready: () => boolean, metrics?: Metrics, serializers?: LazySerializers): Promise<FastifyInstance> {
   const { repos, blobs } = runtime;
   const key = await loadSigningKey(repos.identities, config.signingKeyPem);

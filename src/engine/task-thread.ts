@@ -1,4 +1,4 @@
-// A thread that does one kind of per-file work for the engine (the rule scan, the crypto detection) while the
+// A thread that does one kind of per-file work for the engine (the malicious-code stage's rule scan) while the
 // engine's thread goes on: messages go out in order, the thread answers the calls one at a time, in order. Each
 // process (or scan thread) has one of each kind, started on first use. A thread that dies fails the calls it held
 // and the next call starts a new one; `stop` ends it (a cancelled scan), failing what it held.
