@@ -24,13 +24,26 @@ function labelOf(d: MatchDetails): MatchConfidence['label'] {
   return d.kind === 'all-versions' ? 'cpe-all-versions' : 'exact-cpe';
 }
 
+const shared = new Map<MatchConfidence['label'], Map<number, MatchConfidence>>();
+
+/**
+ * The one frozen object for a label and score: thousands of findings carry one of a few confidences, and a shared
+ * object is one less for each to keep (a kernel's findings alone are thousands). Never modified; replace it.
+ */
+export function confidenceOf(label: MatchConfidence['label'], score = CONFIDENCE_SCORES[label]): MatchConfidence {
+  let scores = shared.get(label);
+  if (!scores) shared.set(label, (scores = new Map()));
+  let c = scores.get(score);
+  if (!c) scores.set(score, (c = Object.freeze({ label, score })));
+  return c;
+}
+
 /** The confidence of a finding from its matches (the surest one); undefined without any. */
 export function matchConfidence(details: MatchDetails[]): MatchConfidence | undefined {
-  let best: MatchConfidence | undefined;
+  let best: MatchConfidence['label'] | undefined;
   for (const d of details) {
     const label = labelOf(d);
-    const score = CONFIDENCE_SCORES[label];
-    if (!best || score > best.score) best = { label, score };
+    if (!best || CONFIDENCE_SCORES[label] > CONFIDENCE_SCORES[best]) best = label;
   }
-  return best;
+  return best && confidenceOf(best);
 }

@@ -12,7 +12,7 @@ import { keyOfRecord, keysAdmit, recordKey, type IndexedCriterion } from './crit
 import { componentPackage, matchOsv } from './osv-matcher.js';
 import type { VulnerabilityRecord, VulnerabilitySource } from './source.js';
 import { versionKey } from './version-key.js';
-import { buildFinding, type RecordMatch } from './vuln-finding.js';
+import { buildFinding, componentFacts, type RecordMatch } from './vuln-finding.js';
 
 /** How a component is looked up, by its package type: its CPE product, its OSV package, or both. */
 export interface Lookups {
@@ -201,7 +201,9 @@ export class VulnerabilityMatcher {
     // hold this revision (fixed by a backport) is not reported from the upstream CPE ranges
     const reported = backported.size === 0 ? groups : groups.filter((group) =>
       group.some((m) => m.details.some((d) => d.matcher === 'osv-package')) || !group.some((m) => [m.record.id, ...m.record.aliases].some((id) => backported.has(id))));
-    return reported.map((group) => buildFinding(component, group));
+    if (reported.length === 0) return [];
+    const facts = componentFacts(component);
+    return reported.map((group) => buildFinding(component, group, facts));
   }
 
   /** The findings for one component (one per vulnerability). */
@@ -246,8 +248,9 @@ export class VulnerabilityMatcher {
             byFingerprint.set(finding.fingerprint, finding);
             continue;
           }
+          // a new list: a component's findings share theirs (vuln-finding.ts componentFacts)
           const paths = new Set(existing.occurrences.map((o) => o.path));
-          existing.occurrences.push(...finding.occurrences.filter((o) => !paths.has(o.path)));
+          existing.occurrences = [...existing.occurrences, ...finding.occurrences.filter((o) => !paths.has(o.path))];
           const more = (finding.match?.matches ?? []) as unknown[];
           existing.match = { ...existing.match, matches: [...((existing.match?.matches ?? []) as unknown[]), ...more] };
           if (finding.matchConfidence && finding.matchConfidence.score > (existing.matchConfidence?.score ?? -1)) existing.matchConfidence = finding.matchConfidence;

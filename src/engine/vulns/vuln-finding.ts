@@ -43,12 +43,41 @@ function fixedVersionOf(matches: RecordMatch[]): string | undefined {
   return sorted[0] ?? matches.map((m) => m.record.knownFixedVersion).find((v) => v !== undefined);
 }
 
-/** The distinct entries of a list, in first-seen order (a new array; empty for none). */
+/**
+ * The distinct entries of a list, in first-seen order: the list itself when it has no repeats (shared with the
+ * record, so never modified), a new array otherwise; empty for none.
+ */
 function unique(list: string[] | undefined): string[] {
-  return !list || list.length === 0 ? [] : list.length === 1 ? [list[0]!] : [...new Set(list)];
+  if (!list || list.length === 0) return [];
+  const distinct = new Set(list);
+  return distinct.size === list.length ? list : [...distinct];
 }
 
-export function buildFinding(component: Component, matches: RecordMatch[]): EngineFinding {
+/**
+ * What every finding of one component shows of it, built once per component and shared by its findings (a kernel
+ * has thousands): the summary, the occurrences and the label. Shared, so never modified in place: a merge of
+ * findings makes new lists (matcher.ts matchAll).
+ */
+export interface ComponentFacts {
+  summary: NonNullable<EngineFinding['component']>;
+  occurrences: EngineFinding['occurrences'];
+  label: string;
+}
+
+export function componentFacts(component: Component): ComponentFacts {
+  // built by assignment in a fixed order (see buildFinding): the order of the properties is the JSON's
+  const summary: ComponentFacts['summary'] = { ref: component.ref, name: component.name };
+  if (component.version) summary.version = component.version;
+  if (component.cpe) summary.cpe = component.cpe;
+  if (component.purl) summary.purl = component.purl;
+  const occurrences = component.paths.map((path) => {
+    const evidence = component.evidence.find((e) => e.path === path)?.match;
+    return evidence ? { path, evidence } : { path };
+  });
+  return { summary, occurrences, label: `${component.name}${component.version ? ` ${component.version}` : ''}` };
+}
+
+export function buildFinding(component: Component, matches: RecordMatch[], facts = componentFacts(component)): EngineFinding {
   const records = matches.length === 1 ? [matches[0]!.record] : matches.map((m) => m.record).sort((a, b) => (SOURCE_RANK[a.source ?? ''] ?? 9) - (SOURCE_RANK[b.source ?? ''] ?? 9));
   // the common case, one record without aliases, skips the merging work
   const single = records.length === 1 && records[0]!.aliases.length === 0 ? records[0] : undefined;
@@ -63,29 +92,20 @@ export function buildFinding(component: Component, matches: RecordMatch[]): Engi
   const epss = records.find((r) => r.epss)?.epss;
   const fixed = fixedVersionOf(matches);
   const references = single ? single.references : [...new Map(records.flatMap((r) => r.references).map((r) => [r.url, r])).values()];
-  const version = component.version;
-  const label = `${component.name}${version ? ` ${version}` : ''}`;
   // Built by assignment in a fixed order, not with conditional spreads: a scan builds thousands of findings (a
   // kernel's alone), and objects grown one property at a time in one order share V8's hidden classes, where
   // `...(x ? { x } : {})` makes temporary objects and slower, larger ones. The order of the properties is the order
   // of the finding's JSON and must not change.
-  const summary: NonNullable<EngineFinding['component']> = { ref: component.ref, name: component.name };
-  if (version) summary.version = version;
-  if (component.cpe) summary.cpe = component.cpe;
-  if (component.purl) summary.purl = component.purl;
   const finding: EngineFinding = {
     fingerprint: findingFingerprint('dependencyVulnerability', id, component.name),
     findingType: 'dependencyVulnerability',
     pname: id,
-    name: `${id} in ${label}`,
+    name: `${id} in ${facts.label}`,
     severity: severityOf(cvssSource.cvss),
     identifiers: identifiersOf(ids, cwes),
     references,
-    component: summary,
-    occurrences: component.paths.map((path) => {
-      const evidence = component.evidence.find((e) => e.path === path)?.match;
-      return evidence ? { path, evidence } : { path };
-    }),
+    component: facts.summary,
+    occurrences: facts.occurrences,
     isKev: kev !== undefined,
   };
   if (kev) finding.kev = kev.dueDate ? { dateAdded: kev.dateAdded, dueDate: kev.dueDate } : { dateAdded: kev.dateAdded };

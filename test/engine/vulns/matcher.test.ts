@@ -132,6 +132,20 @@ describe('VulnerabilityMatcher', () => {
     expect(findings[0]!.occurrences.map((o) => o.path)).toEqual(['rootfs/usr/sbin/zlib', 'rootfs/lib/libz.so.1.2.8']);
   });
 
+  it('merges occurrences into a new list: the other findings of a component keep only its own paths', async () => {
+    // a component's findings share one occurrence list (vuln-finding.ts componentFacts); merging must not change it
+    const source = new MemoryVulnerabilitySource();
+    source.putRecord(record('CVE-2000-0001', [[{ criteria: any('zlib', 'zlib'), vulnerable: true, versionEndExcluding: '1.2.12' }]]));
+    source.putRecord(record('CVE-2000-0002', [[{ criteria: any('zlib', 'zlib'), vulnerable: true, versionEndExcluding: '1.2.5' }]]));
+    const a = component('zlib', '1.2.3', any('zlib', 'zlib', '1.2.3'));
+    const b = { ...component('zlib', '1.2.8', any('zlib', 'zlib', '1.2.8')), paths: ['rootfs/lib/libz.so.1.2.8'], evidence: [] };
+    const findings = await new VulnerabilityMatcher(source).matchAll([a, b], []);
+    const paths = (id: string) => findings.find((f) => f.pname === id)!.occurrences.map((o) => o.path);
+    expect(paths('CVE-2000-0001')).toEqual(['rootfs/usr/sbin/zlib', 'rootfs/lib/libz.so.1.2.8']);
+    expect(paths('CVE-2000-0002')).toEqual(['rootfs/usr/sbin/zlib']);
+    expect(findings.find((f) => f.pname === 'CVE-2000-0002')!.component).toBe(findings.find((f) => f.pname === 'CVE-2000-0001')!.component);
+  });
+
   it('matches OSV packages by purl with the ecosystem comparator', async () => {
     const source = new MemoryVulnerabilitySource();
     source.putRecord(record('CVE-2021-3782', [], {
