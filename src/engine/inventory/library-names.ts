@@ -33,6 +33,8 @@ export const LIBRARY_NAMES: LibraryName[] = [
   { pattern: /^libmbed(?:tls|crypto|x509)\.so(?:\.[\d.]+)?$/, family: 'mbedtls' },
   { pattern: /^lib(?:wolfssl|cyassl)\.so(?:\.[\d.]+)?$/, family: 'wolfssl' },
   { pattern: /^libgnutls\.so(?:\.[\d.]+)?$/, family: 'gnutls' },
+  { pattern: /^libbearssl\.so\.(0\.\d+)$/, family: 'bearssl', version: group },
+  { pattern: /^libbearssl\.so(?:\.0)?$/, family: 'bearssl' },
   { pattern: /^libgcrypt\.so\.(?:20)\.[\d.]+$|^libgcrypt\.so(?:\.20)?$/, family: 'libgcrypt' },
   { pattern: /^libreadline\.so\.([5-8]\.\d+)$/, family: 'readline', version: group },
   { pattern: /^libncursesw?\.so\.([5-6]\.\d+)$/, family: 'ncurses', version: group },

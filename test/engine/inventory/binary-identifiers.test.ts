@@ -74,6 +74,9 @@ describe('ELF metadata', () => {
     expect(libraryName('libc-2.31.so')).toEqual({ family: 'glibc', version: '2.31' });
     expect(libraryName('libpng16.so.16.37.0')).toEqual({ family: 'libpng', version: '1.6.37' });
     expect(libraryName('libssl.so.1.1')).toEqual({ family: 'openssl', version: undefined });
+    // Debian bookworm libbearssl0 0.6+dfsg.1-3: /usr/lib/x86_64-linux-gnu/libbearssl.so.0.6, SONAME libbearssl.so.0
+    expect(libraryName('libbearssl.so.0.6')).toEqual({ family: 'bearssl', version: '0.6' });
+    expect(libraryName('libbearssl.so.0')).toEqual({ family: 'bearssl', version: undefined });
     expect(libraryName('libfoo.so.1')).toBeUndefined();
   });
 });

@@ -41,6 +41,16 @@ export const cryptoSignatures: VersionSignature[] = [
     patterns: [banner('bed TLS ', /[Mm]bed TLS (\d+\.\d+\.\d+)\0/)],
   },
   {
+    // BearSSL keeps no version string and has no version API: it is found by its library's name, and Debian's
+    // build names the file after the release (libbearssl.so.0.6, SONAME libbearssl.so.0; library-names.ts)
+    id: 'bearssl',
+    name: 'bearssl',
+    type: 'library',
+    cpe: { vendor: 'bearssl', product: 'bearssl' },
+    purl: { name: 'bearssl' },
+    patterns: [],
+  },
+  {
     id: 'polarssl',
     name: 'polarssl',
     type: 'library',
