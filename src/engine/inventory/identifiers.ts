@@ -3,6 +3,7 @@
 import { amdPspIdentifier } from './amd-psp.identifier.js';
 import { apkInstalledIdentifier } from './apk-installed.identifier.js';
 import { dpkgStatusIdentifier } from './dpkg-status.identifier.js';
+import { edk2MarkersIdentifier } from './edk2-markers.identifier.js';
 import { elfMetadataIdentifier } from './elf-metadata.identifier.js';
 import { goModulesIdentifier } from './go-modules.identifier.js';
 import { dotnetDepsIdentifier } from './dotnet-deps.identifier.js';
@@ -46,6 +47,7 @@ export const identifiers: Identifier[] = [
   rustAuditIdentifier,
   peVersionIdentifier,
   uefiModulesIdentifier,
+  edk2MarkersIdentifier,
   optionRomIdentifier,
   intelMeIdentifier,
   amdPspIdentifier,

@@ -10,7 +10,7 @@ import type { BinaryFacts, Candidate, Identifier, IdentifierContext } from './id
 import { identifiers as defaultIdentifiers } from './identifiers.js';
 import { attributeHeaderVersions, ownerOf, separateHeaderVersions } from './header-versions.js';
 import { mergeCandidates, type StampedCandidate } from './merge.js';
-import { attachModulesToPlatform } from './platform-release.js';
+import { attachModulesToPlatform, inferPlatformRelease } from './platform-release.js';
 
 const HEAD_SIZE = 4096;
 
@@ -68,6 +68,7 @@ export function createInventoryAnalyzer(identifiers: readonly Identifier[] = def
       ctx.problems.push(...merged.problems);
       attributeHeaderVersions(header.filter((h) => !ownVersion.includes(h)), merged.components, primaryPaths, ctx.problems);
       await finish(ctx, merged.components, merged.links, binaries);
+      inferPlatformRelease(merged.components);
       attachModulesToPlatform(merged.components);
       ctx.components.push(...merged.components.sort((a, b) => a.name.localeCompare(b.name) || (a.version ?? '').localeCompare(b.version ?? '')));
       ctx.progress(100);

@@ -14,10 +14,13 @@ function meta(node: FileNode): { guid?: string; uiName?: string; fileType?: stri
   return (node.meta ?? {}) as Record<string, string | undefined>;
 }
 
+/** An executable section of a firmware-volume file (a UEFI module), as the firmware-volume handler extracted it. */
+export const isUefiModule = (node: FileNode): boolean => typeof meta(node).guid === 'string' && EXECUTABLE.has(meta(node).sectionType ?? '');
+
 export const uefiModulesIdentifier: Identifier = {
   id: 'uefi-modules',
   description: 'UEFI firmware-volume modules by GUID and UI name (method uefi-module)',
-  selects: (node) => typeof meta(node).guid === 'string' && EXECUTABLE.has(meta(node).sectionType ?? ''),
+  selects: isUefiModule,
   async identify(file: FileView, ctx: IdentifierContext): Promise<Candidate[]> {
     const m = meta(file.node);
     const guid = m.guid!.toUpperCase();

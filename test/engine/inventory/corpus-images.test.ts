@@ -18,7 +18,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inventoryAnalyzer } from '../../../src/engine/inventory/inventory.analyzer.js';
+import { inferEdk2Release, parseMarkers } from '../../../src/engine/inventory/edk2-markers.js';
+import { identifiers } from '../../../src/engine/inventory/identifiers.js';
+import { createInventoryAnalyzer, inventoryAnalyzer } from '../../../src/engine/inventory/inventory.analyzer.js';
 import { scan } from '../../../src/engine/scan.js';
 import type { ScanResult } from '../../../src/engine/types.js';
 import { cycloneDxReport } from '../../../src/reports/sbom-cyclonedx.js';
@@ -157,6 +159,25 @@ describe.runIf(haveShared('corpus', 'OVMF_CODE.secboot.fd'))('OVMF (EDK II)', ()
     expect(result.components.filter((c) => c.type === 'firmware').length).toBeGreaterThan(100);
     // One CPE for the platform: the modules are matched through it, not each on its own.
     expect(result.components.filter((c) => c.cpe).map((c) => c.ref)).toEqual([edk2[0].ref]);
+    // the release markers of its modules agree with the build paths (the paths decide when both are there)
+    const markers = edk2[0].evidence.filter((e) => e.method === 'edk2-release-markers');
+    expect(markers.length).toBeGreaterThan(0);
+    expect(inferEdk2Release(markers.flatMap((e) => parseMarkers(e.match ?? '')))?.release).toBe('202302');
+  }, 120_000);
+
+  it('infers the same release from the release markers alone, as for a release build without build paths', async () => {
+    // without the version signatures nothing reads the build paths: what is left is Debian's case (OVMF built
+    // in release mode keeps no path and no release string)
+    const dir = mkdtempSync(join(tmpdir(), 'inv-corpus-'));
+    work.push(dir);
+    const withoutPaths = createInventoryAnalyzer(identifiers.filter((i) => i.id !== 'version-signatures'));
+    const result = await scan(corpus('OVMF_CODE.secboot.fd'), { workDir: dir, analyzers: [withoutPaths] });
+    const edk2 = result.components.filter((c) => c.name === 'edk2');
+    expect(edk2).toHaveLength(1);
+    expect(edk2[0]).toMatchObject({ version: '202302', cpe: 'cpe:2.3:a:tianocore:edk2:202302:*:*:*:*:*:*:*' });
+    expect(edk2[0]!.evidence.find((e) => e.method === 'edk2-release-inferred')?.match).toMatch(/^edk2-stable202302 or later: /);
+    const modules = result.components.filter((c) => c.foundBy.includes('uefi-modules'));
+    expect(modules.every((m) => m.dependsOn?.includes(edk2[0]!.ref))).toBe(true);
   }, 120_000);
 });
 

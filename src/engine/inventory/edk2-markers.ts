@@ -1,0 +1,139 @@
+// EDK II release markers: string literals that first appear in the edk2 source at one stable release, or leave it
+// after one (tables/edk2-release-markers.json.gz, generated from tianocore/edk2's tags by
+// scripts/edk2-release-markers.ts). A release build can keep no release string and no build paths (Debian's OVMF
+// names only "EDK II"); the markers its modules hold bracket the release it was built from. Each module's markers
+// are evidence on the edk2 component (edk2-markers.identifier.ts); the image's release is inferred from all of
+// them together (inferEdk2Release).
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { NeedleSearch } from './signature.js';
+
+export interface Edk2Marker {
+  /** The literal as its bytes are in a module (ASCII; UTF-16LE when `utf16`). */
+  text: string;
+  /** The first and the last stable release (YYYYMM) whose source holds it, a contiguous run. */
+  since: string;
+  until: string;
+  utf16: boolean;
+  /** One source file that holds it at `since`, for people. */
+  file?: string;
+}
+
+export interface Edk2MarkerTable {
+  /** The stable releases the table was made from, oldest first. */
+  releases: string[];
+  markers: Edk2Marker[];
+}
+
+const TABLE_FILE = fileURLToPath(new URL('../../../tables/edk2-release-markers.json.gz', import.meta.url));
+let table: Edk2MarkerTable | undefined;
+
+/** The shipped table, read once on first use. */
+export function edk2MarkerTable(): Edk2MarkerTable {
+  table ??= JSON.parse(gunzipSync(readFileSync(TABLE_FILE)).toString('utf8')) as Edk2MarkerTable;
+  return table;
+}
+
+const printable = (b: number) => (b >= 0x20 && b <= 0x7e) || b === 0x09 || b === 0x0a || b === 0x0d;
+
+/**
+ * The UTF-16LE text of a buffer as latin1 bytes: every run of at least four printable ASCII characters stored
+ * as UTF-16LE (at either byte alignment), each followed by a NUL. HII string packages and L"" literals are
+ * UTF-16; searching their compacted text lets one needle table serve both encodings.
+ */
+export function utf16Text(data: Buffer): Buffer {
+  // a run of k ≥ 4 characters takes 2k bytes and gives k + 1: the output is at most 5/8 of the input
+  const out = Buffer.allocUnsafe(Math.ceil((data.length * 5) / 8) + 1);
+  let o = 0;
+  for (let i = 0; i + 1 < data.length; ) {
+    if (data[i + 1] !== 0 || !printable(data[i]!)) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j + 1 < data.length && data[j + 1] === 0 && printable(data[j]!)) j += 2;
+    if (j - i < 8) {
+      i++;
+      continue;
+    }
+    for (let k = i; k < j; k += 2) out[o++] = data[k]!;
+    out[o++] = 0;
+    i = j;
+  }
+  return out.subarray(0, o);
+}
+
+/** Finds a table's markers in module bytes, as ASCII or as UTF-16LE text. */
+export class Edk2MarkerSearch {
+  private readonly search: NeedleSearch;
+  private readonly byText = new Map<string, Edk2Marker>();
+
+  constructor(readonly table: Edk2MarkerTable) {
+    for (const marker of table.markers) this.byText.set(marker.text, marker);
+    this.search = new NeedleSearch(this.byText.keys());
+  }
+
+  /** Adds the markers found in `data` (one chunk of a module) to `found`. */
+  find(data: Buffer, found: Set<Edk2Marker>): void {
+    const add = (_: number, text: string) => found.add(this.byText.get(text)!);
+    this.search.scan(data, add);
+    this.search.scan(utf16Text(data), add);
+  }
+
+  /** A marker as evidence: its run of releases ('202211..' from 202211 on, '..202208' up to 202208) and its text. */
+  describe(marker: Edk2Marker): string {
+    const { releases } = this.table;
+    const since = marker.since === releases[0] ? '' : marker.since;
+    const until = marker.until === releases[releases.length - 1] ? '' : marker.until;
+    return `${since}..${until} ${JSON.stringify(marker.text)}`;
+  }
+}
+
+/** A marker read back from its evidence (Edk2MarkerSearch.describe): the bounds it sets, and its text. */
+export interface MarkerBounds {
+  since?: string;
+  until?: string;
+  text: string;
+}
+
+const DESCRIBED = /(\d{6})?\.\.(\d{6})? ("(?:[^"\\]|\\.)*")/g;
+
+/** The markers an evidence match lists (the identifier writes them with describe, joined by '; '). */
+export function parseMarkers(match: string): MarkerBounds[] {
+  const out: MarkerBounds[] = [];
+  for (const m of match.matchAll(DESCRIBED)) {
+    const bound: MarkerBounds = { text: JSON.parse(m[3]!) as string };
+    if (m[1]) bound.since = m[1];
+    if (m[2]) bound.until = m[2];
+    out.push(bound);
+  }
+  return out;
+}
+
+export interface InferredRelease {
+  release: string;
+  /** What decided it: the markers at or after the release, and the oldest release a marker ends at. */
+  reason: string;
+}
+
+/**
+ * The release an image's markers bracket: at least the newest release that two distinct markers reach (one
+ * marker alone may be a vendor's backport), and no later than the oldest release a found marker was last in.
+ * Undefined when fewer than two markers set a lower bound, or the bounds contradict each other.
+ */
+export function inferEdk2Release(markers: MarkerBounds[]): InferredRelease | undefined {
+  const distinct = [...new Map(markers.map((m) => [m.text, m])).values()];
+  const lows = distinct.filter((m) => m.since !== undefined).sort((a, b) => b.since!.localeCompare(a.since!) || a.text.localeCompare(b.text));
+  if (lows.length < 2) return undefined;
+  const release = lows[1]!.since!;
+  const highs = distinct.filter((m) => m.until !== undefined).sort((a, b) => a.until!.localeCompare(b.until!) || a.text.localeCompare(b.text));
+  const upper = highs[0];
+  if (upper && upper.until! < release) return undefined;
+  const reaching = lows.filter((m) => m.since! >= release);
+  const examples = reaching.slice(0, 3).map((m) => JSON.stringify(m.text)).join(', ');
+  const ceiling = upper
+    ? `no later than edk2-stable${upper.until} (${JSON.stringify(upper.text)} was last in it)`
+    : 'no marker of a later release found';
+  return { release, reason: `edk2-stable${release} or later: ${reaching.length} strings first released in edk2-stable${release} or later (${examples}); ${ceiling}` };
+}
