@@ -104,16 +104,19 @@ export class VulnerabilityReader implements VulnerabilitySource {
     const pooled = this.pooled;
     const scores = pooled ? this.scores([...ids]) : undefined;
     scores?.catch(() => undefined);
-    const parts = await Promise.all(chunks(missing, pooled ? READ_PART : KEYS_PER_QUERY).map(async (part) => ({ part, rows: await this.readRecords(part) })));
-    for (const { part, rows } of parts) {
-      for (const row of rows) {
+    // each part is parsed as soon as it arrives, while the server still reads the others; kept in part order
+    const parts = await Promise.all(chunks(missing, pooled ? READ_PART : KEYS_PER_QUERY).map(async (part) => {
+      const parsed: Array<[string, VulnerabilityRecord]> = [];
+      for (const row of await this.readRecords(part)) {
         const k = part[row.position]!;
         // a key names its record at one import time: the same string is the parsed cache's key for that version
         const current = k.stamp === row.imported_at;
         const record = this.remember(current ? k.key : recordKey(k.source, k.record_id, row.imported_at), row.data);
-        if (k.stamp === undefined || current) found.push([k.key, record]);
+        if (k.stamp === undefined || current) parsed.push([k.key, record]);
       }
-    }
+      return parsed;
+    }));
+    for (const part of parts) found.push(...part);
     this.trimCache();
     const records = await this.enrich(found.map(([, r]) => r), scores ? await scores : undefined);
     return new Map(found.map(([key], i) => [key, records[i]!]));
