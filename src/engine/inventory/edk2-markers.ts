@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { NeedleSearch } from './signature.js';
 
 export interface Edk2Marker {
   /** The literal as its bytes are in a module (ASCII; UTF-16LE when `utf16`). */
@@ -64,21 +63,50 @@ export function utf16Text(data: Buffer): Buffer {
   return out.subarray(0, o);
 }
 
-/** Finds a table's markers in module bytes, as ASCII or as UTF-16LE text. */
+/** The four bytes at `i` as one number (little-endian), the key markers are indexed by. */
+const word = (data: Buffer, i: number) => (data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24)) >>> 0;
+/** A 16-bit hash of a four-byte key, for the filter that lets most positions cost one probe. */
+const hash16 = (key: number) => Math.imul(key, 0x9e3779b1) >>> 16;
+
+/**
+ * Finds a table's markers in module bytes, as ASCII or as UTF-16LE text. Thousands of markers share their first
+ * two bytes (two spaces, "%a"), which makes a table keyed by byte pairs (signature.ts NeedleSearch) compare dozens
+ * at many positions: markers are keyed by their first four bytes instead, behind a 64 Ki filter of their hashes.
+ */
 export class Edk2MarkerSearch {
-  private readonly search: NeedleSearch;
-  private readonly byText = new Map<string, Edk2Marker>();
+  private readonly filter = new Uint8Array(1 << 16);
+  private readonly byKey = new Map<number, Array<{ marker: Edk2Marker; bytes: Buffer }>>();
 
   constructor(readonly table: Edk2MarkerTable) {
-    for (const marker of table.markers) this.byText.set(marker.text, marker);
-    this.search = new NeedleSearch(this.byText.keys());
+    for (const marker of table.markers) {
+      const bytes = Buffer.from(marker.text, 'latin1');
+      if (bytes.length < 4) continue; // the table's markers are at least 14 bytes
+      const key = word(bytes, 0);
+      this.filter[hash16(key)] = 1;
+      const list = this.byKey.get(key);
+      if (list) list.push({ marker, bytes });
+      else this.byKey.set(key, [{ marker, bytes }]);
+    }
   }
 
   /** Adds the markers found in `data` (one chunk of a module) to `found`. */
   find(data: Buffer, found: Set<Edk2Marker>): void {
-    const add = (_: number, text: string) => found.add(this.byText.get(text)!);
-    this.search.scan(data, add);
-    this.search.scan(utf16Text(data), add);
+    this.scan(data, found);
+    this.scan(utf16Text(data), found);
+  }
+
+  private scan(data: Buffer, found: Set<Edk2Marker>): void {
+    const filter = this.filter;
+    for (let i = 0; i + 4 <= data.length; i++) {
+      const key = word(data, i);
+      if (filter[hash16(key)] === 0) continue;
+      for (const { marker, bytes } of this.byKey.get(key) ?? []) {
+        if (i + bytes.length > data.length) continue;
+        let k = 4;
+        while (k < bytes.length && data[i + k] === bytes[k]) k++;
+        if (k === bytes.length) found.add(marker);
+      }
+    }
   }
 
   /** A marker as evidence: its run of releases ('202211..' from 202211 on, '..202208' up to 202208) and its text. */

@@ -34,6 +34,16 @@ describe('Edk2MarkerSearch', () => {
     expect([...found].map((m) => m.text).sort()).toEqual(['System Slot Pitch: %d', 'opt/org.tianocore/IPv4Support']);
   });
 
+  it('finds every marker that starts at one position, a shorter one inside a longer one too', () => {
+    const nested = new Edk2MarkerSearch({ releases: TABLE.releases, markers: [
+      { text: 'Boot option %d of %d', since: '202211', until: '202305', utf16: false },
+      { text: 'Boot option %d of %d failed', since: '202302', until: '202305', utf16: false },
+    ] });
+    const found = new Set<Edk2Marker>();
+    nested.find(Buffer.from('\0Boot option %d of %d failed\0'), found);
+    expect([...found].map((m) => m.text).sort()).toEqual(['Boot option %d of %d', 'Boot option %d of %d failed']);
+  });
+
   it('writes each marker as evidence that parses back to its bounds, an open bound where the table ends', () => {
     const [slot, , , , old] = TABLE.markers;
     expect(search.describe(slot!)).toBe('202211.. "System Slot Pitch: %d"');
