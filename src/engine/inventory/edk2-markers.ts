@@ -146,9 +146,10 @@ export interface InferredRelease {
 }
 
 /**
- * The release an image's markers bracket: at least the newest release that two distinct markers reach (one
- * marker alone may be a vendor's backport), and no later than the oldest release a found marker was last in.
- * Undefined when fewer than two markers set a lower bound, or the bounds contradict each other.
+ * The release an image's markers bracket: at least the newest release that two distinct markers reach, and no
+ * later than the oldest release that two distinct found markers were last in (one marker alone may be a vendor's
+ * backport, or a string a vendor kept). Undefined when fewer than two markers set a lower bound, or the bounds
+ * contradict each other.
  */
 export function inferEdk2Release(markers: MarkerBounds[]): InferredRelease | undefined {
   const distinct = [...new Map(markers.map((m) => [m.text, m])).values()];
@@ -156,7 +157,7 @@ export function inferEdk2Release(markers: MarkerBounds[]): InferredRelease | und
   if (lows.length < 2) return undefined;
   const release = lows[1]!.since!;
   const highs = distinct.filter((m) => m.until !== undefined).sort((a, b) => a.until!.localeCompare(b.until!) || a.text.localeCompare(b.text));
-  const upper = highs[0];
+  const upper = highs[1];
   if (upper && upper.until! < release) return undefined;
   const reaching = lows.filter((m) => m.since! >= release);
   const examples = reaching.slice(0, 3).map((m) => JSON.stringify(m.text)).join(', ');

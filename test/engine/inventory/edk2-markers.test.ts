@@ -65,11 +65,14 @@ describe('inferEdk2Release', () => {
     expect(inferEdk2Release([{ since: '202302', text: 'c' }, { since: '202302', text: 'd' }])?.release).toBe('202302');
   });
 
-  it('gives nothing from one marker, or when a marker that ended earlier contradicts the lower bound', () => {
+  it('gives nothing from one marker, or when two markers that ended earlier contradict the lower bound', () => {
+    const lower = [{ since: '202211', text: 'a' }, { since: '202211', text: 'b' }];
     expect(inferEdk2Release([{ since: '202211', text: 'a' }, { since: '202211', text: 'a' }])).toBeUndefined();
-    expect(inferEdk2Release([{ since: '202211', text: 'a' }, { since: '202211', text: 'b' }, { until: '202208', text: 'old' }])).toBeUndefined();
-    const bracketed = inferEdk2Release([{ since: '202211', text: 'a' }, { since: '202211', text: 'b' }, { until: '202211', text: 'last' }]);
-    expect(bracketed).toMatchObject({ release: '202211', reason: expect.stringContaining('no later than edk2-stable202211') });
+    expect(inferEdk2Release([...lower, { until: '202208', text: 'old' }, { until: '202205', text: 'older' }])).toBeUndefined();
+    // one string that the source dropped earlier is not enough to contradict (a vendor may have kept it)
+    expect(inferEdk2Release([...lower, { until: '202208', text: 'old' }])?.release).toBe('202211');
+    const bracketed = inferEdk2Release([...lower, { until: '202211', text: 'last' }, { until: '202302', text: 'later' }]);
+    expect(bracketed).toMatchObject({ release: '202211', reason: expect.stringContaining('no later than edk2-stable202302 ("later" was last in it)') });
   });
 });
 
