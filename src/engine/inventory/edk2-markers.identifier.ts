@@ -6,10 +6,6 @@ import type { Candidate, FileView, Identifier } from './identifier.js';
 import { isUefiModule } from './uefi-modules.identifier.js';
 import { buildPurl } from '../purl.js';
 
-/** Markers listed per module, of each kind: enough for the inference and to show what decided, short enough to read. */
-const LOWS_LISTED = 16;
-const HIGHS_LISTED = 8;
-
 export function createEdk2MarkersIdentifier(table: () => Edk2MarkerTable = edk2MarkerTable): Identifier {
   let search: Edk2MarkerSearch | undefined;
   return {
@@ -22,12 +18,6 @@ export function createEdk2MarkersIdentifier(table: () => Edk2MarkerTable = edk2M
       const found = new Set<Edk2Marker>();
       for await (const { data } of file.chunks()) search.find(data, found);
       if (found.size === 0) return [];
-      // what the image's inference needs of this module (edk2-markers.ts inferEdk2Release): its newest lower
-      // bounds and its oldest upper bounds, first to last
-      const { releases } = search.table;
-      const lows = [...found].filter((m) => m.since !== releases[0]).sort((a, b) => b.since.localeCompare(a.since) || a.text.localeCompare(b.text));
-      const highs = [...found].filter((m) => m.until !== releases[releases.length - 1]).sort((a, b) => a.until.localeCompare(b.until) || a.text.localeCompare(b.text));
-      const listed = [...new Set([...lows.slice(0, LOWS_LISTED), ...highs.slice(0, HIGHS_LISTED)])];
       return [{
         key: 'edk2',
         name: 'edk2',
@@ -37,7 +27,7 @@ export function createEdk2MarkersIdentifier(table: () => Edk2MarkerTable = edk2M
         path: file.node.path,
         // the module is evidence of the platform it was built from, not the platform's own file
         primaryFile: false,
-        evidence: { path: file.node.path, method: 'edk2-release-markers', match: listed.map((m) => search!.describe(m)).join('; ') },
+        evidence: { path: file.node.path, method: 'edk2-release-markers', match: search.evidence(found) },
       }];
     },
   };

@@ -34,6 +34,10 @@ export function edk2MarkerTable(): Edk2MarkerTable {
   return table;
 }
 
+/** Markers listed per module, of each kind: enough for the inference and to show what decided, short enough to read. */
+const LOWS_LISTED = 16;
+const HIGHS_LISTED = 8;
+
 const printable = (b: number) => (b >= 0x20 && b <= 0x7e) || b === 0x09 || b === 0x0a || b === 0x0d;
 
 /**
@@ -109,16 +113,23 @@ export class Edk2MarkerSearch {
     }
   }
 
-  /** A marker as evidence: its run of releases ('202211..' from 202211 on, '..202208' up to 202208) and its text. */
-  describe(marker: Edk2Marker): string {
+  /**
+   * A module's markers as evidence, joined by '; ': what the image's inference needs of it (inferEdk2Release), its
+   * newest lower bounds and its oldest upper bounds, each as its run of releases ('202211..' from 202211 on,
+   * '..202208' up to 202208; a bound where the table ends is open) and its text.
+   */
+  evidence(found: Iterable<Edk2Marker>): string {
     const { releases } = this.table;
-    const since = marker.since === releases[0] ? '' : marker.since;
-    const until = marker.until === releases[releases.length - 1] ? '' : marker.until;
-    return `${since}..${until} ${JSON.stringify(marker.text)}`;
+    const first = releases[0];
+    const last = releases[releases.length - 1];
+    const lows = [...found].filter((m) => m.since !== first).sort((a, b) => b.since.localeCompare(a.since) || a.text.localeCompare(b.text));
+    const highs = [...found].filter((m) => m.until !== last).sort((a, b) => a.until.localeCompare(b.until) || a.text.localeCompare(b.text));
+    const listed = new Set([...lows.slice(0, LOWS_LISTED), ...highs.slice(0, HIGHS_LISTED)]);
+    return [...listed].map((m) => `${m.since === first ? '' : m.since}..${m.until === last ? '' : m.until} ${JSON.stringify(m.text)}`).join('; ');
   }
 }
 
-/** A marker read back from its evidence (Edk2MarkerSearch.describe): the bounds it sets, and its text. */
+/** A marker read back from its evidence (Edk2MarkerSearch.evidence): the bounds it sets, and its text. */
 export interface MarkerBounds {
   since?: string;
   until?: string;
@@ -127,7 +138,7 @@ export interface MarkerBounds {
 
 const DESCRIBED = /(\d{6})?\.\.(\d{6})? ("(?:[^"\\]|\\.)*")/g;
 
-/** The markers an evidence match lists (the identifier writes them with describe, joined by '; '). */
+/** The markers an evidence match lists (Edk2MarkerSearch.evidence). */
 export function parseMarkers(match: string): MarkerBounds[] {
   const out: MarkerBounds[] = [];
   for (const m of match.matchAll(DESCRIBED)) {
@@ -141,7 +152,7 @@ export function parseMarkers(match: string): MarkerBounds[] {
 
 export interface InferredRelease {
   release: string;
-  /** What decided it: the markers at or after the release, and the oldest release a marker ends at. */
+  /** What decided it: the markers at or after the release, and the upper bound two markers set. */
   reason: string;
 }
 

@@ -30,7 +30,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import type { Applicability, EngineFinding } from '../types.js';
-import { confidenceOf } from './confidence.js';
+import { CONFIDENCE_SCORES, confidenceOf } from './confidence.js';
 import { evaluateCondition } from './kernel-conditions.js';
 import { configOf, type KernelEvidence } from './kernel-evidence.js';
 import { moduleNamesOf } from './kernel-modules.js';
@@ -254,7 +254,8 @@ export function triageKernelFindings(findings: EngineFinding[], evidence: Kernel
     summary[applicability.verdict]++;
     if (applicability.verdict === 'not-applicable') summary.removedByRule[applicability.rule!] = (summary.removedByRule[applicability.rule!] ?? 0) + 1;
     const label = applicability.verdict === 'applicable' ? 'kernel-code-built' : applicability.verdict === 'not-applicable' ? 'kernel-code-not-built' : 'kernel-code-unknown';
-    const score = label === 'kernel-code-built' ? 0.95 : label === 'kernel-code-not-built' ? 0.05 : Math.min(finding.matchConfidence?.score ?? 0.6, 0.6);
+    // an unknown verdict keeps the match's own score, up to the label's
+    const score = label === 'kernel-code-unknown' ? Math.min(finding.matchConfidence?.score ?? CONFIDENCE_SCORES[label], CONFIDENCE_SCORES[label]) : CONFIDENCE_SCORES[label];
     finding.matchConfidence = confidenceOf(label, score);
   }
   return summary;

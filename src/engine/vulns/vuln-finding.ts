@@ -49,6 +49,7 @@ function fixedVersionOf(matches: RecordMatch[]): string | undefined {
  */
 function unique(list: string[] | undefined): string[] {
   if (!list || list.length === 0) return [];
+  if (list.length === 1) return list;
   const distinct = new Set(list);
   return distinct.size === list.length ? list : [...distinct];
 }

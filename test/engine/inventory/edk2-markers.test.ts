@@ -46,9 +46,9 @@ describe('Edk2MarkerSearch', () => {
 
   it('writes each marker as evidence that parses back to its bounds, an open bound where the table ends', () => {
     const [slot, , , , old] = TABLE.markers;
-    expect(search.describe(slot!)).toBe('202211.. "System Slot Pitch: %d"');
-    expect(search.describe(old!)).toBe('..202208 "Old \\"quoted\\" \\\\ format %a"');
-    expect(parseMarkers([slot!, old!].map((m) => search.describe(m)).join('; '))).toEqual([
+    expect(search.evidence([slot!])).toBe('202211.. "System Slot Pitch: %d"');
+    expect(search.evidence([old!])).toBe('..202208 "Old \\"quoted\\" \\\\ format %a"');
+    expect(parseMarkers(search.evidence([old!, slot!]))).toEqual([
       { since: '202211', text: 'System Slot Pitch: %d' },
       { until: '202208', text: 'Old "quoted" \\ format %a' },
     ]);
