@@ -2,6 +2,7 @@
 // binary identifiers then confirm). Adding an identifier is one file plus one line here.
 import { amdPspIdentifier } from './amd-psp.identifier.js';
 import { apkInstalledIdentifier } from './apk-installed.identifier.js';
+import { bearSslMarkersIdentifier } from './bearssl-markers.identifier.js';
 import { dpkgStatusIdentifier } from './dpkg-status.identifier.js';
 import { edk2MarkersIdentifier } from './edk2-markers.identifier.js';
 import { elfMetadataIdentifier } from './elf-metadata.identifier.js';
@@ -53,4 +54,5 @@ export const identifiers: Identifier[] = [
   amdPspIdentifier,
   kernelHeadersIdentifier,
   versionSignatureIdentifier,
+  bearSslMarkersIdentifier,
 ];

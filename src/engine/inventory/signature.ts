@@ -20,10 +20,11 @@ export interface SignaturePattern {
   presence?: boolean;
   /**
    * For versions a program keeps only as integers in its code (OpenSBI's banner `v%d.%d`): reads the version from
-   * the chunk's bytes, given the offset of the needle's hit. A presence pattern whose lookup succeeds yields that
-   * version; `detail` is appended to the evidence.
+   * the chunk's bytes, given the offset of the needle's hit in the chunk and the chunk's offset in the file. A
+   * presence pattern whose lookup succeeds yields that version; `detail` is appended to the evidence, and
+   * `confidence` (default 0.9) replaces the pattern's.
    */
-  fromCode?: (data: Buffer, at: number) => { version: string; detail: string } | undefined;
+  fromCode?: (data: Buffer, at: number, chunkOffset: number) => { version: string; detail: string; confidence?: number } | undefined;
 }
 
 /**
@@ -180,7 +181,7 @@ export class SignatureMatcher {
       for (const { signature, pattern } of patterns) {
         const hit = matchAround(pattern.regex, window, at, needle.length, pattern.presence === true);
         if (!hit) continue;
-        const coded = pattern.fromCode?.(data, index);
+        const coded = pattern.fromCode?.(data, index, base);
         if (coded) {
           hit.version = coded.version;
           hit.text = `${hit.text} (${coded.detail})`;
@@ -189,7 +190,7 @@ export class SignatureMatcher {
         if (version !== undefined && !VERSION_SHAPE.test(version)) continue;
         const key = `${signature.id}@${version ?? ''}`;
         if (!out.has(key)) {
-          out.set(key, { signature, version, match: clean(hit.text), offset: base + start + hit.index, confidence: coded ? 0.9 : (pattern.confidence ?? 0.9) });
+          out.set(key, { signature, version, match: clean(hit.text), offset: base + start + hit.index, confidence: coded ? (coded.confidence ?? 0.9) : (pattern.confidence ?? 0.9) });
         }
       }
     });

@@ -17,7 +17,8 @@ const NOT_SCANNED = new Set([
   'text', 'script', 'xml', 'html', 'json', 'certificate-pem', 'private-key-pem', 'public-key-pem', 'csr-pem', 'pgp-key', 'pem', 'der',
 ]);
 
-const ARCHIVES = new Set(['tar', 'cpio', 'ar', 'squashfs', 'cramfs', 'romfs', 'jffs2', 'ubi', 'ubifs', 'uefi-fv', 'uimage', 'trx', 'android-sparse', 'android-boot']);
+/** Containers whose content is identified in their unpacked children, not in the container itself. */
+export const ARCHIVES = new Set(['tar', 'cpio', 'ar', 'squashfs', 'cramfs', 'romfs', 'jffs2', 'ubi', 'ubifs', 'uefi-fv', 'uimage', 'trx', 'android-sparse', 'android-boot']);
 
 /** Candidates for one signature hit in one file. */
 export function candidateFromHit(signature: VersionSignature, hit: Pick<SignatureHit, 'version' | 'match' | 'offset' | 'confidence'>, node: FileNode): Candidate {

@@ -42,7 +42,8 @@ export const cryptoSignatures: VersionSignature[] = [
   },
   {
     // BearSSL keeps no version string and has no version API: it is found by its library's name, and Debian's
-    // build names the file after the release (libbearssl.so.0.6, SONAME libbearssl.so.0; library-names.ts)
+    // build names the file after the release (libbearssl.so.0.6, SONAME libbearssl.so.0; library-names.ts), and,
+    // linked statically, by its constant tables, without a version (bearssl-markers.identifier.ts)
     id: 'bearssl',
     name: 'bearssl',
     type: 'library',

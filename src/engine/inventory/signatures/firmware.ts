@@ -1,6 +1,7 @@
 // Boot and security firmware beside the bootloaders (SBAT-named UEFI components, TF-A, iPXE) and RTOS kernels
 // in device firmware blobs. The forms come from real builds or, where no build was at hand (OP-TEE, Zephyr, NuttX,
 // Contiki, RIOT, VxWorks, lwIP's httpd), from the upstream format strings; the samples say which.
+import { describeFormatCall, formatCallArgs, type FormatCall } from '../../binaries/format-call-args.js';
 import { riscvCallsWithString } from '../../binaries/riscv-args.js';
 import type { VersionSignature } from '../signature.js';
 import { banner, sbatLine, standalone } from './helpers.js';
@@ -21,6 +22,27 @@ function openSbiBannerVersion(data: Buffer, at: number): { version: string; deta
   if (pairs.size !== 1) return undefined;
   const [[version, code]] = pairs;
   return { version, detail: `li a1, ${version.split('.')[0]}; li a2, ${version.split('.')[1]} at the call ${at - code} bytes before` };
+}
+
+/**
+ * eCos prints its release from integers (a vendor shell's `print_build_tag`:
+ * `printf("eCos Release: %d.%d.%d\n", CYGNUM_HAL_VERSION_MAJOR, …_MINOR, …_RELEASE)`): the release is the three
+ * constants in the argument registers after the format string's address at the call that passes it (MIPS32 either
+ * byte order, ARM, Thumb; format-call-args.ts). A major of 1-9 and a minor and release of 0-99 are accepted; several
+ * calls with different triples, or none, give no version. Reading the address of a raw image needs its load
+ * address inferred, so the version is trusted below a printed one.
+ */
+function ecosReleaseFromCode(data: Buffer, at: number, chunkOffset: number): { version: string; detail: string; confidence: number } | undefined {
+  const releases = new Map<string, FormatCall>();
+  for (const call of formatCallArgs(data, at, { count: 3 })) {
+    const [major, minor, release] = call.args;
+    if (major === undefined || minor === undefined || release === undefined) continue;
+    if (major < 1 || major > 9 || minor < 0 || minor > 99 || release < 0 || release > 99) continue;
+    releases.set(`${major}.${minor}.${release}`, call);
+  }
+  if (releases.size !== 1) return undefined;
+  const [[version, call]] = releases;
+  return { version, detail: describeFormatCall(call, chunkOffset), confidence: 0.8 };
 }
 
 export const firmwareSignatures: VersionSignature[] = [
@@ -226,11 +248,15 @@ export const firmwareSignatures: VersionSignature[] = [
     id: 'ecos',
     name: 'ecos',
     type: 'operating-system',
+    cpe: { part: 'o', vendor: 'ecoscentric', product: 'ecos' },
     purl: { name: 'ecos' },
     // eCos keeps its release only as integers (CYGNUM_KERNEL_VERSION_MAJOR/MINOR, CYGNUM_HAL_VERSION_*), and its
     // uname() copies them as one-digit strings; the version-bearing line of eCos firmware, 'eCos Release: %d.%d.%d'
-    // (a vendor shell's build-tag print, the string FACT's eCos rule keys on), formats them at run time. So eCos is
-    // found present, without a version (and so without a CPE).
-    patterns: [{ needle: 'eCos Release: %d.%d.%d', regex: /\0eCos Release: %d\.%d\.%d\r?\n?\0/, presence: true, confidence: 0.7 }],
+    // (a vendor shell's build-tag print, the string FACT's eCos rule keys on), formats them at run time. The string
+    // proves eCos present; the version comes from the constant arguments of the call that passes it
+    // (ecosReleaseFromCode, confidence 0.8), else none (and so no CPE). The version is written as printed
+    // ('3.0.0'); the CPE drops a zero release, as eCos names its releases ('2.0', '3.0', '1.3.1').
+    patterns: [{ needle: 'eCos Release: %d.%d.%d', regex: /\0eCos Release: %d\.%d\.%d\r?\n?\0/, presence: true, confidence: 0.7, fromCode: ecosReleaseFromCode }],
+    cpeVersion: (v) => ({ version: v.replace(/^(\d+\.\d+)\.0$/, '$1') }),
   },
 ];
