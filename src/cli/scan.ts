@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import type { AnalysisCache } from '../engine/analysis-cache.js';
+import type { LocalFileStore } from '../engine/unpack/file-store.js';
 import { SEVERITIES, type ScanResult } from '../engine/types.js';
 import type { VulnerabilitySource } from '../engine/vulns/source.js';
 import { checkGateOptions, EXIT, EXIT_CODES_HELP, failingFindings, gateSummary, type GateRow } from './remote/gate.js';
@@ -82,6 +83,7 @@ export function register(program: Command): void {
       const result = await scan(file, {
         workDir,
         analysisCache: cache?.cache,
+        fileStore: cache?.files,
         vulnerabilities: vulndb?.source,
         limits: limitsFromFlags(opts),
         debugFiles,
@@ -117,6 +119,7 @@ export function register(program: Command): void {
       await vulndb?.close();
       await cache?.close();
       if (!opts.workDir) await rm(workDir, { recursive: true, force: true });
+      cache?.files.trim(); // within the cache's cap, oldest files first; after the scan, which linked from it
     }
   });
 }
@@ -177,7 +180,7 @@ async function findGenerator(format: string) {
  * The analysis cache of `firmscope scan` (engine/analysis-cache.ts): a SQLite file in the user's cache folder (or
  * `dir`), holding only the analysis_cache table, as the service's store writes it for one organisation.
  */
-async function openLocalCache(dir: string | undefined): Promise<{ cache: AnalysisCache; close(): Promise<void> } | undefined> {
+async function openLocalCache(dir: string | undefined): Promise<{ cache: AnalysisCache; files: LocalFileStore; close(): Promise<void> } | undefined> {
   const { localAnalysisCache } = await import('../config.js');
   const settings = localAnalysisCache();
   if (settings.maxBytes === 0) return undefined;
@@ -187,7 +190,9 @@ async function openLocalCache(dir: string | undefined): Promise<{ cache: Analysi
   const { AnalysisCacheRepository } = await import('../store/analysis-cache.repository.js');
   const migration = await import('../store/migrations/0016-analysis-cache.js');
   const opened = await openDatabase({ url: `sqlite:${join(folder, 'analysis-cache.db')}`, dataDir: folder, migrations: [['0016-analysis-cache', migration]] });
-  return { cache: new AnalysisCacheRepository(opened.db, 'local', settings.maxBytes), close: opened.close };
+  // the extracted files the next version of an image reuses (file-store.ts), beside the analysis results
+  const { LocalFileStore } = await import('../engine/unpack/file-store.js');
+  return { cache: new AnalysisCacheRepository(opened.db, 'local', settings.maxBytes), files: new LocalFileStore(join(folder, 'files'), settings.maxBytes), close: opened.close };
 }
 
 /**

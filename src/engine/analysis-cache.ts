@@ -11,6 +11,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileNode } from './types.js';
+import type { StoredContent, StoredFormMemo } from './unpack/file-reuse.js';
 
 /** A key-value store of JSON strings; `get` answers only the keys it has. */
 export interface AnalysisCache {
@@ -135,6 +136,28 @@ export class FileFacetCache {
       },
     };
   }
+}
+
+/**
+ * The unpacker's memo of which stored form (a SquashFS file's compressed blocks) decodes to which content, in the
+ * same cache: looked up once per filesystem, written with the scan's other entries.
+ */
+export function storedFormMemo(cache: AnalysisCache, files: FileFacetCache, engine = engineDigest()): StoredFormMemo {
+  const keyOf = (key: string) => cacheKey('stored-form', engine, key);
+  return {
+    async lookup(keys) {
+      const found = keys.length ? await cache.get(keys.map(keyOf)) : new Map<string, string>();
+      const out = new Map<string, StoredContent>();
+      for (const key of keys) {
+        const value = found.get(keyOf(key));
+        if (value !== undefined) out.set(key, JSON.parse(value) as StoredContent);
+      }
+      return out;
+    },
+    remember(key, content) {
+      files.pending.push([keyOf(key), JSON.stringify(content)]);
+    },
+  };
 }
 
 /** The facet lookup of an analyzer: a no-op when the scan has no cache. */

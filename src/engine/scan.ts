@@ -6,7 +6,7 @@
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { DebugFileInput } from './binaries/debug-files.js';
-import { FileFacetCache, type AnalysisCache, type CacheStats } from './analysis-cache.js';
+import { FileFacetCache, storedFormMemo, type AnalysisCache, type CacheStats } from './analysis-cache.js';
 import { analyzers as registeredAnalyzers } from './analyzers.js';
 import { imageKey, replayStage, StageRecorder, type ImageSnapshot, type UnpackedTree } from './image-cache.js';
 import { UnrecognisedImageError } from './errors.js';
@@ -22,6 +22,8 @@ import { unpack } from './unpack/driver.js';
 import { ruleSetDigest } from './malware/rule-catalog.js';
 import type { CustomRuleSource } from './malware/rules.js';
 import type { Handler } from './unpack/handler.js';
+import { FileReuse } from './unpack/file-reuse.js';
+import type { ExtractedFileStore } from './unpack/file-store.js';
 import { ENGINE_VERSION } from './version.js';
 import type { VulnerabilitySource } from './vulns/source.js';
 
@@ -43,6 +45,11 @@ export interface ScanOptions {
   handlers?: readonly Handler[];
   /** Results of earlier scans to reuse, and where this one's are kept (analysis-cache.ts); absent: no caching. */
   analysisCache?: AnalysisCache;
+  /**
+   * Files extracted by earlier scans, by content (file-store.ts): with the analysis cache, a file another image
+   * stores alike (the next firmware version) is placed from here instead of decoded.
+   */
+  fileStore?: ExtractedFileStore;
   /** The image's own file name (default: the file name of imagePath); the service passes the uploaded name. */
   imageName?: string;
 }
@@ -72,6 +79,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     : undefined;
   const cached = cache && key ? await readSnapshot(cache, key) : undefined;
   const fileCache = cache && !cached ? new FileFacetCache(cache) : undefined;
+  const reuse = cache && fileCache && options.fileStore ? new FileReuse(options.fileStore, storedFormMemo(cache, fileCache)) : undefined;
 
   let tree: UnpackedTree;
   if (cached) {
@@ -84,6 +92,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
       handlers: options.handlers,
       imageName: options.imageName,
       imageSha256: hashes.sha256,
+      reuse,
     });
     // Handlers write files concurrently, so the unpacker lists them in completion order; sorted by path, every
     // analyzer walks them in the same order and the same image gives the same result, byte for byte.

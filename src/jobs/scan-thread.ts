@@ -2,8 +2,10 @@
 // engine-runner.ts): a long analysis never blocks the server's event loop, a cancelled one can be stopped hard,
 // and a thread kept between scans keeps its database connection, its compiled code and the vulnerability records
 // it has parsed (each checked against its stored import time before use), so the next scan starts warm.
+import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { scan, type ScanOptions } from '../engine/scan.js';
+import { LocalFileStore } from '../engine/unpack/file-store.js';
 import { AnalysisCacheRepository } from '../store/analysis-cache.repository.js';
 import { openDatabase } from '../store/database.js';
 import { VulnerabilityReader } from '../store/vulns-reader.js';
@@ -18,7 +20,11 @@ export interface ScanThreadInput extends Pick<ScanOptions, 'workDir' | 'imageNam
   imagePath: string;
   /** The image's organisation: the scan reuses and keeps analysis results in its cache only (none when absent). */
   orgId?: string;
-  /** Cap of that organisation's analysis cache in bytes; 0 or absent: no cache. */
+  /**
+   * Cap of that organisation's analysis cache in bytes, and of the extracted files the data folder keeps for the
+   * next version of an image (`<data dir>/file-store`, shared by the organisations: a file is placed from it only
+   * where the organisation's own cache says which content its stored form decodes to); 0 or absent: neither.
+   */
   analysisCacheMaxBytes?: number;
 }
 
@@ -44,13 +50,17 @@ function main(): void {
 
   async function run(input: ScanThreadInput): Promise<void> {
     const current = (controller = new AbortController());
+    let fileStore: LocalFileStore | undefined;
     try {
       let last = 0;
       const { imagePath, orgId, analysisCacheMaxBytes, ...options } = input;
       const cacheOf = async () => (orgId && analysisCacheMaxBytes ? new AnalysisCacheRepository((await opened).db, orgId, analysisCacheMaxBytes) : undefined);
+      const analysisCache = await cacheOf();
+      fileStore = analysisCache ? new LocalFileStore(join(config.database.dataDir, 'file-store'), analysisCacheMaxBytes) : undefined;
       const result = await scan(imagePath, {
         ...options,
-        analysisCache: await cacheOf(),
+        analysisCache,
+        fileStore,
         signal: current.signal,
         vulnerabilities: await source,
         onProgress: (p) => {
@@ -67,6 +77,11 @@ function main(): void {
       port.postMessage({ type: 'error', message: e.message, name: e.name } satisfies ScanThreadMessage);
     } finally {
       controller = undefined;
+      try {
+        fileStore?.trim(); // within its cap, oldest files first; after the scan, which linked from it
+      } catch {
+        // a store that cannot be trimmed costs disk, not the scan
+      }
     }
   }
 

@@ -7,39 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalysisCache } from '../../src/engine/analysis-cache.js';
+import { MemoryCache, stable } from '../support/memory-cache.js';
 import { analyzers } from '../../src/engine/analyzers.js';
 import { createCryptoAnalyzer } from '../../src/engine/crypto/analyzer.js';
 import { scan, type ScanOptions } from '../../src/engine/scan.js';
-import type { ScanResult } from '../../src/engine/types.js';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
 import { MemoryVulnerabilitySource } from '../../src/engine/vulns/memory-source.js';
 import { corpus, haveShared, sharedPath } from '../support/shared.js';
-
-/** A cache in memory that counts its calls. */
-class MemoryCache implements AnalysisCache {
-  readonly entries = new Map<string, string>();
-  gets = 0;
-  async get(keys: readonly string[]): Promise<Map<string, string>> {
-    this.gets++;
-    return new Map(keys.flatMap((k) => (this.entries.has(k) ? [[k, this.entries.get(k)!] as const] : [])));
-  }
-  async put(entries: ReadonlyArray<readonly [string, string]>): Promise<void> {
-    for (const [k, v] of entries) this.entries.set(k, v);
-  }
-  /** A copy without the images' snapshots: only the files' results. */
-  filesOnly(): MemoryCache {
-    const copy = new MemoryCache();
-    for (const [k, v] of this.entries) if (!v.startsWith('{"tree":')) copy.entries.set(k, v);
-    return copy;
-  }
-}
-
-/** The result as JSON without what measures time or counts the cache. */
-function stable(result: ScanResult): string {
-  const { durationMs: _d, ...stats } = result.stats;
-  const { cache: _c, ...summary } = result.summary ?? ({} as NonNullable<ScanResult['summary']>);
-  return JSON.stringify({ ...result, stats, summary: { ...summary, phases: {}, durationMs: 0 } });
-}
 
 const IMAGES = ['openwrt-ramips-mt7621-xiaomi_mir3g-v2-squashfs-sysupgrade.bin', 'OVMF_VARS.secboot.fd', 'trendnet-tew733gr-rootfs.squashfs', 'nmap.exe', 'pkcs12.p12', 'bzImage_xz'];
 const haveCorpus = haveShared('corpus');

@@ -18,6 +18,7 @@ import { LimitError, type Handler, type Reader } from './handler.js';
 import { Budget, resolveLimits, type Limits } from './limits.js';
 import { BufferReader, FileReader } from './reader.js';
 import { handlers as registeredHandlers } from './registry.js';
+import type { FileReuse } from './file-reuse.js';
 import { SignatureScanner } from './scanner.js';
 import { DirectorySink, type SinkEntry } from './sink.js';
 
@@ -37,6 +38,8 @@ export interface UnpackOptions {
   imageName?: string;
   /** The image's SHA-256 when the caller has it already (scan() hashes the image first): not read twice. */
   imageSha256?: string;
+  /** Files kept from earlier scans, placed instead of decoded where a handler knows their content (file-reuse.ts). */
+  reuse?: FileReuse;
 }
 
 export interface UnpackStats {
@@ -45,7 +48,7 @@ export interface UnpackStats {
   filesExtracted: number;
   /** Bytes of the extracted files kept on disk (a dropped or deleted file is not counted). */
   bytesExtracted: number;
-  /** Accepted chunks per handler id. */
+  /** Accepted chunks per handler id, in the order of the ids. */
   formats: Record<string, number>;
   /** Bytes of the image itself inside accepted chunks (the rest is unknown data). */
   coveredBytes: number;
@@ -80,6 +83,7 @@ interface State {
   small: WeakMap<FileNode, Buffer>;
   /** Chunk selections the sink made while a file's bytes were in memory; the file is searched no more. */
   selections: WeakMap<FileNode, ChunkSelection>;
+  reuse?: FileReuse;
 }
 
 /**
@@ -107,6 +111,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     progress: options.onProgress,
     small: new WeakMap(),
     selections: new WeakMap(),
+    reuse: options.reuse,
   };
   try {
     await mkdir(outDir, { recursive: true });
@@ -139,7 +144,8 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
       durationMs: Date.now() - started,
       filesExtracted: state.files.length - 1,
       bytesExtracted: budget.bytes,
-      formats: state.formats,
+      // by handler id: files of a filesystem finish in no fixed order, and so would the formats first met inside them
+      formats: Object.fromEntries(Object.entries(state.formats).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
       coveredBytes: state.coveredBytes,
     },
     limits,
@@ -252,7 +258,7 @@ async function extractChunk(
   const root = join(state.outDir, carveDir);
   const preselect = (data: Buffer, path: string) =>
     selectChunks(new BufferReader(data, join(root, path)), state.scanner, state.budget, `${carveDir}/${path}`);
-  const sink = new DirectorySink(root, state.budget, { source: handler.id, path: node.path }, preselect);
+  const sink = new DirectorySink(root, state.budget, { source: handler.id, path: node.path }, preselect, state.reuse);
   try {
     if (handler.extract) await handler.extract(reader, info, sink);
     else await sink.copy(`${info.start}-${info.end}.${handler.id}`, reader, info.start, info.end);

@@ -3,6 +3,7 @@
 // One file per format; the registry (registry.ts) is a plain list of imported handlers.
 import type { Readable } from 'node:stream';
 import type { Problem } from '../types.js';
+import type { FileReuse, StoredContent } from './file-reuse.js';
 
 export type HandlerKind = 'compression' | 'archive' | 'filesystem' | 'firmware' | 'boot' | 'executable';
 
@@ -64,7 +65,22 @@ export interface EntryMeta {
   meta?: Record<string, unknown>;
 }
 
-export type FileData = Buffer | Readable | AsyncIterable<Buffer>;
+/**
+ * A file an earlier scan may have extracted (see Sink.reuse): placed from the store when the content of its stored
+ * form is known, else decoded, and then remembered for the next scan.
+ */
+export interface ReusableFile {
+  /** The key of its stored form (its compression, sizes and stored bytes: stored-forms.ts). */
+  readonly key: string;
+  /** What an earlier scan found this stored form to decode to, if any (its `tail` already checked to match). */
+  readonly known?: StoredContent;
+  /** SHA-256 of the part of the file the key does not cover (StoredContent.tail), remembered with it. */
+  readonly tail?: string;
+  readonly size: number;
+  decoded(): Readable | AsyncIterable<Buffer>;
+}
+
+export type FileData = Buffer | Readable | AsyncIterable<Buffer> | ReusableFile;
 
 /**
  * Where handlers put what they extract. Paths are relative to the chunk's output folder and '/'-separated;
@@ -84,6 +100,8 @@ export interface Sink {
   problem(kind: Problem['kind'], message: string, offset?: number): void;
   /** Aborted on deadline or cancellation: long loops should check it. */
   readonly signal: AbortSignal;
+  /** Files kept from earlier scans, when the scan has a store of them: a handler may pass ReusableFile data. */
+  readonly reuse?: FileReuse;
 }
 
 export interface Handler<Meta extends ChunkMeta = ChunkMeta> {

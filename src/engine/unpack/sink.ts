@@ -10,7 +10,9 @@ import { Readable } from 'node:stream';
 import { diskFullError } from '../errors.js';
 import type { Problem } from '../types.js';
 import type { ChunkSelection } from './chunks.js';
-import { LimitError, type EntryMeta, type FileData, type Reader, type Sink } from './handler.js';
+import { LimitError, type EntryMeta, type FileData, type Reader, type ReusableFile, type Sink } from './handler.js';
+import type { FileReuse } from './file-reuse.js';
+import { readHeadSync } from './file-store.js';
 import type { Budget } from './limits.js';
 
 type EntryKind = 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'socket';
@@ -146,6 +148,8 @@ export class DirectorySink implements Sink {
     /** Used as Problem.source and .path for what this sink records. */
     private readonly origin: { source: string; path: string },
     private readonly preselect?: Preselect,
+    /** Files kept from earlier scans (file-reuse.ts), for handlers that pass ReusableFile data. */
+    readonly reuse?: FileReuse,
   ) {}
 
   get signal(): AbortSignal {
@@ -178,7 +182,7 @@ export class DirectorySink implements Sink {
       return data;
     };
     try {
-      await this.put(raw, meta, Buffer.isBuffer(data) ? data.length : undefined, open);
+      await this.put(raw, meta, Buffer.isBuffer(data) ? data.length : isReusable(data) ? data.size : undefined, open);
     } finally {
       if (!opened && data instanceof Readable) data.destroy();
     }
@@ -219,7 +223,11 @@ export class DirectorySink implements Sink {
       const slash = path.lastIndexOf('/');
       this.ensureDir(slash > 0 ? path.slice(0, slash) : '');
       const data = open();
-      const entry = Buffer.isBuffer(data) ? await this.writeBuffer(path, data) : await this.writeStreamed(path, data);
+      const entry = Buffer.isBuffer(data)
+        ? await this.writeBuffer(path, data)
+        : isReusable(data)
+          ? await this.writeReusable(path, data)
+          : await this.writeStreamed(path, data);
       this.entries.push({ ...entry, meta });
     } catch (error) {
       this.paths.release(path);
@@ -248,6 +256,33 @@ export class DirectorySink implements Sink {
     const limit = `the extracted size limit of ${this.budget.limits.maxTotalBytes} bytes`;
     if (size === undefined) return `${path}: not extracted: it grew past the ${left} bytes left of ${limit}`;
     return `${path}: not extracted: its ${size} bytes are more than the ${left} bytes left of ${limit}`;
+  }
+
+  /**
+   * A file an earlier scan extracted is placed from the store (a hard link) instead of decoded; any other is
+   * decoded, written, and then kept and remembered for the next scan. A placed file is searched for chunks again
+   * unless it was found to hold none.
+   */
+  private async writeReusable(path: string, file: ReusableFile): Promise<Omit<SinkEntry, 'meta'>> {
+    const target = join(this.root, path);
+    if (file.known && this.reuse) {
+      this.budget.checkTime();
+      this.budget.chargeBytes(file.size);
+      if (this.reuse.place(file.known, file.size, target)) {
+        const head = readHeadSync(target, HEAD_BYTES);
+        const selection = file.known.chunkFree && this.preselect ? noChunks() : undefined;
+        return { path, kind: 'file', size: file.size, sha256: file.known.sha256, head, selection };
+      }
+      this.budget.releaseBytes(file.size);
+    }
+    const data = file.decoded();
+    const entry = await this.writeStreamed(path, data);
+    const { selection } = entry;
+    const chunkFree = selection !== undefined && selection.chunks.length === 0 && selection.problems.length === 0 && !selection.limit;
+    if (entry.size === file.size && entry.sha256) {
+      this.reuse?.decoded(file.key, { sha256: entry.sha256, chunkFree, ...(file.tail ? { tail: file.tail } : {}) }, target);
+    }
+    return entry;
   }
 
   /** Fast path: one write, no stream machinery (most filesystem handlers hand over decoded buffers). */
@@ -373,6 +408,15 @@ export class DirectorySink implements Sink {
       if (dir === '') break;
     }
   }
+}
+
+function isReusable(data: FileData): data is ReusableFile {
+  return typeof (data as Partial<ReusableFile>).decoded === 'function';
+}
+
+/** The selection of a file found to hold no chunk. */
+function noChunks(): ChunkSelection {
+  return { chunks: [], gaps: [], problems: [] };
 }
 
 function joinPath(parent: string, name: string): string {

@@ -32,7 +32,7 @@ export class LzmaFamilyDecoder implements BlockDecoder {
   /** The layout that decoded the last block; tried first. */
   layout: LzmaLayout | undefined;
 
-  constructor(private readonly allowZlib: boolean) {}
+  constructor(readonly allowZlib: boolean) {}
 
   async decode(data: Buffer, maxOutput: number): Promise<Buffer> {
     const order = this.candidates(data, maxOutput);

@@ -2,9 +2,11 @@
 // block by block (decoding a few blocks ahead, in parallel, on the codec thread pool), and records symlinks,
 // hardlinks (an inode reached a second time) and special files through the sink. SquashFS 3 and 4 differ only
 // in how inodes and directories are laid out; they provide a SquashImage and share this walker.
-import type { EntryMeta, Reader, Sink } from '../../handler.js';
+import { createHash } from 'node:crypto';
+import type { EntryMeta, FileData, Reader, Sink } from '../../handler.js';
 import { FormatError } from '../../../format-error.js';
 import type { BlockDecoder } from './compressors.js';
+import { knownFiles } from './stored-forms.js';
 
 export interface InodeRef {
   /** Position of the inode's metadata block relative to the inode table start. */
@@ -116,12 +118,95 @@ const FILE_CONCURRENCY = 8;
 const FRAGMENT_CACHE = 16;
 const MAX_DEPTH = 1024;
 
+/** One entry of the tree in walking order; a directory is walked after the entries of its parent. */
+interface TreeEntry {
+  path: string;
+  /** The inode's key ('block:offset'): an inode reached twice is a hard link. */
+  key: string;
+  inode: SquashInode;
+}
+
+/**
+ * Walks the directory tree depth-first from the root inode, yielding every entry whose name and inode are sound;
+ * `report` gets each refused entry, unreadable inode or directory, directory loop and over-deep directory. A root
+ * that is not a readable directory throws.
+ */
+function* walkTree(img: SquashImage, report: (message: string) => void): Generator<TreeEntry> {
+  const visitedDirs = new Set<string>();
+  const key = (ref: InodeRef): string => `${ref.block}:${ref.offset}`;
+  // Depth-first, iterative: [directory inode ref, its path].
+  const stack: Array<{ ref: InodeRef; path: string; depth: number }> = [{ ref: img.root, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { ref, path, depth } = stack.pop()!;
+    let entries: SquashDirEntry[];
+    try {
+      const dir = img.readInode(ref);
+      if (dir.kind !== 'dir') throw new FormatError(`inode ${key(ref)} of ${path || '/'} is not a directory`);
+      entries = img.readDir(dir);
+    } catch (error) {
+      if (!(error instanceof FormatError)) throw error;
+      if (path === '') throw error;
+      report(`${path}: ${error.message}`);
+      continue;
+    }
+    const subdirs: typeof stack = [];
+    for (const entry of entries) {
+      if (entry.name === '' || entry.name === '.' || entry.name === '..' || entry.name.includes('/')) {
+        report(`${path || '/'}: refused entry name ${JSON.stringify(entry.name)}`);
+        continue;
+      }
+      const child = path ? `${path}/${entry.name}` : entry.name;
+      const k = key(entry.ref);
+      let inode: SquashInode;
+      try {
+        inode = img.readInode(entry.ref);
+      } catch (error) {
+        if (!(error instanceof FormatError)) throw error;
+        report(`${child}: ${error.message}`);
+        continue;
+      }
+      if (inode.kind === 'dir') {
+        if (visitedDirs.has(k) || k === key(img.root)) {
+          report(`${child}: directory loop (inode ${k} already visited)`);
+          continue;
+        }
+        if (depth + 1 > MAX_DEPTH) {
+          report(`${child}: directories nested deeper than ${MAX_DEPTH}`);
+          continue;
+        }
+        visitedDirs.add(k);
+        subdirs.push({ ref: entry.ref, path: child, depth: depth + 1 });
+      }
+      yield { path: child, key: k, inode };
+    }
+    // Reverse so the first subdirectory is visited first.
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
+  }
+}
+
+/** The regular files of the tree, each inode once (a second path to one is a hard link). */
+function regularFiles(img: SquashImage): Array<{ key: string; inode: Extract<SquashInode, { kind: 'file' }> }> {
+  const seen = new Set<string>();
+  const files: Array<{ key: string; inode: Extract<SquashInode, { kind: 'file' }> }> = [];
+  try {
+    for (const { key, inode } of walkTree(img, () => undefined)) {
+      if (inode.kind !== 'file' || seen.has(key)) continue;
+      seen.add(key);
+      files.push({ key, inode });
+    }
+  } catch {
+    // an unreadable root: the extraction itself reports it
+  }
+  return files;
+}
+
 export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<void> {
   const fragments = new FragmentCache(img);
+  // Files an earlier scan extracted are placed from its store instead of decoded (stored-forms.ts).
+  const reuse = sink.reuse;
+  const known = reuse ? await knownFiles(img, regularFiles(img), reuse) : undefined;
   const seen = new Map<string, string>();
-  const visitedDirs = new Set<string>();
   const running = new Set<Promise<void>>();
-  const key = (ref: InodeRef): string => `${ref.block}:${ref.offset}`;
   // Hard links are recorded once their target is on disk (files are written concurrently).
   const links: Array<{ path: string; target: string; meta: EntryMeta }> = [];
   const failed = new Set<string>();
@@ -129,9 +214,18 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
   const wait = async (max: number): Promise<void> => {
     while (running.size > max) await Promise.race(running);
   };
-  const fileTask = (path: string, inode: Extract<SquashInode, { kind: 'file' }>): void => {
-    const task = sink
-      .file(path, fileData(img, inode, fragments), metaOf(inode))
+  /** A file's data: decoded here, or, for a file with a stored-form key, reusable (placed when its tail matches). */
+  const dataOf = async (key: string, inode: Extract<SquashInode, { kind: 'file' }>): Promise<FileData> => {
+    const decoded = () => fileData(img, inode, fragments);
+    const stored = known?.get(key);
+    if (!stored) return decoded();
+    const tail = await tailHash(img, inode, fragments);
+    const match = stored.known && stored.known.tail === tail ? stored.known : undefined;
+    return { key: stored.key, known: match, tail, size: inode.fileSize, decoded };
+  };
+  const fileTask = (path: string, key: string, inode: Extract<SquashInode, { kind: 'file' }>): void => {
+    const task = dataOf(key, inode)
+      .then((data) => sink.file(path, data, metaOf(inode)))
       .catch((error: unknown) => {
         if (!(error instanceof FormatError)) throw error;
         failed.add(path);
@@ -141,73 +235,30 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
     running.add(task);
   };
 
-  // Depth-first, iterative: [directory inode ref, its path].
-  const stack: Array<{ ref: InodeRef; path: string; depth: number }> = [{ ref: img.root, path: '', depth: 0 }];
   let firstError: unknown;
   try {
-    while (stack.length > 0) {
-      const { ref, path, depth } = stack.pop()!;
+    for (const { path: child, key: k, inode } of walkTree(img, (message) => sink.problem('error', message))) {
       sink.signal.throwIfAborted();
-      let entries: SquashDirEntry[];
-      try {
-        const dir = img.readInode(ref);
-        if (dir.kind !== 'dir') throw new FormatError(`inode ${key(ref)} of ${path || '/'} is not a directory`);
-        entries = img.readDir(dir);
-      } catch (error) {
-        if (!(error instanceof FormatError)) throw error;
-        if (path === '') throw error;
-        sink.problem('error', `${path}: ${error.message}`);
+      if (inode.kind === 'dir') {
+        await sink.dir(child, metaOf(inode));
         continue;
       }
-      const subdirs: typeof stack = [];
-      for (const entry of entries) {
-        if (entry.name === '' || entry.name === '.' || entry.name === '..' || entry.name.includes('/')) {
-          sink.problem('error', `${path || '/'}: refused entry name ${JSON.stringify(entry.name)}`);
-          continue;
-        }
-        const child = path ? `${path}/${entry.name}` : entry.name;
-        const k = key(entry.ref);
-        let inode: SquashInode;
-        try {
-          inode = img.readInode(entry.ref);
-        } catch (error) {
-          if (!(error instanceof FormatError)) throw error;
-          sink.problem('error', `${child}: ${error.message}`);
-          continue;
-        }
-        if (inode.kind === 'dir') {
-          if (visitedDirs.has(k) || k === key(img.root)) {
-            sink.problem('error', `${child}: directory loop (inode ${k} already visited)`);
-            continue;
-          }
-          if (depth + 1 > MAX_DEPTH) {
-            sink.problem('error', `${child}: directories nested deeper than ${MAX_DEPTH}`);
-            continue;
-          }
-          visitedDirs.add(k);
-          await sink.dir(child, metaOf(inode));
-          subdirs.push({ ref: entry.ref, path: child, depth: depth + 1 });
-          continue;
-        }
-        const first = seen.get(k);
-        if (first !== undefined) {
-          links.push({ path: child, target: first, meta: metaOf(inode) });
-          continue;
-        }
-        seen.set(k, child);
-        if (inode.kind === 'file') {
-          await wait(FILE_CONCURRENCY - 1);
-          fileTask(child, inode);
-        } else if (inode.kind === 'symlink') {
-          sink.symlink(child, inode.target, metaOf(inode));
-        } else {
-          const meta = metaOf(inode);
-          if (inode.rdev !== undefined) meta.meta = { rdev: inode.rdev };
-          sink.special(child, inode.kind, meta);
-        }
+      const first = seen.get(k);
+      if (first !== undefined) {
+        links.push({ path: child, target: first, meta: metaOf(inode) });
+        continue;
       }
-      // Reverse so the first subdirectory is visited first.
-      for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
+      seen.set(k, child);
+      if (inode.kind === 'file') {
+        await wait(FILE_CONCURRENCY - 1);
+        fileTask(child, k, inode);
+      } else if (inode.kind === 'symlink') {
+        sink.symlink(child, inode.target, metaOf(inode));
+      } else {
+        const meta = metaOf(inode);
+        if (inode.rdev !== undefined) meta.meta = { rdev: inode.rdev };
+        sink.special(child, inode.kind, meta);
+      }
     }
   } catch (error) {
     firstError = error;
@@ -225,6 +276,15 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
 
 function metaOf(inode: InodeCommon): EntryMeta {
   return { mode: inode.mode & 0o7777, uid: inode.uid, gid: inode.gid, mtime: inode.mtime };
+}
+
+/** SHA-256 of a file's tail in its fragment block (decoded once for all the files in it), or undefined without one. */
+async function tailHash(img: SquashImage, inode: Extract<SquashInode, { kind: 'file' }>, fragments: FragmentCache): Promise<string | undefined> {
+  const tail = inode.fileSize - inode.blockSizes.length * img.blockSize;
+  if (inode.fragment === -1 || tail <= 0) return undefined;
+  const frag = await fragments.get(inode.fragment);
+  if (inode.fragmentOffset + tail > frag.length) return undefined; // decoding it reports the fault
+  return createHash('sha256').update(frag.subarray(inode.fragmentOffset, inode.fragmentOffset + tail)).digest('hex');
 }
 
 /** The decoded bytes of one data block or fragment block, checked against the size it must have. */

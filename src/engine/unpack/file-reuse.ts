@@ -1,0 +1,59 @@
+// What the unpacker reuses of earlier scans' extractions (issue #15): the store of extracted files by content
+// (file-store.ts) and the memo of which stored form decodes to which content (kept in the analysis cache). A
+// handler keys each file by its stored form; the sink places a known one from the store and remembers a new one.
+import { rmSync, statSync } from 'node:fs';
+import type { ExtractedFileStore } from './file-store.js';
+
+/** What a stored form decodes to: the content, and whether the unpacker found nothing to unpack inside it. */
+export interface StoredContent {
+  sha256: string;
+  /** Searched for chunks when it was decoded, and none (nor any problem) found: a placed copy is not searched again. */
+  chunkFree: boolean;
+  /** SHA-256 of the part not in the stored form's key (a SquashFS file's tail in a shared fragment), if any. */
+  tail?: string;
+}
+
+/** Which content each stored form decodes to: the analysis cache's side (analysis-cache.ts storedForms()). */
+export interface StoredFormMemo {
+  /** The content of each stored-form key the memo knows. */
+  lookup(keys: readonly string[]): Promise<Map<string, StoredContent>>;
+  /** Remembers what a stored form decoded to (kept when the scan's cache entries are written). */
+  remember(key: string, content: StoredContent): void;
+}
+
+export class FileReuse {
+  /** Files placed from the store, and files decoded and kept for a later scan. */
+  placed = 0;
+  kept = 0;
+
+  constructor(
+    readonly store: ExtractedFileStore,
+    private readonly memo: StoredFormMemo,
+  ) {}
+
+  lookup(keys: readonly string[]): Promise<Map<string, StoredContent>> {
+    // a memo that fails to answer is a miss: the files are decoded, as without it
+    return this.memo.lookup(keys).catch(() => new Map<string, StoredContent>());
+  }
+
+  /**
+   * Places a known file from the store; false when the store no longer holds it, or holds another size under its
+   * name (a damaged entry, not this content: removed from the target, and the file is decoded).
+   */
+  place(content: StoredContent, size: number, target: string): boolean {
+    if (!this.store.place(content.sha256, target)) return false;
+    if (statSync(target).size !== size) {
+      rmSync(target, { force: true });
+      return false;
+    }
+    this.placed++;
+    return true;
+  }
+
+  /** A file just decoded and written at `path`: kept in the store and remembered under its stored form. */
+  decoded(key: string, content: StoredContent, path: string): void {
+    this.store.keep(content.sha256, path);
+    this.memo.remember(key, content);
+    this.kept++;
+  }
+}

@@ -1,0 +1,119 @@
+// Extracted files kept from earlier scans, by content (issue #15: the next firmware version almost free). Two
+// versions of a firmware share most of their files, but unpacking the second still decoded every one of them. A
+// SquashFS handler that knows, from the stored (compressed) form of a file, which content it decodes to links the
+// file from here instead of decoding it (squashfs/stored-files.ts). The analysis cache remembers which stored form
+// gives which content; this store keeps the content itself. Files are hard links where the store and the work
+// folder share a filesystem, copies otherwise; the store is trimmed to a byte budget, oldest entries first.
+import { closeSync, copyFileSync, linkSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** What the unpacker needs of a store of extracted files. */
+export interface ExtractedFileStore {
+  /** Puts the file with this content at `target` (whose folder exists); false when the store does not hold it. */
+  place(sha256: string, target: string): boolean;
+  /** Keeps the file just extracted at `path`, whose content has this SHA-256 (best effort: never throws). */
+  keep(sha256: string, path: string): void;
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+/** Default budget of a local store: a few firmware versions of a few hundred MB each. */
+export const DEFAULT_STORE_BYTES = 2 * 1024 * 1024 * 1024;
+
+/** A store in a local folder: `<dir>/<first two hex digits>/<sha256>`. */
+export class LocalFileStore implements ExtractedFileStore {
+  constructor(
+    readonly dir: string,
+    private readonly maxBytes = DEFAULT_STORE_BYTES,
+  ) {}
+
+  place(sha256: string, target: string): boolean {
+    if (!SHA256.test(sha256)) return false;
+    const source = this.pathOf(sha256);
+    try {
+      linkOrCopy(source, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+    return true;
+  }
+
+  keep(sha256: string, path: string): void {
+    if (!SHA256.test(sha256)) return;
+    const target = this.pathOf(sha256);
+    try {
+      mkdirSync(join(this.dir, sha256.slice(0, 2)), { recursive: true });
+      linkOrCopy(path, target);
+    } catch {
+      // already kept (EEXIST), or the store cannot take it: a later scan decodes the file again
+    }
+  }
+
+  /**
+   * Removes the oldest entries (by the time they were kept) until the store holds at most its budget. Run once a
+   * scan has ended, not while one links from the store.
+   */
+  trim(): { files: number; bytes: number; removed: number } {
+    const entries: Array<{ path: string; size: number; kept: number }> = [];
+    for (const shard of safeList(this.dir)) {
+      for (const name of safeList(join(this.dir, shard))) {
+        const path = join(this.dir, shard, name);
+        try {
+          const st = statSync(path);
+          entries.push({ path, size: st.size, kept: st.mtimeMs });
+        } catch {
+          // removed meanwhile
+        }
+      }
+    }
+    let bytes = entries.reduce((n, e) => n + e.size, 0);
+    let removed = 0;
+    entries.sort((a, b) => a.kept - b.kept);
+    for (const entry of entries) {
+      if (bytes <= this.maxBytes) break;
+      rmSync(entry.path, { force: true });
+      bytes -= entry.size;
+      removed++;
+    }
+    return { files: entries.length - removed, bytes, removed };
+  }
+
+  private pathOf(sha256: string): string {
+    return join(this.dir, sha256.slice(0, 2), sha256);
+  }
+}
+
+/** A hard link, or a copy where the two paths are on different filesystems (or links are refused). */
+function linkOrCopy(from: string, to: string): void {
+  try {
+    linkSync(from, to);
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'EMLINK') throw error;
+  }
+  copyFileSync(from, to);
+  // a copy into the store is an entry kept now (trim() orders by this time)
+  const now = new Date();
+  utimesSync(to, now, now);
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** The first `length` bytes of a file (its head, for a file placed from the store). */
+export function readHeadSync(path: string, length: number): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    const n = readSync(fd, buffer, 0, length, 0);
+    return buffer.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}

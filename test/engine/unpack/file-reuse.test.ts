@@ -1,0 +1,149 @@
+// Files kept from an earlier scan (issue #15): the next version of a SquashFS image places a file whose stored
+// blocks and decoded tail it has seen before from the store (a hard link) instead of decoding it, and the tree it
+// gives is the tree a cold unpack gives. A tail that differs, a damaged store entry or a memo that fails to answer
+// make the file decoded, never a wrong one placed.
+import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FileReuse, type StoredContent, type StoredFormMemo } from '../../../src/engine/unpack/file-reuse.js';
+import { LocalFileStore, type ExtractedFileStore } from '../../../src/engine/unpack/file-store.js';
+import { unpack, type UnpackResult } from '../../../src/engine/unpack/driver.js';
+import { scan } from '../../../src/engine/scan.js';
+import { MemoryCache, stable } from '../../support/memory-cache.js';
+import { imageWorkspace, noise, run } from './filesystems/fs-image-harness.js';
+
+const ws = imageWorkspace('file-reuse', 'mksquashfs');
+afterAll(() => rmSync(ws.work, { recursive: true, force: true }));
+
+/** A memo in memory that counts its lookups; `down` makes it fail. */
+class MemoryMemo implements StoredFormMemo {
+  readonly entries = new Map<string, StoredContent>();
+  down = false;
+  async lookup(keys: readonly string[]): Promise<Map<string, StoredContent>> {
+    if (this.down) throw new Error('down');
+    return new Map(keys.flatMap((k) => (this.entries.has(k) ? [[k, this.entries.get(k)!] as const] : [])));
+  }
+  remember(key: string, content: StoredContent): void {
+    this.entries.set(key, content);
+  }
+}
+
+/** A store that lists the files it placed, by name. */
+function recording(store: LocalFileStore): { store: ExtractedFileStore; placed: string[] } {
+  const placed: string[] = [];
+  return {
+    placed,
+    store: {
+      place: (sha256, target) => store.place(sha256, target) && placed.push(target.slice(target.lastIndexOf('/') + 1)) > 0,
+      keep: (sha256, path) => store.keep(sha256, path),
+    },
+  };
+}
+
+const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+const BIG = noise(300_000, 1); // two 128 KiB blocks and a tail
+const SHARED_HEAD = noise(140_000, 2);
+
+/** A SquashFS of a tree: `version` changes the small files and one big file's tail. */
+function image(name: string, version: number): string {
+  const src = join(ws.work, `src-${name}`);
+  rmSync(src, { recursive: true, force: true });
+  mkdirSync(join(src, 'bin'), { recursive: true });
+  writeFileSync(join(src, 'bin', 'big.bin'), BIG);
+  // the same first block in both versions, another tail in the second
+  writeFileSync(join(src, 'bin', 'tail.bin'), Buffer.concat([SHARED_HEAD, Buffer.from(`tail of version ${version}\n`)]));
+  for (let i = 0; i < 12; i++) writeFileSync(join(src, `small-${i}.txt`), `small file ${i} of version ${i % 3 === 0 ? version : 1}\n`);
+  const out = join(ws.work, `${name}.squashfs`);
+  run('mksquashfs', [src, out, '-comp', 'gzip', '-noappend', '-quiet', '-no-progress']);
+  return out;
+}
+
+/** What a tree says of each node, in path order. */
+const tree = (result: UnpackResult) =>
+  result.files.map((f) => ({ path: f.path, kind: f.kind, size: f.size, sha256: f.sha256, type: f.type, head: f.head })).sort((a, b) => (a.path < b.path ? -1 : 1));
+
+describe.runIf(ws.enabled)('reusing extracted files across versions of an image', () => {
+  let n = 0;
+  const work = () => join(ws.work, `w${n++}`);
+
+  it('places a file stored alike from the store, decodes the others, and gives the cold tree', async () => {
+    const first = image('v1', 1);
+    const next = image('v2', 2);
+    const store = new LocalFileStore(join(ws.work, 'store-1'));
+    const memo = new MemoryMemo();
+    await unpack(first, work(), { reuse: new FileReuse(store, memo) });
+    const seen = recording(store);
+    const reuse = new FileReuse(seen.store, memo);
+    const dir = work();
+    const reused = await unpack(next, dir, { reuse });
+    const cold = await unpack(next, work());
+    expect(tree(reused)).toEqual(tree(cold));
+    // big.bin is placed; tail.bin has the same blocks and another tail, so it is decoded; the small files have no block
+    expect(seen.placed).toEqual(['big.bin']);
+    expect(reuse.placed).toBe(1);
+    const big = reused.files.find((f) => f.path.endsWith('/bin/big.bin'))!;
+    expect(big.sha256).toBe(sha(BIG));
+    expect(statSync(join(dir, big.path)).nlink).toBeGreaterThan(1);
+    expect(readFileSync(join(dir, big.path)).equals(BIG)).toBe(true);
+    const tail = reused.files.find((f) => f.path.endsWith('/bin/tail.bin'))!;
+    expect(tail.sha256).toBe(sha(Buffer.concat([SHARED_HEAD, Buffer.from('tail of version 2\n')])));
+  });
+
+  it('decodes a file whose store entry is damaged or gone, and unpacks as before when the memo fails', async () => {
+    const first = image('d1', 1);
+    const next = image('d2', 2);
+    const storeDir = join(ws.work, 'store-2');
+    const store = new LocalFileStore(storeDir);
+    const memo = new MemoryMemo();
+    await unpack(first, work(), { reuse: new FileReuse(store, memo) });
+    const cold = tree(await unpack(next, work()));
+    const kept = join(storeDir, sha(BIG).slice(0, 2), sha(BIG));
+    // a damaged entry (another size): not placed, decoded
+    rmSync(kept);
+    writeFileSync(kept, BIG.subarray(0, 1000));
+    const damaged = new FileReuse(store, memo);
+    expect(tree(await unpack(next, work(), { reuse: damaged }))).toEqual(cold);
+    expect(damaged.placed).toBe(0);
+    // gone: decoded (and kept again)
+    rmSync(kept);
+    const seen = recording(store);
+    expect(tree(await unpack(next, work(), { reuse: new FileReuse(seen.store, memo) }))).toEqual(cold);
+    // (tail.bin of this version was decoded and kept by the run before: placed now)
+    expect(seen.placed).toEqual(['tail.bin']);
+    expect(readFileSync(kept).equals(BIG)).toBe(true);
+    memo.down = true;
+    expect(tree(await unpack(next, work(), { reuse: new FileReuse(store, memo) }))).toEqual(cold);
+  });
+
+  it('trims the store to its budget, oldest entries first', () => {
+    const dir = join(ws.work, 'store-3');
+    const store = new LocalFileStore(dir, 250_000);
+    const a = join(ws.work, 'a.bin');
+    const b = join(ws.work, 'b.bin');
+    writeFileSync(a, noise(200_000, 3));
+    writeFileSync(b, noise(200_000, 4));
+    store.keep(sha(readFileSync(a)), a);
+    store.keep(sha(readFileSync(b)), b);
+    // b kept later (its file is newer)
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(dir, sha(readFileSync(b)).slice(0, 2), sha(readFileSync(b))), later, later);
+    expect(store.trim()).toEqual({ files: 1, bytes: 200_000, removed: 1 });
+    const target = join(ws.work, 'placed.bin');
+    expect(store.place(sha(readFileSync(a)), target)).toBe(false);
+    expect(store.place(sha(readFileSync(b)), target)).toBe(true);
+    expect(store.place('not-a-hash', join(ws.work, 'x'))).toBe(false);
+  });
+
+  it('a scan of the next version with the cache and the store gives the JSON of a cold scan', async () => {
+    const first = image('s1', 1);
+    const next = image('s2', 2);
+    const cache = new MemoryCache();
+    const fileStore = new LocalFileStore(join(ws.work, 'store-4'));
+    await scan(first, { workDir: work(), analysisCache: cache, fileStore });
+    const reused = await scan(next, { workDir: work(), analysisCache: cache, fileStore });
+    const cold = await scan(next, { workDir: work() });
+    expect(stable(reused)).toBe(stable(cold));
+    expect(reused.summary?.cache?.filesReused).toBeGreaterThan(0);
+  }, 120_000);
+});
