@@ -56,7 +56,7 @@ export function register(program: Command): void {
     .option('--fail-on-incomplete', `exit with code ${EXIT_INCOMPLETE} when part of the image could not be analysed`)
     .option('--no-vulndb', 'do not match components against the local vulnerability database')
     .option('--no-cache', 'neither reuse nor keep analysis results (default: kept in $XDG_CACHE_HOME/firmscope, else ~/.cache/firmscope)')
-    .option('--cache-dir <dir>', 'keep the analysis cache in this folder')
+    .option('--cache-dir <dir>', 'keep the analysis cache (and the extracted files the next version of an image reuses) in this folder')
     .option('--debug-file <file>', 'a PDB or ELF debug file whose symbols name the functions of a stripped binary (repeatable)', (file: string, all: string[]) => [...all, file], [] as string[]);
   command.addHelpText('after', `${EXIT_CODES_HELP}\n(--fail-on-new needs a server that keeps the previous image: see \`firmscope upload --wait\`.)`);
   addLimitOptions(command).action(async (file: string, opts: ScanCliOptions) => {

@@ -161,6 +161,23 @@ export class FileIndex {
   }
 
   /**
+   * The first `length` bytes of a file, to decide what to do with it. Not kept: the whole file is read and kept
+   * only when a reader wants more of it, which a scan whose analysis of the file comes from the cache may never
+   * do (the kept contents when it is kept already: do not modify).
+   */
+  async head(node: FileNode, length: number): Promise<Buffer> {
+    const kept = this.kept.get(node.path);
+    if (kept) return rangeOf(await kept, 0, length);
+    if (length >= node.size) return this.readRange(node, 0, length);
+    const fd = openSync(this.absolutePath(node), 'r');
+    try {
+      return readAt(fd, 0, length);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
    * Random access to one file for many reads: the kept contents, or one open descriptor, read synchronously
    * (close() it). Reads return at most `length` bytes from `offset`; kept bytes are shared: do not modify.
    */

@@ -1,5 +1,5 @@
-// FileIndex's kept contents: small files are read once (synchronously) and shared; a failed read is not kept and
-// reaches every way of reading; large files and files past the budget are read from disk each time.
+// FileIndex's kept contents: small files are read once (synchronously) and shared (a head alone is read without
+// keeping the file); a failed read is not kept and reaches every way of reading; large files and files past the budget are read from disk each time.
 import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +35,19 @@ describe('FileIndex kept contents', () => {
     expect((await reader.read(0, 5)).toString()).toBe('hello');
     await reader.close();
     expect((await drain(index.stream(node))).toString()).toBe('hello world');
+  });
+
+  it('reads a head alone, without keeping the file; once the file is kept, from what was kept', async () => {
+    await writeFile(join(dir, 'a'), 'first version of the file');
+    const index = await FileIndex.fromDirectory(dir);
+    const node = index.get('a')!;
+    expect((await index.head(node, 5)).toString()).toBe('first');
+    // not kept by the head: a later whole read reads the disk (as it is now)
+    await writeFile(join(dir, 'a'), 'other version of the file');
+    const whole = await index.read(node);
+    expect(whole.toString()).toBe('other version of the file');
+    await unlink(join(dir, 'a'));
+    expect((await index.head(node, 5)).toString()).toBe('other');
   });
 
   it('does not keep a failed read: each caller gets the error, and a later read tries again', async () => {

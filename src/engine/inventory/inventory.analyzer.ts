@@ -36,7 +36,7 @@ export function createInventoryAnalyzer(identifiers: readonly Identifier[] = def
         ctx.signal.throwIfAborted();
         if (i % 50 === 0) ctx.progress(Math.floor((i / Math.max(1, files.length)) * 90));
         if (node.size === 0) continue;
-        const head = await ctx.index.readRange(node, 0, HEAD_SIZE);
+        const head = await ctx.index.head(node, HEAD_SIZE);
         const view = createFileView(ctx.index, node, head);
         for (const identifier of identifiers) {
           if (!identifier.selects(node, head)) continue;

@@ -32,7 +32,7 @@ export function createWeaknessesAnalyzer(rules: readonly WeaknessRule[] = weakne
       const text = async (node: FileNode, maxBytes = DEFAULT_TEXT_LIMIT): Promise<string | undefined> => {
         if (node.kind !== 'file' || node.size > maxBytes) return undefined;
         if (texts.has(node.path)) return texts.get(node.path);
-        const head = await ctx.index.readRange(node, 0, BINARY_PROBE);
+        const head = await ctx.index.head(node, BINARY_PROBE);
         const value = head.includes(0) ? undefined : node.size <= head.length ? head.toString('utf8') : (await ctx.index.read(node)).toString('utf8');
         if (value === undefined || node.size <= CACHE_LIMIT) texts.set(node.path, value);
         return value;
