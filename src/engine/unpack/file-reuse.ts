@@ -37,17 +37,21 @@ export class FileReuse {
   }
 
   /**
-   * Places a known file from the store; false when the store no longer holds it, or holds another size under its
-   * name (a damaged entry, not this content: removed from the target, and the file is decoded).
+   * Places a known file from the store; false when the store no longer holds it, holds another size under its name
+   * (a damaged entry, not this content) or fails: then nothing is left at the target, and the file is decoded.
    */
   place(content: StoredContent, size: number, target: string): boolean {
-    if (!this.store.place(content.sha256, target)) return false;
-    if (statSync(target).size !== size) {
-      rmSync(target, { force: true });
-      return false;
+    try {
+      if (!this.store.place(content.sha256, target)) return false;
+      if (statSync(target).size === size) {
+        this.placed++;
+        return true;
+      }
+    } catch {
+      // a store that cannot give the file (refused, full, gone meanwhile): it is decoded instead, as without one
     }
-    this.placed++;
-    return true;
+    rmSync(target, { force: true });
+    return false;
   }
 
   /** A file just decoded and written at `path`: kept in the store and remembered under its stored form. */

@@ -3,7 +3,7 @@
 // without creating them. A problem with one entry (a name clash, a file too big for the byte budget, a filesystem
 // error) is recorded and the handler goes on with the next entry.
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { open, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -268,8 +268,8 @@ export class DirectorySink implements Sink {
     if (file.known && this.reuse) {
       this.budget.checkTime();
       this.budget.chargeBytes(file.size);
-      if (this.reuse.place(file.known, file.size, target)) {
-        const head = readHeadSync(target, HEAD_BYTES);
+      const head = this.reuse.place(file.known, file.size, target) ? placedHead(target) : undefined;
+      if (head) {
         const selection = file.known.chunkFree && this.preselect ? noChunks() : undefined;
         return { path, kind: 'file', size: file.size, sha256: file.known.sha256, head, selection };
       }
@@ -412,6 +412,16 @@ export class DirectorySink implements Sink {
 
 function isReusable(data: FileData): data is ReusableFile {
   return typeof (data as Partial<ReusableFile>).decoded === 'function';
+}
+
+/** The head of a file placed from the store; undefined (and the file removed) when it cannot be read. */
+function placedHead(target: string): Buffer | undefined {
+  try {
+    return readHeadSync(target, HEAD_BYTES);
+  } catch {
+    rmSync(target, { force: true });
+    return undefined;
+  }
 }
 
 /** The selection of a file found to hold no chunk. */

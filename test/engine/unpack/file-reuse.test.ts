@@ -90,7 +90,7 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     expect(tail.sha256).toBe(sha(Buffer.concat([SHARED_HEAD, Buffer.from('tail of version 2\n')])));
   });
 
-  it('decodes a file whose store entry is damaged or gone, and unpacks as before when the memo fails', async () => {
+  it('decodes a file whose store entry is damaged or gone or cannot be placed, and unpacks as before when the memo fails', async () => {
     const first = image('d1', 1);
     const next = image('d2', 2);
     const storeDir = join(ws.work, 'store-2');
@@ -112,6 +112,14 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     // (tail.bin of this version was decoded and kept by the run before: placed now)
     expect(seen.placed).toEqual(['tail.bin']);
     expect(readFileSync(kept).equals(BIG)).toBe(true);
+    // a store that fails to give a file it holds: decoded
+    const failing: ExtractedFileStore = {
+      place: () => {
+        throw Object.assign(new Error('refused'), { code: 'EACCES' });
+      },
+      keep: () => {},
+    };
+    expect(tree(await unpack(next, work(), { reuse: new FileReuse(failing, memo) }))).toEqual(cold);
     memo.down = true;
     expect(tree(await unpack(next, work(), { reuse: new FileReuse(store, memo) }))).toEqual(cold);
   });
