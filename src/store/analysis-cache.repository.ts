@@ -1,7 +1,9 @@
 // The engine's analysis cache (engine/analysis-cache.ts) of one organisation, in the analysis_cache table (0016):
 // reads and writes are scoped to the organisation it was made for, so no scan ever reuses (or times) another
-// tenant's results. Rows used by a read are marked used; when the organisation's rows pass the byte cap after a
-// write, the least recently used go first. SQLite and PostgreSQL alike.
+// tenant's results. Rows used by a read are marked used (at most once per REFRESH_AFTER_MS: marking every row a
+// scan reads rewrote tens of thousands of rows per scan, which cost a rescan or the next version of an image
+// about as much as the reads); when the organisation's rows pass the byte cap after a write, the least recently used
+// go first. SQLite and PostgreSQL alike.
 import type { Kysely } from 'kysely';
 import type { AnalysisCache } from '../engine/analysis-cache.js';
 import { nowIso } from '../ids.js';
@@ -11,6 +13,8 @@ import type { Database } from './schema.js';
 const KEYS_PER_QUERY = 500;
 /** Rows per insert: 6 parameters each. */
 const ROWS_PER_INSERT = 200;
+/** A row read again within this time of its last mark keeps that mark: eviction is by the hour, not the moment. */
+export const REFRESH_AFTER_MS = 60 * 60 * 1000;
 
 const chunks = <T>(items: readonly T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
@@ -20,19 +24,23 @@ export class AnalysisCacheRepository implements AnalysisCache {
     private readonly orgId: string,
     /** The organisation's cap: the sum of its values' sizes, in bytes. */
     private readonly maxBytes: number,
+    /** How old a row's mark of use must be for a read to renew it (tests: 0, every read). */
+    private readonly refreshAfterMs = REFRESH_AFTER_MS,
   ) {}
 
   /** The values of the keys it has; they count as used now (one transaction: one commit for SQLite). */
   async get(keys: readonly string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     const now = nowIso();
+    const stale = new Date(Date.now() - this.refreshAfterMs).toISOString();
     const read = async (db: Kysely<Database>) => {
       // keys in one order in every transaction: two scans touching the same rows never wait on each other in a cycle
       for (const part of chunks([...new Set(keys)].sort(), KEYS_PER_QUERY)) {
-        const rows = await db.selectFrom('analysis_cache').select(['key', 'value']).where('org_id', '=', this.orgId).where('key', 'in', part).execute();
+        const rows = await db.selectFrom('analysis_cache').select(['key', 'value', 'last_used_at']).where('org_id', '=', this.orgId).where('key', 'in', part).execute();
         for (const row of rows) found.set(row.key, row.value);
-        if (rows.length) {
-          await db.updateTable('analysis_cache').set({ last_used_at: now }).where('org_id', '=', this.orgId).where('key', 'in', rows.map((r) => r.key)).execute();
+        const renewed = rows.filter((r) => this.refreshAfterMs === 0 || r.last_used_at < stale).map((r) => r.key);
+        if (renewed.length) {
+          await db.updateTable('analysis_cache').set({ last_used_at: now }).where('org_id', '=', this.orgId).where('key', 'in', renewed).execute();
         }
       }
     };

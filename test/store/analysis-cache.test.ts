@@ -1,6 +1,6 @@
 // The analysis cache's store on both dialects: one organisation's entries are invisible to another, a read
 // answers only the keys it has, a write replaces a key's value, and past the byte cap the least recently used
-// entries go first (a read counts as a use).
+// entries go first (a read counts as a use, renewed at most once per REFRESH_AFTER_MS).
 import { expect, it } from 'vitest';
 import { AnalysisCacheRepository } from '../../src/store/analysis-cache.repository.js';
 import { describeEachDatabase } from '../support/databases.js';
@@ -33,8 +33,9 @@ describeEachDatabase('analysis cache store', (get) => {
   });
 
   it('evicts the least recently used entries past the cap, per organisation', async () => {
-    const c = new AnalysisCacheRepository(get().db, 'org-lru', 300);
-    const other = new AnalysisCacheRepository(get().db, 'org-lru-other', 300);
+    // every read renews the mark here (0): the pauses below are milliseconds
+    const c = new AnalysisCacheRepository(get().db, 'org-lru', 300, 0);
+    const other = new AnalysisCacheRepository(get().db, 'org-lru-other', 300, 0);
     await other.put([['o', value(250)]]);
     await c.put([['old', value(100)]]);
     await pause();
@@ -49,5 +50,19 @@ describeEachDatabase('analysis cache store', (get) => {
     expect((await other.get(['o'])).size).toBe(1); // another organisation's entries are not its to evict
     await c.put([['huge', value(301)]]); // larger than the whole cap: not kept
     expect((await c.get(['huge'])).size).toBe(0);
+  });
+
+  it('renews the mark of a read row only when it is older than the refresh time', async () => {
+    const db = get().db;
+    const mark = async (key: string) =>
+      (await db.selectFrom('analysis_cache').select('last_used_at').where('org_id', '=', 'org-mark').where('key', '=', key).executeTakeFirstOrThrow()).last_used_at;
+    const hourly = new AnalysisCacheRepository(db, 'org-mark', 1_000_000);
+    await hourly.put([['fresh', '1'], ['old', '2']]);
+    const written = await mark('fresh');
+    await db.updateTable('analysis_cache').set({ last_used_at: '2020-01-01T00:00:00.000Z' }).where('org_id', '=', 'org-mark').where('key', '=', 'old').execute();
+    await pause();
+    expect((await hourly.get(['fresh', 'old'])).size).toBe(2);
+    expect(await mark('fresh')).toBe(written); // read within the hour: not rewritten
+    expect(await mark('old') > written).toBe(true); // older than the refresh time: marked now
   });
 });
