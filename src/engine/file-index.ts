@@ -152,12 +152,7 @@ export class FileIndex {
     if (kept) {
       return rangeOf(await kept, offset, length);
     }
-    const fd = openSync(this.absolutePath(node), 'r');
-    try {
-      return readAt(fd, offset, length);
-    } finally {
-      closeSync(fd);
-    }
+    return readFileRange(this.absolutePath(node), offset, length);
   }
 
   /**
@@ -169,12 +164,7 @@ export class FileIndex {
     const kept = this.kept.get(node.path);
     if (kept) return rangeOf(await kept, 0, length);
     if (length >= node.size) return this.readRange(node, 0, length);
-    const fd = openSync(this.absolutePath(node), 'r');
-    try {
-      return readAt(fd, 0, length);
-    } finally {
-      closeSync(fd);
-    }
+    return readFileRange(this.absolutePath(node), 0, length);
   }
 
   /**
@@ -209,6 +199,16 @@ export class FileIndex {
     if (kept) return Readable.from((async function* () { yield await kept; })(), { objectMode: false });
     // `end` bounds each read buffer by the file's size (without it every read allocates the full 1 MiB)
     return createReadStream(this.absolutePath(node), { highWaterMark: 1024 * 1024, end: Math.max(0, node.size - 1) });
+  }
+}
+
+/** At most `length` bytes of a file from `offset`, read synchronously (an open, a read and a close). */
+export function readFileRange(path: string, offset: number, length: number): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    return readAt(fd, offset, length);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -13,7 +13,7 @@ export interface StoredContent {
   tail?: string;
 }
 
-/** Which content each stored form decodes to: the analysis cache's side (analysis-cache.ts storedForms()). */
+/** Which content each stored form decodes to: the analysis cache's side (analysis-cache.ts storedFormMemo()). */
 export interface StoredFormMemo {
   /** The content of each stored-form key the memo knows. */
   lookup(keys: readonly string[]): Promise<Map<string, StoredContent>>;
@@ -22,12 +22,11 @@ export interface StoredFormMemo {
 }
 
 export class FileReuse {
-  /** Files placed from the store, and files decoded and kept for a later scan. */
+  /** Files placed from the store. */
   placed = 0;
-  kept = 0;
 
   constructor(
-    readonly store: ExtractedFileStore,
+    private readonly store: ExtractedFileStore,
     private readonly memo: StoredFormMemo,
   ) {}
 
@@ -58,6 +57,5 @@ export class FileReuse {
   decoded(key: string, content: StoredContent, path: string): void {
     this.store.keep(content.sha256, path);
     this.memo.remember(key, content);
-    this.kept++;
   }
 }

@@ -1,10 +1,10 @@
 // Extracted files kept from earlier scans, by content (issue #15: the next firmware version almost free). Two
 // versions of a firmware share most of their files, but unpacking the second still decoded every one of them. A
 // SquashFS handler that knows, from the stored (compressed) form of a file, which content it decodes to links the
-// file from here instead of decoding it (squashfs/stored-files.ts). The analysis cache remembers which stored form
+// file from here instead of decoding it (squashfs/stored-forms.ts). The analysis cache remembers which stored form
 // gives which content; this store keeps the content itself. Files are hard links where the store and the work
 // folder share a filesystem, copies otherwise; the store is trimmed to a byte budget, oldest entries first.
-import { closeSync, copyFileSync, linkSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { copyFileSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** What the unpacker needs of a store of extracted files. */
@@ -103,17 +103,5 @@ function safeList(dir: string): string[] {
     return readdirSync(dir);
   } catch {
     return [];
-  }
-}
-
-/** The first `length` bytes of a file (its head, for a file placed from the store). */
-export function readHeadSync(path: string, length: number): Buffer {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(length);
-    const n = readSync(fd, buffer, 0, length, 0);
-    return buffer.subarray(0, n);
-  } finally {
-    closeSync(fd);
   }
 }

@@ -8,11 +8,11 @@ import { open, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { diskFullError } from '../errors.js';
+import { readFileRange } from '../file-index.js';
 import type { Problem } from '../types.js';
 import type { ChunkSelection } from './chunks.js';
 import { LimitError, type EntryMeta, type FileData, type Reader, type ReusableFile, type Sink } from './handler.js';
 import type { FileReuse } from './file-reuse.js';
-import { readHeadSync } from './file-store.js';
 import type { Budget } from './limits.js';
 
 type EntryKind = 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'socket';
@@ -417,7 +417,7 @@ function isReusable(data: FileData): data is ReusableFile {
 /** The head of a file placed from the store; undefined (and the file removed) when it cannot be read. */
 function placedHead(target: string): Buffer | undefined {
   try {
-    return readHeadSync(target, HEAD_BYTES);
+    return readFileRange(target, 0, HEAD_BYTES);
   } catch {
     rmSync(target, { force: true });
     return undefined;
