@@ -3,6 +3,7 @@
 // second of start-up); the top-level help lists the commands from this table without loading any of them.
 import { Command } from 'commander';
 import { ENGINE_VERSION } from '../engine/version.js';
+import { setCommandLine } from './command-thread.js';
 
 type Register = (program: Command) => void;
 type Module = { register: Register };
@@ -36,6 +37,7 @@ async function main(argv: string[]): Promise<void> {
     .version(ENGINE_VERSION)
     .addHelpText('after', EXIT_CODES);
   // `firmscope help upload` is `firmscope upload --help`: the named command is loaded either way.
+  setCommandLine(argv.slice(2)); // what `scan` and `unpack` of a large image run again in a thread (command-thread.ts)
   const name = argv[2] === 'help' ? argv[3] : argv[2];
   const invoked = commands.find((c) => Object.hasOwn(c.names, name ?? ''));
   if (invoked) (await invoked.load()).register(program);
