@@ -7,8 +7,7 @@ import {
   Kysely, Migrator, sql, PostgresAdapter, PostgresDialect, type MigrationLockOptions, PostgresIntrospector, type DatabaseIntrospector, type DatabaseMetadataOptions, type TableMetadata,
   type Migration, type MigrationProvider,
 } from 'kysely';
-import pg from 'pg';
-import { migrations } from './migrations/index.js';
+import type pg from 'pg';
 import { ImmediateSqliteDialect, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-dialect.js';
 import { sqlitePath } from './sqlite-path.js';
 import type { Database } from './schema.js';
@@ -41,9 +40,10 @@ const PG_NUMERIC = 1700;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<OpenedDatabase> {
   const url = options.url?.trim();
-  const opened = url && /^postgres(ql)?:\/\//i.test(url) ? openPostgres(url) : openSqlite(sqlitePath(url, options.dataDir));
+  const opened = url && /^postgres(ql)?:\/\//i.test(url) ? await openPostgres(url) : openSqlite(sqlitePath(url, options.dataDir));
   try {
-    await migrate(opened, options.migrations ?? migrations);
+    // loaded on use, as pg is: an offline scan's cache (cli/scan.ts) brings its one migration, and SQLite needs no pg
+    await migrate(opened, options.migrations ?? (await import('./migrations/index.js')).migrations);
   } catch (error) {
     await opened.close();
     throw error;
@@ -117,7 +117,8 @@ export function dialectOf(db: Kysely<any>): Dialect {
   return db.introspection instanceof PostgresIntrospector ? 'postgres' : 'sqlite';
 }
 
-function openPostgres(url: string): OpenedDatabase {
+async function openPostgres(url: string): Promise<OpenedDatabase> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -128,11 +129,11 @@ function openPostgres(url: string): OpenedDatabase {
     },
   });
   const db = new Kysely<Database>({ dialect: new SchemaLockingPostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy(), listen: (channel, onNotify) => listenOn(url, channel, onNotify) };
+  return { db, dialect: 'postgres', close: () => db.destroy(), listen: (channel, onNotify) => listenOn(pg, url, channel, onNotify) };
 }
 
 /** LISTEN on a dedicated client (a pooled one would be handed to queries); a lost connection is reopened. */
-async function listenOn(url: string, channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>> {
+async function listenOn(pg: typeof import('pg').default, url: string, channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
