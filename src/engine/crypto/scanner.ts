@@ -63,22 +63,40 @@ export class MultiPatternScanner {
     this.scanRange(data, 0, data.length - 3, true, base, onHit);
   }
 
-  /** Scans a stream of chunks; every occurrence is reported once, with its offset in the stream. */
+  /**
+   * Scans a stream of chunks; every occurrence is reported once, with its offset in the stream. A large chunk is
+   * scanned where it lies: only the seam with the bytes before it is copied (joining every chunk to the tail of
+   * the one before copied each whole chunk, about a fifth of the search's time).
+   */
   async scanStream(chunks: AsyncIterable<Buffer | Uint8Array | string>, onHit: HitHandler, signal?: AbortSignal): Promise<number> {
+    const m = this.maxLength;
+    // The stream's last bytes not yet scanned as anchors from `from` on, with m bytes before them (a pattern's
+    // start precedes its anchor by less than m); `base` is the stream offset of carry[0].
     let carry: Buffer = Buffer.alloc(0);
     let from = 0;
     let base = 0;
     for await (const raw of chunks) {
       signal?.throwIfAborted();
       const chunk = typeof raw === 'string' ? Buffer.from(raw, 'latin1') : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+      if (chunk.length >= 4 * m) {
+        // the seam: anchors from `from` to m bytes into the chunk, then the chunk's own, then its last 2m bytes carry
+        const seam = Buffer.concat([carry, chunk.subarray(0, 2 * m)]);
+        this.scanRange(seam, from, carry.length + m, false, base, onHit);
+        const at = base + carry.length; // the chunk's stream offset
+        this.scanRange(chunk, m, chunk.length - m, false, at, onHit);
+        carry = Buffer.from(chunk.subarray(chunk.length - 2 * m));
+        from = m;
+        base = at + chunk.length - 2 * m;
+        continue;
+      }
       const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
-      const end = data.length - this.maxLength;
+      const end = data.length - m;
       if (end <= from) {
         carry = Buffer.from(data);
         continue;
       }
       this.scanRange(data, from, end, false, base, onHit);
-      const keep = Math.max(0, end - this.maxLength);
+      const keep = Math.max(0, end - m);
       carry = Buffer.from(data.subarray(keep));
       from = end - keep;
       base += keep;

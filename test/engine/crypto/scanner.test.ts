@@ -22,6 +22,14 @@ describe('MultiPatternScanner', () => {
     const tiny: Array<[number, number]> = [];
     await scanner.scanStream(chunked(data, 3), (p, at) => tiny.push([p, at]));
     expect(tiny.sort((a, b) => a[1] - b[1])).toEqual(hits);
+    // and with chunks of mixed sizes: large ones are scanned in place, small ones joined to the tail before them
+    const sizes = [4096, 5, 100, 64, 70, 3000, 1];
+    async function* mixed() {
+      for (let at = 0, i = 0; at < data.length; at += sizes[i++ % sizes.length]!) yield data.subarray(at, at + sizes[i % sizes.length]!);
+    }
+    const varied: Array<[number, number]> = [];
+    expect(await scanner.scanStream(mixed(), (p, at) => varied.push([p, at]))).toBe(10_000);
+    expect(varied.sort((a, b) => a[1] - b[1])).toEqual(hits);
     const whole: Array<[number, number]> = [];
     scanner.scanBuffer(data, (p, at) => whole.push([p, at]));
     expect(whole.sort((a, b) => a[1] - b[1])).toEqual(hits);
