@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
 import { startModuleWorker } from '../engine/module-worker.js';
-import { useEngineThreadHeap } from '../engine/thread-heap.js';
+import { startEngineThread } from '../engine/thread-heap.js';
 
 /** Images from this size on are unpacked and analysed in a thread with the engine's heap. */
 export const ENGINE_THREAD_MIN_BYTES = 16 * 1024 * 1024;
@@ -32,10 +32,9 @@ export async function ranInEngineThread(image: string): Promise<boolean> {
 
 /** Runs `main` (cli/main.ts) in a worker thread with the engine's heap and these arguments; resolves to its exit code. */
 function runCommandInThread(args: readonly string[]): Promise<number> {
-  useEngineThreadHeap();
   if (process.env.FIRMSCOPE_DEBUG) process.stderr.write('firmscope: the command runs in a thread with the engine heap\n');
   return new Promise((resolve) => {
-    const worker = startModuleWorker(import.meta.url, 'main', { argv: [...args] });
+    const worker = startEngineThread(() => startModuleWorker(import.meta.url, 'main', { argv: [...args] }));
     let failure: Error | undefined;
     worker.once('error', (error: Error) => {
       failure = error;

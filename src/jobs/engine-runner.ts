@@ -5,7 +5,7 @@
 // not keep the process alive and end after IDLE_MS.
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../engine/module-worker.js';
-import { useEngineThreadHeap } from '../engine/thread-heap.js';
+import { startEngineThread } from '../engine/thread-heap.js';
 import type { ScanResult } from '../engine/types.js';
 import type { ScanThreadConfig, ScanThreadInput, ScanThreadMessage, ScanThreadRequest } from './scan-thread.js';
 
@@ -150,6 +150,5 @@ async function endThread(thread: ScanThread): Promise<void> {
 }
 
 function startWorker(config: ScanThreadConfig): Worker {
-  useEngineThreadHeap();
-  return startModuleWorker(import.meta.url, 'scan-thread', { workerData: config });
+  return startEngineThread(() => startModuleWorker(import.meta.url, 'scan-thread', { workerData: config }));
 }
