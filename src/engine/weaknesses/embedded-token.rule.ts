@@ -4,48 +4,51 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { secretDigest, weaknessFinding } from './finding.js';
-import type { WeaknessRule } from './rule.js';
+import type { WeaknessContext, WeaknessRule } from './rule.js';
 import { findTokens } from './tokens.js';
 import { isExcludedText } from './excluded-paths.js';
-import type { EngineFinding } from '../types.js';
+import type { EngineFinding, FileNode } from '../types.js';
 
 const CHUNK = 1024 * 1024;
 const OVERLAP = 512;
 const MAX_FILE = 64 * 1024 * 1024;
+
+/** The file's tokens, one finding each. */
+async function tokensIn(ctx: WeaknessContext, node: FileNode): Promise<EngineFinding[]> {
+  const findings: EngineFinding[] = [];
+  for (let offset = 0; offset < node.size; offset += CHUNK) {
+    const start = Math.max(0, offset - OVERLAP);
+    // Each chunk is read with context on both sides (a token across the boundary, an AWS secret near its
+    // id) and owns the matches that start inside it.
+    const text = (await ctx.index.readRange(node, start, offset + CHUNK + OVERLAP - start)).toString('latin1');
+    for (const match of findTokens(text, start)) {
+      if (match.offset < offset || match.offset >= offset + CHUNK) continue;
+      const tokenId = createHash('sha256').update(match.token).digest('hex').slice(0, 16);
+      findings.push(weaknessFinding('embedded-token', {
+        where: `${node.fsPath}|${match.kind.id}|${tokenId}`,
+        cwe: 'CWE-798',
+        severity: 'high',
+        name: `${match.kind.label} in ${posix.basename(node.fsPath)}`,
+        description: `${node.fsPath} contains a ${match.kind.label} (${match.token.slice(0, 8)}…). Anyone who extracts the firmware can use the account or service it grants.`,
+        recommendedAction: 'Revoke the token now, remove it from the image, and have devices obtain per-device credentials at provisioning.',
+        occurrences: [{ path: node.path, offset: match.offset, evidence: `${match.kind.label} ${match.token.slice(0, 8)}… (${secretDigest(match.token)})` }],
+      }));
+    }
+  }
+  return findings;
+}
 
 export const embeddedTokenRule: WeaknessRule = {
   id: 'embedded-token',
   async run(ctx) {
     // Files that were unpacked report through their children (an archive holds the same bytes).
     const containers = new Set(ctx.index.nodes.map((n) => n.parent).filter((p): p is string => p !== undefined));
-    const findings: EngineFinding[] = [];
+    const searched: FileNode[] = [];
     for (const node of ctx.index.files()) {
-      ctx.signal.throwIfAborted();
       if (node.size === 0 || containers.has(node.path) || isExcludedText(node.fsPath)) continue;
-      if (node.size > MAX_FILE) {
-        ctx.note({ path: node.path, kind: 'limit', message: `not searched for access tokens: larger than ${MAX_FILE} bytes` });
-        continue;
-      }
-      for (let offset = 0; offset < node.size; offset += CHUNK) {
-        const start = Math.max(0, offset - OVERLAP);
-        // Each chunk is read with context on both sides (a token across the boundary, an AWS secret near its
-        // id) and owns the matches that start inside it.
-        const text = (await ctx.index.readRange(node, start, offset + CHUNK + OVERLAP - start)).toString('latin1');
-        for (const match of findTokens(text, start)) {
-          if (match.offset < offset || match.offset >= offset + CHUNK) continue;
-          const tokenId = createHash('sha256').update(match.token).digest('hex').slice(0, 16);
-          findings.push(weaknessFinding('embedded-token', {
-            where: `${node.fsPath}|${match.kind.id}|${tokenId}`,
-            cwe: 'CWE-798',
-            severity: 'high',
-            name: `${match.kind.label} in ${posix.basename(node.fsPath)}`,
-            description: `${node.fsPath} contains a ${match.kind.label} (${match.token.slice(0, 8)}…). Anyone who extracts the firmware can use the account or service it grants.`,
-            recommendedAction: 'Revoke the token now, remove it from the image, and have devices obtain per-device credentials at provisioning.',
-            occurrences: [{ path: node.path, offset: match.offset, evidence: `${match.kind.label} ${match.token.slice(0, 8)}… (${secretDigest(match.token)})` }],
-          }));
-        }
-      }
+      if (node.size <= MAX_FILE) searched.push(node);
+      else ctx.note({ path: node.path, kind: 'limit', message: `not searched for access tokens: larger than ${MAX_FILE} bytes` });
     }
-    return findings;
+    return ctx.perFile(searched, (node) => tokensIn(ctx, node));
   },
 };

@@ -12,8 +12,8 @@ import { posix } from 'node:path';
 import { DEFAULT_PASSWORDS } from './default-passwords.js';
 import { isExcludedText } from './excluded-paths.js';
 import { secretDigest, weaknessFinding } from './finding.js';
-import type { WeaknessRule } from './rule.js';
-import type { EngineFinding } from '../types.js';
+import type { WeaknessContext, WeaknessRule } from './rule.js';
+import type { EngineFinding, FileNode } from '../types.js';
 
 const EXCLUDED_EXT = /\.(?:md|rst|txt|html?|pod|po|mo|lang|[1-9]|man|h|c|pem|crt|key)$/i;
 const MAX_SIZE = 512 * 1024;
@@ -35,37 +35,39 @@ export function literalValue(raw: string): string | undefined {
   return value;
 }
 
+/** The file's literal password assignments, one finding each; none for a binary. */
+async function assignmentsIn(ctx: WeaknessContext, node: FileNode): Promise<EngineFinding[]> {
+  const findings: EngineFinding[] = [];
+  const text = await ctx.text(node, MAX_SIZE);
+  if (text === undefined) return findings;
+  for (const [i, line] of text.split('\n').entries()) {
+    // Long lines are minified code or data, not assignments (and would make the pattern slow).
+    if (line.length > MAX_LINE || !/pass|pwd/i.test(line) || /^\s*(?:#|\/\/|;|--|\*|<!--)/.test(line)) continue;
+    const m = ASSIGNMENT.exec(line);
+    if (!m) continue;
+    const [, key, separator] = m;
+    // Whitespace separates key and value only in UCI (`option password 'x'`) and similar `key value` configs.
+    if (separator!.trim() === '' && !/^\s*option\s/.test(line)) continue;
+    const value = literalValue(m[3]!);
+    if (value === undefined) continue;
+    const isDefault = DEFAULT_PASSWORDS.includes(value);
+    findings.push(weaknessFinding('password-assignment', {
+      where: `${node.fsPath}|${key!.toLowerCase()}`,
+      cwe: 'CWE-259',
+      severity: isDefault ? 'high' : 'medium',
+      name: `Hard-coded password "${key}" in ${posix.basename(node.fsPath)}`,
+      description: `${node.fsPath} sets ${key} to a literal password${isDefault ? ` ("${value}", a published default)` : ''}. It is the same on every device running this image and readable by anyone who extracts it.`,
+      recommendedAction: 'Remove the password from the image: generate it per device at first boot or provisioning, or read it from protected storage.',
+      occurrences: [{ path: node.path, evidence: `${node.fsPath}:${i + 1}: ${key}${isDefault ? ` = "${value}" (a default password)` : ` = <${secretDigest(value)}>`}` }],
+    }));
+  }
+  return findings;
+}
+
 export const passwordAssignmentRule: WeaknessRule = {
   id: 'password-assignment',
   async run(ctx) {
-    const findings: EngineFinding[] = [];
-    for (const node of ctx.index.files()) {
-      ctx.signal.throwIfAborted();
-      if (node.size === 0 || node.size > MAX_SIZE || isExcludedText(node.fsPath) || EXCLUDED_EXT.test(node.fsPath)) continue;
-      const text = await ctx.text(node, MAX_SIZE);
-      if (text === undefined) continue;
-      for (const [i, line] of text.split('\n').entries()) {
-        // Long lines are minified code or data, not assignments (and would make the pattern slow).
-        if (line.length > MAX_LINE || !/pass|pwd/i.test(line) || /^\s*(?:#|\/\/|;|--|\*|<!--)/.test(line)) continue;
-        const m = ASSIGNMENT.exec(line);
-        if (!m) continue;
-        const [, key, separator] = m;
-        // Whitespace separates key and value only in UCI (`option password 'x'`) and similar `key value` configs.
-        if (separator!.trim() === '' && !/^\s*option\s/.test(line)) continue;
-        const value = literalValue(m[3]!);
-        if (value === undefined) continue;
-        const isDefault = DEFAULT_PASSWORDS.includes(value);
-        findings.push(weaknessFinding('password-assignment', {
-          where: `${node.fsPath}|${key!.toLowerCase()}`,
-          cwe: 'CWE-259',
-          severity: isDefault ? 'high' : 'medium',
-          name: `Hard-coded password "${key}" in ${posix.basename(node.fsPath)}`,
-          description: `${node.fsPath} sets ${key} to a literal password${isDefault ? ` ("${value}", a published default)` : ''}. It is the same on every device running this image and readable by anyone who extracts it.`,
-          recommendedAction: 'Remove the password from the image: generate it per device at first boot or provisioning, or read it from protected storage.',
-          occurrences: [{ path: node.path, evidence: `${node.fsPath}:${i + 1}: ${key}${isDefault ? ` = "${value}" (a default password)` : ` = <${secretDigest(value)}>`}` }],
-        }));
-      }
-    }
-    return findings;
+    const searched = ctx.index.files().filter((node) => node.size > 0 && node.size <= MAX_SIZE && !isExcludedText(node.fsPath) && !EXCLUDED_EXT.test(node.fsPath));
+    return ctx.perFile(searched, (node) => assignmentsIn(ctx, node));
   },
 };

@@ -11,6 +11,12 @@ export interface WeaknessContext {
   text(node: FileNode, maxBytes?: number): Promise<string | undefined>;
   /** Records a problem (a file not checked, a limit) under the rule's id. */
   note(problem: Omit<Problem, 'source'>): void;
+  /**
+   * The findings of each of `nodes` in order, for a rule that judges a file by its bytes and its path alone
+   * (`judge`): from the analysis cache where an earlier scan judged the same file (analysis-cache.ts), otherwise
+   * judged now and kept for the next scan.
+   */
+  perFile(nodes: readonly FileNode[], judge: (node: FileNode) => Promise<EngineFinding[]>): Promise<EngineFinding[]>;
 }
 
 export interface WeaknessRule {

@@ -3,6 +3,7 @@
 // reads through the FileIndex (small text files once, cached across rules); a crashing rule is contained as a
 // problem and the others still run. Rules report each occurrence as a finding; those that share a fingerprint
 // (the same rule, file and account or key) become one finding with all occurrences.
+import { facetLookup } from '../analysis-cache.js';
 import type { AnalysisContext, Analyzer } from '../analyzer.js';
 import type { EngineFinding, FileNode } from '../types.js';
 import { severityRank } from '../vulns/cvss.js';
@@ -19,6 +20,22 @@ function merge(byFingerprint: Map<string, EngineFinding>, finding: EngineFinding
   if (!existing) byFingerprint.set(finding.fingerprint, finding);
   else if (severityRank(finding.severity) > severityRank(existing.severity)) byFingerprint.set(finding.fingerprint, { ...finding, occurrences: [...existing.occurrences, ...finding.occurrences] });
   else existing.occurrences.push(...finding.occurrences);
+}
+
+/** The findings of each file in order: cached ones with their paths in this tree, the others judged now and kept. */
+async function judgedPerFile(ctx: AnalysisContext, facet: string, nodes: readonly FileNode[], judge: (node: FileNode) => Promise<EngineFinding[]>): Promise<EngineFinding[]> {
+  const cache = await facetLookup<EngineFinding[]>(ctx.fileCache, facet, '', nodes);
+  const findings: EngineFinding[] = [];
+  for (const node of nodes) {
+    ctx.signal.throwIfAborted();
+    const cached = cache.get(node);
+    // the cache keeps what the path in the tree does not change (fingerprints hash the path in the filesystem)
+    for (const occurrence of (cached ?? []).flatMap((f) => f.occurrences)) occurrence.path = node.path;
+    const found = cached ?? (await judge(node));
+    if (!cached) cache.put(node, found);
+    findings.push(...found);
+  }
+  return findings;
 }
 
 export function createWeaknessesAnalyzer(rules: readonly WeaknessRule[] = weaknessRules): Analyzer {
@@ -45,6 +62,7 @@ export function createWeaknessesAnalyzer(rules: readonly WeaknessRule[] = weakne
           signal: ctx.signal,
           text,
           note: (p) => ctx.problems.push({ ...p, source: `weakness/${rule.id}` }),
+          perFile: (nodes, judge) => judgedPerFile(ctx, `weakness/${rule.id}`, nodes, judge),
         };
         try {
           for (const finding of await rule.run(wctx)) merge(byFingerprint, finding);

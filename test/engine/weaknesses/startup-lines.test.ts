@@ -5,7 +5,7 @@ import { startupLines } from '../../../src/engine/weaknesses/startup.js';
 import { fixture } from './support.js';
 
 function context(index: FileIndex): WeaknessContext {
-  return { index, signal: new AbortController().signal, text: async (n) => (await index.read(n)).toString('utf8'), note: () => undefined };
+  return { index, signal: new AbortController().signal, text: async (n) => (await index.read(n)).toString('utf8'), note: () => undefined, perFile: async () => [] };
 }
 
 describe('startupLines', () => {
