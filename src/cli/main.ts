@@ -36,8 +36,8 @@ async function main(argv: string[]): Promise<void> {
     .description('Firmware image security analysis: unpack, inventory, vulnerabilities, crypto, reports; and the client of a Firmscope server')
     .version(ENGINE_VERSION)
     .addHelpText('after', EXIT_CODES);
-  // `firmscope help upload` is `firmscope upload --help`: the named command is loaded either way.
   setCommandLine(argv.slice(2)); // what `scan` and `unpack` of a large image run again in a thread (command-thread.ts)
+  // `firmscope help upload` is `firmscope upload --help`: the named command is loaded either way.
   const name = argv[2] === 'help' ? argv[3] : argv[2];
   const invoked = commands.find((c) => Object.hasOwn(c.names, name ?? ''));
   if (invoked) (await invoked.load()).register(program);

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FileNode } from './types.js';
+import type { EngineFinding, FileNode } from './types.js';
 import type { StoredContent, StoredFormMemo } from './unpack/file-reuse.js';
 
 /** A key-value store of JSON strings; `get` answers only the keys it has. */
@@ -161,6 +161,15 @@ export function storedFormMemo(cache: AnalysisCache, files: FileFacetCache, engi
 }
 
 /** The facet lookup of an analyzer: a no-op when the scan has no cache. */
+/**
+ * Cached findings of one file, with their occurrences moved to its path in this tree (the cache keeps what that
+ * path does not change: fingerprints hash the path inside the filesystem). Undefined stays undefined.
+ */
+export function findingsAt(cached: EngineFinding[] | undefined, path: string): EngineFinding[] | undefined {
+  for (const occurrence of (cached ?? []).flatMap((f) => f.occurrences ?? [])) occurrence.path = path;
+  return cached;
+}
+
 export function facetLookup<T>(cache: FileFacetCache | undefined, facet: string, context: string, nodes: readonly FileNode[]): Promise<FacetLookup<T>> {
   return cache ? cache.lookup<T>(facet, context, nodes) : Promise.resolve(NO_LOOKUP);
 }

@@ -3,7 +3,7 @@
 // reads through the FileIndex (small text files once, cached across rules); a crashing rule is contained as a
 // problem and the others still run. Rules report each occurrence as a finding; those that share a fingerprint
 // (the same rule, file and account or key) become one finding with all occurrences.
-import { facetLookup } from '../analysis-cache.js';
+import { facetLookup, findingsAt } from '../analysis-cache.js';
 import type { AnalysisContext, Analyzer } from '../analyzer.js';
 import type { EngineFinding, FileNode } from '../types.js';
 import { severityRank } from '../vulns/cvss.js';
@@ -28,9 +28,7 @@ async function judgedPerFile(ctx: AnalysisContext, facet: string, nodes: readonl
   const findings: EngineFinding[] = [];
   for (const node of nodes) {
     ctx.signal.throwIfAborted();
-    const cached = cache.get(node);
-    // the cache keeps what the path in the tree does not change (fingerprints hash the path in the filesystem)
-    for (const occurrence of (cached ?? []).flatMap((f) => f.occurrences)) occurrence.path = node.path;
+    const cached = findingsAt(cache.get(node), node.path);
     const found = cached ?? (await judge(node));
     if (!cached) cache.put(node, found);
     findings.push(...found);
