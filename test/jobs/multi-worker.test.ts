@@ -98,9 +98,11 @@ describe.skipIf(!postgres)('three workers without a shared disk, on PostgreSQL a
     survivor.process.child.kill('SIGCONT');
 
     const db = t.server.runtime.database.db;
+    // a worker records the scan's end, then finishes its job: both are waited for
     await waitFor(async () => {
       const open = await db.selectFrom('scans').select('id').where('state', 'not in', ['done', 'failed', 'cancelled']).execute();
-      return open.length === 0 || undefined;
+      const running = await db.selectFrom('jobs').select('id').where('status', 'not in', ['done', 'failed', 'cancelled']).execute();
+      return (open.length === 0 && running.length === 0) || undefined;
     }, 180_000, 250);
 
     const scans = await db.selectFrom('scans').select(['id', 'state']).execute();
