@@ -5,8 +5,8 @@
 // almost always, so unpacking the 64 MB benchmark image ran about 40 major collections, whose concurrent marking
 // took a second of CPU from the decoders. A floor of 128 MiB under that limit leaves the room: about 10.
 // V8 reads the floor (a process-wide flag) when a thread creates its isolate, so it is set while the engine's
-// thread starts and taken back once that thread runs: the threads the engine starts itself (the rule scan, the
-// crypto facts) each hold one file at a time and keep V8's default, which costs less memory.
+// thread starts and taken back once that thread runs: the thread the engine starts itself (the rule scan) holds
+// one file at a time and keeps V8's default, which costs less memory.
 import { setFlagsFromString } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 
