@@ -168,7 +168,6 @@ export function storedFormMemo(cache: AnalysisCache, files: FileFacetCache, engi
   };
 }
 
-/** The facet lookup of an analyzer: a no-op when the scan has no cache. */
 /**
  * Cached findings of one file, with their occurrences moved to its path in this tree (the cache keeps what that
  * path does not change: fingerprints hash the path inside the filesystem). Undefined stays undefined.
@@ -178,6 +177,7 @@ export function findingsAt(cached: EngineFinding[] | undefined, path: string): E
   return cached;
 }
 
+/** The facet lookup of an analyzer: a no-op when the scan has no cache. */
 export function facetLookup<T>(cache: FileFacetCache | undefined, facet: string, context: string, nodes: readonly FileNode[]): Promise<FacetLookup<T>> {
   return cache ? cache.lookup<T>(facet, context, nodes) : Promise.resolve(NO_LOOKUP);
 }

@@ -3,6 +3,7 @@
 // curated mapping; a wildcard or empty vendor is refused, because such CPEs match every product of that name, the
 // classic false positive), and for the matcher: splitting on unescaped ':', unescaping, and the attribute
 // comparison. ANY ('*') and NA ('-') are kept as such; '*' and '?' inside a value are wildcards.
+import { escapeRegExp } from './regexp-escape.js';
 
 const RESERVED = /[\\!"#$%&'()+,/:;<=>@[\]^`{|}~?*]/g;
 
@@ -76,10 +77,10 @@ function wildcardRegExp(value: string): RegExp {
   let re = '';
   for (let i = 0; i < value.length; i++) {
     const c = value[i]!;
-    if (c === '\\' && i + 1 < value.length) re += value[++i]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    if (c === '\\' && i + 1 < value.length) re += escapeRegExp(value[++i]!);
     else if (c === '*') re += '.*';
     else if (c === '?') re += '.';
-    else re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    else re += escapeRegExp(c);
   }
   return new RegExp(`^${re}$`);
 }

@@ -1,7 +1,6 @@
 // Small constructors that keep the signature tables readable.
+import { escapeRegExp as escape } from '../../regexp-escape.js';
 import type { SignaturePattern, StandalonePattern, VersionSignature } from '../signature.js';
-
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A literal needle whose own regex carries the version group. */
 export function banner(needle: string, regex: RegExp, confidence = 0.9, hintOnly = false): SignaturePattern {
