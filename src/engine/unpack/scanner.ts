@@ -2,8 +2,10 @@
 // windows (with an overlap so a magic across a window edge is still found) and searching each window in one
 // pass: a table indexed by byte pairs says which patterns to compare at a position. Each magic is keyed by its
 // rarest byte pair (its anchor), not its first two bytes: a magic starting with 00 00 keyed on those would be
-// compared at every position of every run of zeros. Candidates come out in chunk-start order, and the consumer
-// can skip ahead past an accepted chunk so its inside is never searched.
+// compared at every position of every run of zeros. A second table, of the byte after the pair, turns away most
+// positions whose pair is common in text ("us" of "ustar", "ve" of a TP-Link header) before any magic is compared.
+// Candidates come out in chunk-start order, and the consumer can skip ahead past an accepted chunk so its inside
+// is never searched.
 import type { Handler, Reader } from './handler.js';
 
 export interface Candidate {
@@ -54,6 +56,11 @@ export class SignatureScanner {
   /** Patterns by their anchor pair (b0 << 8 | b1); one-byte magics are searched with indexOf. */
   private readonly byPrefix: Array<Pattern[] | undefined> = new Array<Pattern[] | undefined>(65536);
   private readonly prefixTable = new Uint8Array(65536);
+  /**
+   * For each anchor pair, a 256-bit set (eight 32-bit words) of the bytes that may follow it: the byte after the
+   * anchor in each of its magics, or every byte when a magic ends with its anchor.
+   */
+  private readonly nextByte = new Int32Array(65536 * 8);
   private readonly oneByte: Pattern[] = [];
 
   constructor(handlers: readonly Handler[]) {
@@ -72,6 +79,9 @@ export class SignatureScanner {
       const key = (p.bytes[p.anchor]! << 8) | p.bytes[p.anchor + 1]!;
       this.prefixTable[key] = 1;
       (this.byPrefix[key] ??= []).push(p);
+      const after = p.anchor + 2;
+      if (after < p.bytes.length) this.nextByte[key * 8 + (p.bytes[after]! >>> 5)]! |= 1 << (p.bytes[after]! & 31);
+      else this.nextByte.fill(-1, key * 8, key * 8 + 8);
     }
     this.maxOffset = Math.max(0, ...this.carving.map((p) => p.offset));
     this.maxMagicEnd = Math.max(1, ...this.carving.map((p) => p.offset + p.bytes.length));
@@ -145,6 +155,8 @@ export class SignatureScanner {
   /** Calls `found` for every pattern whose match begins at a position in [0, limit) of `data`. */
   private search(data: Buffer, limit: number, found: (at: number, p: Pattern) => void): void {
     const table = this.prefixTable;
+    const nextByte = this.nextByte;
+    const byPrefix = this.byPrefix;
     // A plain Uint8Array view keeps the loop's element loads monomorphic.
     const bytes = new Uint8Array(data.buffer, data.byteOffset, data.length);
     const end = Math.min(limit + this.maxAnchor, bytes.length - 1);
@@ -154,9 +166,19 @@ export class SignatureScanner {
       const key = (prev << 8) | next;
       prev = next;
       if (table[key] === 0) continue;
-      for (const p of this.byPrefix[key]!) {
+      // past the end there is no next byte: only a magic that ends with its anchor can match (all bits set)
+      const after = i + 2 < bytes.length ? bytes[i + 2]! : 0;
+      if ((nextByte[(key << 3) + (after >>> 5)]! & (1 << (after & 31))) === 0) continue;
+      const patterns = byPrefix[key]!;
+      for (let j = 0; j < patterns.length; j++) {
+        const p = patterns[j]!;
         const at = i - p.anchor;
-        if (at >= 0 && at < limit && matchesAt(data, at, p.bytes)) found(at, p);
+        const magic = p.bytes;
+        if (at < 0 || at >= limit || at + magic.length > bytes.length) continue;
+        // compared here on the Uint8Array view (matchesAt takes Buffers from elsewhere: one shape per call site)
+        let k = 0;
+        while (k < magic.length && bytes[at + k] === magic[k]) k++;
+        if (k === magic.length) found(at, p);
       }
     }
     for (const p of this.oneByte) {
