@@ -28,14 +28,24 @@ export class FileIndex {
   private readonly keptBudget: number;
   /** Regular files in node order. */
   private readonly fileList: FileNode[];
+  /** First bytes of files, by path, that the unpacker had in memory (UnpackResult.heads). */
+  private readonly heads: ReadonlyMap<string, Buffer>;
+  private readonly encoded: ReadonlyMap<string, ReadonlyArray<readonly [number, number]>>;
 
   constructor(
     /** Absolute folder that FileNode.path values are relative to. */
     readonly root: string,
     readonly nodes: FileNode[],
-    options: { keptBytes?: number } = {},
+    options: {
+      keptBytes?: number;
+      heads?: ReadonlyMap<string, Buffer>;
+      /** UnpackResult.encodedRanges */
+      encodedRanges?: ReadonlyMap<string, ReadonlyArray<readonly [number, number]>>;
+    } = {},
   ) {
     this.keptBudget = options.keptBytes ?? DEFAULT_KEPT_BYTES;
+    this.heads = options.heads ?? new Map();
+    this.encoded = options.encodedRanges ?? new Map();
     this.fileList = nodes.filter((n) => n.kind === 'file');
     for (const node of nodes) {
       this.byPath.set(node.path, node);
@@ -103,6 +113,14 @@ export class FileIndex {
     return current && current.kind === 'file' ? current : undefined;
   }
 
+  /**
+   * The parts of a container that an encoded format (a compressed stream, a SquashFS) occupies, in offset order:
+   * their content is in the extracted files, so a byte-pattern search of the container passes over them.
+   */
+  encodedRanges(node: FileNode): Array<readonly [number, number]> {
+    return [...(this.encoded.get(node.path) ?? [])].sort((a, b) => a[0] - b[0]);
+  }
+
   absolutePath(node: FileNode): string {
     return join(this.root, node.path);
   }
@@ -128,7 +146,7 @@ export class FileIndex {
     if (node.kind !== 'file' || node.size > MAX_KEPT_FILE || this.keptBytes + node.size > this.keptBudget) return undefined;
     let data: Buffer;
     try {
-      data = readFileSync(this.absolutePath(node));
+      data = this.wholeHead(node) ?? readFileSync(this.absolutePath(node));
     } catch (error) {
       // A failed read is not kept: the next caller gets its own error. Marked handled here, as a stream() that is
       // never consumed would otherwise leave an unhandled rejection behind (the error still reaches every await).
@@ -163,6 +181,8 @@ export class FileIndex {
   async head(node: FileNode, length: number): Promise<Buffer> {
     const kept = this.kept.get(node.path);
     if (kept) return rangeOf(await kept, 0, length);
+    const known = this.heads.get(node.path);
+    if (known && (length <= known.length || known.length === node.size)) return rangeOf(known, 0, length);
     if (length >= node.size) return this.readRange(node, 0, length);
     return readFileRange(this.absolutePath(node), 0, length);
   }
@@ -192,6 +212,12 @@ export class FileIndex {
         open = false;
       },
     };
+  }
+
+  /** The unpacker's head of the file when it is the whole file. */
+  private wholeHead(node: FileNode): Buffer | undefined {
+    const known = this.heads.get(node.path);
+    return known && known.length === node.size ? known : undefined;
   }
 
   stream(node: FileNode): Readable {

@@ -18,7 +18,7 @@ import { hashFile } from './hash.js';
 import { summarise, unrecognisedReason, withLevels } from './problems.js';
 import type { ScanResult } from './types.js';
 import type { Limits } from './unpack/limits.js';
-import { unpack } from './unpack/driver.js';
+import { unpack, type UnpackResult } from './unpack/driver.js';
 import { ruleSetDigest } from './malware/rule-catalog.js';
 import type { CustomRuleSource } from './malware/rules.js';
 import type { Handler } from './unpack/handler.js';
@@ -82,6 +82,8 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
   const reuse = cache && fileCache && options.fileStore ? new FileReuse(options.fileStore, storedFormMemo(cache, fileCache)) : undefined;
 
   let tree: UnpackedTree;
+  // what the unpacker hands to the analysis beside the tree (absent when the tree comes from the cache)
+  let handOver: Pick<UnpackResult, 'heads' | 'encodedRanges'> | undefined;
   if (cached) {
     tree = cached.tree;
   } else {
@@ -101,12 +103,13 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     const unknownChunks = [...unpacked.unknownChunks].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.offset - b.offset));
     const { durationMs: _, ...stats } = unpacked.stats;
     tree = { files, unknownChunks, problems: unpacked.problems, stats };
+    handOver = unpacked;
   }
   endPhase('unpack');
 
   const ctx: AnalysisContext = {
     image,
-    index: new FileIndex(options.workDir, tree.files),
+    index: new FileIndex(options.workDir, tree.files, { heads: handOver?.heads, encodedRanges: handOver?.encodedRanges }),
     components: [],
     findings: [],
     cryptoAssets: [],

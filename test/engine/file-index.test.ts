@@ -50,6 +50,22 @@ describe('FileIndex kept contents', () => {
     expect((await index.head(node, 5)).toString()).toBe('other');
   });
 
+  it("answers heads from the unpacker's, and a file its head holds whole, without opening it", async () => {
+    await writeFile(join(dir, 'small'), 'whole file');
+    await writeFile(join(dir, 'large'), Buffer.alloc(10_000, 'x'));
+    const { nodes } = await FileIndex.fromDirectory(dir);
+    const heads = new Map([['small', Buffer.from('whole file')], ['large', Buffer.alloc(4096, 'x')]]);
+    const index = new FileIndex(dir, nodes, { heads });
+    await unlink(join(dir, 'small'));
+    await unlink(join(dir, 'large'));
+    const [small, large] = [index.get('small')!, index.get('large')!];
+    expect((await index.head(small, 8192)).toString()).toBe('whole file');
+    expect((await index.read(small)).toString()).toBe('whole file');
+    expect(await index.head(large, 4096)).toEqual(Buffer.alloc(4096, 'x'));
+    // more than the unpacker kept: from the file (gone here)
+    await expect(index.head(large, 8192)).rejects.toThrow(/ENOENT/);
+  });
+
   it('does not keep a failed read: each caller gets the error, and a later read tries again', async () => {
     await writeFile(join(dir, 'b'), 'first');
     const index = await FileIndex.fromDirectory(dir);

@@ -15,6 +15,7 @@ import { facetLookup } from '../analysis-cache.js';
 import { restoreOutput } from '../image-cache.js';
 import { cryptoFindings } from './findings.js';
 import { elfCryptoImports } from './elf-imports.js';
+import type { StreamGap } from './scanner.js';
 
 export interface CryptoAnalyzerOptions {
   /** Clock for expiry checks (tests pin it). */
@@ -62,12 +63,26 @@ function executableKind(magic: Buffer): 'ELF' | 'PE' | undefined {
   return text === '\x7fELF' ? 'ELF' : text.startsWith('MZ') ? 'PE' : undefined;
 }
 
-/** The file in 1 MiB chunks through its reader (views of kept contents; no second open for a large file). */
-async function* chunksOf(read: (offset: number, length: number) => Promise<Buffer>, size: number): AsyncGenerator<Buffer> {
-  for (let at = 0; at < size; at += CHUNK) {
-    const chunk = await read(at, Math.min(CHUNK, size - at));
-    if (chunk.length === 0) return;
-    yield chunk;
+/**
+ * The file in 1 MiB chunks through its reader (views of kept contents; no second open for a large file), with the
+ * ranges an encoded format occupies (`skip`, in offset order) passed over as gaps: a compressed stream's or a
+ * SquashFS's bytes are searched decoded, in the extracted files.
+ */
+async function* chunksOf(read: (offset: number, length: number) => Promise<Buffer>, size: number, skip: ReadonlyArray<readonly [number, number]> = []): AsyncGenerator<Buffer | StreamGap> {
+  let at = 0;
+  for (const [start, end] of [...skip, [size, size] as const]) {
+    const stop = Math.min(start, size);
+    while (at < stop) {
+      const chunk = await read(at, Math.min(CHUNK, stop - at));
+      if (chunk.length === 0) return;
+      yield chunk;
+      at += chunk.length;
+    }
+    const resume = Math.min(end, size);
+    if (resume > at) {
+      yield { skip: resume - at };
+      at = resume;
+    }
   }
 }
 
@@ -82,7 +97,8 @@ interface CryptoFileFacts {
 async function scanNode(ctx: AnalysisContext, node: FileNode, now: Date): Promise<CryptoFileFacts> {
   const reader = await ctx.index.reader(node);
   try {
-    const detections = await detectFile(node.path, chunksOf(reader.read, node.size), reader.read, { now, signal: ctx.signal });
+    const chunks = chunksOf(reader.read, node.size, ctx.index.encodedRanges(node));
+    const detections = await detectFile(node.path, chunks, reader.read, { now, signal: ctx.signal });
     const imports = await elfCryptoImports({ size: node.size, read: reader.read });
     const executable = executableKind(await reader.read(0, 4));
     return { detections, imports, ...(executable ? { executable } : {}) };

@@ -7,6 +7,7 @@ import { carveAt, type DerKind, type RangeReader } from './der-carver.js';
 import { LIBRARIES, parseSpec } from './libraries.js';
 import { outermost, type Material } from './material.js';
 import { patternSet } from './patterns.js';
+import type { StreamGap } from './scanner.js';
 import { parsePemBlock } from './pem.js';
 import { suiteAlgorithms, suiteAround, type ProtocolName } from './protocols.js';
 import { parseDropbearKey, parseSshPublicKeyLine } from './ssh-keys.js';
@@ -27,7 +28,7 @@ interface Pending {
   offset: number;
 }
 
-export async function detectFile(path: string, chunks: AsyncIterable<Buffer | Uint8Array | string>, read: RangeReader, options: DetectOptions): Promise<FileDetections> {
+export async function detectFile(path: string, chunks: AsyncIterable<Buffer | Uint8Array | string | StreamGap>, read: RangeReader, options: DetectOptions): Promise<FileDetections> {
   const { scanner, meanings } = patternSet();
   const constants = new Map<number, { count: number; offsets: number[] }>();
   const libraryMarkers = new Map<string, LibraryFound>();

@@ -14,6 +14,11 @@ interface Candidate {
 
 export type HitHandler = (pattern: number, offset: number) => void;
 
+/** In a stream of chunks: this many bytes of the stream that are not searched (no match spans them). */
+export interface StreamGap {
+  skip: number;
+}
+
 /** The pattern's most varied 4-byte window: most distinct bytes, then fewest 0x00/0xff; the first such window. */
 function anchorOffset(bytes: Buffer): number {
   let best = 0;
@@ -64,11 +69,12 @@ export class MultiPatternScanner {
   }
 
   /**
-   * Scans a stream of chunks; every occurrence is reported once, with its offset in the stream. A large chunk is
+   * Scans a stream of chunks; every occurrence is reported once, with its offset in the stream (gaps count in the
+   * offsets, and the total returned, but are not searched). A large chunk is
    * scanned where it lies: only the seam with the bytes before it is copied (joining every chunk to the tail of
    * the one before copied each whole chunk: about a twentieth of the pass over a large tree).
    */
-  async scanStream(chunks: AsyncIterable<Buffer | Uint8Array | string>, onHit: HitHandler, signal?: AbortSignal): Promise<number> {
+  async scanStream(chunks: AsyncIterable<Buffer | Uint8Array | string | StreamGap>, onHit: HitHandler, signal?: AbortSignal): Promise<number> {
     const m = this.maxLength;
     // The stream's last bytes not yet scanned as anchors from `from` on, with m bytes before them (a pattern's
     // start precedes its anchor by less than m); `base` is the stream offset of carry[0].
@@ -77,6 +83,14 @@ export class MultiPatternScanner {
     let base = 0;
     for await (const raw of chunks) {
       signal?.throwIfAborted();
+      if (typeof raw === 'object' && !(raw instanceof Uint8Array)) {
+        // a gap: the bytes before it are scanned to their end, and the stream goes on after it
+        this.scanRange(carry, from, carry.length - 3, true, base, onHit);
+        base += carry.length + raw.skip;
+        carry = Buffer.alloc(0);
+        from = 0;
+        continue;
+      }
       const chunk = typeof raw === 'string' ? Buffer.from(raw, 'latin1') : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
       if (chunk.length >= 4 * m) {
         // the seam: anchors from `from` to m bytes into the chunk, then the chunk's own, then its last 2m bytes carry

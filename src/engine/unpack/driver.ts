@@ -61,6 +61,16 @@ export interface UnpackResult {
   problems: Problem[];
   stats: UnpackStats;
   limits: Limits;
+  /**
+   * The first bytes of extracted files (up to the sink's HEAD_BYTES each, HEADS_BUDGET in all), by node path: the
+   * analysis reads them from here instead of opening every file again (FileIndex).
+   */
+  heads: Map<string, Buffer>;
+  /**
+   * By container path, the [start, end) ranges of its chunks that an encoded format's handler (Handler.encoded)
+   * extracted without error: their content is in the extracted files.
+   */
+  encodedRanges: Map<string, Array<[number, number]>>;
 }
 
 /** Name of the node tree written next to the extracted files. */
@@ -83,8 +93,23 @@ interface State {
   small: WeakMap<FileNode, Buffer>;
   /** Chunk selections the sink made while a file's bytes were in memory; the file is searched no more. */
   selections: WeakMap<FileNode, ChunkSelection>;
+  /** Heads handed to the analysis (UnpackResult.heads) and their bytes, shared by every branch. */
+  heads: { byPath: Map<string, Buffer>; bytes: number };
+  /** UnpackResult.encodedRanges, shared by every branch. */
+  encodedRanges: Map<string, Array<[number, number]>>;
   reuse?: FileReuse;
 }
+
+/**
+ * Bytes of file heads kept for the analysis (4 KiB each: 4,096 files), bounded as the scan's peak memory is; the
+ * heads of files past it are read from disk, as before.
+ */
+const HEADS_BUDGET = 16 * 1024 * 1024;
+/**
+ * A file's type is detected from this many first bytes, whatever the sink kept: the text and PEM tests look at
+ * the whole buffer given, so more bytes could change a type.
+ */
+const TYPE_PROBE = 512;
 
 /**
  * The chunks of one file are extracted this many at a time (the kernel and the root filesystem of an image, say:
@@ -111,6 +136,8 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     progress: options.onProgress,
     small: new WeakMap(),
     selections: new WeakMap(),
+    heads: { byPath: new Map(), bytes: 0 },
+    encodedRanges: new Map(),
     reuse: options.reuse,
   };
   try {
@@ -119,7 +146,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     await placeImage(await realpath(imagePath), join(outDir, name));
     const sha256 = options.imageSha256 ?? (await hashFile(imagePath, ['sha256'])).sha256;
     const reader = await FileReader.open(imagePath);
-    const head = await reader.read(0, 512).finally(() => reader.close());
+    const head = await reader.read(0, TYPE_PROBE).finally(() => reader.close());
     const root: FileNode = { path: name, fsPath: '/' + name, kind: 'file', size, type: detectType(head), sha256, depth: 0, head: keptHead(head) };
     state.files.push(root);
     await processFile(state, root, new Set([sha256]));
@@ -149,6 +176,8 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
       coveredBytes: state.coveredBytes,
     },
     limits,
+    heads: state.heads.byPath,
+    encodedRanges: state.encodedRanges,
   };
 }
 
@@ -262,6 +291,11 @@ async function extractChunk(
   try {
     if (handler.extract) await handler.extract(reader, info, sink);
     else await sink.copy(`${info.start}-${info.end}.${handler.id}`, reader, info.start, info.end);
+    if (handler.extract && (handler.kind === 'compression' || handler.encoded)) {
+      const ranges = state.encodedRanges.get(node.path) ?? [];
+      ranges.push([info.start, info.end]);
+      state.encodedRanges.set(node.path, ranges);
+    }
   } catch (error) {
     recordExtractError(state, error, handler, node, info.start);
   }
@@ -270,6 +304,10 @@ async function extractChunk(
   return sink.entries.map((entry) => {
     const child = toNode(entry, carveDir, node, handler, info.start, payloadDir);
     if (entry.kind === 'file' && entry.head && entry.head.length === entry.size) state.small.set(child, entry.head);
+    if (entry.kind === 'file' && entry.head?.length && state.heads.bytes + entry.head.length <= HEADS_BUDGET) {
+      state.heads.byPath.set(child.path, entry.head);
+      state.heads.bytes += entry.head.length;
+    }
     if (entry.selection) state.selections.set(child, entry.selection);
     state.files.push(child);
     return child;
@@ -327,7 +365,7 @@ function toNode(
     fsPath,
     kind: entry.kind,
     size: entry.size,
-    type: entry.kind === 'file' ? detectType(entry.head ?? Buffer.alloc(0)) : entry.kind,
+    type: entry.kind === 'file' ? detectType(entry.head?.subarray(0, TYPE_PROBE) ?? Buffer.alloc(0)) : entry.kind,
     format: handler.id,
     parent: parent.path,
     offset,

@@ -115,6 +115,12 @@ export interface Handler<Meta extends ChunkMeta = ChunkMeta> {
   /** Resolves overlapping candidates: the higher wins. Default 50. */
   confidence?: number;
   /**
+   * The chunk's content is stored encoded (compressed) and all of it is in the extracted files, which the analysis
+   * reads decoded: analysers that look for byte patterns skip the chunk's own bytes in the container (the driver
+   * lists such chunks in UnpackResult.encodedRanges). True of every 'compression' handler without saying so.
+   */
+  encoded?: boolean;
+  /**
    * Validates the candidate whose chunk starts at `start` and returns its exact extent, or null for a false
    * positive (quiet). Throwing FormatError records a corrupt chunk with its reason; any other exception is
    * recorded as a handler bug. Either way the scan goes on.

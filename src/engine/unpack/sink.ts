@@ -23,7 +23,10 @@ export interface SinkEntry {
   kind: EntryKind;
   size: number;
   sha256?: string;
-  /** First bytes of a regular file, for type detection without reopening it. */
+  /**
+   * First bytes of a regular file (at most HEAD_BYTES): its type is detected from them, and the analyzers read
+   * them instead of reopening the file to decide what to do with it (driver.ts keeps them for the FileIndex).
+   */
   head?: Buffer;
   linkTarget?: string;
   meta: EntryMeta;
@@ -38,7 +41,11 @@ export interface SinkEntry {
  */
 export type Preselect = (data: Buffer, path: string) => Promise<ChunkSelection>;
 
-const HEAD_BYTES = 512;
+/**
+ * What an entry keeps of a file's first bytes: as much as the analyzers' first look takes (the inventory reads
+ * 4 KiB of every file), so that a file whose analysis comes from the cache is never opened again.
+ */
+export const HEAD_BYTES = 4096;
 /** Streamed files are written in batches of about this many bytes (and in one call when they are smaller). */
 const WRITE_BATCH = 1024 * 1024;
 /**

@@ -37,6 +37,22 @@ describe('crypto analyzer', () => {
     }
   });
 
+  it("passes over a container's encoded chunks: their content is searched in the extracted files", async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      await image(dir, 1000);
+      // the AES table sits at 1000 + key + 500; an encoded chunk over it hides it, one before it does not
+      const table = 1000 + key.length + 500;
+      const over = await analyze(dir, ['fw.bin', 'fw.bin_extract/server.pem'], { nodes, encodedRanges: new Map([['fw.bin', [[table - 10, table + 300]]]]) });
+      expect(over.cryptoAssets.find((a) => a.name === 'AES')).toBeUndefined();
+      expect(over.cryptoAssets.find((a) => a.assetType === 'private-key')!.paths).toEqual(['fw.bin_extract/server.pem']);
+      const before = await analyze(dir, ['fw.bin', 'fw.bin_extract/server.pem'], { nodes, encodedRanges: new Map([['fw.bin', [[0, 900]]]]) });
+      expect(before.cryptoAssets.find((a) => a.name === 'AES')!.paths).toEqual(['fw.bin']);
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('gives the same finding the same fingerprint in another image, wherever the key sits', async () => {
     const a = await tempDir();
     const b = await tempDir();

@@ -35,6 +35,25 @@ describe('MultiPatternScanner', () => {
     expect(whole.sort((a, b) => a[1] - b[1])).toEqual(hits);
   });
 
+  it('passes over gaps in the stream: nothing inside or across one, offsets counted through it', async () => {
+    const data = pseudoRandom(12_000, 5);
+    // before the gap, inside it, straddling its start and its end, and after it
+    const planted = [[100, 0], [5000, 1], [3995, 2], [7995, 1], [9000, 0]] as const;
+    for (const [at, p] of planted) patterns[p]!.copy(data, at);
+    const [gapStart, gapEnd] = [4000, 8000];
+    async function* withGap(size: number) {
+      for (let at = 0; at < gapStart; at += size) yield data.subarray(at, Math.min(at + size, gapStart));
+      yield { skip: gapEnd - gapStart };
+      for (let at = gapEnd; at < data.length; at += size) yield data.subarray(at, at + size);
+    }
+    const scanner = new MultiPatternScanner(patterns);
+    for (const size of [4096, 3, 700]) {
+      const hits: Array<[number, number]> = [];
+      expect(await scanner.scanStream(withGap(size), (p, at) => hits.push([p, at]))).toBe(12_000);
+      expect(hits.sort((a, b) => a[1] - b[1])).toEqual([[0, 100], [0, 9000]]);
+    }
+  });
+
   it('finds nothing in random data and handles empty and short input', async () => {
     const scanner = new MultiPatternScanner(patterns);
     const hits: number[] = [];

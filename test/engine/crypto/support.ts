@@ -28,7 +28,11 @@ export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<v
 }
 
 /** Runs the crypto analyzer over `paths` (relative to `root`), as files of one scan. */
-export async function analyze(root: string, paths: string[], options: { now?: Date; components?: Component[]; nodes?: Partial<FileNode>[] } = {}): Promise<AnalysisContext> {
+export async function analyze(
+  root: string,
+  paths: string[],
+  options: { now?: Date; components?: Component[]; nodes?: Partial<FileNode>[]; encodedRanges?: Map<string, Array<[number, number]>> } = {},
+): Promise<AnalysisContext> {
   const nodes: FileNode[] = [];
   for (const [i, path] of paths.entries()) {
     const { size } = await stat(join(root, path));
@@ -36,7 +40,7 @@ export async function analyze(root: string, paths: string[], options: { now?: Da
   }
   const ctx: AnalysisContext = {
     image: { fileName: 'image.bin', size: 0, hashes: { sha256: '0'.repeat(64), sha1: '0'.repeat(40), md5: '0'.repeat(32) }, type: 'data' },
-    index: new FileIndex(root, nodes),
+    index: new FileIndex(root, nodes, { encodedRanges: options.encodedRanges }),
     components: options.components ?? [],
     findings: [],
     cryptoAssets: [],

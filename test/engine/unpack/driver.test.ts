@@ -185,4 +185,27 @@ describe('unpack driver', () => {
     expect(result.files.map((f) => f.path)).toContain('image.bin_extract/part');
     expect(result.problems).toContainEqual(expect.objectContaining({ source: 'box', kind: 'error', message: 'bad block' }));
   });
+  it('lists the ranges of encoded chunks extracted whole, for the analysis to pass over', async () => {
+    const data = Buffer.concat([Buffer.alloc(100, 0xaa), box('first'), Buffer.alloc(10, 0xbb), box('second')]);
+    const encoded = await run(data, [boxHandler({ encoded: true })]);
+    expect(encoded.encodedRanges).toEqual(new Map([['image.bin', [[100, 113], [123, 137]]]]));
+    await rm(join(dir, 'out'), { recursive: true, force: true });
+    // a compression handler is encoded by its kind; an archive is not; a chunk that failed is never listed
+    expect((await run(data, [boxHandler({ kind: 'compression' })])).encodedRanges.get('image.bin')).toEqual([[100, 113], [123, 137]]);
+    await rm(join(dir, 'out'), { recursive: true, force: true });
+    expect((await run(data, [boxHandler()])).encodedRanges).toEqual(new Map());
+    await rm(join(dir, 'out'), { recursive: true, force: true });
+    const failing = boxHandler({ encoded: true, extract: async () => { throw new FormatError('bad block'); } });
+    expect((await run(data, [failing])).encodedRanges).toEqual(new Map());
+  });
+
+  it('hands the analysis the first 4 KiB of each file, and types a file from its first 512 bytes', async () => {
+    // text for 512 bytes, then a NUL: typed as text from the first 512 bytes, as before the longer heads
+    const payload = Buffer.concat([Buffer.alloc(600, 'a'), Buffer.alloc(1), Buffer.alloc(5000, 'b')]);
+    const result = await run(box(payload), [boxHandler()]);
+    const child = result.files[1]!;
+    expect(child.type).toBe('text');
+    expect(result.heads.get(child.path)).toEqual(payload.subarray(0, 4096));
+    expect(result.heads.has('image.bin')).toBe(false); // the image is read by the caller anyway
+  });
 });

@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChunkSelection } from '../../../src/engine/unpack/chunks.js';
 import { Budget, resolveLimits } from '../../../src/engine/unpack/limits.js';
-import { DirectorySink, type Preselect } from '../../../src/engine/unpack/sink.js';
+import { DirectorySink, HEAD_BYTES, type Preselect } from '../../../src/engine/unpack/sink.js';
 
 let dir: string;
 let budget: Budget | undefined;
@@ -68,7 +68,7 @@ describe('DirectorySink: small and large files', () => {
     for (const [path, data] of files) {
       const entry = sink.entries.find((e) => e.path === path)!;
       expect(entry).toMatchObject({ kind: 'file', size: data.length, sha256: sha(data) });
-      expect(entry.head).toEqual(data.subarray(0, 512));
+      expect(entry.head).toEqual(data.subarray(0, HEAD_BYTES));
       expect(sha(await readFile(join(sink.root, path)))).toBe(sha(data));
     }
     // Every file written in one piece was preselected from its own bytes; a small one is on disk by then.

@@ -252,6 +252,7 @@ async function extract(reader: Reader, info: ChunkInfo, sink: Sink): Promise<voi
 export const cramfsHandler: Handler = {
   id: 'cramfs',
   kind: 'filesystem',
+  encoded: true, // file data is compressed (the rest is names and sizes); the files hold the content
   doc: {
     title: 'CramFS (little- and big-endian; zlib, vendor LZMA and xz blocks; holes, extended block pointers)',
     references: ['Linux include/uapi/linux/cramfs_fs.h', 'Linux fs/cramfs/inode.c', 'util-linux mkfs.cramfs'],

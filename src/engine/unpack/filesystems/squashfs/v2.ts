@@ -196,6 +196,7 @@ const V2: SquashVersion<SuperblockV2> = {
 export const squashfsV2Handler: Handler = {
   id: 'squashfs-v2',
   kind: 'filesystem',
+  encoded: true, // data and metadata blocks are compressed; the files hold the content
   doc: {
     title: 'SquashFS 1.x and 2.0/2.1 (little- and big-endian; zlib and vendor LZMA blocks)',
     references: ['squashfs-tools squashfs_compat.h (layouts 1.x and 2.x), unsquash-1.c and unsquash-2.c', 'Linux 2.4 squashfs 1.x/2.x kernel patches'],

@@ -113,6 +113,7 @@ const V3: SquashVersion<SuperblockV3> = {
 export const squashfsV3Handler: Handler = {
   id: 'squashfs-v3',
   kind: 'filesystem',
+  encoded: true, // data and metadata blocks are compressed; the files hold the content
   doc: {
     title: 'SquashFS 3.0/3.1 (little- and big-endian; zlib and vendor LZMA blocks)',
     references: [

@@ -141,6 +141,7 @@ const V4: SquashVersion<SuperblockV4> = {
 export const squashfsV4Handler: Handler = {
   id: 'squashfs-v4',
   kind: 'filesystem',
+  encoded: true, // data and metadata blocks are compressed; the files hold the content
   doc: {
     title: 'SquashFS 4.0 (little- and big-endian; gzip, lzma incl. vendor variants, lzo, xz, lz4, zstd)',
     references: [
