@@ -14,6 +14,7 @@ export const elfMetadataIdentifier: Identifier = {
   id: 'elf-metadata',
   description: 'ELF SONAME, library file names, DT_NEEDED and build-id (methods elf-soname, library-file-name)',
   selects: (_node, head) => isElf(head),
+  perFile: true, // reads only the file; its binary facts and notes are cached with its candidates
   async identify(file: FileView, ctx: IdentifierContext): Promise<Candidate[]> {
     let elf;
     try {

@@ -3,10 +3,10 @@
 // components, resolves dependencies (package Depends, DT_NEEDED) and adds hashes, architecture and build-ids.
 import type { AnalysisContext, Analyzer } from '../analyzer.js';
 import { hashFile } from '../hash.js';
-import type { Component, Hashes } from '../types.js';
+import type { Component, Hashes, Problem } from '../types.js';
 import { createFileView } from './file-view.js';
 import { facetLookup, type FacetLookup } from '../analysis-cache.js';
-import type { BinaryFacts, Candidate, Identifier, IdentifierContext } from './identifier.js';
+import type { BinaryFacts, Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { identifiers as defaultIdentifiers } from './identifiers.js';
 import { attributeHeaderVersions, ownerOf, separateHeaderVersions } from './header-versions.js';
 import { mergeCandidates, type StampedCandidate } from './merge.js';
@@ -16,6 +16,16 @@ const HEAD_SIZE = 4096;
 
 /** A cached candidate of a per-file identifier, naming the file by its path in this tree. */
 const withPath = (c: Candidate, path: string): Candidate => ({ ...c, path, evidence: { ...c.evidence, path } });
+
+/**
+ * What a per-file identifier gave for one file, as the analysis cache keeps it: its candidates, and the binary
+ * facts and notes it recorded for the file (kept without the file's path, which a cached copy takes anew).
+ */
+interface FileOutput {
+  candidates: Candidate[];
+  binary?: BinaryFacts;
+  notes?: Array<Omit<Problem, 'source' | 'path'>>;
+}
 
 export function createInventoryAnalyzer(identifiers: readonly Identifier[] = defaultIdentifiers): Analyzer {
   return {
@@ -28,9 +38,9 @@ export function createInventoryAnalyzer(identifiers: readonly Identifier[] = def
       const files = ctx.index.files();
       // identifiers that read only the file: their candidates are looked up by content, one batch each
       const cacheable = files.filter((n) => n.size > 0 && !containers.has(n.path));
-      const cached = new Map<string, FacetLookup<Candidate[]>>();
+      const cached = new Map<string, FacetLookup<FileOutput>>();
       for (const identifier of identifiers.filter((i) => i.perFile)) {
-        cached.set(identifier.id, await facetLookup<Candidate[]>(ctx.fileCache, `inventory/${identifier.id}`, '', cacheable));
+        cached.set(identifier.id, await facetLookup<FileOutput>(ctx.fileCache, `inventory/${identifier.id}`, '', cacheable));
       }
       for (const [i, node] of files.entries()) {
         ctx.signal.throwIfAborted();
@@ -49,8 +59,7 @@ export function createInventoryAnalyzer(identifiers: readonly Identifier[] = def
           try {
             const lookup = containers.has(node.path) ? undefined : cached.get(identifier.id);
             const reused = lookup?.get(node);
-            const found = reused ? reused.map((c) => withPath(c, node.path)) : await identifier.identify(view, ictx);
-            if (lookup && !reused) lookup.put(node, found);
+            const found = reused ? replayOutput(reused, node.path, binaries, ictx) : await identifyKept(identifier, view, ictx, lookup);
             for (const c of found) candidates.push({ ...c, foundBy: identifier.id });
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
@@ -74,6 +83,32 @@ export function createInventoryAnalyzer(identifiers: readonly Identifier[] = def
       ctx.progress(100);
     },
   };
+}
+
+/** A per-file identifier's cached output, given back for the file at `path`: candidates returned, the rest recorded. */
+function replayOutput(output: FileOutput, path: string, binaries: Map<string, BinaryFacts>, ictx: IdentifierContext): Candidate[] {
+  if (output.binary) binaries.set(path, output.binary);
+  for (const note of output.notes ?? []) ictx.note({ ...note, path });
+  return output.candidates.map((c) => withPath(c, path));
+}
+
+/**
+ * Runs an identifier on one file and, for a per-file identifier (`lookup`), keeps all it gave in the analysis
+ * cache: its candidates, and the binary facts and notes it recorded for the file (the ELF and PE identifiers').
+ * An output that names another file is not kept.
+ */
+async function identifyKept(identifier: Identifier, view: FileView, ictx: IdentifierContext, lookup: FacetLookup<FileOutput> | undefined): Promise<Candidate[]> {
+  if (!lookup) return identifier.identify(view, ictx);
+  const { path } = view.node;
+  const notes: Array<Omit<Problem, 'source'>> = [];
+  const before = ictx.binaries.get(path);
+  const candidates = await identifier.identify(view, { ...ictx, note: (p) => (notes.push(p), ictx.note(p)) });
+  const binary = ictx.binaries.get(path);
+  if (notes.every((n) => n.path === path)) {
+    const kept = notes.map(({ path: _, ...note }) => note);
+    lookup.put(view.node, { candidates, ...(binary && binary !== before ? { binary } : {}), ...(kept.length ? { notes: kept } : {}) });
+  }
+  return candidates;
 }
 
 /** Dependencies, architecture, build-id evidence and hashes of the primary file. */

@@ -75,6 +75,7 @@ export const peVersionIdentifier: Identifier = {
   id: 'pe-version',
   description: 'PE version resources, import tables and .NET assembly metadata (methods pe-version-resource, dotnet-assembly)',
   selects: (_node, head) => isMz(head),
+  perFile: true, // reads only the file; its binary facts and notes are cached with its candidates
   async identify(file: FileView, ctx: IdentifierContext): Promise<Candidate[]> {
     let pe;
     try {

@@ -3,12 +3,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { FileFacetCache } from '../../../src/engine/analysis-cache.js';
 import type { AnalysisContext, Analyzer } from '../../../src/engine/analyzer.js';
 import { FileIndex } from '../../../src/engine/file-index.js';
 import { createInventoryAnalyzer } from '../../../src/engine/inventory/inventory.analyzer.js';
 
 /** Runs `analyzer` (the full inventory by default) over `index` and returns the filled context. */
-export async function runInventory(index: FileIndex, analyzer: Analyzer = createInventoryAnalyzer()): Promise<AnalysisContext> {
+export async function runInventory(index: FileIndex, analyzer: Analyzer = createInventoryAnalyzer(), fileCache?: FileFacetCache): Promise<AnalysisContext> {
   const ctx: AnalysisContext = {
     image: { fileName: 'fixture', size: 0, hashes: { sha256: '', sha1: '', md5: '' }, type: 'data' },
     index,
@@ -16,6 +17,7 @@ export async function runInventory(index: FileIndex, analyzer: Analyzer = create
     findings: [],
     cryptoAssets: [],
     problems: [],
+    fileCache,
     signal: new AbortController().signal,
     progress: () => {},
   };
