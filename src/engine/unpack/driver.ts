@@ -20,7 +20,7 @@ import { BufferReader, FileReader } from './reader.js';
 import { handlers as registeredHandlers } from './registry.js';
 import type { FileReuse } from './file-reuse.js';
 import { SignatureScanner } from './scanner.js';
-import { DirectorySink, type SinkEntry } from './sink.js';
+import { DirectorySink, type HeadAllowance, type SinkEntry } from './sink.js';
 
 export interface UnpackProgress {
   phase: string;
@@ -62,8 +62,8 @@ export interface UnpackResult {
   stats: UnpackStats;
   limits: Limits;
   /**
-   * The first bytes of extracted files (up to the sink's HEAD_BYTES each, HEADS_BUDGET in all), by node path: the
-   * analysis reads them from here instead of opening every file again (FileIndex).
+   * The first bytes of extracted files (the sinks' analysis heads, HEADS_BUDGET in all), by node path: the analysis
+   * reads them from here instead of opening every file again (FileIndex).
    */
   heads: Map<string, Buffer>;
   /**
@@ -93,8 +93,9 @@ interface State {
   small: WeakMap<FileNode, Buffer>;
   /** Chunk selections the sink made while a file's bytes were in memory; the file is searched no more. */
   selections: WeakMap<FileNode, ChunkSelection>;
-  /** Heads handed to the analysis (UnpackResult.heads) and their bytes, shared by every branch. */
-  heads: { byPath: Map<string, Buffer>; bytes: number };
+  /** Heads handed to the analysis (UnpackResult.heads), and what the sinks may still keep; shared by every branch. */
+  heads: Map<string, Buffer>;
+  headAllowance: HeadAllowance;
   /** UnpackResult.encodedRanges, shared by every branch. */
   encodedRanges: Map<string, Array<[number, number]>>;
   reuse?: FileReuse;
@@ -105,11 +106,7 @@ interface State {
  * heads of files past it are read from disk, as before.
  */
 const HEADS_BUDGET = 16 * 1024 * 1024;
-/**
- * A file's type is detected from this many first bytes, whatever the sink kept: the text and PEM tests look at
- * the whole buffer given, so more bytes could change a type.
- */
-const TYPE_PROBE = 512;
+
 
 /**
  * The chunks of one file are extracted this many at a time (the kernel and the root filesystem of an image, say:
@@ -136,7 +133,8 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     progress: options.onProgress,
     small: new WeakMap(),
     selections: new WeakMap(),
-    heads: { byPath: new Map(), bytes: 0 },
+    heads: new Map(),
+    headAllowance: { left: HEADS_BUDGET },
     encodedRanges: new Map(),
     reuse: options.reuse,
   };
@@ -146,7 +144,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     await placeImage(await realpath(imagePath), join(outDir, name));
     const sha256 = options.imageSha256 ?? (await hashFile(imagePath, ['sha256'])).sha256;
     const reader = await FileReader.open(imagePath);
-    const head = await reader.read(0, TYPE_PROBE).finally(() => reader.close());
+    const head = await reader.read(0, 512).finally(() => reader.close());
     const root: FileNode = { path: name, fsPath: '/' + name, kind: 'file', size, type: detectType(head), sha256, depth: 0, head: keptHead(head) };
     state.files.push(root);
     await processFile(state, root, new Set([sha256]));
@@ -176,7 +174,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
       coveredBytes: state.coveredBytes,
     },
     limits,
-    heads: state.heads.byPath,
+    heads: state.heads,
     encodedRanges: state.encodedRanges,
   };
 }
@@ -287,7 +285,7 @@ async function extractChunk(
   const root = join(state.outDir, carveDir);
   const preselect = (data: Buffer, path: string) =>
     selectChunks(new BufferReader(data, join(root, path)), state.scanner, state.budget, `${carveDir}/${path}`);
-  const sink = new DirectorySink(root, state.budget, { source: handler.id, path: node.path }, preselect, state.reuse);
+  const sink = new DirectorySink(root, state.budget, { source: handler.id, path: node.path }, preselect, state.reuse, state.headAllowance);
   try {
     if (handler.extract) await handler.extract(reader, info, sink);
     else await sink.copy(`${info.start}-${info.end}.${handler.id}`, reader, info.start, info.end);
@@ -304,10 +302,7 @@ async function extractChunk(
   return sink.entries.map((entry) => {
     const child = toNode(entry, carveDir, node, handler, info.start, payloadDir);
     if (entry.kind === 'file' && entry.head && entry.head.length === entry.size) state.small.set(child, entry.head);
-    if (entry.kind === 'file' && entry.head?.length && state.heads.bytes + entry.head.length <= HEADS_BUDGET) {
-      state.heads.byPath.set(child.path, entry.head);
-      state.heads.bytes += entry.head.length;
-    }
+    if (entry.analysisHead) state.heads.set(child.path, entry.analysisHead);
     if (entry.selection) state.selections.set(child, entry.selection);
     state.files.push(child);
     return child;
@@ -365,7 +360,7 @@ function toNode(
     fsPath,
     kind: entry.kind,
     size: entry.size,
-    type: entry.kind === 'file' ? detectType(entry.head?.subarray(0, TYPE_PROBE) ?? Buffer.alloc(0)) : entry.kind,
+    type: entry.kind === 'file' ? detectType(entry.head ?? Buffer.alloc(0)) : entry.kind,
     format: handler.id,
     parent: parent.path,
     offset,

@@ -23,11 +23,13 @@ export interface SinkEntry {
   kind: EntryKind;
   size: number;
   sha256?: string;
-  /**
-   * First bytes of a regular file (at most HEAD_BYTES): its type is detected from them, and the analyzers read
-   * them instead of reopening the file to decide what to do with it (driver.ts keeps them for the FileIndex).
-   */
+  /** First bytes of a regular file (at most HEAD_BYTES), for type detection without reopening it. */
   head?: Buffer;
+  /**
+   * Its first ANALYSIS_HEAD_BYTES, while the unpack's HeadAllowance lasts: the analysis reads them instead of
+   * opening the file again (UnpackResult.heads).
+   */
+  analysisHead?: Buffer;
   linkTarget?: string;
   meta: EntryMeta;
   /** The file's chunk selection, when it was made while the file's bytes were in memory (see Preselect). */
@@ -41,11 +43,17 @@ export interface SinkEntry {
  */
 export type Preselect = (data: Buffer, path: string) => Promise<ChunkSelection>;
 
+const HEAD_BYTES = 512;
 /**
- * What an entry keeps of a file's first bytes: as much as the analyzers' first look takes (the inventory reads
- * 4 KiB of every file), so that a file whose analysis comes from the cache is never opened again.
+ * What the analysis first reads of every file (the inventory's look: 4 KiB). Kept for as many files as the unpack's
+ * HeadAllowance covers, so that a file whose analysis comes from the cache is not opened again.
  */
-export const HEAD_BYTES = 4096;
+export const ANALYSIS_HEAD_BYTES = 4096;
+
+/** Bytes of analysis heads the sinks of one unpack may still keep (one object, shared by them). */
+export interface HeadAllowance {
+  left: number;
+}
 /** Streamed files are written in batches of about this many bytes (and in one call when they are smaller). */
 const WRITE_BATCH = 1024 * 1024;
 /**
@@ -157,6 +165,7 @@ export class DirectorySink implements Sink {
     private readonly preselect?: Preselect,
     /** Files kept from earlier scans (file-reuse.ts), for handlers that pass ReusableFile data. */
     readonly reuse?: FileReuse,
+    private readonly headAllowance?: HeadAllowance,
   ) {}
 
   get signal(): AbortSignal {
@@ -275,10 +284,10 @@ export class DirectorySink implements Sink {
     if (file.known && this.reuse) {
       this.budget.checkTime();
       this.budget.chargeBytes(file.size);
-      const head = this.reuse.place(file.known, file.size, target) ? placedHead(target) : undefined;
-      if (head) {
+      const first = this.reuse.place(file.known, file.size, target) ? placedHead(target) : undefined;
+      if (first) {
         const selection = file.known.chunkFree && this.preselect ? noChunks() : undefined;
-        return { path, kind: 'file', size: file.size, sha256: file.known.sha256, head, selection };
+        return { path, kind: 'file', size: file.size, sha256: file.known.sha256, ...this.heads(first), selection };
       }
       this.budget.releaseBytes(file.size);
     }
@@ -300,7 +309,7 @@ export class DirectorySink implements Sink {
     try {
       const selection = await this.writeAndSelect(target, path, data);
       const sha256 = createHash('sha256').update(data).digest('hex');
-      return { path, kind: 'file', size: data.length, sha256, head: Buffer.from(data.subarray(0, HEAD_BYTES)), selection };
+      return { path, kind: 'file', size: data.length, sha256, ...this.heads(data), selection };
     } catch (error) {
       this.budget.releaseBytes(data.length);
       await rm(target, { force: true });
@@ -343,7 +352,7 @@ export class DirectorySink implements Sink {
       for await (const chunk of data as AsyncIterable<Buffer>) {
         this.budget.checkTime();
         this.budget.chargeBytes(chunk.length);
-        if (size < HEAD_BYTES) head = Buffer.concat(head ? [head, chunk.subarray(0, HEAD_BYTES - size)] : [chunk.subarray(0, HEAD_BYTES)]);
+        if (size < ANALYSIS_HEAD_BYTES) head = Buffer.concat(head ? [head, chunk.subarray(0, ANALYSIS_HEAD_BYTES - size)] : [chunk.subarray(0, ANALYSIS_HEAD_BYTES)]);
         size += chunk.length;
         hash.update(chunk);
         batch.push(chunk);
@@ -366,7 +375,17 @@ export class DirectorySink implements Sink {
       this.budget.releaseBytes(size);
       throw error;
     }
-    return { path, kind: 'file', size, sha256: hash.digest('hex'), head: head ?? Buffer.alloc(0), selection };
+    return { path, kind: 'file', size, sha256: hash.digest('hex'), ...this.heads(head ?? Buffer.alloc(0)), selection };
+  }
+
+  /** A file's head, and its analysis head while the allowance lasts (copies: `data` may be a decoder's buffer). */
+  private heads(data: Buffer): Pick<SinkEntry, 'head' | 'analysisHead'> {
+    const length = Math.min(data.length, ANALYSIS_HEAD_BYTES);
+    const allowance = this.headAllowance;
+    if (!allowance || allowance.left < length) return { head: Buffer.from(data.subarray(0, HEAD_BYTES)) };
+    allowance.left -= length;
+    const analysisHead = Buffer.from(data.subarray(0, length));
+    return { head: analysisHead.subarray(0, HEAD_BYTES), analysisHead };
   }
 
   /** Records a link or special file (never created on disk). */
@@ -424,7 +443,7 @@ function isReusable(data: FileData): data is ReusableFile {
 /** The head of a file placed from the store; undefined (and the file removed) when it cannot be read. */
 function placedHead(target: string): Buffer | undefined {
   try {
-    return readFileRange(target, 0, HEAD_BYTES);
+    return readFileRange(target, 0, ANALYSIS_HEAD_BYTES);
   } catch {
     rmSync(target, { force: true });
     return undefined;

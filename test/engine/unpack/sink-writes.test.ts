@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChunkSelection } from '../../../src/engine/unpack/chunks.js';
 import { Budget, resolveLimits } from '../../../src/engine/unpack/limits.js';
-import { DirectorySink, HEAD_BYTES, type Preselect } from '../../../src/engine/unpack/sink.js';
+import { DirectorySink, type Preselect } from '../../../src/engine/unpack/sink.js';
 
 let dir: string;
 let budget: Budget | undefined;
@@ -45,6 +45,26 @@ function pieces(data: Buffer, size: number): Readable {
 }
 
 describe('DirectorySink: small and large files', () => {
+  it("keeps files' first 4 KiB for the analysis while the unpack's allowance lasts, from buffers and streams", async () => {
+    budget = new Budget(resolveLimits(64 * MiB, { maxTotalBytes: 64 * MiB }));
+    const allowance = { left: 4096 + 100 + 4096 + 10 };
+    const sink = new DirectorySink(join(dir, 'out'), budget, { source: 'test', path: 'image' }, undefined, undefined, allowance);
+    const files: Array<[string, Buffer, 'buffer' | 'stream']> = [
+      ['big', pattern(10_000, 1), 'buffer'],
+      ['small', pattern(100, 2), 'buffer'],
+      ['streamed', pattern(300_000, 3), 'stream'],
+      ['past-the-allowance', pattern(5_000, 4), 'buffer'],
+    ];
+    for (const [path, data, how] of files) await sink.file(path, how === 'buffer' ? data : pieces(data, 1000));
+    const entry = (path: string) => sink.entries.find((e) => e.path === path)!;
+    expect(entry('big').analysisHead).toEqual(files[0]![1].subarray(0, 4096));
+    expect(entry('small').analysisHead).toEqual(files[1]![1]);
+    expect(entry('streamed').analysisHead).toEqual(files[2]![1].subarray(0, 4096));
+    expect(entry('past-the-allowance').analysisHead).toBeUndefined();
+    expect(allowance.left).toBe(10);
+    for (const [path, data] of files) expect(entry(path).head).toEqual(data.subarray(0, 512));
+  });
+
   it('writes buffers and streams on both sides of the synchronous-write size the same way', async () => {
     const seen = new Map<string, { sha256: string; onDisk: boolean }>();
     let sink!: DirectorySink;
@@ -68,7 +88,7 @@ describe('DirectorySink: small and large files', () => {
     for (const [path, data] of files) {
       const entry = sink.entries.find((e) => e.path === path)!;
       expect(entry).toMatchObject({ kind: 'file', size: data.length, sha256: sha(data) });
-      expect(entry.head).toEqual(data.subarray(0, HEAD_BYTES));
+      expect(entry.head).toEqual(data.subarray(0, 512));
       expect(sha(await readFile(join(sink.root, path)))).toBe(sha(data));
     }
     // Every file written in one piece was preselected from its own bytes; a small one is on disk by then.
