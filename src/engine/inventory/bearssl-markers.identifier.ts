@@ -6,10 +6,9 @@
 // Any one table is enough: a TLS client or server carries the cipher-suite table, X.509 validation and decoding the
 // other two. The shared library's file name (libbearssl.so.0.6, library-names.ts) still gives the version; both
 // are key 'bearssl', so on one file they merge into one component (merge.ts).
-import { detectType } from '../file-type.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { familyById } from './package-families.js';
-import { ARCHIVES, candidateFromHit, versionSignatureIdentifier } from './version-signatures.identifier.js';
+import { ARCHIVES, candidateFromHit, headType, versionSignatureIdentifier } from './version-signatures.identifier.js';
 
 export interface BearSslMarker {
   /** The table's name in BearSSL's source. */
@@ -68,7 +67,7 @@ export const bearSslMarkersIdentifier: Identifier = {
   perFile: true,
   async identify(file: FileView, ctx: IdentifierContext): Promise<Candidate[]> {
     // an unpacked container's content is identified in its children (as the version signatures do)
-    if (ctx.containers.has(file.node.path) && ARCHIVES.has(detectType(await file.head()))) return [];
+    if (ctx.containers.has(file.node.path) && ARCHIVES.has(headType(await file.head()))) return [];
     const found = await findBearSslMarkers(file);
     const family = familyById('bearssl');
     if (found.size === 0 || !family) return [];

@@ -17,6 +17,17 @@ const NOT_SCANNED = new Set([
   'text', 'script', 'xml', 'html', 'json', 'certificate-pem', 'private-key-pem', 'public-key-pem', 'csr-pem', 'pgp-key', 'pem', 'der',
 ]);
 
+/**
+ * A file's type from the head the inventory read (FileIndex heads are never modified): once per head, as the
+ * version-signature and BearSSL identifiers both select by it.
+ */
+const headTypes = new WeakMap<Buffer, string>();
+export function headType(head: Buffer): string {
+  let type = headTypes.get(head);
+  if (type === undefined) headTypes.set(head, (type = detectType(head)));
+  return type;
+}
+
 /** Containers whose content is identified in their unpacked children, not in the container itself. */
 export const ARCHIVES = new Set(['tar', 'cpio', 'ar', 'squashfs', 'cramfs', 'romfs', 'jffs2', 'ubi', 'ubifs', 'uefi-fv', 'uimage', 'trx', 'android-sparse', 'android-boot']);
 
@@ -49,12 +60,12 @@ export function createVersionSignatureIdentifier(table: readonly VersionSignatur
   return {
     id: 'version-signatures',
     description: 'version strings with context from a table of component families (method version-signature)',
-    selects: (_node, head) => !NOT_SCANNED.has(detectType(head)),
+    selects: (_node, head) => !NOT_SCANNED.has(headType(head)),
     perFile: true, // reads only the file; its candidates name it by path and evidence.path
     async identify(file: FileView, ctx: IdentifierContext): Promise<Candidate[]> {
       // Archives and filesystems that were unpacked are identified through their children. Other containers
       // (a vmlinux with an embedded initramfs, a flash dump with a carved blob) keep their own strings.
-      if (ctx.containers.has(file.node.path) && ARCHIVES.has(detectType(await file.head()))) return [];
+      if (ctx.containers.has(file.node.path) && ARCHIVES.has(headType(await file.head()))) return [];
       // Hardware databases, locale data and manuals name products they do not contain.
       if (inTextDatabase(file.node.fsPath)) return [];
       const baseName = posix.basename(file.node.fsPath);
