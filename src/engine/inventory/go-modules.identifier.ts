@@ -46,6 +46,7 @@ export const goModulesIdentifier: Identifier = {
   id: 'go-modules',
   description: 'Go build information: main module, dependency modules and Go version (method go-buildinfo)',
   selects: (_node, head) => isElf(head) || isPeOrMachO(head),
+  perFile: true, // reads only the file
   async identify(file: FileView, ctx: IdentifierContext): Promise<Candidate[]> {
     let found;
     try {

@@ -3,7 +3,7 @@
 // components, resolves dependencies (package Depends, DT_NEEDED) and adds hashes, architecture and build-ids.
 import type { AnalysisContext, Analyzer } from '../analyzer.js';
 import { hashFile } from '../hash.js';
-import type { Component, Hashes, Problem } from '../types.js';
+import type { Component, FileNode, Hashes, Problem } from '../types.js';
 import { createFileView } from './file-view.js';
 import { facetLookup, type FacetLookup } from '../analysis-cache.js';
 import type { BinaryFacts, Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
@@ -13,6 +13,8 @@ import { mergeCandidates, type StampedCandidate } from './merge.js';
 import { attachModulesToPlatform, inferPlatformRelease } from './platform-release.js';
 
 const HEAD_SIZE = 4096;
+/** Files whose heads are held at once (4 KiB each) while their cached results are looked up together. */
+const WINDOW = 256;
 
 /** A cached candidate of a per-file identifier, naming the file by its path in this tree. */
 const withPath = (c: Candidate, path: string): Candidate => ({ ...c, path, evidence: { ...c.evidence, path } });
@@ -36,36 +38,46 @@ export function createInventoryAnalyzer(identifiers: readonly Identifier[] = def
       const containers = new Set(ctx.index.nodes.map((n) => n.parent).filter((p): p is string => p !== undefined));
       const candidates: StampedCandidate[] = [];
       const files = ctx.index.files();
-      // identifiers that read only the file: their candidates are looked up by content, one batch each
-      const cacheable = files.filter((n) => n.size > 0 && !containers.has(n.path));
-      const cached = new Map<string, FacetLookup<FileOutput>>();
-      for (const identifier of identifiers.filter((i) => i.perFile)) {
-        cached.set(identifier.id, await facetLookup<FileOutput>(ctx.fileCache, `inventory/${identifier.id}`, '', cacheable));
-      }
-      for (const [i, node] of files.entries()) {
-        ctx.signal.throwIfAborted();
-        if (i % 50 === 0) ctx.progress(Math.floor((i / Math.max(1, files.length)) * 90));
-        if (node.size === 0) continue;
-        const head = await ctx.index.head(node, HEAD_SIZE);
-        const view = createFileView(ctx.index, node, head);
-        for (const identifier of identifiers) {
-          if (!identifier.selects(node, head)) continue;
-          const ictx: IdentifierContext = {
-            index: ctx.index,
-            binaries,
-            containers,
-            note: (p) => ctx.problems.push({ ...p, source: identifier.id }),
-          };
-          try {
-            const lookup = containers.has(node.path) ? undefined : cached.get(identifier.id);
-            const reused = lookup?.get(node);
-            const found = reused ? replayOutput(reused, node.path, binaries, ictx) : await identifyKept(identifier, view, ictx, lookup);
-            for (const c of found) candidates.push({ ...c, foundBy: identifier.id });
-          } catch (error) {
-            const message = error instanceof Error ? error.message : String(error);
-            ctx.problems.push({ path: node.path, source: identifier.id, kind: 'error', message: `identifier failed: ${message}` });
+      const perFile = identifiers.filter((i) => i.perFile);
+      // Files go through in windows: their heads are read, the identifiers that select each are noted, and each
+      // per-file identifier looks its cached results up for the files it selects, in one batch per window (a
+      // lookup of every file for every identifier made a key for each pair, most of them for nothing).
+      for (let from = 0; from < files.length; from += WINDOW) {
+        const window = files.slice(from, from + WINDOW).filter((n) => n.size > 0);
+        const selections: Array<{ node: FileNode; head: Buffer; selecting: Identifier[] }> = [];
+        for (const node of window) {
+          ctx.signal.throwIfAborted();
+          const head = await ctx.index.head(node, HEAD_SIZE);
+          selections.push({ node, head, selecting: identifiers.filter((identifier) => identifier.selects(node, head)) });
+        }
+        const cached = new Map<string, FacetLookup<FileOutput>>();
+        for (const identifier of perFile) {
+          // identifiers that read only the file: looked up by content (an unpacked container is identified anew)
+          const nodes = selections.filter((s) => s.selecting.includes(identifier) && !containers.has(s.node.path)).map((s) => s.node);
+          cached.set(identifier.id, await facetLookup<FileOutput>(ctx.fileCache, `inventory/${identifier.id}`, '', nodes));
+        }
+        for (const { node, head, selecting } of selections) {
+          ctx.signal.throwIfAborted();
+          const view = createFileView(ctx.index, node, head);
+          for (const identifier of selecting) {
+            const ictx: IdentifierContext = {
+              index: ctx.index,
+              binaries,
+              containers,
+              note: (p) => ctx.problems.push({ ...p, source: identifier.id }),
+            };
+            try {
+              const lookup = containers.has(node.path) ? undefined : cached.get(identifier.id);
+              const reused = lookup?.get(node);
+              const found = reused ? replayOutput(reused, node.path, binaries, ictx) : await identifyKept(identifier, view, ictx, lookup);
+              for (const c of found) candidates.push({ ...c, foundBy: identifier.id });
+            } catch (error) {
+              const message = error instanceof Error ? error.message : String(error);
+              ctx.problems.push({ path: node.path, source: identifier.id, kind: 'error', message: `identifier failed: ${message}` });
+            }
           }
         }
+        ctx.progress(Math.floor((Math.min(files.length, from + WINDOW) / Math.max(1, files.length)) * 90));
       }
       const { kept, header } = separateHeaderVersions(candidates, binaries);
       let merged = mergeCandidates(kept);

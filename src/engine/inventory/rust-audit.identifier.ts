@@ -25,6 +25,7 @@ export const rustAuditIdentifier: Identifier = {
   id: 'rust-audit',
   description: 'Rust crates from the cargo-auditable .dep-v0 section (method rust-cargo-auditable)',
   selects: (_node, head) => isElf(head) || isPe(head),
+  perFile: true, // reads only the file
   async identify(file: FileView, ctx: IdentifierContext): Promise<Candidate[]> {
     const src = nodeSource(ctx.index, file.node);
     let section;
