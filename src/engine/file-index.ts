@@ -10,7 +10,10 @@ import type { FileNode } from './types.js';
 
 /** Files up to this size are read whole once and kept for every analyzer (see FileIndex.read). */
 export const MAX_KEPT_FILE = 4 * 1024 * 1024;
-/** Default budget of kept contents: the small files of most images fit; a larger tree keeps its first ones. */
+/**
+ * Default budget of file bytes held in memory (kept contents and the unpacker's heads): the small files of most
+ * images fit; a larger tree keeps its first ones.
+ */
 export const DEFAULT_KEPT_BYTES = 96 * 1024 * 1024;
 /** Files up to this size that are not kept are still read in one synchronous call (see FileIndex.keep). */
 const SYNC_READ_MAX = 64 * 1024 * 1024;
@@ -43,8 +46,11 @@ export class FileIndex {
       encodedRanges?: ReadonlyMap<string, ReadonlyArray<readonly [number, number]>>;
     } = {},
   ) {
-    this.keptBudget = options.keptBytes ?? DEFAULT_KEPT_BYTES;
     this.heads = options.heads ?? new Map();
+    // the heads count against the budget of file bytes held (a scan's peak memory is bounded by both together)
+    let headBytes = 0;
+    for (const head of this.heads.values()) headBytes += head.length;
+    this.keptBudget = Math.max(0, (options.keptBytes ?? DEFAULT_KEPT_BYTES) - headBytes);
     this.encoded = options.encodedRanges ?? new Map();
     this.fileList = nodes.filter((n) => n.kind === 'file');
     for (const node of nodes) {
