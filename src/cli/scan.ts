@@ -191,7 +191,7 @@ async function openLocalCache(dir: string | undefined): Promise<{ cache: Analysi
   const { openDatabase } = await import('../store/database.js');
   const { AnalysisCacheRepository } = await import('../store/analysis-cache.repository.js');
   const migration = await import('../store/migrations/0016-analysis-cache.js');
-  const opened = await openDatabase({ url: `sqlite:${join(folder, 'analysis-cache.db')}`, dataDir: folder, migrations: [['0016-analysis-cache', migration]] });
+  const opened = await openDatabase({ url: `sqlite:${join(folder, 'analysis-cache.db')}`, dataDir: folder, migrations: [['0016-analysis-cache', migration]], mapped: false });
   // the extracted files the next version of an image reuses (file-store.ts), beside the analysis results
   const { LocalFileStore } = await import('../engine/unpack/file-store.js');
   return { cache: new AnalysisCacheRepository(opened.db, 'local', settings.maxBytes), files: new LocalFileStore(join(folder, 'files'), settings.maxBytes), close: opened.close };

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
@@ -95,5 +98,22 @@ it('a SQLite write transaction waits for another connection\'s, then reads what 
   } finally {
     await second.close();
     await first.close();
+  }
+});
+
+it('maps the SQLite file unless asked not to (the offline scan cache)', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'firmscope-mmap-'));
+  try {
+    for (const [mapped, expected] of [[undefined, 2147418112], [false, 0]] as const) {
+      const opened = await openDatabase({ dataDir, migrations: [], ...(mapped === undefined ? {} : { mapped }) });
+      try {
+        const { rows } = await sql<{ mmap_size: number }>`PRAGMA mmap_size`.execute(opened.db);
+        expect(rows[0]?.mmap_size).toBe(expected);
+      } finally {
+        await opened.close();
+      }
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
