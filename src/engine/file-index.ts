@@ -42,7 +42,7 @@ export class FileIndex {
     options: {
       keptBytes?: number;
       heads?: ReadonlyMap<string, Buffer>;
-      /** UnpackResult.encodedRanges */
+      /** UnpackResult.encodedRanges (in offset order) */
       encodedRanges?: ReadonlyMap<string, ReadonlyArray<readonly [number, number]>>;
     } = {},
   ) {
@@ -123,8 +123,8 @@ export class FileIndex {
    * The parts of a container that an encoded format (a compressed stream, a SquashFS) occupies, in offset order:
    * their content is in the extracted files, so a byte-pattern search of the container passes over them.
    */
-  encodedRanges(node: FileNode): Array<readonly [number, number]> {
-    return [...(this.encoded.get(node.path) ?? [])].sort((a, b) => a[0] - b[0]);
+  encodedRanges(node: FileNode): ReadonlyArray<readonly [number, number]> {
+    return this.encoded.get(node.path) ?? [];
   }
 
   absolutePath(node: FileNode): string {

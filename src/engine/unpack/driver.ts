@@ -68,7 +68,7 @@ export interface UnpackResult {
   heads: Map<string, Buffer>;
   /**
    * By container path, the [start, end) ranges of its chunks that an encoded format's handler (Handler.encoded)
-   * extracted without error: their content is in the extracted files.
+   * extracted without error, in offset order: their content is in the extracted files.
    */
   encodedRanges: Map<string, Array<[number, number]>>;
 }
@@ -106,7 +106,6 @@ interface State {
  * heads of files past it are read from disk, as before.
  */
 const HEADS_BUDGET = 16 * 1024 * 1024;
-
 
 /**
  * The chunks of one file are extracted this many at a time (the kernel and the root filesystem of an image, say:
@@ -175,7 +174,8 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     },
     limits,
     heads: state.heads,
-    encodedRanges: state.encodedRanges,
+    // chunks extracted side by side finish in no fixed order
+    encodedRanges: new Map([...state.encodedRanges].map(([path, ranges]) => [path, ranges.sort((a, b) => a[0] - b[0])])),
   };
 }
 

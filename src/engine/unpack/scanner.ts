@@ -173,12 +173,7 @@ export class SignatureScanner {
       for (let j = 0; j < patterns.length; j++) {
         const p = patterns[j]!;
         const at = i - p.anchor;
-        const magic = p.bytes;
-        if (at < 0 || at >= limit || at + magic.length > bytes.length) continue;
-        // compared here on the Uint8Array view (matchesAt takes Buffers from elsewhere: one shape per call site)
-        let k = 0;
-        while (k < magic.length && bytes[at + k] === magic[k]) k++;
-        if (k === magic.length) found(at, p);
+        if (at >= 0 && at < limit && matchesAt(bytes, at, p.bytes)) found(at, p);
       }
     }
     for (const p of this.oneByte) {
@@ -187,7 +182,8 @@ export class SignatureScanner {
   }
 }
 
-export function matchesAt(data: Buffer, at: number, bytes: Buffer): boolean {
+/** Whether `bytes` sits at `at` of `data` (the search's plain Uint8Array view, so its loads stay monomorphic). */
+function matchesAt(data: Uint8Array, at: number, bytes: Uint8Array): boolean {
   if (at < 0 || at + bytes.length > data.length) return false;
   for (let i = 0; i < bytes.length; i++) if (data[at + i] !== bytes[i]) return false;
   return true;
