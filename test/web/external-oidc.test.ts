@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shown } from '../support/browser.js';
 import { needCommands } from '../support/requirements.js';
 import { ADMIN, call, freePort, passwordToken, startTestServer, type TestServer } from '../support/server.js';
 
@@ -64,16 +65,16 @@ describe.runIf(ready)('web UI signed in by an external OpenID provider', () => {
     await page.getByLabel('Password').fill(EXTERNAL_USER.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     // Back on the service, signed in: the code was redeemed at the provider's token endpoint across origins (CORS).
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await shown(page.getByRole('button', { name: 'Sign out' }));
     expect(page.url()).toBe(`${service.base}/`);
-    await page.getByText('No products yet.').waitFor();
+    await shown(page.getByText('No products yet.'));
     // The service bound the external subject to a new local user of its default organisation, with the realm role.
     await expect.poll(async () => page.locator('.who .muted').getAttribute('title')).toBe('Role: editor');
     // An editor may create a product: the write went through with the external token.
     await page.getByRole('button', { name: 'New product' }).click();
     await page.getByLabel('Name').fill('External product');
     await page.getByRole('button', { name: 'Create product' }).click();
-    await page.getByRole('heading', { level: 1, name: 'External product' }).waitFor();
+    await shown(page.getByRole('heading', { level: 1, name: 'External product' }));
     const serviceAdmin = await passwordToken(service.base, ADMIN.email, ADMIN.password);
     const products = await call(service.base, serviceAdmin, 'GET', '/api/v4/products');
     expect(products.body.products.map((p: { name: string }) => p.name)).toContain('External product');
@@ -83,7 +84,7 @@ describe.runIf(ready)('web UI signed in by an external OpenID provider', () => {
     await page.clock.fastForward('29:30');
     expect((await renewed).status()).toBe(200);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }).click();
-    await page.getByRole('link', { name: 'External product', exact: true }).waitFor();
+    await shown(page.getByRole('link', { name: 'External product', exact: true }));
     expect(await page.locator('.session-expired').count()).toBe(0);
 
     // The provider, not the service, holds the password: the service has no such user to sign in with.
@@ -91,11 +92,11 @@ describe.runIf(ready)('web UI signed in by an external OpenID provider', () => {
 
     // Sign out ends the provider's session and comes back to the service.
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByText('You are signed out.').waitFor();
+    await shown(page.getByText('You are signed out.'));
     expect(new URL(page.url()).origin).toBe(new URL(service.base).origin);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL((url) => url.origin === new URL(provider.base).origin);
-    await page.getByLabel('Password').waitFor();
+    await shown(page.getByLabel('Password'));
     await context.close();
   }, 120_000);
 

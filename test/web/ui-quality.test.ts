@@ -11,7 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildElfWithDebug, type ElfDebugBuild } from '../engine/binaries/debug-inputs.js';
 import { expectAccessible } from '../support/axe.js';
-import { ARTIFACTS, ensureWebBuild, launchChromium, signInAt, tabTo } from '../support/browser.js';
+import { ARTIFACTS, ensureWebBuild, launchChromium, shown, signInAt, tabTo } from '../support/browser.js';
 import { needCommands } from '../support/requirements.js';
 import { ADMIN, call, passwordToken, startTestServer, uploadAndScan, waitFor, type TestServer } from '../support/server.js';
 import { corpus, haveShared } from '../support/shared.js';
@@ -61,7 +61,7 @@ describe.runIf(ready)('web UI quality in chromium', () => {
     const context = await newContext();
     const page = await signIn(context);
     await page.goto(`${server.base}/products/${productId}`);
-    await page.getByRole('heading', { name: 'Upload an image' }).waitFor();
+    await shown(page.getByRole('heading', { name: 'Upload an image' }));
 
     // Drop a 3 MiB text file on the drop zone (a DataTransfer holding a File, as a real drop carries).
     const text = 'this is a plain text file, not a firmware image\n'.repeat(65_536);
@@ -69,7 +69,7 @@ describe.runIf(ready)('web UI quality in chromium', () => {
     await page.dispatchEvent('.dropzone', 'dragover', { dataTransfer: drop });
     expect(await page.locator('.dropzone').getAttribute('class')).toContain('dragging');
     await page.dispatchEvent('.dropzone', 'drop', { dataTransfer: drop });
-    await page.locator('.dropzone').getByText('notes.txt').waitFor();
+    await shown(page.locator('.dropzone').getByText('notes.txt'));
     expect(await page.locator('.dropzone').textContent()).toContain(`(${(text.length / 1024 / 1024).toFixed(1)} MiB)`);
     expect(await page.getByLabel('Image name').inputValue()).toBe('notes');
 
@@ -85,7 +85,7 @@ describe.runIf(ready)('web UI quality in chromium', () => {
     expect(percent).toBeLessThan(100);
     await screenshot(page, 'upload-progress');
     await page.getByRole('button', { name: 'Cancel upload' }).click();
-    await page.getByRole('alert').getByText('Upload cancelled. Nothing was stored.').waitFor();
+    await shown(page.getByRole('alert').getByText('Upload cancelled. Nothing was stored.'));
     expect(await page.locator('.progress-line').count()).toBe(0);
     expect((await api('GET', `/api/v4/products/${productId}/images`)).body.images.map((i: { name: string }) => i.name)).not.toContain('notes');
 
@@ -94,12 +94,12 @@ describe.runIf(ready)('web UI quality in chromium', () => {
     await page.getByRole('button', { name: 'Upload and scan' }).click();
     await page.waitForURL(/\/images\/[0-9A-Z]+$/);
     const failed = page.getByRole('alert').filter({ hasText: 'The scan failed.' });
-    await failed.waitFor({ timeout: 120_000 });
+    await shown(failed, 120_000);
     expect(await failed.textContent()).toContain('no known firmware format; the file looks like ASCII text');
     expect(await failed.textContent()).toContain('Upload the image again, or check that it is a firmware image.');
-    await page.getByText('This scan failed; see the Scans tab for its reason').waitFor();
+    await shown(page.getByText('This scan failed; see the Scans tab for its reason'));
     await page.getByRole('tab', { name: 'Scans' }).click();
-    await page.getByRole('tabpanel').getByText('Reason: no known firmware format; the file looks like ASCII text').waitFor();
+    await shown(page.getByRole('tabpanel').getByText('Reason: no known firmware format; the file looks like ASCII text'));
     await expectAccessible(page, 'the image page of a failed scan');
     await screenshot(page, 'scan-failed');
     await context.close();
@@ -115,7 +115,7 @@ describe.runIf(ready)('web UI quality in chromium', () => {
     await expect.poll(() => scans.count()).toBe(1);
     await page.getByLabel('Debug file').setInputFiles(elf.debug);
     await page.getByRole('button', { name: 'Attach and rescan' }).click();
-    await page.getByRole('status').filter({ hasText: 'Attached; a new scan is queued.' }).waitFor();
+    await shown(page.getByRole('status').filter({ hasText: 'Attached; a new scan is queued.' }));
     await expect.poll(() => scans.count()).toBe(2);
     const files = (await api('GET', `/api/v4/products/${productId}/images/${elfImage}/files`)).body;
     expect(JSON.stringify(files)).toContain(elf.debug.split('/').pop());
@@ -131,7 +131,7 @@ describe.runIf(ready)('web UI quality in chromium', () => {
     const context = await newContext();
     const page = await signIn(context);
     const escalations = page.getByRole('region', { name: 'Recent escalations' });
-    await escalations.getByRole('link', { name: finding.name }).waitFor();
+    await shown(escalations.getByRole('link', { name: finding.name }));
     expect(await escalations.textContent()).toContain('kev · Gateway Y ·');
 
     // A large image scanned now: the dashboard lists it in progress with its phase and percent, updated live
@@ -144,7 +144,7 @@ describe.runIf(ready)('web UI quality in chromium', () => {
     const uploadedId = String(uploaded.body.id).split('/').pop();
     await page.reload();
     const running = page.getByRole('region', { name: 'Scans in progress' }).locator('li');
-    await running.first().waitFor({ timeout: 30_000 });
+    await shown(running.first(), 30_000);
     // What the page showed, and what the server said at the same moments (its progress as phase and percent, with
     // how long each lasted): a state the server kept for longer than the page's poll interval (2 s) plus slack
     // must have reached the page without a reload. A quick scan's states can all fall between two polls, and a
@@ -173,7 +173,7 @@ describe.runIf(ready)('web UI quality in chromium', () => {
     expect(states.every((s) => /^Gateway Y · OpenWrt .+ \d+%$/.test(s)), states.join(' | ')).toBe(true);
     // Live, without a reload: the scan leaves the list when it completes, and every state the server held long
     // enough was shown.
-    await page.getByRole('region', { name: 'Scans in progress' }).getByText('No scan is running.').waitFor();
+    await shown(page.getByRole('region', { name: 'Scans in progress' }).getByText('No scan is running.'));
     const longLived = [...served].filter(([state, ms]) => ms > 3000 && !state.startsWith('(')).map(([state]) => state);
     for (const state of longLived) {
       const [phase, percent] = [state.slice(0, state.lastIndexOf(' ')), state.slice(state.lastIndexOf(' ') + 1)];
@@ -185,14 +185,14 @@ describe.runIf(ready)('web UI quality in chromium', () => {
   it('fits 390 px and passes axe on every page, in the light and the dark theme', async () => {
     const findingId = (await api('POST', '/api/v4/grids/findings:gridList', { filters: [{ field: 'imageId', value: imageId }] })).body.rows[0].id;
     const pages: Array<[string, string, (page: Page) => Promise<unknown>]> = [
-      ['dashboard', '/', (p) => p.getByRole('link', { name: 'Gateway Y', exact: true }).waitFor()],
-      ['product', `/products/${productId}`, (p) => p.getByRole('heading', { name: 'Images' }).waitFor()],
-      ['image', `/products/${productId}/images/${imageId}`, (p) => p.locator('table.findings tbody tr a').first().waitFor()],
-      ['finding', `/products/${productId}/findings/${findingId}`, (p) => p.getByRole('heading', { name: 'History' }).waitFor()],
-      ['compare', `/compare?product=${productId}&target=${secondImageId}`, (p) => p.getByRole('heading', { name: 'Component changes' }).waitFor()],
-      ['administration', '/admin', (p) => p.getByRole('table', { name: 'Machine clients' }).or(p.getByText('No machine client yet.')).waitFor()],
-      ['rules', '/admin/rules', (p) => p.getByRole('table', { name: 'Built-in rules' }).waitFor()],
-      ['webhooks', '/webhooks', (p) => p.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor()],
+      ['dashboard', '/', (p) => shown(p.getByRole('link', { name: 'Gateway Y', exact: true }))],
+      ['product', `/products/${productId}`, (p) => shown(p.getByRole('heading', { name: 'Images' }))],
+      ['image', `/products/${productId}/images/${imageId}`, (p) => shown(p.locator('table.findings tbody tr a').first())],
+      ['finding', `/products/${productId}/findings/${findingId}`, (p) => shown(p.getByRole('heading', { name: 'History' }))],
+      ['compare', `/compare?product=${productId}&target=${secondImageId}`, (p) => shown(p.getByRole('heading', { name: 'Component changes' }))],
+      ['administration', '/admin', (p) => shown(p.getByRole('table', { name: 'Machine clients' }).or(p.getByText('No machine client yet.')))],
+      ['rules', '/admin/rules', (p) => shown(p.getByRole('table', { name: 'Built-in rules' }))],
+      ['webhooks', '/webhooks', (p) => shown(p.getByRole('heading', { level: 1, name: 'Webhooks' }))],
     ];
     const background: Record<string, string> = { light: 'rgb(245, 246, 248)', dark: 'rgb(15, 18, 22)' };
     for (const scheme of ['light', 'dark'] as const) {
@@ -202,7 +202,9 @@ describe.runIf(ready)('web UI quality in chromium', () => {
         // The theme follows the system setting.
         expect(await page.evaluate('getComputedStyle(document.documentElement).backgroundColor')).toBe(background[scheme]);
         for (const [name, path, loaded] of pages) {
-          await page.goto(`${server.base}${path}`);
+          // In-app navigation, as the back button does (the app routes on popstate): one page load per context, so
+          // axe-core is injected once per context instead of once per page.
+          await page.evaluate(`history.pushState(null, '', ${JSON.stringify(path)}); dispatchEvent(new PopStateEvent('popstate'))`);
           await loaded(page);
           const where = `the ${name} page at ${width} px, ${scheme}`;
           expect(await page.evaluate('document.documentElement.scrollWidth'), `${where}: nothing wider than the screen`).toBeLessThanOrEqual(width);
@@ -210,7 +212,7 @@ describe.runIf(ready)('web UI quality in chromium', () => {
           if (name === 'image') {
             for (const tab of ['Components', 'Files', 'Crypto', 'Binaries', 'Scans', 'Reports'] as const) {
               await page.getByRole('tab', { name: tab }).click();
-              await page.getByRole('tabpanel').getByRole('heading', { level: 2 }).first().waitFor();
+              await shown(page.getByRole('tabpanel').getByRole('heading', { level: 2 }).first());
               expect(await page.evaluate('document.documentElement.scrollWidth'), `${where}, ${tab} tab`).toBeLessThanOrEqual(width);
               await expectAccessible(page, `${where}, ${tab} tab`);
             }
@@ -228,25 +230,25 @@ describe.runIf(ready)('web UI quality in chromium', () => {
     // Dashboard → product → image, following links with Tab and Enter.
     await tabTo(page, page.getByRole('link', { name: 'Gateway Y', exact: true }));
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Images' }).waitFor();
+    await shown(page.getByRole('heading', { name: 'Images' }));
     await tabTo(page, page.getByRole('link', { name: 'Gateway Y', exact: true }));
     await page.keyboard.press('Enter');
-    await page.locator('table.findings tbody tr a').first().waitFor();
+    await shown(page.locator('table.findings tbody tr a').first());
     // The tab list is one Tab stop; the arrow keys move between its tabs.
     await tabTo(page, page.getByRole('tab', { name: 'Findings' }));
     await page.keyboard.press('ArrowRight');
     expect(await page.getByRole('tab', { name: 'Components' }).getAttribute('aria-selected')).toBe('true');
     expect(await page.evaluate('document.activeElement.id')).toBe('tab-Components');
-    await page.getByRole('tabpanel').getByRole('heading', { name: /^Components/ }).waitFor();
+    await shown(page.getByRole('tabpanel').getByRole('heading', { name: /^Components/ }));
     await page.keyboard.press('ArrowLeft');
     expect(await page.getByRole('tab', { name: 'Findings' }).getAttribute('aria-selected')).toBe('true');
     // Into the findings table, open the first finding.
     const link = page.locator('table.findings tbody tr a').first();
-    await link.waitFor();
+    await shown(link);
     const first = (await link.textContent())!;
     await tabTo(page, link, 150);
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { level: 1, name: first }).waitFor();
+    await shown(page.getByRole('heading', { level: 1, name: first }));
     // Set a status with the keyboard: choose with the arrow keys, type a comment, save with Enter.
     const status = page.getByLabel('Status');
     await tabTo(page, status);
@@ -264,7 +266,7 @@ describe.runIf(ready)('web UI quality in chromium', () => {
     // Focus is visible: the focused control has the focus outline.
     expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).toBe('solid');
     await page.keyboard.press('Enter');
-    await page.getByText('Checked with the keyboard.').waitFor();
+    await shown(page.getByText('Checked with the keyboard.'));
     await context.close();
   }, 180_000);
 
@@ -283,9 +285,9 @@ describe.runIf(ready)('web UI quality in chromium', () => {
       if (formCode) secrets.push(decodeURIComponent(formCode));
     });
     const page = await signIn(context);
-    await page.getByRole('link', { name: 'Gateway Y', exact: true }).waitFor();
+    await shown(page.getByRole('link', { name: 'Gateway Y', exact: true }));
     await page.reload();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await shown(page.getByRole('button', { name: 'Sign out' }));
     await expect.poll(() => secrets.length).toBeGreaterThanOrEqual(3);
     const log = logLines.join('');
     expect(log).toContain('/api/v4/products');

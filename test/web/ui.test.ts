@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shown } from '../support/browser.js';
 import { needCommands } from '../support/requirements.js';
 import { ADMIN, call, passwordToken, startTestServer, uploadAndScan, type TestServer } from '../support/server.js';
 import { corpus, haveShared } from '../support/shared.js';
@@ -57,7 +58,7 @@ async function signIn(context: BrowserContext, email: string, password: string, 
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await shown(page.getByRole('button', { name: 'Sign out' }));
   expect(page.url()).toBe(`${server.base}/`);
   return page;
 }
@@ -104,7 +105,7 @@ describe.runIf(ready)('web UI in chromium', () => {
 
     // 1. Sign in through the login page; the code comes back in the fragment and leaves the address bar.
     const page = await signIn(context, ADMIN.email, ADMIN.password);
-    await page.getByText('No products yet.').waitFor();
+    await shown(page.getByText('No products yet.'));
     await expectAccessible(page, 'the empty dashboard');
     // Keyboard: the first Tab reaches the skip link.
     await page.keyboard.press('Tab');
@@ -114,8 +115,8 @@ describe.runIf(ready)('web UI in chromium', () => {
     await page.getByRole('button', { name: 'New product' }).click();
     await page.getByLabel('Name').fill('Router X');
     await page.getByRole('button', { name: 'Create product' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Router X' }).waitFor();
-    await page.getByText('No image yet.').waitFor();
+    await shown(page.getByRole('heading', { level: 1, name: 'Router X' }));
+    await shown(page.getByText('No image yet.'));
     await expectAccessible(page, 'the product page');
     const productId = /\/products\/([0-9A-Z]+)/.exec(page.url())![1]!;
 
@@ -125,28 +126,28 @@ describe.runIf(ready)('web UI in chromium', () => {
     await page.getByRole('button', { name: 'Upload and scan' }).click();
     await page.waitForURL(/\/images\/[0-9A-Z]+$/);
     const imageUrl = page.url();
-    await page.getByText(/Scan completed|The analysis is incomplete/).waitFor({ timeout: 120_000 });
+    await shown(page.getByText(/Scan completed|The analysis is incomplete/), 120_000);
 
     // 5. Filter findings on the server.
     const count = page.getByRole('status').filter({ hasText: /\d+ findings?$/ });
     await expect.poll(async () => Number(/(\d+)/.exec((await count.textContent()) ?? '')?.[1] ?? 0)).toBeGreaterThan(0);
     await page.getByRole('combobox', { name: 'Type' }).selectOption('maliciousCode');
-    await page.getByText('No finding matches these filters.').waitFor();
+    await shown(page.getByText('No finding matches these filters.'));
     await page.getByRole('combobox', { name: 'Type' }).selectOption('knownVulnerability');
-    await page.locator('table.findings tbody tr a').first().waitFor();
+    await shown(page.locator('table.findings tbody tr a').first());
     await expectAccessible(page, 'the image page');
     await screenshot(page, 'image', true);
 
     // 6. Set a status with a justification.
     const findingName = await page.locator('table.findings tbody tr a').first().textContent();
     await page.locator('table.findings tbody tr a').first().click();
-    await page.getByRole('heading', { level: 1, name: findingName! }).waitFor();
+    await shown(page.getByRole('heading', { level: 1, name: findingName! }));
     await page.getByLabel('Status').selectOption('rejected');
     await page.getByLabel('Justification').selectOption('component_not_present');
     await page.getByLabel('Comment').fill('Not shipped in this product.');
     await page.getByRole('button', { name: 'Save status' }).click();
-    await page.getByText('Not shipped in this product.').waitFor();
-    await page.locator('.timeline').getByText('justification: component not present').waitFor();
+    await shown(page.getByText('Not shipped in this product.'));
+    await shown(page.locator('.timeline').getByText('justification: component not present'));
     await expectAccessible(page, 'the finding page');
     await screenshot(page, 'finding');
 
@@ -154,10 +155,10 @@ describe.runIf(ready)('web UI in chromium', () => {
     const token = await passwordToken(server.base, ADMIN.email, ADMIN.password);
     await uploadAndScan(server.base, token, productId, 'Router X 2.0', SECOND_IMAGE, readFileSync(corpus(SECOND_IMAGE)));
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Compare' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Compare images' }).waitFor();
-    await page.getByText(/^Findings: /).waitFor();
-    await page.locator('table.findings tbody td').filter({ hasText: /^(resolved|new)$/ }).first().waitFor();
-    await page.getByRole('heading', { name: 'Component changes' }).waitFor();
+    await shown(page.getByRole('heading', { level: 1, name: 'Compare images' }));
+    await shown(page.getByText(/^Findings: /));
+    await shown(page.locator('table.findings tbody td').filter({ hasText: /^(resolved|new)$/ }).first());
+    await shown(page.getByRole('heading', { name: 'Component changes' }));
     await expectAccessible(page, 'the compare page');
     await screenshot(page, 'compare', true);
 
@@ -170,11 +171,11 @@ describe.runIf(ready)('web UI in chromium', () => {
     // 9. Browse the file tree: the image at the top, what was extracted inside it, one file's details.
     await page.getByRole('tab', { name: 'Files' }).click();
     const tree = page.getByRole('list', { name: /Contents of/ });
-    await tree.locator('li').first().waitFor();
+    await shown(tree.locator('li').first());
     // The image itself at the top: its hex view shows the image's real first bytes, offset | hex | ASCII.
     await tree.getByRole('button', { name: new RegExp(`^(▸ )?${IMAGE.replace(/\./g, '\\.')}$`) }).click();
     const hex = page.getByRole('table', { name: /^First 256 bytes of the file$/ });
-    await hex.waitFor();
+    await shown(hex);
     const imageHead = readFileSync(corpus(IMAGE)).subarray(0, 256);
     expect(await hex.locator('tbody tr').count()).toBe(16);
     const firstRow = hex.locator('tbody tr').first();
@@ -187,30 +188,30 @@ describe.runIf(ready)('web UI in chromium', () => {
     // Down the folders until a file shows up, then open its details.
     for (let level = 0; level < 6 && (await tree.locator('li[data-kind=file]').count()) === 0; level++) {
       await tree.locator('li[data-kind=folder] > button').first().click();
-      await page.getByRole('navigation', { name: 'Folder' }).getByRole('button').nth(level + 1).waitFor();
+      await shown(page.getByRole('navigation', { name: 'Folder' }).getByRole('button').nth(level + 1));
     }
     await tree.locator('li[data-kind=file] > button').first().click();
-    await page.locator('.file-details').getByText('SHA-256').waitFor();
-    await page.locator('.file-details').getByRole('table', { name: /^First \d+ bytes of the file$/ }).or(page.getByText('The file is empty.')).waitFor();
-    await page.locator('.file-details').getByText(/^(None\.|Findings citing it)$/).first().waitFor();
+    await shown(page.locator('.file-details').getByText('SHA-256'));
+    await shown(page.locator('.file-details').getByRole('table', { name: /^First \d+ bytes of the file$/ }).or(page.getByText('The file is empty.')));
+    await shown(page.locator('.file-details').getByText(/^(None\.|Findings citing it)$/).first());
     await expectAccessible(page, "the image page's Files tab");
     await screenshot(page, 'files');
     for (const tab of ['Components', 'Crypto', 'Binaries', 'Scans'] as const) {
       await page.getByRole('tab', { name: tab }).click();
-      await page.getByRole('tabpanel').getByRole('heading', { level: 2 }).waitFor();
+      await shown(page.getByRole('tabpanel').getByRole('heading', { level: 2 }));
       await expectAccessible(page, `the image page's ${tab} tab`);
     }
     // The scan's state timeline: queued, running (with the analysis phases and their times), done.
     const timeline = page.getByRole('list', { name: 'State timeline' }).first();
-    await timeline.locator('li[data-state=done]').waitFor();
+    await shown(timeline.locator('li[data-state=done]'));
     expect(await timeline.locator(':scope > li').evaluateAll((items) => items.map((li) => li.getAttribute('data-state')))).toEqual(['new', 'running', 'done']);
     expect(await timeline.locator(':scope > li strong').allTextContents()).toEqual(['queued', 'running', 'done']);
-    await timeline.getByRole('list', { name: 'Analysis phases' }).getByText(/^unpack/).waitFor();
+    await shown(timeline.getByRole('list', { name: 'Analysis phases' }).getByText(/^unpack/));
 
     // The dashboard with data: risk per product, trend chart; and administration.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }).click();
-    await page.getByRole('link', { name: 'Router X', exact: true }).waitFor();
-    await page.locator('.chart svg').waitFor();
+    await shown(page.getByRole('link', { name: 'Router X', exact: true }));
+    await shown(page.locator('.chart svg'));
     await expectAccessible(page, 'the dashboard');
     await screenshot(page, 'dashboard', true);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).click();
@@ -219,40 +220,40 @@ describe.runIf(ready)('web UI in chromium', () => {
     await expect.poll(async () => (await page.locator('code.secret').textContent())?.length ?? 0).toBeGreaterThan(10);
     // Listed afterwards, without its secret.
     const clientRow = page.getByRole('table', { name: 'Machine clients' }).getByRole('row', { name: /ci-pipeline/ });
-    await clientRow.waitFor();
+    await shown(clientRow);
     expect(await clientRow.textContent()).not.toContain((await page.locator('code.secret').textContent())!);
     await expectAccessible(page, 'the administration page');
 
     // Malicious-code rules: a source that does not compile shows the compiler's message; a good one is added,
     // switched off and deleted; a built-in rule is switched off and on again.
     await page.getByRole('link', { name: 'Malicious-code rules' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Malicious-code rules' }).waitFor();
+    await shown(page.getByRole('heading', { level: 1, name: 'Malicious-code rules' }));
     await page.getByLabel('Name').fill('Broken rule');
     await page.getByLabel('YARA-X source').fill('rule broken { condition: $missing }');
     await page.getByRole('button', { name: 'Add rule' }).click();
-    await page.getByLabel('Compiler messages').getByText(/missing/).first().waitFor();
+    await shown(page.getByLabel('Compiler messages').getByText(/missing/).first());
     await page.getByLabel('YARA-X source').fill('rule ui_probe { strings: $a = "UI-PROBE-STRING" condition: $a }');
     await page.getByRole('button', { name: 'Add rule' }).click();
     const mine = page.getByRole('table', { name: "Your organisation's rules" });
-    await mine.getByRole('row', { name: /Broken rule/ }).getByText('enabled').waitFor();
+    await shown(mine.getByRole('row', { name: /Broken rule/ }).getByText('enabled'));
     await mine.getByRole('button', { name: 'Disable Broken rule' }).click();
-    await mine.getByRole('row', { name: /Broken rule/ }).getByText('disabled').waitFor();
+    await shown(mine.getByRole('row', { name: /Broken rule/ }).getByText('disabled'));
     await expectAccessible(page, 'the rules page');
     await screenshot(page, 'rules');
     page.once('dialog', (dialog) => void dialog.accept());
     await mine.getByRole('button', { name: 'Delete Broken rule' }).click();
-    await page.getByText('None yet.', { exact: false }).waitFor();
+    await shown(page.getByText('None yet.', { exact: false }));
     const builtIn = page.getByRole('table', { name: 'Built-in rules' });
     const firstBuiltIn = builtIn.getByRole('button', { name: /^Disable / }).first();
     const builtInName = (await firstBuiltIn.getAttribute('aria-label'))!.slice('Disable '.length);
     await firstBuiltIn.click();
     await builtIn.getByRole('button', { name: `Enable ${builtInName}` }).click();
-    await builtIn.getByRole('button', { name: `Disable ${builtInName}` }).waitFor();
+    await shown(builtIn.getByRole('button', { name: `Disable ${builtInName}` }));
 
     // A phone: nothing wider than the screen, still accessible.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(imageUrl);
-    await page.getByText(/Scan completed|The analysis is incomplete/).waitFor();
+    await shown(page.getByText(/Scan completed|The analysis is incomplete/));
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await expectAccessible(page, 'the image page at 390 px');
     await screenshot(page, 'image-phone');
@@ -265,17 +266,17 @@ describe.runIf(ready)('web UI in chromium', () => {
     const loginScheme = docs.locator('.auth-container').filter({ hasText: 'authorizationCode' });
     const [popup] = await Promise.all([docs.waitForEvent('popup'), loginScheme.locator('button', { hasText: 'Authorize' }).click()]);
     await popup.waitForEvent('close', { timeout: 15_000 }).catch(() => undefined);
-    await loginScheme.locator('button', { hasText: 'Logout' }).waitFor();
+    await shown(loginScheme.locator('button', { hasText: 'Logout' }));
     await docs.close();
 
     // 10. Sign out: the tokens were only in memory, so they are gone.
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByText('You are signed out.').waitFor();
+    await shown(page.getByText('You are signed out.'));
     await expectAccessible(page, 'the signed-out page');
     expect(await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })')).not.toMatch(/access_token|refresh_token/);
     // The identity provider's session ended too: the next visit asks for the password again.
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByLabel('Password').waitFor();
+    await shown(page.getByLabel('Password'));
     await context.close();
   }, 300_000);
 
@@ -285,13 +286,13 @@ describe.runIf(ready)('web UI in chromium', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
     const page = await signIn(context, VIEWER.email, VIEWER.password);
     await page.getByRole('link', { name: 'Router X', exact: true }).click();
-    await page.getByRole('heading', { name: 'Images' }).waitFor();
+    await shown(page.getByRole('heading', { name: 'Images' }));
     expect(await page.getByRole('button', { name: 'New product' }).count()).toBe(0);
     expect(await page.getByText('Upload an image').count()).toBe(0);
     expect(await page.getByRole('link', { name: 'Administration' }).count()).toBe(0);
     await page.locator('table tbody th a').first().click();
     await page.locator('table.findings tbody tr a').first().click();
-    await page.getByRole('heading', { name: 'History' }).waitFor();
+    await shown(page.getByRole('heading', { name: 'History' }));
     expect(await page.getByRole('button', { name: 'Save status' }).count()).toBe(0);
     await expectAccessible(page, 'the finding page of a viewer');
 
@@ -309,13 +310,13 @@ describe.runIf(ready)('web UI in chromium', () => {
     await signIn(context, ADMIN.email, ADMIN.password, page);
     await page.getByRole('link', { name: 'Router X', exact: true }).click();
     await page.locator('table tbody th a').first().click();
-    await page.getByRole('tab', { name: 'Scans' }).waitFor();
+    await shown(page.getByRole('tab', { name: 'Scans' }));
 
     // One call refused (401: a revoked or expired token): that part of the page says so, with a sign-in button.
     const scanList = /\/images\/[0-9A-Z]+\/scans\?/;
     await page.route(scanList, (route) => route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ message: 'the token has expired', details: [] }) }));
     await page.getByRole('tab', { name: 'Scans' }).click();
-    await page.getByRole('tabpanel').getByRole('alert').filter({ hasText: 'Your session expired.' }).getByRole('button', { name: 'Sign in again' }).waitFor();
+    await shown(page.getByRole('tabpanel').getByRole('alert').filter({ hasText: 'Your session expired.' }).getByRole('button', { name: 'Sign in again' }));
     await expectAccessible(page, 'the session-expired notice');
     await page.unroute(scanList);
 
@@ -325,17 +326,17 @@ describe.runIf(ready)('web UI in chromium', () => {
     const imageUrl = page.url();
     await page.clock.fastForward('31:00');
     const notice = page.locator('main > .session-expired');
-    await notice.waitFor();
+    await shown(notice);
     expect(page.url()).toBe(imageUrl);
     await page.getByRole('tab', { name: 'Components' }).click();
-    await page.getByRole('tabpanel').getByText('Your session expired.').waitFor();
+    await shown(page.getByRole('tabpanel').getByText('Your session expired.'));
     await screenshot(page, 'session-expired');
 
     // Signing in again (the provider's session is still open: no form) comes back to the same page.
     await page.unroute(tokenEndpoint);
     await notice.getByRole('button', { name: 'Sign in again' }).click();
     await page.waitForURL(imageUrl);
-    await page.getByRole('tab', { name: 'Components' }).waitFor();
+    await shown(page.getByRole('tab', { name: 'Components' }));
     expect(await page.locator('.session-expired').count()).toBe(0);
     await context.close();
   }, 120_000);

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from '../support/axe.js';
+import { shown } from '../support/browser.js';
 import { needCommands } from '../support/requirements.js';
 import { ADMIN, startTestServer, waitFor, type TestServer } from '../support/server.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -59,8 +60,8 @@ describe.runIf(needCommands(['chromium'], 'the browser test of the Webhooks page
     await page.getByLabel('Password').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Webhooks' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
-    await page.getByText('No webhooks yet.').waitFor();
+    await shown(page.getByRole('heading', { level: 1, name: 'Webhooks' }));
+    await shown(page.getByText('No webhooks yet.'));
     await expectAccessible(page, 'the empty Webhooks page');
 
     await page.getByLabel('URL').fill(receiver.url);
@@ -71,12 +72,12 @@ describe.runIf(needCommands(['chromium'], 'the browser test of the Webhooks page
     await page.getByRole('button', { name: 'Done' }).click();
     expect(await page.locator('code.secret').count()).toBe(0);
     const row = page.getByRole('row', { name: new RegExp(receiver.url.replace(/[.?]/g, '\\$&')) });
-    await row.waitFor();
+    await shown(row);
     expect(await row.textContent()).toContain('image.created');
 
     await row.getByRole('button', { name: 'Send test' }).click();
-    await page.getByRole('heading', { name: `Deliveries to ${receiver.url}` }).waitFor();
-    await page.getByRole('row', { name: /webhook\.test.*succeeded.*204/ }).waitFor({ timeout: 20_000 });
+    await shown(page.getByRole('heading', { name: `Deliveries to ${receiver.url}` }));
+    await shown(page.getByRole('row', { name: /webhook\.test.*succeeded.*204/ }), 20_000);
     expect(receiver.verify(secret, receiver.received[0]!)).toMatchObject({ type: 'webhook.test' });
     await expectAccessible(page, 'the Webhooks page with deliveries');
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -95,7 +96,7 @@ describe.runIf(needCommands(['chromium'], 'the browser test of the Webhooks page
     expect(receiver.verify(rotated, receiver.received[1]!)).toMatchObject({ type: 'webhook.test' });
 
     await row.getByRole('button', { name: 'Delete' }).click();
-    await page.getByText('No webhooks yet.').waitFor();
+    await shown(page.getByText('No webhooks yet.'));
     await context.close();
   }, 120_000);
 });
