@@ -1,4 +1,4 @@
-// Rebuilds lzma-native's bundled liblzma with optimisation (run by `npm install`/`npm ci` as postinstall).
+// Rebuilds lzma-native's bundled liblzma with optimisation (run by `npm install`/`npm ci` from prepare.mjs, beside the build).
 //
 // Why: lzma-native's build script configures liblzma with CFLAGS="-fPIC $CFLAGS", which replaces autoconf's
 // default "-g -O2"; its prebuilt binaries are therefore unoptimised and decode xz/LZMA about 2x slower than the
