@@ -3,14 +3,15 @@
 // second of start-up); the top-level help lists the commands from this table without loading any of them.
 import { Command } from 'commander';
 import { ENGINE_VERSION } from '../engine/version.js';
+import { bundleOf, type BundledCommand } from './bundled.js';
 import { setCommandLine } from './command-thread.js';
 
 type Register = (program: Command) => void;
 type Module = { register: Register };
 
 const commands: Array<{ names: Record<string, string>; load: () => Promise<Module> }> = [
-  { names: { unpack: 'Extract a firmware image offline' }, load: () => import('./unpack.js') },
-  { names: { scan: 'Analyse a firmware image offline and print a summary, the result or a report' }, load: () => import('./scan.js') },
+  { names: { unpack: 'Extract a firmware image offline' }, load: () => loadBundled('unpack', () => import('./unpack.js')) },
+  { names: { scan: 'Analyse a firmware image offline and print a summary, the result or a report' }, load: () => loadBundled('scan', () => import('./scan.js')) },
   { names: { login: 'Sign in to a Firmscope server (password grant); the session is cached and refreshed', logout: 'Forget the cached session' }, load: () => import('./login.js') },
   { names: { products: 'Products on the server: list, create' }, load: () => import('./products.js') },
   { names: { images: 'Images of a product: list' }, load: () => import('./images.js') },
@@ -26,6 +27,12 @@ const commands: Array<{ names: Record<string, string>; load: () => Promise<Modul
   { names: { clients: 'Manage machine clients (client_credentials grant)' }, load: () => import('./clients.js') },
   { names: { orgs: 'Manage organisations' }, load: () => import('./orgs.js') },
 ];
+
+/** An offline command's module: its bundle when there is one to use (bundled.ts), else the module itself. */
+async function loadBundled(name: BundledCommand, unbundled: () => Promise<Module>): Promise<Module> {
+  const bundle = bundleOf(name);
+  return bundle ? ((await import(bundle.href)) as Module) : unbundled();
+}
 
 const EXIT_CODES = `
 Exit codes: 0 clean, 1 error, 2 a gate failed (--fail-on, --fail-on-new, --fail-on-kev),

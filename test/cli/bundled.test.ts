@@ -1,0 +1,95 @@
+// `firmscope scan` and `unpack` load their bundle (dist/bundle/, scripts/bundle-commands.mjs) when it is at least as
+// new as the command's compiled module, and give the same output as the modules themselves.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { bundleOf } from '../../src/cli/bundled.js';
+import { childEnv, firmscopeCommand, projectRoot } from '../support/cli-process.js';
+import { settle } from '../support/requirements.js';
+import { corpus, haveShared } from '../support/shared.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'fs-bundled-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => vi.unstubAllEnvs());
+
+describe('which module an offline command loads', () => {
+  const cli = join(dir, 'dist', 'cli');
+  const cliUrl = pathToFileURL(`${cli}/`);
+  mkdirSync(cli, { recursive: true });
+  mkdirSync(join(dir, 'dist', 'bundle'));
+  const at = (path: string, seconds: number) => {
+    writeFileSync(path, '');
+    utimesSync(path, seconds, seconds);
+  };
+
+  it('takes the bundle when it is at least as new as the command module, and the module otherwise', () => {
+    expect(bundleOf('scan', cliUrl)).toBeUndefined(); // neither exists
+    at(join(cli, 'scan.js'), 2_000_000_000);
+    expect(bundleOf('scan', cliUrl)).toBeUndefined(); // no bundle
+    at(join(dir, 'dist', 'bundle', 'scan.js'), 1_999_999_999);
+    expect(bundleOf('scan', cliUrl)).toBeUndefined(); // an older bundle: a later tsc changed the module
+    at(join(dir, 'dist', 'bundle', 'scan.js'), 2_000_000_000);
+    expect(bundleOf('scan', cliUrl)?.href).toBe(pathToFileURL(join(dir, 'dist', 'bundle', 'scan.js')).href);
+    expect(bundleOf('unpack', cliUrl)).toBeUndefined();
+  });
+
+  it('takes the module when FIRMSCOPE_NO_BUNDLE=1', () => {
+    at(join(cli, 'scan.js'), 2_000_000_000);
+    at(join(dir, 'dist', 'bundle', 'scan.js'), 2_000_000_001);
+    expect(bundleOf('scan', cliUrl)).toBeDefined();
+    vi.stubEnv('FIRMSCOPE_NO_BUNDLE', '1');
+    expect(bundleOf('scan', cliUrl)).toBeUndefined();
+  });
+});
+
+const IMAGE = 'openwrt-ramips-mt7621-xiaomi_mir3g-v2-squashfs-sysupgrade.bin';
+const distCli = pathToFileURL(join(projectRoot, 'dist', 'cli') + '/');
+const built = firmscopeCommand()[0]!.endsWith(join('bin', 'firmscope.js'))
+  && ['scan', 'unpack'].every((name) => bundleOf(name as 'scan' | 'unpack', distCli) !== undefined);
+const ready = haveShared('corpus', IMAGE) && settle(built ? [] : ['dist/ is not built, or its bundles are older than it (run `npm run build`)'], 'the tests of the built bundles');
+
+describe.runIf(ready)('the built bundles', () => {
+  const firmscope = (args: string[], bundle: boolean) => {
+    const run = spawnSync(process.execPath, [...firmscopeCommand(), ...args], {
+      cwd: projectRoot,
+      encoding: 'utf8',
+      env: childEnv({ FIRMSCOPE_NO_BUNDLE: bundle ? undefined : '1', FIRMSCOPE_DATA_DIR: join(dir, 'data') }),
+    });
+    expect(run.status, run.stderr).toBe(0);
+    return run;
+  };
+  /** The result without its timings. */
+  const stable = (path: string) => JSON.stringify(JSON.parse(readFileSync(path, 'utf8')), (key, value: unknown) => (key === 'durationMs' || key === 'phases' ? undefined : value));
+
+  it('scan: the same result, cache keys included, through the bundle and through the modules', () => {
+    const results = [true, false].map((bundle) => {
+      const name = bundle ? 'bundle' : 'modules';
+      // Each with its own cache, then again with it: the second run reuses the first's results by their keys.
+      const args = (run: number) => ['scan', corpus(IMAGE), '-q', '-o', join(dir, `${name}-${run}.json`), '--work-dir', join(dir, `work-${name}-${run}`), '--cache-dir', join(dir, `cache-${name}`)];
+      firmscope(args(1), bundle);
+      firmscope(args(2), bundle);
+      return [stable(join(dir, `${name}-1.json`)), JSON.parse(readFileSync(join(dir, `${name}-2.json`), 'utf8')).summary.cache];
+    });
+    expect(results[0]![0]).toBe(results[1]![0]);
+    expect(results[0]![1].image).toBe('hit');
+    expect(results[1]![1].image).toBe('hit');
+    // The modules' run finds the bundle's cache entries: one engine digest, one set of keys.
+    firmscope(['scan', corpus(IMAGE), '-q', '-o', join(dir, 'cross.json'), '--work-dir', join(dir, 'work-cross'), '--cache-dir', join(dir, 'cache-bundle')], false);
+    expect(JSON.parse(readFileSync(join(dir, 'cross.json'), 'utf8')).summary.cache.image).toBe('hit');
+  }, 120_000);
+
+  it('unpack: the same files through the bundle and through the modules', () => {
+    const listings = [true, false].map((bundle) => {
+      const out = join(dir, bundle ? 'unpack-bundle' : 'unpack-modules');
+      firmscope(['unpack', corpus(IMAGE), '-o', out], bundle);
+      // files.json lists nodes in the order they were finished, which varies between runs either way
+      const nodes = JSON.parse(readFileSync(join(out, 'files.json'), 'utf8')) as Array<{ path: string }>;
+      return JSON.stringify(nodes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+    });
+    expect(JSON.parse(listings[0]!).length).toBeGreaterThan(500);
+    expect(listings[0]).toBe(listings[1]);
+  }, 120_000);
+});
