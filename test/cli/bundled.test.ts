@@ -9,7 +9,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { bundleOf } from '../../src/cli/bundled.js';
 import { childEnv, firmscopeCommand, projectRoot } from '../support/cli-process.js';
 import { settle } from '../support/requirements.js';
-import { corpus, haveShared } from '../support/shared.js';
+import { corpus, haveShared, sharedPath } from '../support/shared.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fs-bundled-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,7 +49,7 @@ const IMAGE = 'openwrt-ramips-mt7621-xiaomi_mir3g-v2-squashfs-sysupgrade.bin';
 const distCli = pathToFileURL(join(projectRoot, 'dist', 'cli') + '/');
 const built = firmscopeCommand()[0]!.endsWith(join('bin', 'firmscope.js'))
   && ['scan', 'unpack'].every((name) => bundleOf(name as 'scan' | 'unpack', distCli) !== undefined);
-const ready = haveShared('corpus', IMAGE) && settle(built ? [] : ['dist/ is not built, or its bundles are older than it (run `npm run build`)'], 'the tests of the built bundles');
+const ready = haveShared('corpus', IMAGE) && haveShared('vulndata', 'nvd-corpus') && settle(built ? [] : ['dist/ is not built, or its bundles are older than it (run `npm run build`)'], 'the tests of the built bundles');
 
 describe.runIf(ready)('the built bundles', () => {
   const firmscope = (args: string[], bundle: boolean) => {
@@ -65,6 +65,8 @@ describe.runIf(ready)('the built bundles', () => {
   const stable = (path: string) => JSON.stringify(JSON.parse(readFileSync(path, 'utf8')), (key, value: unknown) => (key === 'durationMs' || key === 'phases' ? undefined : value));
 
   it('scan: the same result, cache keys included, through the bundle and through the modules', () => {
+    // A local vulnerability database, so that the scans match vulnerabilities through the store's modules too.
+    firmscope(['vulndb', 'import', sharedPath('vulndata', 'nvd-corpus')], false);
     const results = [true, false].map((bundle) => {
       const name = bundle ? 'bundle' : 'modules';
       // Each with its own cache, then again with it: the second run reuses the first's results by their keys.
@@ -74,6 +76,7 @@ describe.runIf(ready)('the built bundles', () => {
       return [stable(join(dir, `${name}-1.json`)), JSON.parse(readFileSync(join(dir, `${name}-2.json`), 'utf8')).summary.cache];
     });
     expect(results[0]![0]).toBe(results[1]![0]);
+    expect((JSON.parse(results[0]![0]) as { findings: Array<{ name: string }> }).findings.filter((f) => f.name.startsWith('CVE-')).length).toBeGreaterThan(0);
     expect(results[0]![1].image).toBe('hit');
     expect(results[1]![1].image).toBe('hit');
     // The modules' run finds the bundle's cache entries: one engine digest, one set of keys.
