@@ -4,8 +4,8 @@ import { defineConfig } from 'vitest/config';
 
 // Test files that replace modules (vi.mock, vi.doMock) run each in a fresh module registry. Every other file shares
 // its worker's modules with the files that ran there before it (isolate: false): importing the engine, the server
-// and their dependencies again for each of 273 files was a third of the suite's time (vitest's "import" figure,
-// 181 s of 1,200 s of worker time on 2 cores). Those files clean up what they change (spies and stubbed variables
+// and their dependencies again for each of 273 files took 181 s of the suite's 1,200 s of worker time (vitest's
+// "import" figure, 2026-11-29, 2 cores). Those files clean up what they change (spies and stubbed variables
 // are restored, servers closed), so the order in which they share a worker does not matter.
 const MOCKS_MODULES = /\bvi\.(?:mock|doMock|unmock|doUnmock)\(/;
 

@@ -39,8 +39,8 @@ const keepOutside = {
       const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
       return BUNDLED_PACKAGES.includes(name) ? undefined : { path: args.path, external: true };
     });
+    // (the entry points are absolute paths: only the imports between modules are relative)
     esbuild.onResolve({ filter: /^\.\.?\// }, (args) => {
-      if (args.kind === 'entry-point') return undefined;
       const path = resolve(args.resolveDir, args.path);
       if (path.startsWith(join(dist, 'cli') + sep)) return { path: fromBundle(path), external: true };
       return undefined;
