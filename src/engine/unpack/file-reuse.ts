@@ -21,6 +21,14 @@ export interface StoredFormMemo {
   remember(key: string, content: StoredContent): void;
 }
 
+/**
+ * The key of a file known by its content alone (a SquashFS file that lives wholly in a fragment block): what the
+ * memo keeps under it is whether a search of that content found chunks.
+ */
+export function contentKey(sha256: string): string {
+  return `content\0${sha256}`;
+}
+
 export class FileReuse {
   /** Files placed from the store. */
   placed = 0;

@@ -21,6 +21,9 @@ export const DEFAULT_STORE_BYTES = 2 * 1024 * 1024 * 1024;
 
 /** A store in a local folder: `<dir>/<first two hex digits>/<sha256>`. */
 export class LocalFileStore implements ExtractedFileStore {
+  /** Shard folders known to exist (one mkdir each, not one per file kept). */
+  private readonly shards = new Set<string>();
+
   constructor(
     readonly dir: string,
     private readonly maxBytes = DEFAULT_STORE_BYTES,
@@ -42,7 +45,11 @@ export class LocalFileStore implements ExtractedFileStore {
     if (!SHA256.test(sha256)) return;
     const target = this.pathOf(sha256);
     try {
-      mkdirSync(join(this.dir, sha256.slice(0, 2)), { recursive: true });
+      const shard = sha256.slice(0, 2);
+      if (!this.shards.has(shard)) {
+        mkdirSync(join(this.dir, shard), { recursive: true });
+        this.shards.add(shard);
+      }
       linkOrCopy(path, target);
     } catch {
       // already kept (EEXIST), or the store cannot take it: a later scan decodes the file again

@@ -70,13 +70,15 @@ export interface EntryMeta {
  * form is known, else decoded, and then remembered for the next scan.
  */
 export interface ReusableFile {
-  /** The key of its stored form (its compression, sizes and stored bytes: stored-forms.ts). */
+  /** The key of its stored form (its compression, sizes and stored bytes: stored-forms.ts), or of its content (contentKey). */
   readonly key: string;
   /** What an earlier scan found this stored form to decode to, if any (its `tail` already checked to match). */
   readonly known?: StoredContent;
   /** SHA-256 of the part of the file the key does not cover (StoredContent.tail), remembered with it. */
   readonly tail?: string;
   readonly size: number;
+  /** The file's bytes, when the handler holds them anyway (a file in a decoded fragment): its head is taken from them. */
+  readonly bytes?: Buffer;
   decoded(): Readable | AsyncIterable<Buffer>;
 }
 

@@ -284,7 +284,7 @@ export class DirectorySink implements Sink {
     if (file.known && this.reuse) {
       this.budget.checkTime();
       this.budget.chargeBytes(file.size);
-      const first = this.reuse.place(file.known, file.size, target) ? placedHead(target) : undefined;
+      const first = this.reuse.place(file.known, file.size, target) ? (file.bytes ?? placedHead(target)) : undefined;
       if (first) {
         const selection = file.known.chunkFree && this.preselect ? noChunks() : undefined;
         return { path, kind: 'file', size: file.size, sha256: file.known.sha256, ...this.heads(first), selection };

@@ -1,9 +1,11 @@
 // Files kept from an earlier scan (issue #15): the next version of a SquashFS image places a file whose stored
-// blocks and decoded tail it has seen before from the store (a hard link) instead of decoding it, and the tree it
-// gives is the tree a cold unpack gives. A tail that differs, a damaged store entry or a memo that fails to answer
+// blocks and decoded tail it has seen before from the store (a hard link) instead of decoding it, and a file that
+// lives in a fragment block, once decoded, from the store when its content was seen before (a link instead of a new
+// file, and no search for chunks when none were found in it); the tree it gives is the tree a cold unpack gives. A tail that differs, a damaged store entry or a memo that fails to answer
 // make the file decoded, never a wrong one placed.
 import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileReuse, type StoredContent, type StoredFormMemo } from '../../../src/engine/unpack/file-reuse.js';
@@ -20,7 +22,9 @@ afterAll(() => rmSync(ws.work, { recursive: true, force: true }));
 class MemoryMemo implements StoredFormMemo {
   readonly entries = new Map<string, StoredContent>();
   down = false;
+  lookups = 0;
   async lookup(keys: readonly string[]): Promise<Map<string, StoredContent>> {
+    this.lookups++;
     if (this.down) throw new Error('down');
     return new Map(keys.flatMap((k) => (this.entries.has(k) ? [[k, this.entries.get(k)!] as const] : [])));
   }
@@ -54,6 +58,8 @@ function image(name: string, version: number): string {
   // the same first block in both versions, another tail in the second
   writeFileSync(join(src, 'bin', 'tail.bin'), Buffer.concat([SHARED_HEAD, Buffer.from(`tail of version ${version}\n`)]));
   for (let i = 0; i < 12; i++) writeFileSync(join(src, `small-${i}.txt`), `small file ${i} of version ${i % 3 === 0 ? version : 1}\n`);
+  // a small container, the same in both versions: placed, and still unpacked (its content holds a chunk)
+  writeFileSync(join(src, 'notes.gz'), gzipSync(Buffer.from('notes kept in a gzip stream\n'.repeat(20))));
   const out = join(ws.work, `${name}.squashfs`);
   run('mksquashfs', [src, out, '-comp', 'gzip', '-noappend', '-quiet', '-no-progress']);
   return out;
@@ -79,9 +85,13 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     const reused = await unpack(next, dir, { reuse });
     const cold = await unpack(next, work());
     expect(tree(reused)).toEqual(tree(cold));
-    // big.bin is placed; tail.bin has the same blocks and another tail, so it is decoded; the small files have no block
-    expect(seen.placed).toEqual(['big.bin']);
-    expect(reuse.placed).toBe(1);
+    // big.bin is placed; tail.bin has the same blocks and another tail, so it is decoded; of the small files (all in
+    // fragments) those of the same content are placed, the others (every third) written
+    const unchanged = [1, 2, 4, 5, 7, 8, 10, 11].map((i) => `small-${i}.txt`);
+    expect(seen.placed.sort()).toEqual(['big.bin', 'notes.gz', ...unchanged].sort());
+    expect(reuse.placed).toBe(10);
+    expect(reused.files.some((f) => f.path.includes('notes.gz') && f.depth > 1)).toBe(true);
+    for (const name of unchanged) expect(statSync(join(dir, reused.files.find((f) => f.path.endsWith(`/${name}`))!.path)).nlink).toBeGreaterThan(1);
     const big = reused.files.find((f) => f.path.endsWith('/bin/big.bin'))!;
     expect(big.sha256).toBe(sha(BIG));
     expect(statSync(join(dir, big.path)).nlink).toBeGreaterThan(1);
@@ -104,13 +114,14 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     writeFileSync(kept, BIG.subarray(0, 1000));
     const damaged = new FileReuse(store, memo);
     expect(tree(await unpack(next, work(), { reuse: damaged }))).toEqual(cold);
-    expect(damaged.placed).toBe(0);
+    expect(damaged.placed).toBe(9); // the unchanged small files and notes.gz, not big.bin
     // gone: decoded (and kept again)
     rmSync(kept);
     const seen = recording(store);
     expect(tree(await unpack(next, work(), { reuse: new FileReuse(seen.store, memo) }))).toEqual(cold);
-    // (tail.bin of this version was decoded and kept by the run before: placed now)
-    expect(seen.placed).toEqual(['tail.bin']);
+    // (tail.bin and the small files of this version were decoded and kept by the run before: placed now)
+    expect(seen.placed).toContain('tail.bin');
+    expect(seen.placed).not.toContain('big.bin');
     expect(readFileSync(kept).equals(BIG)).toBe(true);
     // a store that fails to give a file it holds: decoded
     const failing: ExtractedFileStore = {
@@ -122,6 +133,30 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     expect(tree(await unpack(next, work(), { reuse: new FileReuse(failing, memo) }))).toEqual(cold);
     memo.down = true;
     expect(tree(await unpack(next, work(), { reuse: new FileReuse(store, memo) }))).toEqual(cold);
+  });
+
+  it('looks the files of fragment blocks up a few fragments at a time', async () => {
+    // twenty files of 100 kB: one fragment each (128 KiB blocks), looked up in three batches of up to eight
+    const frags = (version: number) => {
+      const src = join(ws.work, `src-frags-${version}`);
+      rmSync(src, { recursive: true, force: true });
+      mkdirSync(src, { recursive: true });
+      for (let i = 0; i < 20; i++) writeFileSync(join(src, `f${String(i).padStart(2, '0')}.bin`), noise(100_000, i === 7 ? 1000 + version : 100 + i));
+      const out = join(ws.work, `frags-${version}.squashfs`);
+      run('mksquashfs', [src, out, '-comp', 'gzip', '-noappend', '-quiet', '-no-progress']);
+      return out;
+    };
+    const first = frags(1);
+    const next = frags(2);
+    const memo = new MemoryMemo();
+    const store = new LocalFileStore(join(ws.work, 'store-frags'));
+    await unpack(first, work(), { reuse: new FileReuse(store, memo) });
+    memo.lookups = 0;
+    const reuse = new FileReuse(store, memo);
+    const reused = await unpack(next, work(), { reuse });
+    expect(tree(reused)).toEqual(tree(await unpack(next, work())));
+    expect(memo.lookups).toBe(1 + 3); // the files with data blocks (none here), then the three batches
+    expect(reuse.placed).toBe(19); // all but f07.bin, which changed
   });
 
   it('trims the store to its budget, oldest entries first', () => {

@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import type { EntryMeta, FileData, Reader, Sink } from '../../handler.js';
 import { FormatError } from '../../../format-error.js';
 import type { BlockDecoder } from './compressors.js';
-import { knownFiles } from './stored-forms.js';
+import { FragmentCache, fragmentCapacity, fragmentOrder } from './fragment-cache.js';
+import { FragmentFiles, knownFiles } from './stored-forms.js';
 
 export interface InodeRef {
   /** Position of the inode's metadata block relative to the inode table start. */
@@ -115,7 +116,6 @@ export interface SquashImage {
 
 const READ_AHEAD = 4;
 const FILE_CONCURRENCY = 8;
-const FRAGMENT_CACHE = 16;
 const MAX_DEPTH = 1024;
 
 /** One entry of the tree in walking order; a directory is walked after the entries of its parent. */
@@ -201,10 +201,15 @@ function regularFiles(img: SquashImage): Array<{ key: string; inode: Extract<Squ
 }
 
 export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<void> {
-  const fragments = new FragmentCache(img);
+  const files = regularFiles(img);
+  const fragments = new FragmentCache(async (index) => {
+    const { start, sizeWord } = img.fragment(index);
+    return readBlock(img, start, sizeWord, 1, false);
+  }, fragmentOrder(files), fragmentCapacity(img.blockSize));
   // Files an earlier scan extracted are placed from its store instead of decoded (stored-forms.ts).
   const reuse = sink.reuse;
-  const known = reuse ? await knownFiles(img, regularFiles(img), reuse) : undefined;
+  const known = reuse ? await knownFiles(img, files, reuse) : undefined;
+  const inFragments = reuse ? new FragmentFiles(files, (index) => fragments.get(index), reuse) : undefined;
   const seen = new Map<string, string>();
   const running = new Set<Promise<void>>();
   // Hard links are recorded once their target is on disk (files are written concurrently).
@@ -217,6 +222,12 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
   /** A file's data: decoded here, or, for a file with a stored-form key, reusable (placed when its tail matches). */
   const dataOf = async (key: string, inode: Extract<SquashInode, { kind: 'file' }>): Promise<FileData> => {
     const decoded = () => fileData(img, inode, fragments);
+    if (inFragments && FragmentFiles.holds(inode)) {
+      const file = await inFragments.take(key, inode);
+      if (!file) return decoded();
+      const bytes = file.known && (await fileBytes(inode, fragments));
+      return { key: file.key, known: file.known, size: inode.fileSize, bytes: bytes || undefined, decoded };
+    }
     const stored = known?.get(key);
     if (!stored) return decoded();
     const tail = await tailHash(img, inode, fragments);
@@ -287,6 +298,13 @@ async function tailHash(img: SquashImage, inode: Extract<SquashInode, { kind: 'f
   return createHash('sha256').update(frag.subarray(inode.fragmentOffset, inode.fragmentOffset + tail)).digest('hex');
 }
 
+/** The bytes of a file that lives wholly in a fragment block (from the decoded fragment, not copied). */
+async function fileBytes(inode: Extract<SquashInode, { kind: 'file' }>, fragments: FragmentCache): Promise<Buffer | undefined> {
+  const frag = await fragments.get(inode.fragment);
+  const end = inode.fragmentOffset + inode.fileSize;
+  return end <= frag.length ? frag.subarray(inode.fragmentOffset, end) : undefined;
+}
+
 /** The decoded bytes of one data block or fragment block, checked against the size it must have. */
 async function readBlock(img: SquashImage, start: number, sizeWord: number, expected: number, exact: boolean): Promise<Buffer> {
   const stored = sizeWord & (img.uncompressedBit - 1);
@@ -308,6 +326,11 @@ async function* fileData(
 ): AsyncIterable<Buffer> {
   const { blockSizes, fileSize } = inode;
   const blockSize = img.blockSize;
+  const tail = fileSize - blockSizes.length * blockSize;
+  // The tail's fragment is asked for now, in walking order, not after the blocks: by then the walk has gone on
+  // through many small files, and the fragment, decoded with theirs, would have been dropped and decoded again.
+  const tailFragment = inode.fragment !== -1 && tail > 0 ? fragments.get(inode.fragment) : undefined;
+  tailFragment?.catch(() => undefined); // awaited after the blocks
   const pending: Array<Promise<Buffer>> = [];
   let pos = inode.blocksStart;
   let next = 0;
@@ -330,35 +353,13 @@ async function* fileData(
   } finally {
     pending.length = 0;
   }
-  const tail = fileSize - blockSizes.length * blockSize;
-  if (inode.fragment !== -1 && tail > 0) {
-    const frag = await fragments.get(inode.fragment);
+  if (tailFragment) {
+    const frag = await tailFragment;
     if (inode.fragmentOffset + tail > frag.length) {
       throw new FormatError(`fragment ${inode.fragment} holds ${frag.length} bytes, file needs ${inode.fragmentOffset + tail}`);
     }
     yield frag.subarray(inode.fragmentOffset, inode.fragmentOffset + tail);
   } else if (tail > 0) {
     throw new FormatError(`file of ${fileSize} bytes has only ${blockSizes.length} blocks and no fragment`);
-  }
-}
-
-/** Decoded fragment blocks, shared by the small files packed in them (usually read in order). */
-class FragmentCache {
-  private readonly cache = new Map<number, Promise<Buffer>>();
-
-  constructor(private readonly img: SquashImage) {}
-
-  get(index: number): Promise<Buffer> {
-    let p = this.cache.get(index);
-    if (!p) {
-      const { start, sizeWord } = this.img.fragment(index);
-      p = readBlock(this.img, start, sizeWord, 1, false);
-      this.cache.set(index, p);
-      if (this.cache.size > FRAGMENT_CACHE) this.cache.delete(this.cache.keys().next().value as number);
-    } else {
-      this.cache.delete(index);
-      this.cache.set(index, p);
-    }
-    return p;
   }
 }
