@@ -1,6 +1,11 @@
 // Random access to a file on disk through positional reads, with a small page cache so that parsers doing many
 // small header reads stay fast. Memory stays bounded (PAGE_SIZE × MAX_PAGES) whatever the file size.
-import { createReadStream } from 'node:fs';
+//
+// Reads are synchronous: the image was just hashed, so its pages are in the kernel's cache, and a read from there
+// takes microseconds, while an asynchronous one is a round trip through libuv's thread pool, which the block
+// decoders share (an xz SquashFS's extraction made some 2,000 of them, each a wait between two decodes). The
+// unpacker runs in the CLI or a scan's worker thread, never on a thread that serves requests (as sink.ts).
+import { createReadStream, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { FormatError } from '../format-error.js';
@@ -43,23 +48,18 @@ export class FileReader implements Reader {
     // Large reads bypass the cache.
     if (end - offset > PAGE_SIZE) {
       const out = Buffer.allocUnsafe(end - offset);
-      let done = 0;
-      while (done < out.length) {
-        const { bytesRead } = await this.handle.read(out, done, out.length - done, offset + done);
-        if (bytesRead === 0) break;
-        done += bytesRead;
-      }
+      const done = this.readInto(out, offset);
       return done === out.length ? out : out.subarray(0, done);
     }
     const first = Math.floor(offset / PAGE_SIZE);
     const last = Math.floor((end - 1) / PAGE_SIZE);
     if (first === last) {
-      const page = await this.page(first);
+      const page = this.page(first);
       return page.subarray(offset - first * PAGE_SIZE, end - first * PAGE_SIZE);
     }
     const parts: Buffer[] = [];
     for (let p = first; p <= last; p++) {
-      const page = await this.page(p);
+      const page = this.page(p);
       const from = p === first ? offset - p * PAGE_SIZE : 0;
       const to = p === last ? end - p * PAGE_SIZE : page.length;
       parts.push(page.subarray(from, to));
@@ -82,7 +82,18 @@ export class FileReader implements Reader {
     return createReadStream(this.path, { start, end: stop - 1, highWaterMark: PAGE_SIZE });
   }
 
-  private async page(index: number): Promise<Buffer> {
+  /** Fills `buffer` from `position` on; the bytes read (fewer at the end of the file). */
+  private readInto(buffer: Buffer, position: number): number {
+    let done = 0;
+    while (done < buffer.length) {
+      const bytesRead = readSync(this.handle.fd, buffer, done, buffer.length - done, position + done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    return done;
+  }
+
+  private page(index: number): Buffer {
     const cached = this.pages.get(index);
     if (cached) {
       // Refresh its place in the LRU order.
@@ -91,13 +102,7 @@ export class FileReader implements Reader {
       return cached;
     }
     const buffer = Buffer.allocUnsafe(Math.min(PAGE_SIZE, this.size - index * PAGE_SIZE));
-    let done = 0;
-    while (done < buffer.length) {
-      const { bytesRead } = await this.handle.read(buffer, done, buffer.length - done, index * PAGE_SIZE + done);
-      if (bytesRead === 0) break;
-      done += bytesRead;
-    }
-    const page = buffer.subarray(0, done);
+    const page = buffer.subarray(0, this.readInto(buffer, index * PAGE_SIZE));
     this.pages.set(index, page);
     if (this.pages.size > MAX_PAGES) this.pages.delete(this.pages.keys().next().value as number);
     return page;
