@@ -16,14 +16,20 @@ const work = process.env.BENCH_DIR ?? '/tmp/firmscope-bench';
 const firmscope = join(project, 'bin', 'firmscope.js');
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
 const outputs = join(work, `scan-out-${process.pid}`);
-const dataDir = join(outputs, 'data');
-/** The scans' analysis cache (`firmscope scan --cache-dir`), inside the data folder: clearCache empties both. */
-const cacheDir = join(dataDir, 'analysis-cache');
+/**
+ * The scans' data folder (no vulnerability database; the analysis cache, `firmscope scan --cache-dir`, inside it).
+ * clearCache starts a new one instead of deleting the old: on an ext4 without a journal, deleting thousands of files
+ * makes the files created in the next minute slower (each new inode skips the recently deleted ones), which would
+ * charge the bench's own cleaning to the scan after it. Everything is deleted once the bench has finished.
+ */
+let dataCount = 0;
+let dataDir = join(outputs, 'data-0');
+let cacheDir = join(dataDir, 'analysis-cache');
 let outputCount = 0;
 const freshOutput = (name: string) => join(outputs, `${outputCount++}-${name}`);
 
 /** The environment of every scan: its own data folder (no vulnerability database, its own analysis cache). */
-const scanEnv = { ...process.env, FIRMSCOPE_DATA_DIR: dataDir, DATABASE_URL: '' };
+const scanEnv = () => ({ ...process.env, FIRMSCOPE_DATA_DIR: dataDir, DATABASE_URL: '' });
 
 interface ScanTiming extends Timing {
   phases: Record<string, number>;
@@ -37,7 +43,7 @@ function scanOnce(image: string, name: string, before?: () => void): ScanTiming 
   mkdirSync(out, { recursive: true });
   const json = join(out, 'result.json');
   const args = [firmscope, 'scan', image, '-q', '-o', json, '--work-dir', join(out, 'work'), '--cache-dir', cacheDir];
-  const r = timed(work, 'node', args, { env: scanEnv });
+  const r = timed(work, 'node', args, { env: scanEnv() });
   if (!r.ok) throw new Error(`firmscope scan failed on ${image}: ${r.stderr}`);
   const result = JSON.parse(readFileSync(json, 'utf8')) as { stats: { durationMs: number; filesExtracted: number }; summary: { phases: Record<string, number> } };
   return { ...r, phases: result.summary.phases, durationMs: result.stats.durationMs, files: result.stats.filesExtracted };
@@ -61,9 +67,10 @@ function unsquashfsRun(image: string, name: string): Timing {
   return median(runs, () => succeeded(timed(work, 'unsquashfs', ['-q', '-n', '-d', freshOutput(name), image]), `unsquashfs on ${image}`));
 }
 
-/** Clears the data folder and the analysis cache in it, so the next scan runs cold. */
+/** A new, empty data folder and analysis cache, so the next scan runs cold. */
 function clearCache(): void {
-  rmSync(dataDir, { recursive: true, force: true });
+  dataDir = join(outputs, `data-${++dataCount}`);
+  cacheDir = join(dataDir, 'analysis-cache');
   mkdirSync(dataDir, { recursive: true });
 }
 
