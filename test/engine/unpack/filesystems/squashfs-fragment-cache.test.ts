@@ -51,20 +51,20 @@ describe('squashfs fragment cache', () => {
     expect((await cache.get(3))[0]).toBe(3);
   });
 
-  it('keeps 16 MiB of fragments, at least 32', () => {
+  it('keeps 16 MiB of fragments, at least 40', () => {
     expect(fragmentCapacity(128 * 1024)).toBe(128);
-    expect(fragmentCapacity(1024 * 1024)).toBe(32);
+    expect(fragmentCapacity(1024 * 1024)).toBe(40);
     expect(fragmentCapacity(4096)).toBe(4096);
   });
 
-  it('keeps at most 32 fragments by default, dropping the least recently used', async () => {
+  it('keeps at most 40 fragments by default, dropping the least recently used', async () => {
     const { asked, decode } = decoder();
     const cache = new FragmentCache(decode);
-    for (let i = 0; i < 33; i++) await cache.get(i);
-    await cache.get(32);
+    for (let i = 0; i < 41; i++) await cache.get(i);
+    await cache.get(40);
     await cache.get(1);
     expect(asked.filter((i) => i === 1)).toHaveLength(1);
-    await cache.get(0); // dropped when the 33rd came in
+    await cache.get(0); // dropped when the 41st came in
     expect(asked.filter((i) => i === 0)).toHaveLength(2);
   });
 });

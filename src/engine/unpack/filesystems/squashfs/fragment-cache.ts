@@ -9,8 +9,8 @@
  * blocks) 32 fragments decoded 1,263 times for 1,115, 128 decoded 1,142 times, 256 each once.
  */
 const CAPACITY_BYTES = 16 * 1024 * 1024;
-/** Fragments kept at least: those of the files in flight and the batches of stored-forms.ts decoded ahead. */
-const MIN_CAPACITY = 32;
+/** Fragments kept at least: those of the files in flight and the batches of stored-forms.ts decoded ahead (3 × 8). */
+const MIN_CAPACITY = 40;
 
 /** How many decoded fragments of this block size to keep. */
 export function fragmentCapacity(blockSize: number): number {
