@@ -89,6 +89,8 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
   // what the unpacker hands to the analysis beside the tree (absent when the tree comes from the cache)
   let handOver: Pick<UnpackResult, 'heads' | 'encodedRanges'> | undefined;
   if (cached) {
+    Object.assign(hashes, await otherHashes);
+    endPhase('hash'); // nothing to unpack beside: the hashes are all the time this takes (with the cache lookup)
     tree = cached.tree;
   } else {
     const unpacked = await unpack(imagePath, options.workDir, {
@@ -108,8 +110,8 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     const { durationMs: _, ...stats } = unpacked.stats;
     tree = { files, unknownChunks, problems: unpacked.problems, stats };
     handOver = unpacked;
+    Object.assign(hashes, await otherHashes);
   }
-  Object.assign(hashes, await otherHashes);
   endPhase('unpack');
 
   const ctx: AnalysisContext = {
