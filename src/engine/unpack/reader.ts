@@ -3,7 +3,7 @@
 //
 // Reads are synchronous: the image was just hashed, so its pages are in the kernel's cache, and a read from there
 // takes microseconds, while an asynchronous one is a round trip through libuv's thread pool, which the block
-// decoders share (an xz SquashFS's extraction made some 2,000 of them, each a wait between two decodes). The
+// decoders share (an xz SquashFS's extraction made one per page it read, each a wait between two decodes). The
 // unpacker runs in the CLI or a scan's worker thread, never on a thread that serves requests (as sink.ts).
 import { createReadStream, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';

@@ -1,7 +1,7 @@
-// Decoded fragment blocks of a SquashFS extraction, shared by the small files packed in each. A fragment is
-// decoded once its first file asks for it; the walk then waited for each decode in turn, one decoder thread busy
-// and the others idle. With the order in which the walk will first want each fragment, the next few are decoded
-// ahead, on the codec thread pool, while the files of the current one are written.
+// Decoded fragment blocks of a SquashFS extraction, shared by the small files packed in each. A fragment used to be
+// decoded when its first file asked for it, and the walk waited for each decode in turn. With the order in which
+// the walk will first want each fragment, the next few are decoded ahead, on the codec thread pool, while the
+// files of the current one are written.
 
 /**
  * Bytes of decoded fragments kept. The walk does not reach fragments in their order (mksquashfs packs files in its
@@ -12,12 +12,13 @@ const CAPACITY_BYTES = 16 * 1024 * 1024;
 /** Fragments kept at least: those of the files in flight and the batches of stored-forms.ts decoded ahead (3 × 8). */
 const MIN_CAPACITY = 40;
 
+/** Fragments decoded ahead of the one asked for. */
+const AHEAD = 3;
+
 /** How many decoded fragments of this block size to keep. */
 export function fragmentCapacity(blockSize: number): number {
   return Math.max(MIN_CAPACITY, Math.floor(CAPACITY_BYTES / Math.max(1, blockSize)));
 }
-/** Fragments decoded ahead of the one asked for. */
-const AHEAD = 3;
 
 export class FragmentCache {
   private readonly cache = new Map<number, Promise<Buffer>>();

@@ -120,7 +120,8 @@ export class FragmentFiles {
     const batch = this.batchOf.get(inode.fragment);
     if (batch === undefined) return undefined;
     const files = await this.batch(batch);
-    for (let ahead = 1; ahead <= BATCHES_AHEAD; ahead++) this.batch(batch + ahead); // decoded while these files are written
+    // decoded while these files are written (a failure reaches the file that takes from the batch, if any)
+    for (let ahead = 1; ahead <= BATCHES_AHEAD; ahead++) this.batch(batch + ahead).catch(() => undefined);
     const file = files.get(inodeKey);
     files.delete(inodeKey);
     return file;
