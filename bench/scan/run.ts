@@ -4,8 +4,9 @@
 // Environment: BENCH_RUNS (default 3: every command runs that many times, the median wall time is reported),
 // BENCH_SKIP_SQUASHFS=1 to skip the 64 MB image, BENCH_CORPUS=0 to skip the corpus images (or BENCH_CORPUS=openwrt: only those whose name contains it), BENCH_DIR (default /tmp/firmscope-bench).
 // The scan runs cold (empty analysis cache), warm (the same image again) and on the "next version" (the same tree
-// with every tenth file changed), each in a fresh work folder; all scans use one data folder of their own, so no
-// vulnerability database is matched and the analysis cache holds only what these runs put there.
+// with every tenth file changed), each in a fresh work folder; the scans use data folders of the bench's own (a new
+// one for each cold scan), so no vulnerability database is matched and the analysis cache holds only what these
+// runs put there.
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildSystemSquashfs, fmt, median, mksquashfs, stageSystemFiles, timed, type Timing } from '../system-image.js';
