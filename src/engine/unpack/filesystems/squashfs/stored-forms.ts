@@ -5,7 +5,7 @@
 // when any of them does: the tail is compared by the hash of its decoded bytes instead (the fragment is decoded
 // for the files around it anyway). A file with no data block (all of it in a fragment) is keyed by its content
 // (contentKey), once its fragment is decoded: decoding is not saved, but writing it is (a hard link from the store
-// instead of a new file: 15 µs against 70-350 µs on this project's ext4) and so is searching it for chunks when
+// instead of a new file: 15 µs against 70-370 µs on this project's ext4) and so is searching it for chunks when
 // an earlier scan found none. Hashing the stored bytes costs a read of the compressed image (in the page cache
 // after the image's own hash) and a SHA-256 at memory speed.
 import { createHash, type Hash } from 'node:crypto';
