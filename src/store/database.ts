@@ -100,10 +100,11 @@ class SchemaLockingPostgresAdapter extends PostgresAdapter {
 
 /**
  * Kysely's table listing (which the migrator uses to see whether its own tables exist) reads every schema of the
- * database and looks tables up again by name (privileges by schema name, serial sequences by table name); a schema
- * or table another owner drops meanwhile (tests drop theirs) makes it fail with invalid_schema_name or
- * undefined_table (seen once in CI: another test's half-migrated schema, dropped during the listing). The catalog
- * read again no longer has it.
+ * database and looks tables up again by name (privileges by schema name, serial sequences by table and column
+ * name); a schema, table or column another owner drops meanwhile (tests drop theirs) makes it fail with
+ * invalid_schema_name, undefined_table or undefined_column (each seen once in CI: another test's schema, dropped
+ * during the listing; the last as 'column "summary" of relation "scans" does not exist'). The catalog read again
+ * no longer has it.
  */
 export class RetryingPostgresIntrospector extends PostgresIntrospector {
   override async getTables(options?: DatabaseMetadataOptions): Promise<TableMetadata[]> {
@@ -116,8 +117,8 @@ export class RetryingPostgresIntrospector extends PostgresIntrospector {
     }
   }
 }
-/** invalid_schema_name, undefined_table */
-const DROPPED_MEANWHILE = new Set(['3F000', '42P01']);
+/** invalid_schema_name, undefined_table, undefined_column */
+const DROPPED_MEANWHILE = new Set(['3F000', '42P01', '42703']);
 const MIGRATION_LOCK_NAMESPACE = 0x46534d; // 'FSM'
 
 /** The dialect of a database handle or transaction (for the few statements that differ, such as row locks). */

@@ -1,6 +1,6 @@
-// The migrator's table listing reads every schema of the server; a schema or table that another test drops during
-// the listing fails it once (invalid_schema_name, undefined_table), and the listing is read again. Any other error,
-// or the same one five times, is the caller's.
+// The migrator's table listing reads every schema of the server; a schema, table or column that another test drops
+// during the listing fails it once (invalid_schema_name, undefined_table, undefined_column), and the listing is
+// read again. Any other error, or the same one five times, is the caller's.
 import { type Kysely, PostgresIntrospector } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RetryingPostgresIntrospector } from '../../src/store/database.js';
@@ -11,7 +11,7 @@ const failure = (code: string) => Object.assign(new Error(`catalog changed (${co
 afterEach(() => vi.restoreAllMocks());
 
 describe('table listing during concurrent drops', () => {
-  it.each(['3F000', '42P01'])('reads the catalog again after %s', async (code) => {
+  it.each(['3F000', '42P01', '42703'])('reads the catalog again after %s', async (code) => {
     const listing = vi.spyOn(PostgresIntrospector.prototype, 'getTables').mockRejectedValueOnce(failure(code)).mockResolvedValueOnce([]);
     await expect(introspector().getTables()).resolves.toEqual([]);
     expect(listing).toHaveBeenCalledTimes(2);
