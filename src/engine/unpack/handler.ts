@@ -77,8 +77,11 @@ export interface ReusableFile {
   /** SHA-256 of the part of the file the key does not cover (StoredContent.tail), remembered with it. */
   readonly tail?: string;
   readonly size: number;
-  /** The file's bytes, when the handler holds them anyway (a file in a decoded fragment): its head is taken from them. */
-  readonly bytes?: Buffer;
+  /**
+   * The file's bytes and their SHA-256, when the handler holds them anyway (a file in a decoded fragment, hashed for
+   * its key): a placed file's head is taken from them, a new one is written from them without hashing it again.
+   */
+  readonly content?: { bytes: Buffer; sha256: string };
   decoded(): Readable | AsyncIterable<Buffer>;
 }
 

@@ -284,15 +284,14 @@ export class DirectorySink implements Sink {
     if (file.known && this.reuse) {
       this.budget.checkTime();
       this.budget.chargeBytes(file.size);
-      const first = this.reuse.place(file.known, file.size, target) ? (file.bytes ?? placedHead(target)) : undefined;
+      const first = this.reuse.place(file.known, file.size, target) ? (file.content?.bytes ?? placedHead(target)) : undefined;
       if (first) {
         const selection = file.known.chunkFree && this.preselect ? noChunks() : undefined;
         return { path, kind: 'file', size: file.size, sha256: file.known.sha256, ...this.heads(first), selection };
       }
       this.budget.releaseBytes(file.size);
     }
-    const data = file.decoded();
-    const entry = await this.writeStreamed(path, data);
+    const entry = file.content ? await this.writeBuffer(path, file.content.bytes, file.content.sha256) : await this.writeStreamed(path, file.decoded());
     const { selection } = entry;
     const chunkFree = selection !== undefined && selection.chunks.length === 0 && selection.problems.length === 0 && !selection.limit;
     if (entry.size === file.size && entry.sha256) {
@@ -301,14 +300,17 @@ export class DirectorySink implements Sink {
     return entry;
   }
 
-  /** Fast path: one write, no stream machinery (most filesystem handlers hand over decoded buffers). */
-  private async writeBuffer(path: string, data: Buffer): Promise<Omit<SinkEntry, 'meta'>> {
+  /**
+   * Fast path: one write, no stream machinery (most filesystem handlers hand over decoded buffers). `known`: the
+   * data's SHA-256, when the handler already hashed it.
+   */
+  private async writeBuffer(path: string, data: Buffer, known?: string): Promise<Omit<SinkEntry, 'meta'>> {
     this.budget.checkTime();
     this.budget.chargeBytes(data.length);
     const target = join(this.root, path);
     try {
       const selection = await this.writeAndSelect(target, path, data);
-      const sha256 = createHash('sha256').update(data).digest('hex');
+      const sha256 = known ?? createHash('sha256').update(data).digest('hex');
       return { path, kind: 'file', size: data.length, sha256, ...this.heads(data), selection };
     } catch (error) {
       this.budget.releaseBytes(data.length);

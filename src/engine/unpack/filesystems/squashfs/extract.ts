@@ -224,9 +224,7 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
     const decoded = () => fileData(img, inode, fragments);
     if (inFragments && FragmentFiles.holds(inode)) {
       const file = await inFragments.take(key, inode);
-      if (!file) return decoded();
-      const bytes = file.known && (await fileBytes(inode, fragments));
-      return { key: file.key, known: file.known, size: inode.fileSize, bytes: bytes || undefined, decoded };
+      return file ? { ...file, size: inode.fileSize, decoded } : decoded();
     }
     const stored = known?.get(key);
     if (!stored) return decoded();
@@ -296,13 +294,6 @@ async function tailHash(img: SquashImage, inode: Extract<SquashInode, { kind: 'f
   const frag = await fragments.get(inode.fragment);
   if (inode.fragmentOffset + tail > frag.length) return undefined; // decoding it reports the fault
   return createHash('sha256').update(frag.subarray(inode.fragmentOffset, inode.fragmentOffset + tail)).digest('hex');
-}
-
-/** The bytes of a file that lives wholly in a fragment block (from the decoded fragment, not copied). */
-async function fileBytes(inode: Extract<SquashInode, { kind: 'file' }>, fragments: FragmentCache): Promise<Buffer | undefined> {
-  const frag = await fragments.get(inode.fragment);
-  const end = inode.fragmentOffset + inode.fileSize;
-  return end <= frag.length ? frag.subarray(inode.fragmentOffset, end) : undefined;
 }
 
 /** The decoded bytes of one data block or fragment block, checked against the size it must have. */

@@ -63,10 +63,11 @@ function decoderLabel(img: SquashImage): string {
   return img.decoder instanceof LzmaFamilyDecoder && img.decoder.allowZlib ? `${img.decoder.name}+zlib` : img.decoder.name;
 }
 
-/** A file's key and what the memo knows of it (ReusableFile's key and known). */
+/** A file's key and what the memo knows of it (ReusableFile's key and known), and for a fragment file its content. */
 export interface KnownFile {
   key: string;
   known?: StoredContent;
+  content?: { bytes: Buffer; sha256: string };
 }
 
 /** Fragments whose files are looked up in the memo together (one query instead of one per fragment). */
@@ -80,7 +81,8 @@ const BATCHES_AHEAD = 3;
 /**
  * The content keys of the files that live wholly in fragment blocks, made when their fragment is decoded, and what
  * the memo knows of them: looked up for a few fragments at once (in the order the walk reaches them), the next
- * batches looked up ahead while the files of these are written. Each file's entry is handed out once (take).
+ * batches looked up ahead while the files of these are written. Each file's entry (with its bytes, a view of the
+ * decoded fragment) is handed out once (take) and then dropped.
  */
 export class FragmentFiles {
   /** The files of each fragment, by fragment index. */
@@ -145,7 +147,10 @@ export class FragmentFiles {
       if (!frag) return;
       for (const { key: inodeKey, inode } of this.members.get(index) ?? []) {
         const end = inode.fragmentOffset + inode.fileSize;
-        if (end <= frag.length) out.set(inodeKey, { key: contentKey(createHash('sha256').update(frag.subarray(inode.fragmentOffset, end)).digest('hex')) });
+        if (end > frag.length) continue;
+        const bytes = frag.subarray(inode.fragmentOffset, end);
+        const sha256 = createHash('sha256').update(bytes).digest('hex');
+        out.set(inodeKey, { key: contentKey(sha256), content: { bytes, sha256 } });
       }
     });
     const known = out.size ? await this.reuse.lookup([...new Set([...out.values()].map((f) => f.key))]) : new Map<string, StoredContent>();
