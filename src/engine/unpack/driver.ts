@@ -114,6 +114,12 @@ const HEADS_BUDGET = 16 * 1024 * 1024;
  */
 const CHUNK_CONCURRENCY = 2;
 
+/**
+ * Extracted files searched and unpacked at once while their chunk is still being extracted: the engine's thread
+ * does that work while the decoders' threads decode the next files, instead of all of it after the last one.
+ */
+const CHILDREN_IN_FLIGHT = 2;
+
 export async function unpack(imagePath: string, outDir: string, options: UnpackOptions = {}): Promise<UnpackResult> {
   const started = Date.now();
   const { size } = await stat(imagePath);
@@ -180,32 +186,60 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
 }
 
 async function processFile(state: State, node: FileNode, ancestry: Set<string>): Promise<void> {
-  if (state.run.stopped) return;
-  const absolute = join(state.outDir, node.path);
-  const preselected = state.selections.get(node);
+  const chunks = await searchFile(state, node);
+  if (chunks) await extractChunks(state, node, ancestry, chunks);
+}
+
+/**
+ * Finds a file's chunks (or takes those the sink selected while its bytes were in memory) and records its gaps and
+ * the search's problems; returns the chunks to extract, or undefined when there is nothing to extract.
+ */
+async function searchFile(state: State, node: FileNode): Promise<AcceptedChunk[] | undefined> {
+  if (state.run.stopped) return undefined;
+  let selection = state.selections.get(node);
   // Nothing to extract and nothing left to record: the file need not be opened.
-  if (preselected && preselected.chunks.length === 0 && !preselected.limit) {
-    state.problems.push(...preselected.problems);
-    return;
-  }
-  const small = state.small.get(node);
-  const reader: Reader & { close?(): Promise<void> } = small ? new BufferReader(small, absolute) : await FileReader.open(absolute);
-  try {
-    const selection = preselected ?? (await selectChunks(reader, state.scanner, state.budget, node.path));
+  if (selection && selection.chunks.length === 0 && !selection.limit) {
     state.problems.push(...selection.problems);
-    if (selection.limit) return recordLimit(state, selection.limit, node.path);
-    for (const gap of selection.gaps) state.unknownChunks.push({ path: node.path, ...gap });
-    if (node.depth === 0) state.coveredBytes = selection.chunks.reduce((sum, { info }) => sum + (info.end - info.start), 0);
-    if (selection.chunks.length === 0) return;
-    if (node.depth + 1 > state.budget.limits.maxDepth) {
-      state.problems.push({
-        source: 'unpack',
-        path: node.path,
-        kind: 'limit',
-        message: `depth limit of ${state.budget.limits.maxDepth} reached: ${selection.chunks.length} chunk(s) not extracted`,
-      });
-      return;
+    return undefined;
+  }
+  if (!selection) {
+    const reader = await openReader(state, node);
+    try {
+      selection = await selectChunks(reader, state.scanner, state.budget, node.path);
+    } finally {
+      await reader.close?.();
     }
+  }
+  state.problems.push(...selection.problems);
+  if (selection.limit) {
+    recordLimit(state, selection.limit, node.path);
+    return undefined;
+  }
+  for (const gap of selection.gaps) state.unknownChunks.push({ path: node.path, ...gap });
+  if (node.depth === 0) state.coveredBytes = selection.chunks.reduce((sum, { info }) => sum + (info.end - info.start), 0);
+  if (selection.chunks.length === 0) return undefined;
+  if (node.depth + 1 > state.budget.limits.maxDepth) {
+    state.problems.push({
+      source: 'unpack',
+      path: node.path,
+      kind: 'limit',
+      message: `depth limit of ${state.budget.limits.maxDepth} reached: ${selection.chunks.length} chunk(s) not extracted`,
+    });
+    return undefined;
+  }
+  return selection.chunks;
+}
+
+/**
+ * Extracts a file's chunks into `<path>_extract`, then the chunks of what came out, and so on down. The files a
+ * chunk gives are searched as soon as they are written, beside the rest of the chunk's extraction (the engine's
+ * thread searches while the decoders' threads decode), each in a branch of its own; what they hold is extracted
+ * once the chunk is done, one file after the other in the chunk's order, so that the folders' names and every list
+ * come out as a one-by-one run makes them.
+ */
+async function extractChunks(state: State, node: FileNode, ancestry: Set<string>, chunks: AcceptedChunk[]): Promise<void> {
+  const reader = await openReader(state, node);
+  try {
     const extractDir = await uniqueDir(state.outDir, `${node.path}_extract`);
     // Progress is how far the image's own chunks are done, advancing through each chunk's children.
     const report = (chunk: AcceptedChunk, done: number) => {
@@ -219,26 +253,93 @@ async function processFile(state: State, node: FileNode, ancestry: Set<string>):
     const extractOne = async (branch: State, chunk: AcceptedChunk): Promise<void> => {
       if (branch.run.stopped) return;
       branch.formats[chunk.handler.id] = (branch.formats[chunk.handler.id] ?? 0) + 1;
-      const children = await extractChunk(branch, reader, node, chunk, extractDir);
+      const searches = new Map<FileNode, { sub: State; found: Promise<AcceptedChunk[] | undefined> }>();
+      const inFlight = limiter(CHILDREN_IN_FLIGHT);
+      const children = await extractChunk(branch, reader, node, chunk, extractDir, (child) => {
+        if (child.kind !== 'file' || child.size === 0) return;
+        const sub = branchOf(branch);
+        const found = inFlight(() => searchChild(sub, child, ancestry));
+        found.catch(() => undefined); // awaited below, once the chunk is extracted
+        searches.set(child, { sub, found });
+      });
       report(chunk, children.length === 0 ? 1 : 0);
+      // every search ends before anything is extracted or thrown (none goes on reading after a failure)
+      const failed = (await Promise.allSettled([...searches.values()].map((s) => s.found))).find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
       for (const [index, child] of children.entries()) {
         report(chunk, index / children.length);
+        const search = searches.get(child);
+        if (!search) continue;
         if (branch.run.stopped) return;
-        if (child.kind !== 'file' || child.size === 0) continue;
-        if (child.sha256 && ancestry.has(child.sha256)) {
-          branch.problems.push({ source: 'unpack', path: child.path, kind: 'skipped', message: 'identical content already extracted in this chain (loop)' });
-          continue;
+        const found = await search.found;
+        try {
+          if (found) await extractChunks(search.sub, child, chainOf(ancestry, child), found);
+        } finally {
+          appendBranches(branch, [search.sub]);
         }
-        const chain = new Set(ancestry);
-        if (child.sha256) chain.add(child.sha256);
-        await processFile(branch, child, chain);
       }
     };
-    if (selection.chunks.length === 1) return await extractOne(state, selection.chunks[0]!);
-    await inBranches(state, selection.chunks, extractOne);
+    if (chunks.length === 1) return await extractOne(state, chunks[0]!);
+    await inBranches(state, chunks, extractOne);
   } finally {
     await reader.close?.();
   }
+}
+
+/** An extracted file's search, in its own branch; a file whose contents are already up the chain is a loop. */
+async function searchChild(branch: State, child: FileNode, ancestry: Set<string>): Promise<AcceptedChunk[] | undefined> {
+  if (branch.run.stopped) return undefined;
+  if (child.sha256 && ancestry.has(child.sha256)) {
+    branch.problems.push({ source: 'unpack', path: child.path, kind: 'skipped', message: 'identical content already extracted in this chain (loop)' });
+    return undefined;
+  }
+  return searchFile(branch, child);
+}
+
+/** The contents a file's descendants must not repeat: its ancestors' and its own. */
+function chainOf(ancestry: Set<string>, child: FileNode): Set<string> {
+  const chain = new Set(ancestry);
+  if (child.sha256) chain.add(child.sha256);
+  return chain;
+}
+
+/** A reader of an extracted file: its bytes when the sink kept them all, the file on disk otherwise. */
+async function openReader(state: State, node: FileNode): Promise<Reader & { close?(): Promise<void> }> {
+  const absolute = join(state.outDir, node.path);
+  const small = state.small.get(node);
+  return small ? new BufferReader(small, absolute) : await FileReader.open(absolute);
+}
+
+/** A branch of the state: the shared budget, heads and reuse, with lists of its own (appendBranches joins them). */
+function branchOf(state: State): State {
+  return { ...state, files: [], unknownChunks: [], problems: [], formats: {} };
+}
+
+/** Appends the branches' files, gaps, problems and format counts to the state's, in the branches' order. */
+function appendBranches(state: State, branches: readonly State[]): void {
+  for (const branch of branches) {
+    state.files.push(...branch.files);
+    state.unknownChunks.push(...branch.unknownChunks);
+    state.problems.push(...branch.problems);
+    // counted per branch too, so the formats are listed in the order a one-by-one run first meets them
+    for (const [id, n] of Object.entries(branch.formats)) state.formats[id] = (state.formats[id] ?? 0) + n;
+  }
+}
+
+/** Runs the works given to it at most `n` at a time, in the order they were given. */
+function limiter(n: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async (work) => {
+    if (active >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await work();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
 }
 
 /**
@@ -247,7 +348,7 @@ async function processFile(state: State, node: FileNode, ancestry: Set<string>):
  * failed one does not leave others writing into a folder the caller may be removing); the first failure is thrown.
  */
 async function inBranches<T>(state: State, items: readonly T[], work: (branch: State, item: T) => Promise<void>): Promise<void> {
-  const branches = items.map((): State => ({ ...state, files: [], unknownChunks: [], problems: [], formats: {} }));
+  const branches = items.map(() => branchOf(state));
   const failures: unknown[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -261,13 +362,7 @@ async function inBranches<T>(state: State, items: readonly T[], work: (branch: S
     }
   };
   await Promise.all(Array.from({ length: Math.min(CHUNK_CONCURRENCY, items.length) }, worker));
-  for (const branch of branches) {
-    state.files.push(...branch.files);
-    state.unknownChunks.push(...branch.unknownChunks);
-    state.problems.push(...branch.problems);
-    // counted per branch too, so the formats are listed in the order a one-by-one run first meets them
-    for (const [id, n] of Object.entries(branch.formats)) state.formats[id] = (state.formats[id] ?? 0) + n;
-  }
+  appendBranches(state, branches);
   if (failures.length) throw failures[0];
 }
 
@@ -278,6 +373,7 @@ async function extractChunk(
   node: FileNode,
   { handler, info }: AcceptedChunk,
   extractDir: string,
+  onChild?: (child: FileNode) => void,
 ): Promise<FileNode[]> {
   const whole = info.start === 0 && info.end === reader.size;
   if (!handler.extract && whole) return []; // recognised, nothing inside to take out
@@ -286,6 +382,19 @@ async function extractChunk(
   const preselect = (data: Buffer, path: string) =>
     selectChunks(new BufferReader(data, join(root, path)), state.scanner, state.budget, `${carveDir}/${path}`);
   const sink = new DirectorySink(root, state.budget, { source: handler.id, path: node.path }, preselect, state.reuse, state.headAllowance);
+  const payloadDir = handler.kind === 'compression' || !handler.extract ? posix.dirname(node.fsPath) : undefined;
+  const nodes = new Map<SinkEntry, FileNode>();
+  const nodeOf = (entry: SinkEntry): FileNode => {
+    let child = nodes.get(entry);
+    if (child) return child;
+    child = toNode(entry, carveDir, node, handler, info.start, payloadDir);
+    if (entry.kind === 'file' && entry.head && entry.head.length === entry.size) state.small.set(child, entry.head);
+    if (entry.analysisHead) state.heads.set(child.path, entry.analysisHead);
+    if (entry.selection) state.selections.set(child, entry.selection);
+    nodes.set(entry, child);
+    return child;
+  };
+  if (onChild) sink.onFile = (entry) => onChild(nodeOf(entry));
   try {
     if (handler.extract) await handler.extract(reader, info, sink);
     else await sink.copy(`${info.start}-${info.end}.${handler.id}`, reader, info.start, info.end);
@@ -298,12 +407,8 @@ async function extractChunk(
     recordExtractError(state, error, handler, node, info.start);
   }
   state.problems.push(...sink.problems);
-  const payloadDir = handler.kind === 'compression' || !handler.extract ? posix.dirname(node.fsPath) : undefined;
   return sink.entries.map((entry) => {
-    const child = toNode(entry, carveDir, node, handler, info.start, payloadDir);
-    if (entry.kind === 'file' && entry.head && entry.head.length === entry.size) state.small.set(child, entry.head);
-    if (entry.analysisHead) state.heads.set(child.path, entry.analysisHead);
-    if (entry.selection) state.selections.set(child, entry.selection);
+    const child = nodeOf(entry);
     state.files.push(child);
     return child;
   });

@@ -153,6 +153,8 @@ export class DirectorySink implements Sink {
   readonly problems: Problem[] = [];
   private readonly madeDirs = new Set<string>();
   private readonly paths = new PathTable((message) => this.problem('warning', message));
+  /** Called with each regular file once it is written (the driver searches it while the handler goes on). */
+  onFile?: (entry: SinkEntry) => void;
   /** One warning for all absolute paths of this sink, updated as more come (see confine). */
   private absolute?: { problem: Problem; first: string; count: number };
 
@@ -244,7 +246,9 @@ export class DirectorySink implements Sink {
         : isReusable(data)
           ? await this.writeReusable(path, data)
           : await this.writeStreamed(path, data);
-      this.entries.push({ ...entry, meta });
+      const written: SinkEntry = { ...entry, meta };
+      this.entries.push(written);
+      this.onFile?.(written);
     } catch (error) {
       this.paths.release(path);
       if (counted) this.budget.releaseFile();
