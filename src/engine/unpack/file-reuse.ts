@@ -1,6 +1,7 @@
 // What the unpacker reuses of earlier scans' extractions (issue #15): the store of extracted files by content
 // (file-store.ts) and the memo of which stored form decodes to which content (kept in the analysis cache). A
-// handler keys each file by its stored form; the sink places a known one from the store and remembers a new one.
+// handler keys each file by its stored form (a range copied as it is, an archive's member, is keyed by its content
+// by the sink); the sink places a known one from the store and remembers a new one.
 import { rmSync, statSync } from 'node:fs';
 import type { ExtractedFileStore } from './file-store.js';
 
@@ -22,8 +23,8 @@ export interface StoredFormMemo {
 }
 
 /**
- * The key of a file known by its content alone (a SquashFS file that lives wholly in a fragment block): what the
- * memo keeps under it is whether a search of that content found chunks.
+ * The key of a file known by its content alone (a SquashFS file that lives wholly in a fragment block, an archive's
+ * member): what the memo keeps under it is whether a search of that content found chunks.
  */
 export function contentKey(sha256: string): string {
   return `content\0${sha256}`;

@@ -12,7 +12,7 @@ import { readFileRange } from '../file-index.js';
 import type { Problem } from '../types.js';
 import type { ChunkSelection } from './chunks.js';
 import { LimitError, type EntryMeta, type FileData, type Reader, type ReusableFile, type Sink } from './handler.js';
-import type { FileReuse } from './file-reuse.js';
+import { contentKey, type FileReuse } from './file-reuse.js';
 import type { Budget } from './limits.js';
 
 type EntryKind = 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'socket';
@@ -64,6 +64,8 @@ const WRITE_BATCH = 1024 * 1024;
  * files stay asynchronous, so one write never holds the thread for long.
  */
 const SYNC_WRITE_MAX = WRITE_BATCH;
+/** Copied ranges up to this size are keyed by their content for the store of earlier scans' files (see byContent). */
+const REUSE_COPY_MAX = WRITE_BATCH;
 
 /**
  * Normalises a path from an archive or filesystem to a safe relative path, or returns an error message.
@@ -207,8 +209,24 @@ export class DirectorySink implements Sink {
   }
 
   async copy(raw: string, reader: Reader, start: number, end: number, meta: EntryMeta = {}): Promise<void> {
+    const size = end - start;
+    const known = await this.byContent(reader, start, size);
     // The size is known: a range too big for the budget is dropped without being read.
-    await this.put(raw, meta, end - start, () => reader.stream(start, end));
+    await this.put(raw, meta, size, () => known ?? reader.stream(start, end));
+  }
+
+  /**
+   * A range stored as it is (an archive's member, a carved chunk) is its own content: with a store of earlier
+   * scans' files, one up to REUSE_COPY_MAX bytes is read and keyed by its SHA-256, so that a content an earlier scan
+   * extracted is placed from the store (and not searched again when it held nothing) instead of written anew.
+   */
+  private async byContent(reader: Reader, start: number, size: number): Promise<ReusableFile | undefined> {
+    if (!this.reuse || size <= 0 || size > REUSE_COPY_MAX || size > this.budget.remainingBytes) return undefined;
+    const bytes = await reader.readExact(start, size);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const key = contentKey(sha256);
+    const known = (await this.reuse.lookup([key])).get(key);
+    return { key, ...(known ? { known } : {}), size, content: { bytes, sha256 }, decoded: () => Readable.from([bytes]) };
   }
 
   symlink(raw: string, target: string, meta: EntryMeta = {}): void {

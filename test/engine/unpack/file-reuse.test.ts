@@ -1,7 +1,8 @@
 // Files kept from an earlier scan (issue #15): the next version of a SquashFS image places a file whose stored
 // blocks and decoded tail it has seen before from the store (a hard link) instead of decoding it, and a file that
 // lives in a fragment block, once decoded, from the store when its content was seen before (a link instead of a new
-// file, and no search for chunks when none were found in it); the tree it gives is the tree a cold unpack gives. A tail that differs, a damaged store entry or a memo that fails to answer
+// file, and no search for chunks when none were found in it), and so is an archive's member; the tree it gives is
+// the tree a cold unpack gives. A tail that differs, a damaged store entry or a memo that fails to answer
 // make the file decoded, never a wrong one placed.
 import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -189,4 +190,40 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     expect(stable(reused)).toBe(stable(cold));
     expect(reused.summary?.cache?.filesReused).toBeGreaterThan(0);
   }, 120_000);
+
+  it("places an archive's members from the store by their content, and still unpacks one that holds a chunk", async () => {
+    const text = Buffer.from('the same member in both archives\n'.repeat(40));
+    const packed = gzipSync(Buffer.from('a gzip stream inside a member\n'.repeat(30)));
+    const large = noise(1024 * 1024 + 10, 3); // over 1 MiB: written as before, not keyed by its content
+    const first = join(ws.work, 'first.a');
+    const next = join(ws.work, 'next.a');
+    writeFileSync(first, arArchive({ 'same.txt': text, 'packed.gz': packed, 'large.bin': large, 'changed.txt': Buffer.from('version 1\n') }));
+    writeFileSync(next, arArchive({ 'same.txt': text, 'packed.gz': packed, 'large.bin': large, 'changed.txt': Buffer.from('version 2\n') }));
+    const store = new LocalFileStore(join(ws.work, 'store-ar'));
+    const memo = new MemoryMemo();
+    await unpack(first, work(), { reuse: new FileReuse(store, memo) });
+    const seen = recording(store);
+    const reuse = new FileReuse(seen.store, memo);
+    const dir = work();
+    const reused = await unpack(next, dir, { reuse });
+    const cold = await unpack(next, work());
+    expect(tree(reused)).toEqual(tree(cold));
+    expect(seen.placed.sort()).toEqual(['packed.gz', 'same.txt']);
+    expect(reused.files.some((f) => f.path.includes('packed.gz_extract/'))).toBe(true);
+    const same = reused.files.find((f) => f.path.endsWith('/same.txt'))!;
+    expect(statSync(join(dir, same.path)).nlink).toBeGreaterThan(1);
+    expect(readFileSync(join(dir, same.path)).equals(text)).toBe(true);
+  });
 });
+
+/** A System V ar archive of these members (each 60-byte header, data padded to even length). */
+function arArchive(members: Record<string, Buffer>): Buffer {
+  const parts = [Buffer.from('!<arch>\n', 'latin1')];
+  for (const [name, data] of Object.entries(members)) {
+    const field = (value: string, width: number) => value.padEnd(width, ' ');
+    const header = `${field(`${name}/`, 16)}${field('0', 12)}${field('0', 6)}${field('0', 6)}${field('100644', 8)}${field(String(data.length), 10)}\x60\n`;
+    parts.push(Buffer.from(header, 'latin1'), data);
+    if (data.length % 2) parts.push(Buffer.from('\n'));
+  }
+  return Buffer.concat(parts);
+}
