@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { unpack } from '../../../src/engine/unpack/driver.js';
 import { FormatError } from '../../../src/engine/format-error.js';
-import type { Handler } from '../../../src/engine/unpack/handler.js';
+import type { Handler, Sink } from '../../../src/engine/unpack/handler.js';
 import { box, box as box2, boxHandler } from './driver-helpers.js';
 
 let dir: string;
@@ -222,23 +222,13 @@ describe('unpack driver', () => {
     // streamed, and larger than the sink gathers in memory (1 MiB): the driver searches it from disk
     const inner = box2(Buffer.alloc(1536 * 1024, 0x41));
     const pieces = [inner.subarray(0, 1024 * 1024), inner.subarray(1024 * 1024)];
-    const pack: Handler = {
-      id: 'pack',
-      kind: 'archive',
-      doc: { title: 'test pack', references: [] },
-      magics: [{ bytes: Buffer.from('PACK') }],
-      onlyAtStart: true,
-      async chunk(reader) {
-        return { start: 0, end: reader.size };
-      },
-      async extract(_reader, _chunk, sink) {
-        await sink.file('inner.box', Readable.from(pieces));
-        for (let i = 0; i < 200 && !searched; i++) await new Promise((resolve) => setTimeout(resolve, 1));
-        seenDuringExtraction = searched;
-        await sink.file('after', Buffer.from('written after the search'));
-      },
-    };
-    const result = await run(Buffer.concat([Buffer.from('PACK'), Buffer.alloc(60)]), [pack, box], { maxTotalBytes: 8 * 1024 * 1024 });
+    const pack = packHandler(async (sink) => {
+      await sink.file('inner.box', Readable.from(pieces));
+      for (let i = 0; i < 200 && !searched; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+      seenDuringExtraction = searched;
+      await sink.file('after', Buffer.from('written after the search'));
+    });
+    const result = await run(PACK_IMAGE, [pack, box], { maxTotalBytes: 8 * 1024 * 1024 });
     expect(seenDuringExtraction).toBe(true);
     expect(result.files.map((f) => f.path)).toEqual([
       'image.bin',
@@ -251,23 +241,13 @@ describe('unpack driver', () => {
   it("extracts what a file holds only after its container's extraction, so a later entry keeps its name", async () => {
     // the container's own 'inner.box_extract' comes after 'inner.box' has been searched: the box's folder is the
     // next free name, as when files are unpacked one after the other
-    const pack: Handler = {
-      id: 'pack',
-      kind: 'archive',
-      doc: { title: 'test pack', references: [] },
-      magics: [{ bytes: Buffer.from('PACK') }],
-      onlyAtStart: true,
-      async chunk(reader) {
-        return { start: 0, end: reader.size };
-      },
-      async extract(_reader, _chunk, sink) {
-        await sink.file('inner.box', box2('boxed'));
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        await sink.dir('inner.box_extract');
-        await sink.file('inner.box_extract/own', Buffer.from("the container's own file"));
-      },
-    };
-    const result = await run(Buffer.concat([Buffer.from('PACK'), Buffer.alloc(60)]), [pack, boxHandler()]);
+    const pack = packHandler(async (sink) => {
+      await sink.file('inner.box', box2('boxed'));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sink.dir('inner.box_extract');
+      await sink.file('inner.box_extract/own', Buffer.from("the container's own file"));
+    });
+    const result = await run(PACK_IMAGE, [pack, boxHandler()]);
     const paths = result.files.map((f) => f.path);
     expect(paths).toContain('image.bin_extract/inner.box_extract/own');
     expect(paths).toContain('image.bin_extract/inner.box_extract-2/payload');
@@ -275,3 +255,21 @@ describe('unpack driver', () => {
     expect(await readFile(join(dir, 'out', 'image.bin_extract/inner.box_extract-2/payload'), 'utf8')).toBe('boxed');
   });
 });
+
+/** An image the pack handler below takes whole. */
+const PACK_IMAGE = Buffer.concat([Buffer.from('PACK'), Buffer.alloc(60)]);
+
+/** A container format of the tests: a file starting with 'PACK' is one chunk, which `extract` writes out as it likes. */
+function packHandler(extract: (sink: Sink) => Promise<void>): Handler {
+  return {
+    id: 'pack',
+    kind: 'archive',
+    doc: { title: 'test pack', references: [] },
+    magics: [{ bytes: Buffer.from('PACK') }],
+    onlyAtStart: true,
+    async chunk(reader) {
+      return { start: 0, end: reader.size };
+    },
+    extract: (_reader, _chunk, sink) => extract(sink),
+  };
+}

@@ -74,10 +74,12 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
   let n = 0;
   const work = () => join(ws.work, `w${n++}`);
 
-  it('places a file stored alike from the store, decodes the others, and gives the cold tree', async () => {
-    const first = image('v1', 1);
-    const next = image('v2', 2);
-    const store = new LocalFileStore(join(ws.work, 'store-1'));
+  /**
+   * Unpacks `first` with a new store and memo, then `next` with both (the store recording what it places), and
+   * checks that the tree of `next` is the tree a cold unpack gives.
+   */
+  async function unpackBoth(first: string, next: string, storeName: string) {
+    const store = new LocalFileStore(join(ws.work, storeName));
     const memo = new MemoryMemo();
     await unpack(first, work(), { reuse: new FileReuse(store, memo) });
     const seen = recording(store);
@@ -86,6 +88,13 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     const reused = await unpack(next, dir, { reuse });
     const cold = await unpack(next, work());
     expect(tree(reused)).toEqual(tree(cold));
+    return { seen, reuse, dir, reused };
+  }
+
+  it('places a file stored alike from the store, decodes the others, and gives the cold tree', async () => {
+    const first = image('v1', 1);
+    const next = image('v2', 2);
+    const { seen, reuse, dir, reused } = await unpackBoth(first, next, 'store-1');
     // big.bin is placed; tail.bin has the same blocks and another tail, so it is decoded; of the small files (all in
     // fragments) those of the same content are placed, the others (every third) written
     const unchanged = [1, 2, 4, 5, 7, 8, 10, 11].map((i) => `small-${i}.txt`);
@@ -199,15 +208,7 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     const next = join(ws.work, 'next.a');
     writeFileSync(first, arArchive({ 'same.txt': text, 'packed.gz': packed, 'large.bin': large, 'changed.txt': Buffer.from('version 1\n') }));
     writeFileSync(next, arArchive({ 'same.txt': text, 'packed.gz': packed, 'large.bin': large, 'changed.txt': Buffer.from('version 2\n') }));
-    const store = new LocalFileStore(join(ws.work, 'store-ar'));
-    const memo = new MemoryMemo();
-    await unpack(first, work(), { reuse: new FileReuse(store, memo) });
-    const seen = recording(store);
-    const reuse = new FileReuse(seen.store, memo);
-    const dir = work();
-    const reused = await unpack(next, dir, { reuse });
-    const cold = await unpack(next, work());
-    expect(tree(reused)).toEqual(tree(cold));
+    const { seen, dir, reused } = await unpackBoth(first, next, 'store-ar');
     expect(seen.placed.sort()).toEqual(['packed.gz', 'same.txt']);
     expect(reused.files.some((f) => f.path.includes('packed.gz_extract/'))).toBe(true);
     const same = reused.files.find((f) => f.path.endsWith('/same.txt'))!;
@@ -218,7 +219,7 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
 
 /** A System V ar archive of these members (each 60-byte header, data padded to even length). */
 function arArchive(members: Record<string, Buffer>): Buffer {
-  const parts = [Buffer.from('!<arch>\n', 'latin1')];
+  const parts: Buffer[] = [Buffer.from('!<arch>\n', 'latin1')];
   for (const [name, data] of Object.entries(members)) {
     const field = (value: string, width: number) => value.padEnd(width, ' ');
     const header = `${field(`${name}/`, 16)}${field('0', 12)}${field('0', 6)}${field('0', 6)}${field('100644', 8)}${field(String(data.length), 10)}\x60\n`;
