@@ -4,11 +4,29 @@
 import type { FileFacetCache } from './analysis-cache.js';
 import type { DebugFileInput } from './binaries/debug-files.js';
 import type { FileIndex } from './file-index.js';
-import type { BinaryInfo, Component, CryptoAsset, EngineFinding, ImageInfo, Problem } from './types.js';
+import type { BinaryInfo, Component, CryptoAsset, EngineFinding, FileNode, ImageInfo, Problem } from './types.js';
 import type { CustomRuleSource } from './malware/rules.js';
 import type { KernelEvidence } from './vulns/kernel-evidence.js';
 import type { KernelTriageSummary } from './vulns/kernel-triage.js';
 import type { VulnerabilitySource } from './vulns/source.js';
+
+/** What a stage may use while the image is still being unpacked (Analyzer.early): the scan's settings, no files yet. */
+export interface EarlyContext {
+  /** The work folder the files are unpacked into (a node's file is at workDir/node.path). */
+  workDir: string;
+  rules?: CustomRuleSource[];
+  disabledBuiltinRules?: string[];
+  fileCache?: FileFacetCache;
+  signal: AbortSignal;
+  /** What each stage's early work leaves for its turn, by stage id (AnalysisContext.begun is the same map). */
+  begun: Map<string, unknown>;
+}
+
+/** A stage's early work: each regular file as soon as it is on disk, and what to do if the scan ends before its turn. */
+export interface EarlyWork {
+  file(node: FileNode): void;
+  abandon(): void;
+}
 
 export interface AnalysisContext {
   image: ImageInfo;
@@ -32,6 +50,8 @@ export interface AnalysisContext {
   debugFiles?: DebugFileInput[];
   /** Per-file results of earlier scans (analysis-cache.ts); absent when the scan has no cache. */
   fileCache?: FileFacetCache;
+  /** What the stages' early work (Analyzer.early) left for their turn, by stage id. */
+  begun?: Map<string, unknown>;
   signal: AbortSignal;
   /** Reports progress inside the analysis phase (0..100 of this analyzer). */
   progress(percent: number): void;
@@ -59,6 +79,12 @@ export interface Analyzer {
    * replayed from the image cache.
    */
   start?(ctx: AnalysisContext): void;
+  /**
+   * For a stage whose per-file work can begin while the image is unpacked: called before the unpacking, and given
+   * each regular file as soon as it is on disk; `start` and `run` find what it began in `ctx.begun`. Not called
+   * for an image found in the cache.
+   */
+  early?(ectx: EarlyContext): EarlyWork;
   /**
    * For a stage whose output depends on more than the image (the database, the date): how a scan of an image
    * analysed before runs it without the files. `keep` runs at the end of the full scan, files still at hand, and

@@ -10,7 +10,7 @@ import { FileFacetCache, storedFormMemo, type AnalysisCache, type CacheStats } f
 import { analyzers as registeredAnalyzers } from './analyzers.js';
 import { imageKey, replayStage, StageRecorder, type ImageSnapshot, type UnpackedTree } from './image-cache.js';
 import { UnrecognisedImageError } from './errors.js';
-import type { AnalysisContext, Analyzer } from './analyzer.js';
+import type { AnalysisContext, Analyzer, EarlyContext } from './analyzer.js';
 import { FileIndex } from './file-index.js';
 import { detectType } from './file-type.js';
 import { mergeFindingsByFingerprint } from './finding-merge.js';
@@ -85,6 +85,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
   const fileCache = cache && !cached ? new FileFacetCache(cache) : undefined;
   const reuse = cache && fileCache && options.fileStore ? new FileReuse(options.fileStore, storedFormMemo(cache, fileCache)) : undefined;
 
+  const begun = new Map<string, unknown>();
   let tree: UnpackedTree;
   // what the unpacker hands to the analysis beside the tree (absent when the tree comes from the cache)
   let handOver: Pick<UnpackResult, 'heads' | 'encodedRanges'> | undefined;
@@ -93,6 +94,9 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     endPhase('hash'); // nothing to unpack beside: the hashes are all the time this takes (with the cache lookup)
     tree = cached.tree;
   } else {
+    // stages that can work on each file as it is unpacked begin now (Analyzer.early)
+    const earlyContext: EarlyContext = { workDir: options.workDir, rules: options.rules, disabledBuiltinRules: options.disabledBuiltinRules, fileCache, signal, begun };
+    const early = analyzers.flatMap((analyzer) => analyzer.early?.(earlyContext) ?? []);
     const unpacked = await unpack(imagePath, options.workDir, {
       limits: options.limits,
       signal,
@@ -101,6 +105,10 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
       imageName: options.imageName,
       imageSha256: hashes.sha256,
       reuse,
+      onFile: early.length ? (node) => early.forEach((work) => work.file(node)) : undefined,
+    }).catch((error: unknown) => {
+      early.forEach((work) => work.abandon());
+      throw error;
     });
     // Handlers write files concurrently, so the unpacker lists them in completion order; sorted by path, every
     // analyzer walks them in the same order and the same image gives the same result, byte for byte.
@@ -127,6 +135,7 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     disabledBuiltinRules: options.disabledBuiltinRules,
     debugFiles: options.debugFiles,
     fileCache,
+    begun,
     signal,
     progress: () => {},
   };

@@ -40,6 +40,11 @@ export interface UnpackOptions {
   imageSha256?: string;
   /** Files kept from earlier scans, placed instead of decoded where a handler knows their content (file-reuse.ts). */
   reuse?: FileReuse;
+  /**
+   * Called with each regular file once it is on disk, while the unpacking goes on (the scan starts work on it). A
+   * file may still be listed after a limit stops the extraction, never one that was not kept.
+   */
+  onFile?: (node: FileNode) => void;
 }
 
 export interface UnpackStats {
@@ -99,6 +104,7 @@ interface State {
   /** UnpackResult.encodedRanges, shared by every branch. */
   encodedRanges: Map<string, Array<[number, number]>>;
   reuse?: FileReuse;
+  onFile?: (node: FileNode) => void;
 }
 
 /**
@@ -142,6 +148,7 @@ export async function unpack(imagePath: string, outDir: string, options: UnpackO
     headAllowance: { left: HEADS_BUDGET },
     encodedRanges: new Map(),
     reuse: options.reuse,
+    onFile: options.onFile,
   };
   try {
     await mkdir(outDir, { recursive: true });
@@ -257,6 +264,7 @@ async function extractChunks(state: State, node: FileNode, ancestry: Set<string>
       const inFlight = limiter(CHILDREN_IN_FLIGHT);
       const children = await extractChunk(branch, reader, node, chunk, extractDir, (child) => {
         if (child.kind !== 'file' || child.size === 0) return;
+        state.onFile?.(child);
         const sub = branchOf(branch);
         const found = inFlight(() => searchChild(sub, child, ancestry));
         found.catch(() => undefined); // awaited below, once the chunk is extracted
