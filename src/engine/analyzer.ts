@@ -24,6 +24,7 @@ export interface EarlyContext {
 
 /** A stage's early work: each regular file as soon as it is on disk, and what to do if the scan ends before its turn. */
 export interface EarlyWork {
+  /** Must not throw: it runs inside the unpacker's writes. */
   file(node: FileNode): void;
   abandon(): void;
 }

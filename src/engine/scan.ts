@@ -94,9 +94,17 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
     endPhase('hash'); // nothing to unpack beside: the hashes are all the time this takes (with the cache lookup)
     tree = cached.tree;
   } else {
-    // stages that can work on each file as it is unpacked begin now (Analyzer.early)
+    // Stages that can work on each file as it is unpacked begin now (Analyzer.early). That work only saves time: a
+    // stage whose early work fails does it all at its own turn, as without it.
     const earlyContext: EarlyContext = { workDir: options.workDir, rules: options.rules, disabledBuiltinRules: options.disabledBuiltinRules, fileCache, signal, begun };
-    const early = analyzers.flatMap((analyzer) => analyzer.early?.(earlyContext) ?? []);
+    const early = analyzers.flatMap((analyzer) => {
+      try {
+        return analyzer.early?.(earlyContext) ?? [];
+      } catch {
+        begun.delete(analyzer.id);
+        return [];
+      }
+    });
     const unpacked = await unpack(imagePath, options.workDir, {
       limits: options.limits,
       signal,
