@@ -244,8 +244,8 @@ export function readFileRange(path: string, offset: number, length: number): Buf
   }
 }
 
-/** At most `length` bytes of an open file from `offset`. */
-function readAt(fd: number, offset: number, length: number): Buffer {
+/** At most `length` bytes of an open file from `offset` (fewer at its end), read synchronously. */
+export function readAt(fd: number, offset: number, length: number): Buffer {
   const buffer = Buffer.allocUnsafe(Math.max(0, length));
   let filled = 0;
   while (filled < buffer.length) {

@@ -5,9 +5,10 @@
 // takes microseconds, while an asynchronous one is a round trip through libuv's thread pool, which the block
 // decoders share (an xz SquashFS's extraction made one per page it read, each a wait between two decodes). The
 // unpacker runs in the CLI or a scan's worker thread, never on a thread that serves requests (as sink.ts).
-import { createReadStream, readSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { readAt } from '../file-index.js';
 import { FormatError } from '../format-error.js';
 import type { Reader } from './handler.js';
 
@@ -47,9 +48,7 @@ export class FileReader implements Reader {
     if (offset >= end) return Buffer.alloc(0);
     // Large reads bypass the cache.
     if (end - offset > PAGE_SIZE) {
-      const out = Buffer.allocUnsafe(end - offset);
-      const done = this.readInto(out, offset);
-      return done === out.length ? out : out.subarray(0, done);
+      return readAt(this.handle.fd, offset, end - offset);
     }
     const first = Math.floor(offset / PAGE_SIZE);
     const last = Math.floor((end - 1) / PAGE_SIZE);
@@ -82,17 +81,6 @@ export class FileReader implements Reader {
     return createReadStream(this.path, { start, end: stop - 1, highWaterMark: PAGE_SIZE });
   }
 
-  /** Fills `buffer` from `position` on; the bytes read (fewer at the end of the file). */
-  private readInto(buffer: Buffer, position: number): number {
-    let done = 0;
-    while (done < buffer.length) {
-      const bytesRead = readSync(this.handle.fd, buffer, done, buffer.length - done, position + done);
-      if (bytesRead === 0) break;
-      done += bytesRead;
-    }
-    return done;
-  }
-
   private page(index: number): Buffer {
     const cached = this.pages.get(index);
     if (cached) {
@@ -101,8 +89,7 @@ export class FileReader implements Reader {
       this.pages.set(index, cached);
       return cached;
     }
-    const buffer = Buffer.allocUnsafe(Math.min(PAGE_SIZE, this.size - index * PAGE_SIZE));
-    const page = buffer.subarray(0, this.readInto(buffer, index * PAGE_SIZE));
+    const page = readAt(this.handle.fd, index * PAGE_SIZE, Math.min(PAGE_SIZE, this.size - index * PAGE_SIZE));
     this.pages.set(index, page);
     if (this.pages.size > MAX_PAGES) this.pages.delete(this.pages.keys().next().value as number);
     return page;

@@ -308,7 +308,8 @@ export class DirectorySink implements Sink {
       this.budget.chargeBytes(file.size);
       const first = this.reuse.place(file.known, file.size, target) ? (file.content?.bytes ?? placedHead(target)) : undefined;
       if (first) {
-        const selection = file.known.chunkFree && this.preselect ? noChunks() : undefined;
+        // a content that held chunks is searched again, from the bytes at hand when the handler gave them
+        const selection = !this.preselect ? undefined : file.known.chunkFree ? noChunks() : file.content ? await this.preselect(file.content.bytes, path) : undefined;
         return { path, kind: 'file', size: file.size, sha256: file.known.sha256, ...this.heads(first), selection };
       }
       this.budget.releaseBytes(file.size);
