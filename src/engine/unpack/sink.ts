@@ -3,8 +3,8 @@
 // without creating them. A problem with one entry (a name clash, a file too big for the byte budget, a filesystem
 // error) is recorded and the handler goes on with the next entry.
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { open, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { diskFullError } from '../errors.js';
@@ -56,14 +56,13 @@ export interface HeadAllowance {
 }
 /** Streamed files are written in batches of about this many bytes (and in one call when they are smaller). */
 const WRITE_BATCH = 1024 * 1024;
-/**
- * Files up to this size are written synchronously. An asynchronous write costs three round trips through libuv's
- * thread pool (open, write, close), which the image reads share; with thousands of small files the thread waits
- * on those hops far longer than the writes take. Blocking the thread for one small write is acceptable here: the
- * unpacker runs in the CLI or in a worker thread of the server, never on a thread that serves requests. Larger
- * files stay asynchronous, so one write never holds the thread for long.
+/*
+ * Files are written synchronously (a streamed one in batches of WRITE_BATCH bytes: a millisecond or so each into the
+ * page cache). An asynchronous write is a round trip through libuv's thread pool, which the block decoders share: while
+ * a SquashFS was extracted, each 1 MiB write of the kernel beside it waited ~145 ms behind queued decodes, and the
+ * kernel's own search started 0.35 s late. Blocking the thread for one write is acceptable here: the unpacker runs
+ * in the CLI or in a worker thread of the server, never on a thread that serves requests.
  */
-const SYNC_WRITE_MAX = WRITE_BATCH;
 /** Copied ranges up to this size are keyed by their content for the store of earlier scans' files (see byContent). */
 const REUSE_COPY_MAX = WRITE_BATCH;
 
@@ -342,26 +341,15 @@ export class DirectorySink implements Sink {
     }
   }
 
-  /**
-   * Writes a whole file and selects its chunks from the same bytes. A small file is written synchronously, before
-   * the selection (which may itself wait on reads or decodes); a large one is written while the selection runs.
-   */
+  /** Writes a whole file, then selects its chunks from the same bytes (the selection may wait on reads or decodes). */
   private async writeAndSelect(target: string, path: string, data: Buffer): Promise<ChunkSelection | undefined> {
-    if (data.length <= SYNC_WRITE_MAX) {
-      writeFileSync(target, data);
-      return this.preselect?.(data, path);
-    }
-    const write = writeFile(target, data);
-    try {
-      return await this.preselect?.(data, path);
-    } finally {
-      await write;
-    }
+    writeFileSync(target, data);
+    return this.preselect?.(data, path);
   }
 
   /**
    * Streams chunks to disk while hashing them. Small outputs are gathered and written in one call (the common
-   * case: most files of a filesystem are a few blocks); larger ones go out through one file handle in batches.
+   * case: most files of a filesystem are a few blocks); larger ones go out through one file descriptor in batches.
    * A WriteStream per file costs far more than the write itself when thousands of files are extracted.
    */
   private async writeStreamed(path: string, data: Readable | AsyncIterable<Buffer>): Promise<Omit<SinkEntry, 'meta'>> {
@@ -371,7 +359,7 @@ export class DirectorySink implements Sink {
     let size = 0;
     let batch: Buffer[] = [];
     let batchBytes = 0;
-    let handle: FileHandle | undefined;
+    let fd: number | undefined;
     let selection: ChunkSelection | undefined;
     try {
       for await (const chunk of data as AsyncIterable<Buffer>) {
@@ -383,18 +371,20 @@ export class DirectorySink implements Sink {
         batch.push(chunk);
         batchBytes += chunk.length;
         if (batchBytes >= WRITE_BATCH) {
-          handle ??= await open(target, 'w');
-          await writeAll(handle, batch);
+          fd ??= openSync(target, 'w');
+          writeAll(fd, batch);
           batch = [];
           batchBytes = 0;
         }
       }
-      if (handle) await writeAll(handle, batch);
-      else selection = await this.writeAndSelect(target, path, batch.length === 1 ? batch[0]! : Buffer.concat(batch, batchBytes));
-      await handle?.close();
+      if (fd !== undefined) {
+        writeAll(fd, batch);
+        closeSync(fd);
+        fd = undefined;
+      } else selection = await this.writeAndSelect(target, path, batch.length === 1 ? batch[0]! : Buffer.concat(batch, batchBytes));
     } catch (error) {
       if (data instanceof Readable) data.destroy();
-      await handle?.close().catch(() => undefined);
+      if (fd !== undefined) closeQuietly(fd);
       // Keep nothing half-written: a partial file would be analysed as if it were real. Its bytes are given back.
       await rm(target, { force: true });
       this.budget.releaseBytes(size);
@@ -494,9 +484,18 @@ function isFsError(error: unknown): error is NodeJS.ErrnoException {
 }
 
 /** Writes every buffer of `parts` at the handle's current position (writev may write less than asked). */
-async function writeAll(handle: FileHandle, parts: Buffer[]): Promise<void> {
+/** Closes a descriptor on a path that is already failing: the first error is the one reported. */
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // ignored: see above
+  }
+}
+
+function writeAll(fd: number, parts: Buffer[]): void {
   for (const part of parts) {
     let done = 0;
-    while (done < part.length) done += (await handle.write(part, done, part.length - done)).bytesWritten;
+    while (done < part.length) done += writeSync(fd, part, done, part.length - done);
   }
 }

@@ -1,4 +1,4 @@
-// How the sink writes: small files synchronously, large ones asynchronously, folders made once. Whichever way a
+// How the sink writes: buffers in one write, streams gathered or in batches, folders made once. Whichever way a
 // file goes, what is on disk, its entry (size, sha256, head) and the bytes handed to the chunk preselection agree,
 // and a failure leaves nothing behind.
 import { createHash } from 'node:crypto';
@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChunkSelection } from '../../../src/engine/unpack/chunks.js';
 import { Budget, resolveLimits } from '../../../src/engine/unpack/limits.js';
+import { FileReader } from '../../../src/engine/unpack/reader.js';
 import { DirectorySink, type Preselect } from '../../../src/engine/unpack/sink.js';
 
 let dir: string;
@@ -65,7 +66,7 @@ describe('DirectorySink: small and large files', () => {
     for (const [path, data] of files) expect(entry(path).head).toEqual(data.subarray(0, 512));
   });
 
-  it('writes buffers and streams on both sides of the synchronous-write size the same way', async () => {
+  it('writes buffers and streams on both sides of the batch size the same way', async () => {
     const seen = new Map<string, { sha256: string; onDisk: boolean }>();
     let sink!: DirectorySink;
     sink = makeSink(async (data, path) => {
@@ -91,13 +92,13 @@ describe('DirectorySink: small and large files', () => {
       expect(entry.head).toEqual(data.subarray(0, 512));
       expect(sha(await readFile(join(sink.root, path)))).toBe(sha(data));
     }
-    // Every file written in one piece was preselected from its own bytes; a small one is on disk by then.
+    // Every file written in one piece was preselected from its own bytes, once it was on disk.
     // A stream written in batches (over 1 MiB) is searched from disk later, by the driver.
     expect([...seen.keys()].sort()).toEqual(files.map(([path]) => path).filter((p) => p !== 'lib/modules/large-stream').sort());
     for (const [path, data] of files) {
       if (!seen.has(path)) continue;
       expect(seen.get(path)!.sha256).toBe(sha(data));
-      if (data.length <= MiB) expect(seen.get(path)!.onDisk).toBe(true);
+      expect(seen.get(path)!.onDisk).toBe(true);
     }
     expect(budget!.bytes).toBe(files.reduce((sum, [, data]) => sum + data.length, 0));
     expect(budget!.files).toBe(files.length);
@@ -115,6 +116,32 @@ describe('DirectorySink: small and large files', () => {
     expect(budget!.bytes).toBe(100);
     expect(budget!.files).toBe(1);
     await expect(stat(join(sink.root, 'bad'))).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('DirectorySink: ranges of a file on disk', () => {
+  it('copies a range of a file read in pieces, the same bytes whatever its size', async () => {
+    const image = pattern(3 * MiB + 777, 9);
+    await writeFile(join(dir, 'image'), image);
+    const reader = await FileReader.open(join(dir, 'image'));
+    try {
+      const sink = makeSink();
+      const ranges: Array<[string, number, number]> = [
+        ['small', 10, 5000],
+        ['across-pieces', 65_000, 200_000],
+        ['large', 1000, 3 * MiB + 700],
+        ['to-the-end', 2 * MiB, image.length],
+        ['empty', 500, 500],
+      ];
+      for (const [path, start, end] of ranges) await sink.copy(path, reader, start, end);
+      for (const [path, start, end] of ranges) {
+        const entry = sink.entries.find((e) => e.path === path)!;
+        expect(entry).toMatchObject({ size: end - start, sha256: sha(image.subarray(start, end)) });
+        expect((await readFile(join(sink.root, path))).equals(image.subarray(start, end))).toBe(true);
+      }
+    } finally {
+      await reader.close();
+    }
   });
 });
 

@@ -21,7 +21,8 @@ export interface LzmaProps {
   dictSize: number;
 }
 
-export type LzmaCoder = { kind: 'xz' } | { kind: 'alone'; memlimit?: number } | { kind: 'raw'; props: LzmaProps };
+/** `xz` decodes concatenated streams as one unless `single` (then it ends with its first stream). */
+export type LzmaCoder = { kind: 'xz'; single?: boolean } | { kind: 'alone'; memlimit?: number } | { kind: 'raw'; props: LzmaProps };
 
 export interface DecodeOptions {
   /** Accept a decoder error once some output came out (raw streams without an end marker). */
@@ -31,11 +32,17 @@ export interface DecodeOptions {
 }
 
 /** Input bytes per native call: LZMA expands at most a few thousand times, so one step stays bounded. */
-const STEP = 16 * 1024;
+export const STEP = 16 * 1024;
 
 /** The part of lzma-native's native Stream used here (exported by the package, not in its typings). */
-interface NativeStream {
-  bufferHandler: (buf: Buffer | null | undefined, processedChunks: number | undefined, error: Error | null | undefined) => void;
+export interface NativeStream {
+  /** `totalIn`: input bytes the decoder has consumed so far (null in some reports). */
+  bufferHandler: (
+    buf: Buffer | null | undefined,
+    processedChunks: number | undefined,
+    error: Error | null | undefined,
+    totalIn?: number | null,
+  ) => void;
   streamDecoder(options: { flags?: number }): void;
   aloneDecoder(options: { memlimit?: number }): void;
   rawDecoder(options: { filters: unknown[] }): void;
@@ -43,10 +50,11 @@ interface NativeStream {
   resetUnderlying(): void;
 }
 
-function open(coder: LzmaCoder): NativeStream {
+/** A native decoder for `coder`; the caller sets its bufferHandler and releases it (resetUnderlying). */
+export function openLzma(coder: LzmaCoder): NativeStream {
   const lib = lzma() as unknown as { Stream: new () => NativeStream; CONCATENATED: number; FILTER_LZMA1: number };
   const stream = new lib.Stream();
-  if (coder.kind === 'xz') stream.streamDecoder({ flags: lib.CONCATENATED });
+  if (coder.kind === 'xz') stream.streamDecoder({ flags: coder.single ? 0 : lib.CONCATENATED });
   else if (coder.kind === 'alone') stream.aloneDecoder({ memlimit: coder.memlimit });
   else {
     const { dictSize, lc, lp, pb } = coder.props;
@@ -73,7 +81,7 @@ class Decoding {
     private readonly options: DecodeOptions,
   ) {
     try {
-      this.stream = open(coder);
+      this.stream = openLzma(coder);
     } catch (error) {
       throw new FormatError(`${codec}: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -56,12 +56,17 @@ export async function* decodeRange(
     return decoder.consumed();
   } catch (error) {
     if (error instanceof FormatError || error instanceof LimitError || signal?.aborted) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    // liblzma says "No progress is possible" (LZMA_BUF_ERROR) when its input ends inside the stream.
-    throw new FormatError(`${codec}: ${/end of (file|input)|truncated|no progress is possible/i.test(message) ? 'truncated stream' : message} (${message})`);
+    throw decoderError(codec, error);
   } finally {
     stream.destroy();
   }
+}
+
+/** What a codec's own error says, as a FormatError: input that ends inside the stream is a 'truncated stream'. */
+export function decoderError(codec: string, error: unknown): FormatError {
+  const message = error instanceof Error ? error.message : String(error);
+  // liblzma says "No progress is possible" (LZMA_BUF_ERROR) when its input ends inside the stream.
+  return new FormatError(`${codec}: ${/end of (file|input)|truncated|no progress is possible/i.test(message) ? 'truncated stream' : message} (${message})`);
 }
 
 /** A candidate whose decode fails before this much output is a false positive: rejected quietly. */

@@ -3,16 +3,15 @@
 // are separate chunks (the driver finds the next header right after).
 import zlib from 'node:zlib';
 import type { ChunkContext, ChunkInfo, Handler, Reader } from '../handler.js';
-import { lzma } from '../codecs/blocks.js';
-import { decodeRange, payload } from './decode-stream.js';
+import { payload } from './decode-stream.js';
 import { countKeeping, takeKept } from './kept-decode.js';
-import { lzmaDecoder } from './lzma-stream.js';
+import { decodeLzmaStream } from './lzma-stream-decode.js';
 import { payloadName } from './payload-name.js';
 
 const MAGIC = Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
 
 function decode(reader: Reader, start: number, signal?: AbortSignal): AsyncGenerator<Buffer, number> {
-  return decodeRange('xz', reader, start, lzmaDecoder(lzma().createStream('streamDecoder', {})), signal);
+  return decodeLzmaStream('xz', { kind: 'xz', single: true }, reader, start, signal);
 }
 
 export const xzHandler: Handler = {

@@ -15,6 +15,7 @@ import { lzma, parseLzmaPropsByte } from '../../codecs/blocks.js';
 import { struct } from '../../struct.js';
 import { countOnly, decodeRange, QUIET_BELOW } from '../decode-stream.js';
 import { lzmaDecoder } from '../lzma-stream.js';
+import { decodeLzmaStream } from '../lzma-stream-decode.js';
 import { findLzmaEnd } from './end-finder.js';
 import { FillerBoundedReader, SplicedReader } from '../reader-views.js';
 
@@ -72,7 +73,7 @@ export function parseLzmaHeaders(head: Buffer): LzmaHeader[] {
 /** A declared size, decoded by liblzma's LZMA-alone decoder: exactly that many bytes, ending with a finished range coder. */
 export function decodeSized(reader: Reader, start: number, end: number | undefined, signal?: AbortSignal): AsyncGenerator<Buffer, number> {
   const bounded = new FillerBoundedReader(reader, start + Header.size, end);
-  return decodeRange('lzma', bounded, start, lzmaDecoder(lzma().createStream('aloneDecoder', {})), signal);
+  return decodeLzmaStream('lzma', { kind: 'alone' }, bounded, start, signal);
 }
 
 function rawDecoder(header: LzmaHeader, skipped: number) {
@@ -148,7 +149,7 @@ export async function* decodeMeasured(reader: Reader, start: number, header: Lzm
   const streamStart = start + header.headerSize;
   // Twice the zeros measureUnsized decoded with: at the declared size the decoder may read one more byte.
   const input = new SplicedReader(synthetic, reader, streamStart, cut, 2 * TAIL_ZEROS);
-  const consumed = yield* decodeRange('lzma', input, 0, lzmaDecoder(lzma().createStream('aloneDecoder', {})), signal);
+  const consumed = yield* decodeLzmaStream('lzma', { kind: 'alone' }, input, 0, signal);
   return streamStart + consumed - Header.size;
 }
 

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { FormatError } from '../../../../src/engine/format-error.js';
+import { decodeLzmaStream } from '../../../../src/engine/unpack/compression/lzma-stream-decode.js';
+import type { LzmaCoder } from '../../../../src/engine/unpack/codecs/lzma.js';
+import { BufferReader } from '../../../../src/engine/unpack/reader.js';
+import { compressibleBytes, pseudoRandom } from '../../../support/bytes.js';
+import { compressWith } from '../handler-harness.js';
+
+const alone: LzmaCoder = { kind: 'alone' };
+
+/** 32 MiB that LZMA packs about a hundred to one: in every 64 KiB, 640 random bytes, then zeros. */
+let sparse: { data: Buffer; packed: Buffer } | undefined;
+function sparseStream(): { data: Buffer; packed: Buffer } {
+  if (sparse) return sparse;
+  const data = Buffer.alloc(32 * 1024 * 1024);
+  for (let at = 0; at < data.length; at += 64 * 1024) pseudoRandom(640, at + 1).copy(data, at);
+  return (sparse = { data, packed: compressWith('xz', ['--format=lzma', '-1', '-c'], data) });
+}
+
+/** Every block the decode yields and what it returns. */
+async function collect(blocks: AsyncGenerator<Buffer, number>): Promise<{ blocks: Buffer[]; consumed: number }> {
+  const out: Buffer[] = [];
+  for (;;) {
+    const next = await blocks.next();
+    if (next.done) return { blocks: out, consumed: next.value };
+    out.push(next.value);
+  }
+}
+
+describe('LZMA and xz streams decoded on their own thread', () => {
+  it('gives the stream and the exact input it took, with other bytes around it', async () => {
+    const data = compressibleBytes(3_000_000); // more than one piece of input
+    const packed = compressWith('xz', ['--format=lzma', '-c'], data);
+    const image = Buffer.concat([pseudoRandom(100, 2), packed, pseudoRandom(5000, 3)]);
+    const { blocks, consumed } = await collect(decodeLzmaStream('lzma', alone, new BufferReader(image), 100));
+    // liblzma's xz writes -1 (unknown size) and an end marker: the decoder stops at the marker
+    expect(consumed).toBe(packed.length);
+    expect(Buffer.concat(blocks).equals(data)).toBe(true);
+  });
+
+  it('ends an xz stream with its first stream when told to', async () => {
+    const one = compressWith('xz', ['-c'], compressibleBytes(200_000, 4));
+    const two = compressWith('xz', ['-c'], compressibleBytes(1000, 5));
+    const { blocks, consumed } = await collect(decodeLzmaStream('xz', { kind: 'xz', single: true }, new BufferReader(Buffer.concat([one, two])), 0));
+    expect(consumed).toBe(one.length);
+    expect(Buffer.concat(blocks).equals(compressibleBytes(200_000, 4))).toBe(true);
+  });
+
+  it('hands a stream that expands a hundred times over in bounded blocks, the thread keeping the input', async () => {
+    const { data, packed } = sparseStream(); // each 16 KiB step of input gives about 1.5 MB
+    const { blocks, consumed } = await collect(decodeLzmaStream('lzma', alone, new BufferReader(packed), 0));
+    expect(consumed).toBe(packed.length);
+    expect(Buffer.concat(blocks).equals(data)).toBe(true);
+    // a call stops once 4 MiB came out: at most one step's output more
+    expect(blocks.length).toBeGreaterThanOrEqual(6);
+    for (const block of blocks) expect(block.length).toBeLessThan(6 * 1024 * 1024);
+  });
+
+  it('says a cut stream is truncated, after what it decoded', async () => {
+    const data = compressibleBytes(500_000, 6);
+    const packed = compressWith('xz', ['--format=lzma', '-c'], data);
+    const cut = packed.subarray(0, Math.floor(packed.length / 2));
+    const blocks = decodeLzmaStream('lzma', alone, new BufferReader(cut), 0);
+    let decoded = 0;
+    const error = await (async () => {
+      for await (const block of blocks) decoded += block.length;
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FormatError);
+    expect((error as Error).message).toMatch(/^lzma: truncated stream/);
+    expect(decoded).toBeGreaterThan(0);
+  });
+
+  it('says what is wrong with bytes that are not a stream', async () => {
+    const error = await collect(decodeLzmaStream('xz', { kind: 'xz', single: true }, new BufferReader(pseudoRandom(4096, 9)), 0)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FormatError);
+    expect((error as Error).message).toMatch(/^xz: /);
+  });
+
+  it('stops when the scan is cancelled', async () => {
+    const { packed } = sparseStream();
+    const controller = new AbortController();
+    const blocks = decodeLzmaStream('lzma', alone, new BufferReader(packed), 0, controller.signal);
+    await blocks.next();
+    controller.abort(new Error('cancelled'));
+    await expect(collect(blocks)).rejects.toThrow('cancelled');
+  });
+
+  it('decodes streams side by side, each to its own end', async () => {
+    const datas = [compressibleBytes(1_500_000, 11), compressibleBytes(900_000, 12), compressibleBytes(2_100_000, 13)];
+    const results = await Promise.all(datas.map((d) => collect(decodeLzmaStream('lzma', alone, new BufferReader(compressWith('xz', ['--format=lzma', '-c'], d)), 0))));
+    results.forEach((r, i) => expect(Buffer.concat(r.blocks).equals(datas[i]!)).toBe(true));
+  });
+});
