@@ -5,12 +5,14 @@
 // the next: an OpenWrt kernel (2.4 MB of LZMA, 0.15 s of CPU) took 0.5 s beside its root filesystem.
 // Here the input goes out in pieces of up to 1 MiB, two at a time, and each call comes back with at most
 // MAX_CALL_OUTPUT bytes (and one step's more), the thread keeping the input it has not decoded yet: what waits in
-// memory stays bounded whatever the stream expands to.
+// memory stays bounded whatever the stream expands to. A short stream (an .xz file in a root filesystem) keeps the
+// old way: its few steps cost less than the thread, whose start costs ~20 MB and tens of milliseconds.
 import { TaskThread } from '../../task-thread.js';
 import { FormatError } from '../../format-error.js';
 import { LimitError, type Reader } from '../handler.js';
-import type { LzmaCoder } from '../codecs/lzma.js';
-import { decoderError } from './decode-stream.js';
+import { lzma, type LzmaCoder } from '../codecs/lzma.js';
+import { decodeRange, decoderError } from './decode-stream.js';
+import { lzmaDecoder } from './lzma-stream.js';
 import type { LzmaStreamMessage, LzmaStreamReply } from './lzma-stream-thread.js';
 
 const thread = new TaskThread<LzmaStreamMessage>(import.meta.url, 'lzma-stream-thread');
@@ -21,18 +23,26 @@ const FIRST_PIECE = 64 * 1024;
 const PIECE = 1024 * 1024;
 const PIECES_IN_FLIGHT = 2;
 const MAX_CALL_OUTPUT = 4 * 1024 * 1024;
+/** Streams with less input than this (from their start to the reader's end) are decoded on the engine's thread. */
+const ON_THREAD_MIN = 1024 * 1024;
 
 /**
  * Decodes `reader` from `start` to its end or the stream's: yields the decoded blocks and returns the input bytes the
  * decoder consumed. FormatError for a corrupt or truncated stream, or one whose input ends without its end.
  */
-export async function* decodeLzmaStream(
-  codec: string,
-  coder: LzmaCoder,
-  reader: Reader,
-  start: number,
-  signal?: AbortSignal,
-): AsyncGenerator<Buffer, number> {
+export function decodeLzmaStream(codec: string, coder: LzmaCoder, reader: Reader, start: number, signal?: AbortSignal): AsyncGenerator<Buffer, number> {
+  if (reader.size - start >= ON_THREAD_MIN) return decodeOnThread(codec, coder, reader, start, signal);
+  return decodeRange(codec, reader, start, lzmaDecoder(nodeStream(coder)), signal);
+}
+
+/** lzma-native's Node stream for the coder (raw LZMA1 is not decoded this way). */
+function nodeStream(coder: LzmaCoder) {
+  if (coder.kind === 'alone') return lzma().createStream('aloneDecoder', coder.memlimit ? { memlimit: coder.memlimit } : {});
+  if (coder.kind === 'xz') return lzma().createStream('streamDecoder', coder.single ? {} : { flags: lzma().CONCATENATED });
+  throw new Error('raw LZMA1 streams are decoded through decodeRange');
+}
+
+async function* decodeOnThread(codec: string, coder: LzmaCoder, reader: Reader, start: number, signal?: AbortSignal): AsyncGenerator<Buffer, number> {
   const id = nextId++;
   let opened = false;
   const inFlight: Array<Promise<LzmaStreamReply>> = [];

@@ -17,6 +17,9 @@ function sparseStream(): { data: Buffer; packed: Buffer } {
   return (sparse = { data, packed: compressWith('xz', ['--format=lzma', '-1', '-c'], data) });
 }
 
+/** Bytes after a stream, so that more than a mebibyte of input follows its start: it is decoded on the thread. */
+const AFTER = pseudoRandom(1024 * 1024 + 100, 77);
+
 /** Every block the decode yields and what it returns. */
 async function collect(blocks: AsyncGenerator<Buffer, number>): Promise<{ blocks: Buffer[]; consumed: number }> {
   const out: Buffer[] = [];
@@ -27,37 +30,43 @@ async function collect(blocks: AsyncGenerator<Buffer, number>): Promise<{ blocks
   }
 }
 
-describe('LZMA and xz streams decoded on their own thread', () => {
+describe('LZMA and xz streams decoded on their own thread (long inputs) or in a Node stream (short ones)', () => {
   it('gives the stream and the exact input it took, with other bytes around it', async () => {
     const data = compressibleBytes(3_000_000); // more than one piece of input
     const packed = compressWith('xz', ['--format=lzma', '-c'], data);
-    const image = Buffer.concat([pseudoRandom(100, 2), packed, pseudoRandom(5000, 3)]);
-    const { blocks, consumed } = await collect(decodeLzmaStream('lzma', alone, new BufferReader(image), 100));
-    // liblzma's xz writes -1 (unknown size) and an end marker: the decoder stops at the marker
-    expect(consumed).toBe(packed.length);
-    expect(Buffer.concat(blocks).equals(data)).toBe(true);
+    for (const after of [AFTER, pseudoRandom(5000, 3)]) {
+      const image = Buffer.concat([pseudoRandom(100, 2), packed, after]);
+      const { blocks, consumed } = await collect(decodeLzmaStream('lzma', alone, new BufferReader(image), 100));
+      // liblzma's xz writes -1 (unknown size) and an end marker: the decoder stops at the marker
+      expect(consumed).toBe(packed.length);
+      expect(Buffer.concat(blocks).equals(data)).toBe(true);
+    }
   });
 
   it('ends an xz stream with its first stream when told to', async () => {
     const one = compressWith('xz', ['-c'], compressibleBytes(200_000, 4));
     const two = compressWith('xz', ['-c'], compressibleBytes(1000, 5));
-    const { blocks, consumed } = await collect(decodeLzmaStream('xz', { kind: 'xz', single: true }, new BufferReader(Buffer.concat([one, two])), 0));
-    expect(consumed).toBe(one.length);
-    expect(Buffer.concat(blocks).equals(compressibleBytes(200_000, 4))).toBe(true);
+    for (const after of [AFTER, Buffer.alloc(0)]) {
+      const { blocks, consumed } = await collect(decodeLzmaStream('xz', { kind: 'xz', single: true }, new BufferReader(Buffer.concat([one, two, after])), 0));
+      expect(consumed).toBe(one.length);
+      expect(Buffer.concat(blocks).equals(compressibleBytes(200_000, 4))).toBe(true);
+    }
   });
 
   it('hands a stream that expands a hundred times over in bounded blocks, the thread keeping the input', async () => {
     const { data, packed } = sparseStream(); // each 16 KiB step of input gives about 1.5 MB
-    const { blocks, consumed } = await collect(decodeLzmaStream('lzma', alone, new BufferReader(packed), 0));
+    const { blocks, consumed } = await collect(decodeLzmaStream('lzma', alone, new BufferReader(Buffer.concat([packed, AFTER])), 0));
     expect(consumed).toBe(packed.length);
     expect(Buffer.concat(blocks).equals(data)).toBe(true);
     // a call stops once 4 MiB came out: at most one step's output more
     expect(blocks.length).toBeGreaterThanOrEqual(6);
     for (const block of blocks) expect(block.length).toBeLessThan(6 * 1024 * 1024);
+    // (a call's output comes as one block: lzma-native's Node stream hands out pieces of 64 KiB at most)
+    expect(blocks.some((block) => block.length > 1024 * 1024)).toBe(true);
   });
 
   it('says a cut stream is truncated, after what it decoded', async () => {
-    const data = compressibleBytes(500_000, 6);
+    const data = Buffer.concat([compressibleBytes(500_000, 6), pseudoRandom(2_500_000, 6)]); // packs to more than 2 MB
     const packed = compressWith('xz', ['--format=lzma', '-c'], data);
     const cut = packed.subarray(0, Math.floor(packed.length / 2));
     const blocks = decodeLzmaStream('lzma', alone, new BufferReader(cut), 0);
@@ -71,15 +80,17 @@ describe('LZMA and xz streams decoded on their own thread', () => {
   });
 
   it('says what is wrong with bytes that are not a stream', async () => {
-    const error = await collect(decodeLzmaStream('xz', { kind: 'xz', single: true }, new BufferReader(pseudoRandom(4096, 9)), 0)).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(FormatError);
-    expect((error as Error).message).toMatch(/^xz: /);
+    for (const size of [4096, 2 * 1024 * 1024]) {
+      const error = await collect(decodeLzmaStream('xz', { kind: 'xz', single: true }, new BufferReader(pseudoRandom(size, 9)), 0)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FormatError);
+      expect((error as Error).message).toMatch(/^xz: /);
+    }
   });
 
   it('stops when the scan is cancelled', async () => {
     const { packed } = sparseStream();
     const controller = new AbortController();
-    const blocks = decodeLzmaStream('lzma', alone, new BufferReader(packed), 0, controller.signal);
+    const blocks = decodeLzmaStream('lzma', alone, new BufferReader(Buffer.concat([packed, AFTER])), 0, controller.signal);
     await blocks.next();
     controller.abort(new Error('cancelled'));
     await expect(collect(blocks)).rejects.toThrow('cancelled');
@@ -87,7 +98,9 @@ describe('LZMA and xz streams decoded on their own thread', () => {
 
   it('decodes streams side by side, each to its own end', async () => {
     const datas = [compressibleBytes(1_500_000, 11), compressibleBytes(900_000, 12), compressibleBytes(2_100_000, 13)];
-    const results = await Promise.all(datas.map((d) => collect(decodeLzmaStream('lzma', alone, new BufferReader(compressWith('xz', ['--format=lzma', '-c'], d)), 0))));
+    const results = await Promise.all(
+      datas.map((d) => collect(decodeLzmaStream('lzma', alone, new BufferReader(Buffer.concat([compressWith('xz', ['--format=lzma', '-c'], d), AFTER])), 0))),
+    );
     results.forEach((r, i) => expect(Buffer.concat(r.blocks).equals(datas[i]!)).toBe(true));
   });
 });
