@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sha256Hex } from './hash.js';
 import type { EngineFinding, FileNode } from './types.js';
 import type { StoredContent, StoredFormMemo } from './unpack/file-reuse.js';
 
@@ -74,7 +75,7 @@ export function engineDigest(): string {
 /** One key from its parts (facet, digests, hash, path): a SHA-256, so keys have one length whatever the path. */
 export function cacheKey(...parts: string[]): string {
   // each part followed by a NUL, hashed in one call (a scan makes tens of thousands of keys)
-  return createHash('sha256').update(`${parts.join('\0')}\0`).digest('hex');
+  return sha256Hex(`${parts.join('\0')}\0`);
 }
 
 /** One facet's cached values for a set of files, looked up in one batch. */

@@ -6,6 +6,11 @@ import type { Hashes } from './types.js';
 
 export type HashAlgorithm = keyof Hashes;
 
+/** The SHA-256 of bytes or of a string's UTF-8, in lower-case hex. */
+export function sha256Hex(data: Buffer | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
 /**
  * Files up to this size are read in one synchronous call. A stream costs several thread-pool round trips and a
  * 1 MiB buffer per file, even for a file of a few hundred bytes.

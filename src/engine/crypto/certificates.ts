@@ -3,6 +3,7 @@
 // node does not expose (signature algorithm, public-key algorithm), so certificates with keys OpenSSL 3.0
 // cannot load (ML-DSA, ...) are still described.
 import { X509Certificate, createHash } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 import { derOid, derPath } from './der.js';
 import { curveFacts, keyObjectFacts, type KeyFacts } from './key-facts.js';
 import { OIDS, oidName } from './oids.js';
@@ -88,7 +89,7 @@ export function describeCertificate(der: Buffer, now: Date): CertificateFacts {
     selfSigned,
     isCA: cert.ca,
     ...validityFacts(notBefore, notAfter, now),
-    sha256: createHash('sha256').update(der).digest('hex'),
+    sha256: sha256Hex(der),
     sha1: createHash('sha1').update(der).digest('hex'),
     size: der.length,
   };

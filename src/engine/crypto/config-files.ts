@@ -2,8 +2,8 @@
 // swanctl.conf, racoon.conf, WireGuard (wg-quick files and OpenWrt UCI network), TLS server settings (nginx,
 // lighttpd, Apache, openssl.cnf, stunnel), and opkg signature checking. Each yields protocol facts with the
 // algorithms it enables; WireGuard private keys are also key material.
-import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
+import { sha256Hex } from '../hash.js';
 import type { ProtocolHit } from './detections.js';
 import type { AlgorithmSpec } from './libraries.js';
 import { parseSpec } from './libraries.js';
@@ -81,7 +81,7 @@ function wireguard(text: string, path: string): ConfigDetections {
   const materials: Material[] = [];
   const re = /(?:PrivateKey\s*=\s*|option\s+private_key\s+)['"]?([A-Za-z0-9+/]{43}=)/g;
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    const keyId = createHash('sha256').update(Buffer.from(m[1]!, 'base64')).digest('hex');
+    const keyId = sha256Hex(Buffer.from(m[1]!, 'base64'));
     materials.push({ kind: 'private-key', format: 'WireGuard', encoding: 'X25519', offset: Buffer.byteLength(text.slice(0, m.index)), length: m[0].length, key: { keyType: 'X25519', algorithm: 'X25519', bits: 256, curve: 'Curve25519' }, keyId, encrypted: false, context: { file: basename(path) } });
   }
   return { protocols: [out], materials };

@@ -1,6 +1,7 @@
 // Facts about a key, whatever it came from (node KeyObject, SSH blob, usign file): type, size, curve, and the
 // catalog algorithm (pqc.ts) it is used with.
-import { createHash, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 import { NODE_CURVES } from './oids.js';
 
 export interface KeyFacts {
@@ -59,5 +60,5 @@ export function keyLabel(facts: KeyFacts): string {
 /** SHA-256 of the public key (SPKI DER when available): identity of a key across files and images. */
 export function publicKeyId(key: KeyObject | Buffer): string {
   const der = Buffer.isBuffer(key) ? key : key.export({ type: 'spki', format: 'der' });
-  return createHash('sha256').update(der).digest('hex');
+  return sha256Hex(der);
 }

@@ -7,6 +7,7 @@ import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { sha256Hex } from '../hash.js';
 import { diskFullError } from '../errors.js';
 import { readFileRange } from '../file-index.js';
 import type { Problem } from '../types.js';
@@ -222,7 +223,7 @@ export class DirectorySink implements Sink {
   private async byContent(reader: Reader, start: number, size: number): Promise<ReusableFile | undefined> {
     if (!this.reuse || size <= 0 || size > REUSE_COPY_MAX || size > this.budget.remainingBytes) return undefined;
     const bytes = await reader.readExact(start, size);
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const sha256 = sha256Hex(bytes);
     const key = contentKey(sha256);
     const known = (await this.reuse.lookup([key])).get(key);
     return { key, ...(known ? { known } : {}), size, content: { bytes, sha256 }, decoded: () => Readable.from([bytes]) };
@@ -332,7 +333,7 @@ export class DirectorySink implements Sink {
     const target = join(this.root, path);
     try {
       const selection = await this.writeAndSelect(target, path, data);
-      const sha256 = known ?? createHash('sha256').update(data).digest('hex');
+      const sha256 = known ?? sha256Hex(data);
       return { path, kind: 'file', size: data.length, sha256, ...this.heads(data), selection };
     } catch (error) {
       this.budget.releaseBytes(data.length);

@@ -1,8 +1,8 @@
 // Cloud and service access tokens baked into any file of the image (tokens.ts lists the formats): whoever
 // extracts the image holds the vendor's cloud account or API quota. Evidence is the token's first characters
 // and the SHA-256 prefix, never the token. Severity high; CWE-798. One finding per file and token.
-import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
+import { sha256Hex } from '../hash.js';
 import { secretDigest, weaknessFinding } from './finding.js';
 import type { WeaknessContext, WeaknessRule } from './rule.js';
 import { findTokens } from './tokens.js';
@@ -23,7 +23,7 @@ async function tokensIn(ctx: WeaknessContext, node: FileNode): Promise<EngineFin
     const text = (await ctx.index.readRange(node, start, offset + CHUNK + OVERLAP - start)).toString('latin1');
     for (const match of findTokens(text, start)) {
       if (match.offset < offset || match.offset >= offset + CHUNK) continue;
-      const tokenId = createHash('sha256').update(match.token).digest('hex').slice(0, 16);
+      const tokenId = sha256Hex(match.token).slice(0, 16);
       findings.push(weaknessFinding('embedded-token', {
         where: `${node.fsPath}|${match.kind.id}|${tokenId}`,
         cwe: 'CWE-798',

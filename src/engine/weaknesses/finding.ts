@@ -1,7 +1,7 @@
 // The one way a weakness rule builds its finding: a knownVulnerability with the rule's CWE, identified across
 // images by the rule and the place inside the filesystem (the file's path in its filesystem plus, where there is
 // one, the account or key), never by offsets, extraction folder names or times.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 import { cweFinding, type CweFindingFields } from '../cwe-finding.js';
 import type { EngineFinding } from '../types.js';
 
@@ -17,7 +17,7 @@ export function weaknessFinding(rule: string, { where, ...fields }: WeaknessFind
 
 /** What evidence may show of a secret: its length and the first 8 hex digits of its SHA-256, never the value. */
 export function secretDigest(secret: string): string {
-  return `sha256:${createHash('sha256').update(secret, 'utf8').digest('hex').slice(0, 8)}, ${secret.length} characters`;
+  return `sha256:${sha256Hex(secret).slice(0, 8)}, ${secret.length} characters`;
 }
 
 /** `path:line: text` with the text trimmed to a readable length. */

@@ -2,7 +2,7 @@
 // block by block (decoding a few blocks ahead, in parallel, on the codec thread pool), and records symlinks,
 // hardlinks (an inode reached a second time) and special files through the sink. SquashFS 3 and 4 differ only
 // in how inodes and directories are laid out; they provide a SquashImage and share this walker.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../../hash.js';
 import type { EntryMeta, FileData, Reader, Sink } from '../../handler.js';
 import { FormatError } from '../../../format-error.js';
 import type { BlockDecoder } from './compressors.js';
@@ -293,7 +293,7 @@ async function tailHash(img: SquashImage, inode: Extract<SquashInode, { kind: 'f
   if (inode.fragment === -1 || tail <= 0) return undefined;
   const frag = await fragments.get(inode.fragment);
   if (inode.fragmentOffset + tail > frag.length) return undefined; // decoding it reports the fault
-  return createHash('sha256').update(frag.subarray(inode.fragmentOffset, inode.fragmentOffset + tail)).digest('hex');
+  return sha256Hex(frag.subarray(inode.fragmentOffset, inode.fragmentOffset + tail));
 }
 
 /** The decoded bytes of one data block or fragment block, checked against the size it must have. */

@@ -9,6 +9,7 @@
 // an earlier scan found none. Hashing the stored bytes costs a read of the compressed image (in the page cache
 // after the image's own hash) and a SHA-256 at memory speed.
 import { createHash, type Hash } from 'node:crypto';
+import { sha256Hex } from '../../../hash.js';
 import { contentKey, type FileReuse, type StoredContent } from '../../file-reuse.js';
 import { LzmaFamilyDecoder } from './compressors.js';
 import type { SquashImage, SquashInode } from './extract.js';
@@ -149,7 +150,7 @@ export class FragmentFiles {
         const end = inode.fragmentOffset + inode.fileSize;
         if (end > frag.length) continue;
         const bytes = frag.subarray(inode.fragmentOffset, end);
-        const sha256 = createHash('sha256').update(bytes).digest('hex');
+        const sha256 = sha256Hex(bytes);
         out.set(inodeKey, { key: contentKey(sha256), content: { bytes, sha256 } });
       }
     });
