@@ -110,6 +110,11 @@ class Decoding {
     return this.failure !== undefined;
   }
 
+  /** The stream's end came out (not a cap, a declared size or an error). */
+  get finished(): boolean {
+    return this.ended;
+  }
+
   get produced(): number {
     return this.total;
   }
@@ -170,14 +175,14 @@ const PROBE_STEP = 128;
  * Whether an LZMA stream yields `enough` bytes from `input` before breaking on a data error; running out of input
  * is no error here, so a real stream's prefix never breaks. A cheap first test for candidates of LZMA's weak
  * signature: random bytes break within a few dozen bytes. (liblzma's output from the call that hits the error is
- * dropped by lzma-native, hence the small steps.)
+ * dropped by lzma-native, hence the small steps.) `ended`: the stream's end came out of `input`.
  */
-export function probeLzma(coder: LzmaCoder, input: Buffer, enough: number): { produced: number; broke: boolean } {
+export function probeLzma(coder: LzmaCoder, input: Buffer, enough: number): { produced: number; broke: boolean; ended: boolean } {
   let decoding: Decoding;
   try {
     decoding = new Decoding('lzma', coder, Math.max(enough, 1 << 16), {});
   } catch {
-    return { produced: 0, broke: true };
+    return { produced: 0, broke: true, ended: false };
   }
   // Stack traces of the expected decoder errors are never read.
   const limit = Error.stackTraceLimit;
@@ -190,5 +195,5 @@ export function probeLzma(coder: LzmaCoder, input: Buffer, enough: number): { pr
     Error.stackTraceLimit = limit;
     decoding.stream.resetUnderlying();
   }
-  return { produced: decoding.produced, broke: decoding.broke };
+  return { produced: decoding.produced, broke: decoding.broke, ended: decoding.finished };
 }

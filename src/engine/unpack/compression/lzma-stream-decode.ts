@@ -6,11 +6,13 @@
 // Here the input goes out in pieces of up to 1 MiB, two at a time, and each call comes back with at most
 // MAX_CALL_OUTPUT bytes (and one step's more), the thread keeping the input it has not decoded yet: what waits in
 // memory stays bounded whatever the stream expands to. A short stream (an .xz file in a root filesystem) keeps the
-// old way: its few steps cost less than the thread, whose start costs ~20 MB and tens of milliseconds.
+// old way: its few steps cost less than the thread, whose start costs ~20 MB and tens of milliseconds; so does a
+// stream that breaks within its first piece (LZMA's weak signature matches inside large binaries, and some pass the
+// handler's first check), decoded here once to see that.
 import { TaskThread } from '../../task-thread.js';
 import { FormatError } from '../../format-error.js';
 import { LimitError, type Reader } from '../handler.js';
-import { lzma, type LzmaCoder } from '../codecs/lzma.js';
+import { lzma, probeLzma, type LzmaCoder } from '../codecs/lzma.js';
 import { decodeRange, decoderError } from './decode-stream.js';
 import { lzmaDecoder } from './lzma-stream.js';
 import type { LzmaStreamMessage, LzmaStreamReply } from './lzma-stream-thread.js';
@@ -30,9 +32,20 @@ const ON_THREAD_MIN = 1024 * 1024;
  * Decodes `reader` from `start` to its end or the stream's: yields the decoded blocks and returns the input bytes the
  * decoder consumed. FormatError for a corrupt or truncated stream, or one whose input ends without its end.
  */
-export function decodeLzmaStream(codec: string, coder: LzmaCoder, reader: Reader, start: number, signal?: AbortSignal): AsyncGenerator<Buffer, number> {
-  if (reader.size - start >= ON_THREAD_MIN) return decodeOnThread(codec, coder, reader, start, signal);
-  return decodeRange(codec, reader, start, lzmaDecoder(nodeStream(coder)), signal);
+export async function* decodeLzmaStream(codec: string, coder: LzmaCoder, reader: Reader, start: number, signal?: AbortSignal): AsyncGenerator<Buffer, number> {
+  if (await worthTheThread(coder, reader, start)) return yield* decodeOnThread(codec, coder, reader, start, signal);
+  return yield* decodeRange(codec, reader, start, lzmaDecoder(nodeStream(coder)), signal);
+}
+
+/**
+ * A long input whose first piece (up to 64 KiB out of it) decodes to something, without an error and without the
+ * stream's end (the decode itself reports errors, either way). Some candidates in large binaries decode 64 KiB to
+ * nothing at all.
+ */
+async function worthTheThread(coder: LzmaCoder, reader: Reader, start: number): Promise<boolean> {
+  if (reader.size - start < ON_THREAD_MIN) return false;
+  const first = probeLzma(coder, await reader.read(start, FIRST_PIECE), FIRST_PIECE);
+  return first.produced > 0 && !first.broke && !first.ended;
 }
 
 /** lzma-native's Node stream for the coder (raw LZMA1 is not decoded this way). */

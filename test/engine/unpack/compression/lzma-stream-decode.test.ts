@@ -32,7 +32,8 @@ async function collect(blocks: AsyncGenerator<Buffer, number>): Promise<{ blocks
 
 describe('LZMA and xz streams decoded on their own thread (long inputs) or in a Node stream (short ones)', () => {
   it('gives the stream and the exact input it took, with other bytes around it', async () => {
-    const data = compressibleBytes(3_000_000); // more than one piece of input
+    // 1.3 MB of input: several pieces on the thread; with 5000 bytes after it, too short for the thread
+    const data = Buffer.concat([compressibleBytes(3_000_000), pseudoRandom(1_300_000, 5)]);
     const packed = compressWith('xz', ['--format=lzma', '-c'], data);
     for (const after of [AFTER, pseudoRandom(5000, 3)]) {
       const image = Buffer.concat([pseudoRandom(100, 2), packed, after]);
@@ -77,6 +78,17 @@ describe('LZMA and xz streams decoded on their own thread (long inputs) or in a 
     expect(error).toBeInstanceOf(FormatError);
     expect((error as Error).message).toMatch(/^lzma: truncated stream/);
     expect(decoded).toBeGreaterThan(0);
+  });
+
+  it('decodes a stream that ends, breaks or gives nothing within its first 64 KiB off the thread, to the same result', async () => {
+    const short = compressWith('xz', ['--format=lzma', '-c'], compressibleBytes(50_000, 8)); // ends within the probe's 64 KiB out
+    const ended = await collect(decodeLzmaStream('lzma', alone, new BufferReader(Buffer.concat([short, AFTER])), 0));
+    expect(ended.consumed).toBe(short.length);
+    expect(Buffer.concat(ended.blocks).equals(compressibleBytes(50_000, 8))).toBe(true);
+    // (lzma-native's Node stream hands its output over in pieces of 64 KiB at most)
+    expect(ended.blocks.every((b) => b.length <= 64 * 1024)).toBe(true);
+    const broken = Buffer.concat([short.subarray(0, 20), pseudoRandom(2 * 1024 * 1024, 8)]);
+    await expect(collect(decodeLzmaStream('lzma', alone, new BufferReader(broken), 0))).rejects.toThrow(/^lzma: /);
   });
 
   it('says what is wrong with bytes that are not a stream', async () => {
