@@ -8,26 +8,24 @@ import type { AnalysisContext, Analyzer } from '../analyzer.js';
 import type { FileNode } from '../types.js';
 import { AssetBuilder } from './assets.js';
 import { CONFIG_GLOBS, parseConfig } from './config-files.js';
-import { detectFile } from './detect-file.js';
-import type { AlgorithmHit, FileDetections } from './detections.js';
+import type { FileDetections } from './detections.js';
 import { validityFacts } from './certificates.js';
 import { facetLookup } from '../analysis-cache.js';
 import { restoreOutput } from '../image-cache.js';
 import { cryptoFindings } from './findings.js';
-import { elfCryptoImports } from './elf-imports.js';
-import type { StreamGap } from './scanner.js';
+import { cryptoFileFacts, type CryptoFileFacts } from './file-facts.js';
+import { SHARE_FROM_BYTES, shareFacts, type SharedFacts } from './facts-sharing.js';
 
 export interface CryptoAnalyzerOptions {
   /** Clock for expiry checks (tests pin it). */
   now?: () => Date;
   /** Files larger than this are not scanned (bytes). */
   maxFileSize?: number;
+  /** From this many bytes to scan on, the crypto facts thread takes part (facts-sharing.ts; tests set 0 or Infinity). */
+  shareFromBytes?: number;
 }
 
 const MAX_CONFIG = 1024 * 1024;
-/** Read size of a file's single pass (as FileIndex.stream's). */
-const CHUNK = 1024 * 1024;
-
 /** Identity of a detection for the parent/child de-duplication. */
 function keysOf(d: FileDetections): string[] {
   return [
@@ -57,54 +55,25 @@ function applyNodeContext(node: FileNode, detections: FileDetections): void {
   for (const material of detections.materials) if (material.kind === 'certificate' && !material.context) material.context = context;
 }
 
-/** Keys compiled into a program (test keys of `openssl speed`, vendor signing keys) are told apart from key files. */
-function executableKind(magic: Buffer): 'ELF' | 'PE' | undefined {
-  const text = magic.toString('latin1');
-  return text === '\x7fELF' ? 'ELF' : text.startsWith('MZ') ? 'PE' : undefined;
+/** The bytes of a file the single pass scans: all but the ranges its extracted chunks occupy (scanned decoded). */
+function scannedBytes(node: FileNode, encoded: ReadonlyArray<readonly [number, number]>): number {
+  return encoded.reduce((left, [start, end]) => left - Math.max(0, Math.min(end, node.size) - Math.min(start, node.size)), node.size);
 }
 
-/**
- * The file in 1 MiB chunks through its reader (views of kept contents; no second open for a large file), with the
- * ranges an encoded format occupies (`skip`, in offset order) passed over as gaps: a compressed stream's or a
- * SquashFS's bytes are searched decoded, in the extracted files.
- */
-async function* chunksOf(read: (offset: number, length: number) => Promise<Buffer>, size: number, skip: ReadonlyArray<readonly [number, number]> = []): AsyncGenerator<Buffer | StreamGap> {
-  let at = 0;
-  for (const [start, end] of [...skip, [size, size] as const]) {
-    const stop = Math.min(start, size);
-    while (at < stop) {
-      const chunk = await read(at, Math.min(CHUNK, stop - at));
-      if (chunk.length === 0) return;
-      yield chunk;
-      at += chunk.length;
-    }
-    const resume = Math.min(end, size);
-    if (resume > at) {
-      yield { skip: resume - at };
-      at = resume;
-    }
-  }
-}
-
-/** What a file's bytes (and its path) give, before the parts that depend on its place in the tree: the cached facet. */
-interface CryptoFileFacts {
-  detections: FileDetections;
-  imports: AlgorithmHit[];
-  executable?: 'ELF' | 'PE';
-}
-
-/** Every read of the file goes through one reader: its kept contents, or one open handle for a large file. */
-async function scanNode(ctx: AnalysisContext, node: FileNode, now: Date): Promise<CryptoFileFacts> {
+/** A file's facts on the engine's thread, read through the FileIndex (its kept contents or one descriptor). */
+async function factsHere(ctx: AnalysisContext, node: FileNode, now: Date): Promise<CryptoFileFacts> {
   const reader = await ctx.index.reader(node);
   try {
-    const chunks = chunksOf(reader.read, node.size, ctx.index.encodedRanges(node));
-    const detections = await detectFile(node.path, chunks, reader.read, { now, signal: ctx.signal });
-    const imports = await elfCryptoImports({ size: node.size, read: reader.read });
-    const executable = executableKind(await reader.read(0, 4));
-    return { detections, imports, ...(executable ? { executable } : {}) };
+    return await cryptoFileFacts({ path: node.path, size: node.size, encoded: ctx.index.encodedRanges(node) }, reader.read, now, ctx.signal);
   } finally {
     await reader.close();
   }
+}
+
+/** A file's facts: the crypto facts thread's when it took the file (and did not fail), the engine thread's otherwise. */
+async function factsOf(ctx: AnalysisContext, node: FileNode, now: Date, shared: SharedFacts | undefined): Promise<CryptoFileFacts> {
+  const taken = shared?.take(node);
+  return (taken && (await taken)) || factsHere(ctx, node, now);
 }
 
 /** A cached file's results get its path in this tree, and its certificates are checked against today's date again. */
@@ -118,6 +87,7 @@ function restamp(facts: CryptoFileFacts, node: FileNode, now: Date): CryptoFileF
 
 export function createCryptoAnalyzer(options: CryptoAnalyzerOptions = {}): Analyzer {
   const maxFileSize = options.maxFileSize ?? 1024 * 1024 * 1024;
+  const shareFromBytes = options.shareFromBytes ?? SHARE_FROM_BYTES;
   return {
     id: 'crypto',
     phase: 'cryptographic material',
@@ -130,37 +100,44 @@ export function createCryptoAnalyzer(options: CryptoAnalyzerOptions = {}): Analy
       const seenBelow = new Map<string, Set<string>>();
       const builder = new AssetBuilder(ctx.components);
       const cache = await facetLookup<CryptoFileFacts>(ctx.fileCache, 'crypto', `max-size ${maxFileSize}`, ordered);
+      const uncached = ordered.filter((node) => !cache.has(node));
+      const toScan = uncached.reduce((sum, node) => sum + scannedBytes(node, ctx.index.encodedRanges(node)), 0);
+      const shared = toScan >= shareFromBytes ? shareFacts(ctx.index, uncached, now) : undefined;
       let done = 0;
-      for (const node of ordered) {
-        ctx.signal.throwIfAborted();
-        try {
-          const cached = cache.get(node);
-          const facts = cached ? restamp(cached, node, now) : await scanNode(ctx, node, now);
-          if (!cached) cache.put(node, facts);
-          let detections = facts.detections;
-          if (configs.has(node.path) && node.size <= MAX_CONFIG) {
-            const parsed = parseConfig(node.fsPath, (await ctx.index.read(node)).toString('utf8'));
-            detections.protocols.push(...parsed.protocols);
-            detections.materials.push(...parsed.materials);
+      try {
+        for (const node of ordered) {
+          ctx.signal.throwIfAborted();
+          try {
+            const cached = cache.get(node);
+            const facts = cached ? restamp(cached, node, now) : await factsOf(ctx, node, now, shared);
+            if (!cached) cache.put(node, facts);
+            let detections = facts.detections;
+            if (configs.has(node.path) && node.size <= MAX_CONFIG) {
+              const parsed = parseConfig(node.fsPath, (await ctx.index.read(node)).toString('utf8'));
+              detections.protocols.push(...parsed.protocols);
+              detections.materials.push(...parsed.materials);
+            }
+            detections.algorithms.push(...facts.imports);
+            if (facts.executable && detections.materials.length) {
+              for (const material of detections.materials) material.context = { ...material.context, embeddedIn: `${facts.executable} executable` };
+            }
+            applyNodeContext(node, detections);
+            const keys = keysOf(detections);
+            detections = withoutSeen(detections, seenBelow.get(node.path));
+            for (let parent = node.parent; parent; parent = ctx.index.get(parent)?.parent) {
+              const set = seenBelow.get(parent) ?? new Set<string>();
+              keys.forEach((k) => set.add(k));
+              seenBelow.set(parent, set);
+            }
+            builder.addFile(detections);
+          } catch (error) {
+            if (ctx.signal.aborted) throw error;
+            ctx.problems.push({ path: node.path, source: 'crypto', kind: 'error', message: `crypto detection failed: ${(error as Error).message}` });
           }
-          detections.algorithms.push(...facts.imports);
-          if (facts.executable && detections.materials.length) {
-            for (const material of detections.materials) material.context = { ...material.context, embeddedIn: `${facts.executable} executable` };
-          }
-          applyNodeContext(node, detections);
-          const keys = keysOf(detections);
-          detections = withoutSeen(detections, seenBelow.get(node.path));
-          for (let parent = node.parent; parent; parent = ctx.index.get(parent)?.parent) {
-            const set = seenBelow.get(parent) ?? new Set<string>();
-            keys.forEach((k) => set.add(k));
-            seenBelow.set(parent, set);
-          }
-          builder.addFile(detections);
-        } catch (error) {
-          if (ctx.signal.aborted) throw error;
-          ctx.problems.push({ path: node.path, source: 'crypto', kind: 'error', message: `crypto detection failed: ${(error as Error).message}` });
+          ctx.progress(Math.floor((++done * 100) / Math.max(1, ordered.length)));
         }
-        ctx.progress(Math.floor((++done * 100) / Math.max(1, ordered.length)));
+      } finally {
+        shared?.end();
       }
       const assets = builder.build();
       ctx.cryptoAssets.push(...assets);

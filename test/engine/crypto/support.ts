@@ -31,7 +31,14 @@ export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<v
 export async function analyze(
   root: string,
   paths: string[],
-  options: { now?: Date; components?: Component[]; nodes?: Partial<FileNode>[]; encodedRanges?: Map<string, Array<[number, number]>> } = {},
+  options: {
+    now?: Date;
+    components?: Component[];
+    nodes?: Partial<FileNode>[];
+    encodedRanges?: Map<string, Array<[number, number]>>;
+    /** createCryptoAnalyzer's: 0 shares every file with the crypto facts thread, Infinity none. */
+    shareFromBytes?: number;
+  } = {},
 ): Promise<AnalysisContext> {
   const nodes: FileNode[] = [];
   for (const [i, path] of paths.entries()) {
@@ -48,6 +55,6 @@ export async function analyze(
     signal: new AbortController().signal,
     progress: () => {},
   };
-  await createCryptoAnalyzer({ now: () => options.now ?? NOW }).run(ctx);
+  await createCryptoAnalyzer({ now: () => options.now ?? NOW, shareFromBytes: options.shareFromBytes }).run(ctx);
   return ctx;
 }
