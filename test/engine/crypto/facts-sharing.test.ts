@@ -9,6 +9,7 @@ import { AES_SBOX } from '../../../src/engine/crypto/constants/aes.js';
 import { createCryptoAnalyzer } from '../../../src/engine/crypto/analyzer.js';
 import { shareFacts } from '../../../src/engine/crypto/facts-sharing.js';
 import { cryptoFileFacts } from '../../../src/engine/crypto/file-facts.js';
+import type { AnalysisContext } from '../../../src/engine/analyzer.js';
 import { FileIndex } from '../../../src/engine/file-index.js';
 import { corpus, haveShared } from '../../support/shared.js';
 import { analyze, pseudoRandom, tempDir } from './support.js';
@@ -30,12 +31,20 @@ async function files(dir: string): Promise<string[]> {
   return names;
 }
 
+/** Runs `test` on the files above, analysed by the engine's thread alone, in a temp folder removed afterwards. */
+async function withAnalysed(test: (files: { dir: string; names: string[]; alone: AnalysisContext }) => Promise<void>): Promise<void> {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const names = await files(dir);
+    await test({ dir, names, alone: await analyze(dir, names, { shareFromBytes: Infinity }) });
+  } finally {
+    await cleanup();
+  }
+}
+
 describe('crypto facts shared with a thread', () => {
   it('computes on the thread, from the files on disk, the facts the engine thread computes from the index', async () => {
-    const { dir, cleanup } = await tempDir();
-    try {
-      const names = await files(dir);
-      const ctx = await analyze(dir, names, { shareFromBytes: Infinity });
+    await withAnalysed(async ({ alone: ctx }) => {
       const nodes = ctx.index.files();
       const now = new Date('2026-11-22T00:00:00Z');
       const shared = shareFacts(ctx.index, nodes, now);
@@ -50,47 +59,32 @@ describe('crypto facts shared with a thread', () => {
       } finally {
         shared.end();
       }
-    } finally {
-      await cleanup();
-    }
+    });
   });
 
   it('gives what the engine thread alone gives, whoever computed each file', async () => {
-    const { dir, cleanup } = await tempDir();
-    try {
-      const names = await files(dir);
-      const alone = await analyze(dir, names, { shareFromBytes: Infinity });
+    await withAnalysed(async ({ dir, names, alone }) => {
       const shared = await analyze(dir, names, { shareFromBytes: 0 });
       expect(alone.cryptoAssets.length).toBeGreaterThan(10);
       expect(shared.cryptoAssets).toEqual(alone.cryptoAssets);
       expect(shared.findings).toEqual(alone.findings);
       expect(shared.problems).toEqual(alone.problems);
-    } finally {
-      await cleanup();
-    }
+    });
   });
 
   it('computes here what the thread could not, and reports a file neither can read once', async () => {
-    const { dir, cleanup } = await tempDir();
-    try {
-      const names = await files(dir);
-      const ctx = await analyze(dir, names, { shareFromBytes: Infinity });
+    await withAnalysed(async ({ dir, alone: ctx }) => {
       // the last files are the thread's first: one of them is gone from the disk
       const nodes = [...ctx.index.nodes, { path: 'gone.bin', fsPath: '/gone.bin', kind: 'file' as const, size: 10, type: 'data', depth: 0 }];
       const broken = { ...ctx, index: new FileIndex(dir, nodes), cryptoAssets: [], findings: [], problems: [], components: [] };
       await createCryptoAnalyzer({ now: () => new Date('2026-11-22T00:00:00Z'), shareFromBytes: 0 }).run(broken);
       expect(broken.problems).toEqual([expect.objectContaining({ path: 'gone.bin', source: 'crypto', kind: 'error' })]);
       expect(broken.cryptoAssets).toEqual(ctx.cryptoAssets);
-    } finally {
-      await cleanup();
-    }
+    });
   });
 
   it('stops when the scan is cancelled during the stage', async () => {
-    const { dir, cleanup } = await tempDir();
-    try {
-      const names = await files(dir);
-      const ctx = await analyze(dir, names, { shareFromBytes: Infinity });
+    await withAnalysed(async ({ alone: ctx }) => {
       const controller = new AbortController();
       let calls = 0;
       const run = createCryptoAnalyzer({ shareFromBytes: 0 }).run({
@@ -102,10 +96,8 @@ describe('crypto facts shared with a thread', () => {
         progress: () => {
           if (++calls === 5) controller.abort(new Error('cancelled'));
         },
-      });
-      await expect(run).rejects.toThrow('cancelled');
-    } finally {
-      await cleanup();
-    }
+    });
+    await expect(run).rejects.toThrow('cancelled');
+    });
   });
 });
