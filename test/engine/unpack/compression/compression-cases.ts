@@ -67,6 +67,9 @@ export function compressionCases(
   it('stops a bomb at the byte budget', async () => {
     const bomb = await compress(Buffer.alloc(8 * 1024 * 1024));
     await expect(extractFiles(handler, bomb, 0, { maxTotalBytes: 1024 * 1024 })).rejects.toBeInstanceOf(LimitError);
+    // with a mebibyte and more of other bytes after it (LZMA and xz streams are then decoded on their own thread)
+    const followed = Buffer.concat([bomb, pseudoRandom(1100 * 1024, 11)]);
+    await expect(extractFiles(handler, followed, 0, { maxTotalBytes: 1024 * 1024 })).rejects.toBeInstanceOf(LimitError);
   });
 
   it('ignores random bytes', async () => {
