@@ -63,7 +63,7 @@ export async function cryptoFileFacts(
   return { detections, imports, ...(executable ? { executable } : {}) };
 }
 
-/** Who computes a file's facts, in the stage's shared claims (crypto-facts-thread.ts). */
+/** Who computes a file's facts, in the stage's shared claims (facts-sharing.ts). */
 export const CLAIMED_BY_ENGINE = 1;
 export const CLAIMED_BY_THREAD = 2;
 

@@ -32,10 +32,10 @@ export interface DecodeOptions {
 }
 
 /** Input bytes per native call: LZMA expands at most a few thousand times, so one step stays bounded. */
-export const STEP = 16 * 1024;
+const STEP = 16 * 1024;
 
 /** The part of lzma-native's native Stream used here (exported by the package, not in its typings). */
-export interface NativeStream {
+interface NativeStream {
   /** `totalIn`: input bytes the decoder has consumed so far (null in some reports). */
   bufferHandler: (
     buf: Buffer | null | undefined,
@@ -51,7 +51,7 @@ export interface NativeStream {
 }
 
 /** A native decoder for `coder`; the caller sets its bufferHandler and releases it (resetUnderlying). */
-export function openLzma(coder: LzmaCoder): NativeStream {
+function openLzma(coder: LzmaCoder): NativeStream {
   const lib = lzma() as unknown as { Stream: new () => NativeStream; CONCATENATED: number; FILTER_LZMA1: number };
   const stream = new lib.Stream();
   if (coder.kind === 'xz') stream.streamDecoder({ flags: coder.single ? 0 : lib.CONCATENATED });
@@ -66,8 +66,11 @@ export function openLzma(coder: LzmaCoder): NativeStream {
 /** One decode: the native stream and what it has produced so far, checked against the cap and declared size. */
 class Decoding {
   readonly stream: NativeStream;
-  private readonly parts: Buffer[] = [];
+  private parts: Buffer[] = [];
   private total = 0;
+  private totalIn = 0;
+  /** Bytes in `parts`: what came out since the last drain. */
+  private heldBytes = 0;
   private ended = false;
   private capped = false;
   private failure: Error | undefined;
@@ -85,7 +88,8 @@ class Decoding {
     } catch (error) {
       throw new FormatError(`${codec}: ${error instanceof Error ? error.message : String(error)}`);
     }
-    this.stream.bufferHandler = (buf, processed, error) => {
+    this.stream.bufferHandler = (buf, processed, error, totalIn) => {
+      if (typeof totalIn === 'number') this.totalIn = totalIn;
       if (buf) this.take(buf);
       else if (error) this.failure ??= error;
       else if (buf === null) this.ended = true;
@@ -104,10 +108,38 @@ class Decoding {
     }
     this.parts.push(buf);
     this.total += buf.length;
+    this.heldBytes += buf.length;
   }
 
   get broke(): boolean {
     return this.failure !== undefined;
+  }
+
+  /** The decoder's error, once it broke. */
+  get error(): Error | undefined {
+    return this.failure;
+  }
+
+  /** Input bytes the decoder has consumed so far. */
+  get consumed(): number {
+    return this.totalIn;
+  }
+
+  /** Output bytes not yet drained. */
+  get held(): number {
+    return this.heldBytes;
+  }
+
+  /**
+   * What came out since the last drain, as one buffer of its own (a view into a larger one would be copied whole to
+   * another thread), for a decode that hands its output over as it goes; result() covers only what follows.
+   */
+  drain(): Buffer {
+    const only = this.parts.length === 1 ? this.parts[0]! : undefined;
+    const output = only && only.byteLength === only.buffer.byteLength ? only : Buffer.concat(this.parts, this.heldBytes);
+    this.parts = [];
+    this.heldBytes = 0;
+    return output;
   }
 
   /** The stream's end came out (not a cap, a declared size or an error). */
@@ -133,6 +165,60 @@ class Decoding {
     if (this.failure && !(allowTruncated && total > 0)) throw new FormatError(`${codec}: ${this.failure.message}`);
     if (stopAt !== undefined && !allowTruncated) throw new FormatError(`${codec}: stream ended after ${total} of ${stopAt} bytes`);
     return output;
+  }
+}
+
+/** What one LzmaSteps.decode call gives. */
+export interface LzmaStepsOutput {
+  /** What came out of this call (empty when nothing did). */
+  output: Buffer;
+  /** Input bytes the decoder has consumed since the stream began. */
+  consumed: number;
+  ended: boolean;
+  /** The decoder's error message; the stream is over. */
+  error?: string;
+  /** Input is left over (the output limit stopped the call): call again, with or without more input. */
+  pending: boolean;
+}
+
+/**
+ * A stream decoded as its input arrives, synchronously, in STEP-sized native calls: each decode() goes on until its
+ * output reaches `maxOutput` (one step's output more at most) or the input runs out, and keeps the rest of the input
+ * for the next call (compression/lzma-stream-thread.ts). Release it with close().
+ */
+export class LzmaSteps {
+  private readonly decoding: Decoding;
+  private input: Buffer[] = [];
+  private final = false;
+  private finished = false;
+
+  constructor(codec: string, coder: LzmaCoder) {
+    this.decoding = new Decoding(codec, coder, Infinity, {});
+  }
+
+  /** `final`: no input follows this call's. */
+  decode(input: Uint8Array | undefined, final: boolean, maxOutput: number): LzmaStepsOutput {
+    const decoding = this.decoding;
+    if (input && input.length > 0) this.input.push(Buffer.from(input.buffer, input.byteOffset, input.length));
+    this.final ||= final;
+    while (!decoding.done && decoding.held < maxOutput && this.input.length > 0) {
+      const head = this.input[0]!;
+      const step = head.subarray(0, STEP);
+      if (step.length === head.length) this.input.shift();
+      else this.input[0] = head.subarray(step.length);
+      decoding.stream.code(step, false);
+    }
+    // the input's end, once all of it is in: liblzma finishes the stream or says it is truncated
+    if (!decoding.done && this.final && this.input.length === 0 && !this.finished) {
+      this.finished = true;
+      decoding.stream.code(null, false);
+    }
+    const pending = !decoding.done && this.input.length > 0;
+    return { output: decoding.drain(), consumed: decoding.consumed, ended: decoding.finished, error: decoding.error?.message, pending };
+  }
+
+  close(): void {
+    this.decoding.stream.resetUnderlying();
   }
 }
 
