@@ -4,7 +4,7 @@ import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileIndex } from '../../src/engine/file-index.js';
+import { FileIndex, readFileRange } from '../../src/engine/file-index.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -91,5 +91,19 @@ describe('FileIndex kept contents', () => {
     await writeFile(join(dir, 'd'), 'changed');
     expect((await index.read(index.get('c')!)).length).toBe(100); // kept
     expect((await index.read(index.get('d')!)).toString()).toBe('changed'); // over the budget: read again
+  });
+});
+
+describe('readFileRange', () => {
+  it("allocates for what the file holds from the offset, not for a chunk-sized request past its end", async () => {
+    const path = join(dir, 'small');
+    await writeFile(path, 'firmware bytes');
+    const whole = readFileRange(path, 0, 1024 * 1024);
+    expect(whole.toString()).toBe('firmware bytes');
+    // the view's memory is the file's size: a 1 MiB buffer per small file was what the token search allocated
+    expect(whole.buffer.byteLength).toBeLessThan(64 * 1024);
+    expect(readFileRange(path, 9, 1024 * 1024).toString()).toBe('bytes');
+    expect(readFileRange(path, 100, 1024 * 1024).length).toBe(0);
+    expect(readFileRange(path, 2, 6).toString()).toBe('rmware');
   });
 });
