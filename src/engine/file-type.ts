@@ -72,7 +72,8 @@ const PEM_TYPES: Array<[RegExp, string]> = [
 
 function matches(head: Buffer, s: Signature): boolean {
   const at = s.offset ?? 0;
-  return head.length >= at + s.bytes.length && head.subarray(at, at + s.bytes.length).equals(s.bytes);
+  // compared in place: a view per signature and file made 40 MB of garbage on the 64 MB bench image
+  return head.length >= at + s.bytes.length && s.bytes.compare(head, at, at + s.bytes.length) === 0;
 }
 
 /** True when the bytes look like text: UTF-8 or Latin-1 printable with whitespace, no NULs. */

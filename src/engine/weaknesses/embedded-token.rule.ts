@@ -10,6 +10,12 @@ import { isExcludedText } from './excluded-paths.js';
 import type { EngineFinding, FileNode } from '../types.js';
 
 const CHUNK = 1024 * 1024;
+/**
+ * Each chunk is searched as latin1 strings of this size: a string larger than V8's regular objects (128 KiB) goes
+ * to the large-object space, which only a full collection frees, so 1 MiB strings of every file made the engine
+ * thread's full collections; these die young and cost a scavenge nothing.
+ */
+const PIECE = 64 * 1024;
 const OVERLAP = 512;
 const MAX_FILE = 64 * 1024 * 1024;
 
@@ -18,21 +24,25 @@ async function tokensIn(ctx: WeaknessContext, node: FileNode): Promise<EngineFin
   const findings: EngineFinding[] = [];
   for (let offset = 0; offset < node.size; offset += CHUNK) {
     const start = Math.max(0, offset - OVERLAP);
-    // Each chunk is read with context on both sides (a token across the boundary, an AWS secret near its
+    // Each piece is searched with context on both sides (a token across the boundary, an AWS secret near its
     // id) and owns the matches that start inside it.
-    const text = (await ctx.index.readRange(node, start, offset + CHUNK + OVERLAP - start)).toString('latin1');
-    for (const match of findTokens(text, start)) {
-      if (match.offset < offset || match.offset >= offset + CHUNK) continue;
-      const tokenId = sha256Hex(match.token).slice(0, 16);
-      findings.push(weaknessFinding('embedded-token', {
-        where: `${node.fsPath}|${match.kind.id}|${tokenId}`,
-        cwe: 'CWE-798',
-        severity: 'high',
-        name: `${match.kind.label} in ${posix.basename(node.fsPath)}`,
-        description: `${node.fsPath} contains a ${match.kind.label} (${match.token.slice(0, 8)}…). Anyone who extracts the firmware can use the account or service it grants.`,
-        recommendedAction: 'Revoke the token now, remove it from the image, and have devices obtain per-device credentials at provisioning.',
-        occurrences: [{ path: node.path, offset: match.offset, evidence: `${match.kind.label} ${match.token.slice(0, 8)}… (${secretDigest(match.token)})` }],
-      }));
+    const bytes = await ctx.index.readRange(node, start, offset + CHUNK + OVERLAP - start);
+    for (let piece = offset; piece < Math.min(offset + CHUNK, node.size); piece += PIECE) {
+      const from = Math.max(0, piece - OVERLAP);
+      const text = bytes.toString('latin1', from - start, Math.min(bytes.length, piece + PIECE + OVERLAP - start));
+      for (const match of findTokens(text, from)) {
+        if (match.offset < piece || match.offset >= piece + PIECE) continue;
+        const tokenId = sha256Hex(match.token).slice(0, 16);
+        findings.push(weaknessFinding('embedded-token', {
+          where: `${node.fsPath}|${match.kind.id}|${tokenId}`,
+          cwe: 'CWE-798',
+          severity: 'high',
+          name: `${match.kind.label} in ${posix.basename(node.fsPath)}`,
+          description: `${node.fsPath} contains a ${match.kind.label} (${match.token.slice(0, 8)}…). Anyone who extracts the firmware can use the account or service it grants.`,
+          recommendedAction: 'Revoke the token now, remove it from the image, and have devices obtain per-device credentials at provisioning.',
+          occurrences: [{ path: node.path, offset: match.offset, evidence: `${match.kind.label} ${match.token.slice(0, 8)}… (${secretDigest(match.token)})` }],
+        }));
+      }
     }
   }
   return findings;

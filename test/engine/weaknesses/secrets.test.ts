@@ -90,6 +90,15 @@ describe('embedded-token', () => {
     expect(ctx.findings.map((f) => f.occurrences.map((o) => o.offset))).toEqual([[1024 * 1024 - 9]]);
   });
 
+  it('finds tokens across the 64 KiB pieces each chunk is searched in, each once, at its offset', async () => {
+    // one across a piece boundary, one at a piece's very start, one just before a chunk's end, in a 2.1 MiB file
+    const at = [64 * 1024 - 20, 3 * 64 * 1024, 1024 * 1024 - 41 - 1];
+    const data = Buffer.alloc(2 * 1024 * 1024 + 100_000, 0x2e);
+    for (const [i, offset] of at.entries()) data.write(`${GITHUB.slice(0, -1)}${'xyz'[i]}`, offset, 'latin1');
+    const ctx = await analyze(fixture({ 'usr/lib/libpieces.so': data }), [embeddedTokenRule]);
+    expect(ctx.findings.flatMap((f) => f.occurrences.map((o) => o.offset)).sort((a, b) => a! - b!)).toEqual(at);
+  });
+
   it('does not report an AWS key id without a secret, documentation examples, or token-like words', async () => {
     const ctx = await analyze(
       fixture({
