@@ -52,6 +52,11 @@ export interface ScanOptions {
   fileStore?: ExtractedFileStore;
   /** The image's own file name (default: the file name of imagePath); the service passes the uploaded name. */
   imageName?: string;
+  /**
+   * The image's digests, computed by the caller beside its own start (the CLI's main thread while the engine's
+   * thread loads) and of this very file; undefined, or a promise of undefined: computed here.
+   */
+  imageHashes?: Promise<Hashes | undefined>;
 }
 
 export async function scan(imagePath: string, options: ScanOptions): Promise<ScanResult> {
@@ -69,8 +74,9 @@ export async function scan(imagePath: string, options: ScanOptions): Promise<Sca
   const { size } = await stat(imagePath);
   // The SHA-256 keys the cache and names the image to the unpacker; SHA-1 and MD5 are only reported, so they are
   // computed beside the unpacking (in 32 MiB turns of the engine thread: 0.1 s of a 64 MB image's scan).
-  const hashes: Hashes = { ...(await hashFile(imagePath, ['sha256'])), sha1: '', md5: '' };
-  const otherHashes = hashFile(imagePath, ['sha1', 'md5']);
+  const given = await options.imageHashes?.catch(() => undefined);
+  const hashes: Hashes = given ? { ...given } : { ...(await hashFile(imagePath, ['sha256'])), sha1: '', md5: '' };
+  const otherHashes = given ? Promise.resolve(given) : hashFile(imagePath, ['sha1', 'md5']);
   otherHashes.catch(() => undefined); // awaited once the tree is there
   const head = await readHead(imagePath);
   const image = { fileName: options.imageName ?? basename(imagePath), size, hashes, type: detectType(head) };

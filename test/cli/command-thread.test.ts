@@ -2,7 +2,7 @@
 // heap (src/cli/command-thread.ts): the output, the files and the exit code are those of the command run on the
 // main thread, which smaller images keep.
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +54,22 @@ describe('the engine thread of scan and unpack', () => {
     // the same summary, but for the folder and the sizes and times
     const shape = (out: string, folder: string) => out.replaceAll(folder, 'OUT').replace(/\d+/g, 'N');
     expect(shape(direct.stdout, 'out-small')).toBe(shape(run.stdout, 'out-large'));
+  }, 120_000);
+
+  it("scans a large image in the thread with the digests the main thread computed while the thread started", () => {
+    const large = gzipImage('hashed.bin', ENGINE_THREAD_MIN_BYTES);
+    const out = join(dir, 'hashed.json');
+    const run = firmscope(['scan', large, '-q', '--no-cache', '--work-dir', join(dir, 'work-hashed'), '-o', out]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain(THREAD_NOTE);
+    expect(run.stderr).toContain('the image digests were computed while the thread started');
+    const data = readFileSync(large);
+    const result = JSON.parse(readFileSync(out, 'utf8')) as { image: { hashes: Record<string, string> } };
+    expect(result.image.hashes).toEqual({
+      sha256: createHash('sha256').update(data).digest('hex'),
+      sha1: createHash('sha1').update(data).digest('hex'),
+      md5: createHash('md5').update(data).digest('hex'),
+    });
   }, 120_000);
 
   it("passes the command's exit code and messages through", () => {

@@ -54,6 +54,18 @@ describe('scan', () => {
     expect(phases).toEqual(expect.arrayContaining(['hash', 'unpack', 'inventory', 'crypto', 'rules']));
   });
 
+  it("takes the image's digests from the caller when given, and computes them when the caller has none", async () => {
+    const data = box('#!/bin/sh\n');
+    const image = join(dir, 'fw.bin');
+    await writeFile(image, data);
+    const given = { sha256: 'a'.repeat(64), sha1: 'b'.repeat(40), md5: 'c'.repeat(32) };
+    const taken = await scan(image, { workDir: join(dir, 'work-given'), analyzers: [], handlers: [boxHandler()], imageHashes: Promise.resolve(given) });
+    expect(taken.image.hashes).toEqual(given);
+    const computed = await scan(image, { workDir: join(dir, 'work-none'), analyzers: [], handlers: [boxHandler()], imageHashes: Promise.resolve(undefined) });
+    expect(computed.image.hashes.sha256).toBe(createHash('sha256').update(data).digest('hex'));
+    expect(computed.image.hashes.md5).toBe(createHash('md5').update(data).digest('hex'));
+  });
+
   it('rejects when cancelled', async () => {
     const image = join(dir, 'fw.bin');
     await writeFile(image, box('x'));
