@@ -182,6 +182,12 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(dir, sha(readFileSync(b)).slice(0, 2), sha(readFileSync(b))), later, later);
     expect(store.trim()).toEqual({ files: 1, bytes: 200_000, removed: 1 });
+    // nothing added since: the store is not walked again; a file added since: it is
+    expect(store.trim()).toBeUndefined();
+    store.keep(sha(readFileSync(b)), b); // already there: adds nothing
+    expect(store.trim()).toBeUndefined();
+    store.keep(sha(readFileSync(a)), a);
+    expect(store.trim()).toEqual({ files: 1, bytes: 200_000, removed: 1 });
     const target = join(ws.work, 'placed.bin');
     expect(store.place(sha(readFileSync(a)), target)).toBe(false);
     expect(store.place(sha(readFileSync(b)), target)).toBe(true);
