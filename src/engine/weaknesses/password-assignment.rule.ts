@@ -21,6 +21,8 @@ const MAX_LINE = 1024;
 
 const ASSIGNMENT =
   /^\s*(?:(?:export|local|readonly|declare|var|let|const|set|option)\s+)?[$"']?([A-Za-z0-9_.-]*?(?:^|[_.-]|\b)(?:password|passwd|passwort|pwd|pass|passphrase))["']?\s*(=|:|\s)\s*(.*?)\s*[;,]?\s*$/i;
+/** What every password assignment's line holds (its key): a text without it has none. */
+const MENTIONS_PASSWORD = /pass|pwd/i;
 const PLACEHOLDER = /^(?:none|null|nil|undefined|true|false|yes|no|on|off|required|optional|changeme|change_me|secret|password|your[_-]?password|<.*>|\{\{.*\}\}|@.*@|%.*%|\*+|x+|\.+|-+|_+)$/i;
 
 /** The literal value of an assignment's right-hand side, or undefined when it is not a literal password. */
@@ -40,10 +42,10 @@ async function assignmentsIn(ctx: WeaknessContext, node: FileNode): Promise<Engi
   const findings: EngineFinding[] = [];
   const text = await ctx.text(node, MAX_SIZE);
   // most files name no password at all: one search passes them over without splitting them into lines
-  if (text === undefined || !/pass|pwd/i.test(text)) return findings;
+  if (text === undefined || !MENTIONS_PASSWORD.test(text)) return findings;
   for (const [i, line] of text.split('\n').entries()) {
     // Long lines are minified code or data, not assignments (and would make the pattern slow).
-    if (line.length > MAX_LINE || !/pass|pwd/i.test(line) || /^\s*(?:#|\/\/|;|--|\*|<!--)/.test(line)) continue;
+    if (line.length > MAX_LINE || !MENTIONS_PASSWORD.test(line) || /^\s*(?:#|\/\/|;|--|\*|<!--)/.test(line)) continue;
     const m = ASSIGNMENT.exec(line);
     if (!m) continue;
     const [, key, separator] = m;

@@ -190,7 +190,8 @@ export class LzmaSteps {
   private readonly decoding: Decoding;
   private input: Buffer[] = [];
   private final = false;
-  private finished = false;
+  /** The input's end was passed to liblzma (once). */
+  private endSent = false;
 
   constructor(codec: string, coder: LzmaCoder) {
     this.decoding = new Decoding(codec, coder, Infinity, {});
@@ -209,8 +210,8 @@ export class LzmaSteps {
       decoding.stream.code(step, false);
     }
     // the input's end, once all of it is in: liblzma finishes the stream or says it is truncated
-    if (!decoding.done && this.final && this.input.length === 0 && !this.finished) {
-      this.finished = true;
+    if (!decoding.done && this.final && this.input.length === 0 && !this.endSent) {
+      this.endSent = true;
       decoding.stream.code(null, false);
     }
     const pending = !decoding.done && this.input.length > 0;
