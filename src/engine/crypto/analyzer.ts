@@ -10,7 +10,7 @@ import { AssetBuilder } from './assets.js';
 import { CONFIG_GLOBS, parseConfig } from './config-files.js';
 import type { FileDetections } from './detections.js';
 import { validityFacts } from './certificates.js';
-import { facetLookup } from '../analysis-cache.js';
+import { facetLookup, type FacetLookup } from '../analysis-cache.js';
 import { restoreOutput } from '../image-cache.js';
 import { cryptoFindings } from './findings.js';
 import { cryptoFileFacts, type CryptoFileFacts } from './file-facts.js';
@@ -85,24 +85,59 @@ function restamp(facts: CryptoFileFacts, node: FileNode, now: Date): CryptoFileF
   return facts;
 }
 
+/** What the stage sets up before its loop: the files in its order, their cached facts, and the thread's share. */
+interface Prepared {
+  ordered: FileNode[];
+  configs: Set<string>;
+  cache: FacetLookup<CryptoFileFacts>;
+  shared?: SharedFacts;
+}
+
+/** What `start` began for the stage's turn (ctx.begun): its clock and its setup, the thread already at work. */
+interface Begun {
+  now: Date;
+  prepared: Promise<Prepared>;
+  /** Ends the thread if the scan is cancelled before the stage's turn has ended it. */
+  stop: () => void;
+}
+
 export function createCryptoAnalyzer(options: CryptoAnalyzerOptions = {}): Analyzer {
   const maxFileSize = options.maxFileSize ?? 1024 * 1024 * 1024;
   const shareFromBytes = options.shareFromBytes ?? SHARE_FROM_BYTES;
+
+  async function prepare(ctx: AnalysisContext, now: Date): Promise<Prepared> {
+    const files = ctx.index.files().filter((n) => n.size > 0 && n.size <= maxFileSize);
+    const configs = new Set(ctx.index.glob(...CONFIG_GLOBS).map((n) => n.path));
+    // Deepest first, so a parent knows what its children already reported.
+    const ordered = [...files].sort((a, b) => b.depth - a.depth);
+    const cache = await facetLookup<CryptoFileFacts>(ctx.fileCache, 'crypto', `max-size ${maxFileSize}`, ordered);
+    const uncached = ordered.filter((node) => !cache.has(node));
+    const toScan = uncached.reduce((sum, node) => sum + scannedBytes(node, ctx.index.encodedRanges(node)), 0);
+    const shared = toScan >= shareFromBytes ? shareFacts(ctx.index, uncached, now) : undefined;
+    return { ordered, configs, cache, shared };
+  }
+
   return {
     id: 'crypto',
     phase: 'cryptographic material',
-    async run(ctx: AnalysisContext): Promise<void> {
+    // The facts thread starts once the files are unpacked, from the last file back, while inventory and
+    // vulnerability matching (which crypto's assets need, not its facts) hold the engine's thread.
+    start(ctx: AnalysisContext): void {
       const now = options.now?.() ?? new Date();
-      const files = ctx.index.files().filter((n) => n.size > 0 && n.size <= maxFileSize);
-      const configs = new Set(ctx.index.glob(...CONFIG_GLOBS).map((n) => n.path));
-      // Deepest first, so a parent knows what its children already reported.
-      const ordered = [...files].sort((a, b) => b.depth - a.depth);
+      const prepared = prepare(ctx, now);
+      const stop = () => void prepared.then((p) => p.shared?.end(), () => undefined);
+      ctx.signal.addEventListener('abort', stop, { once: true });
+      ctx.begun?.set('crypto', { now, prepared, stop } satisfies Begun);
+    },
+    async run(ctx: AnalysisContext): Promise<void> {
+      const begun = ctx.begun?.get('crypto') as Begun | undefined;
+      ctx.begun?.delete('crypto');
+      if (begun) ctx.signal.removeEventListener('abort', begun.stop);
+      const now = begun?.now ?? options.now?.() ?? new Date();
+      // a setup that failed at the start is made again here, and fails here if it must
+      const { ordered, configs, cache, shared } = await (begun?.prepared.catch(() => prepare(ctx, now)) ?? prepare(ctx, now));
       const seenBelow = new Map<string, Set<string>>();
       const builder = new AssetBuilder(ctx.components);
-      const cache = await facetLookup<CryptoFileFacts>(ctx.fileCache, 'crypto', `max-size ${maxFileSize}`, ordered);
-      const uncached = ordered.filter((node) => !cache.has(node));
-      const toScan = uncached.reduce((sum, node) => sum + scannedBytes(node, ctx.index.encodedRanges(node)), 0);
-      const shared = toScan >= shareFromBytes ? shareFacts(ctx.index, uncached, now) : undefined;
       let done = 0;
       try {
         for (const node of ordered) {

@@ -1,13 +1,13 @@
-// The crypto stage's files shared with the crypto facts thread at its turn: the same assets, findings and problems
-// as the engine's thread alone, whoever computed each file; a file the thread fails on is computed again here; a
-// cancelled scan stops both.
+// The crypto stage's files shared with the crypto facts thread, from the analysis's start (Analyzer.start) or from
+// its turn: the same assets, findings and problems as the engine's thread alone, whoever computed each file and
+// whenever; a file the thread fails on is computed again here; a cancelled scan stops both.
 import { generateKeyPairSync } from 'node:crypto';
 import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AES_SBOX } from '../../../src/engine/crypto/constants/aes.js';
 import { createCryptoAnalyzer } from '../../../src/engine/crypto/analyzer.js';
-import { shareFacts } from '../../../src/engine/crypto/facts-sharing.js';
+import { shareFacts, type SharedFacts } from '../../../src/engine/crypto/facts-sharing.js';
 import { cryptoFileFacts } from '../../../src/engine/crypto/file-facts.js';
 import type { AnalysisContext } from '../../../src/engine/analyzer.js';
 import { FileIndex } from '../../../src/engine/file-index.js';
@@ -80,6 +80,37 @@ describe('crypto facts shared with a thread', () => {
       await createCryptoAnalyzer({ now: () => new Date('2026-11-22T00:00:00Z'), shareFromBytes: 0 }).run(broken);
       expect(broken.problems).toEqual([expect.objectContaining({ path: 'gone.bin', source: 'crypto', kind: 'error' })]);
       expect(broken.cryptoAssets).toEqual(ctx.cryptoAssets);
+    });
+  });
+
+  it('begins on the thread when the analysis starts, and its turn gives what the engine thread alone gives', async () => {
+    await withAnalysed(async ({ alone }) => {
+      const analyzer = createCryptoAnalyzer({ now: () => new Date('2026-11-22T00:00:00Z'), shareFromBytes: 0 });
+      const ctx: AnalysisContext = { ...alone, cryptoAssets: [], findings: [], problems: [], begun: new Map() };
+      analyzer.start!(ctx);
+      const begun = ctx.begun!.get('crypto') as { prepared: Promise<{ shared?: SharedFacts }> };
+      const { shared } = await begun.prepared;
+      await shared!.answered; // the thread has answered for every file before the stage's turn
+      await analyzer.run(ctx);
+      expect(ctx.begun!.has('crypto')).toBe(false);
+      expect(alone.cryptoAssets.length).toBeGreaterThan(10);
+      expect(ctx.cryptoAssets).toEqual(alone.cryptoAssets);
+      expect(ctx.findings).toEqual(alone.findings);
+      expect(ctx.problems).toEqual(alone.problems);
+    });
+  });
+
+  it('ends the thread it began when the scan is cancelled before the stage turn', async () => {
+    await withAnalysed(async ({ alone }) => {
+      const controller = new AbortController();
+      const ctx: AnalysisContext = { ...alone, cryptoAssets: [], findings: [], problems: [], begun: new Map(), signal: controller.signal };
+      createCryptoAnalyzer({ shareFromBytes: 0 }).start!(ctx);
+      const { shared } = await (ctx.begun!.get('crypto') as { prepared: Promise<{ shared?: SharedFacts }> }).prepared;
+      const end = vi.fn(shared!.end);
+      shared!.end = end;
+      controller.abort(new Error('cancelled'));
+      await vi.waitFor(() => expect(end).toHaveBeenCalledOnce());
+      await shared!.answered; // what the thread still held is answered (null): nothing waits on it
     });
   });
 
