@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/longest-first-sequencer.js';
 
 // Test files that replace modules (vi.mock, vi.doMock) run each in a fresh module registry. Every other file shares
 // its worker's modules with the files that ran there before it (isolate: false): importing the engine, the server
@@ -24,6 +25,8 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // longest files first (test/durations.json when vitest has no timings of its own, as in CI)
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       { extends: true, test: { name: 'isolated', include: isolated, isolate: true } },
       { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: isolated, isolate: false } },
