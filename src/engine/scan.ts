@@ -241,7 +241,7 @@ async function writeCache(
   cache: AnalysisCache,
   done: { key: string; snapshot?: string; fileCache?: FileFacetCache; complete: boolean },
 ): Promise<CacheStats> {
-  const entries: Array<[string, string]> = [...(done.fileCache?.pending ?? [])];
+  const entries: Array<[string, string]> = done.fileCache?.entries() ?? [];
   if (done.snapshot && done.complete) entries.push([done.key, done.snapshot]);
   if (entries.length) await cache.put(entries).catch(() => undefined);
   return { image: done.fileCache ? 'miss' : 'hit', filesReused: done.fileCache?.filesReused ?? 0, filesAnalysed: done.fileCache?.filesAnalysed ?? 0 };

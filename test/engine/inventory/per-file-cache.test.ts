@@ -39,7 +39,7 @@ describe('per-file identifier output in the analysis cache', () => {
       const index = new FileIndex(root, [{ path, fsPath: '/bin/tool', kind: 'file', size: 12, type: 'data', depth: 1, sha256: 'f'.repeat(64) }]);
       const fileCache = new FileFacetCache(cache);
       const ctx = await runInventory(index, analyzer, fileCache);
-      await cache.put(fileCache.pending);
+      await cache.put(fileCache.entries());
       return ctx;
     };
     const first = await scan('a/bin/tool');

@@ -44,7 +44,7 @@ describe('per-file weakness findings in the analysis cache', () => {
     const cold = await run(tree('v1.bin_extract/0-100.squashfs-v4'), first);
     expect(cold.findings.map((f) => f.pname).sort()).toEqual(['embedded-token', 'password-assignment']);
     expect(first.filesAnalysed).toBe(6); // three files, two rules
-    await memory.put(first.pending);
+    await memory.put(first.entries());
 
     const next = new FileFacetCache(memory, 'engine');
     const warm = await run(tree('v2.bin_extract/0-200.squashfs-v4'), next);
