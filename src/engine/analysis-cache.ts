@@ -155,7 +155,9 @@ export class FileFacetCache {
 
   /** `context` is everything but the file that the facet's output depends on (rules, limits). */
   async lookup<T>(facet: string, context: string, nodes: readonly FileNode[]): Promise<FacetLookup<T>> {
-    const field = `${facet}\0${context}`;
+    // the context as a digest: it may hold any character (the rule set's is joined with NULs), and PostgreSQL's
+    // text refuses NUL, and with it the whole batch (the image's snapshot included)
+    const field = `${facet}|${sha256Hex(context).slice(0, 16)}`;
     await this.load(nodes.map((node) => this.keyOf(node)).filter((k): k is string => k !== undefined));
     const valueOf = (node: FileNode): string | undefined => {
       const key = this.keyOf(node);

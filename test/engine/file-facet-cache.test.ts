@@ -20,6 +20,8 @@ describe('file records of the analysis cache', () => {
     expect(first.filesAnalysed).toBe(12);
     await memory.put(first.entries());
     expect(memory.entries.size).toBe(3);
+    // PostgreSQL's text refuses NUL (and with it the whole batch, the image's snapshot included)
+    for (const value of memory.entries.values()) expect(value).not.toContain('\0');
 
     const next = new FileFacetCache(memory, 'engine');
     const crypto = await next.lookup<{ facet: string; file: string }>('crypto', 'context', files);
@@ -37,7 +39,7 @@ describe('file records of the analysis cache', () => {
     await memory.put(first.entries());
 
     const next = new FileFacetCache(memory, 'engine');
-    const otherRules = await next.lookup<string>('malware', 'rules A', files);
+    const otherRules = await next.lookup<string>('malware', 'sha256:0a\0builtin\0rule A', files);
     expect(otherRules.has(files[0]!)).toBe(false);
     otherRules.put(files[0]!, 'malware value');
     expect((await next.lookup<string>('crypto', 'max-size 20', files)).has(files[0]!)).toBe(false);
@@ -45,8 +47,11 @@ describe('file records of the analysis cache', () => {
 
     const third = new FileFacetCache(memory, 'engine');
     expect((await third.lookup<string>('crypto', 'max-size 10', files)).get(files[0]!)).toBe('crypto value');
-    expect((await third.lookup<string>('malware', 'rules A', files)).get(files[0]!)).toBe('malware value');
+    expect((await third.lookup<string>('malware', 'sha256:0a\0builtin\0rule A', files)).get(files[0]!)).toBe('malware value');
+    expect((await third.lookup<string>('malware', 'sha256:0a\0builtin\0rule B', files)).has(files[0]!)).toBe(false);
     expect(memory.entries.size).toBe(1);
+    // a context holds any character; PostgreSQL's text refuses NUL
+    for (const value of memory.entries.values()) expect(value).not.toContain('\0');
   });
 
   it('gives each stage its own copy of a value, and treats a broken row or a failing cache as a miss', async () => {
