@@ -108,8 +108,10 @@ export class FileFacetCache {
   readonly pending: Array<[string, string]> = [];
   filesReused = 0;
   filesAnalysed = 0;
-  /** Records loaded so far by record key (an empty one for a file the cache did not have), or their loads in flight. */
-  private readonly records = new Map<string, FileRecord | Promise<FileRecord>>();
+  /** Records loaded so far by record key (an empty one for a file the cache did not have). */
+  private readonly records = new Map<string, FileRecord>();
+  /** Loads in flight, by record key (one batch each). */
+  private readonly loading = new Map<string, Promise<void>>();
   /** Records with facets computed in this scan, by record key. */
   private readonly changed = new Map<string, FileRecord>();
   /** Each file's record key, made once (a scan asks for it in every stage). */
@@ -138,19 +140,18 @@ export class FileFacetCache {
 
   /** Loads the records of these keys that are neither loaded nor loading, in one batch. */
   private async load(keys: readonly string[]): Promise<void> {
-    const wanted = [...new Set(keys.filter((key) => !this.records.has(key)))];
+    const wanted = [...new Set(keys.filter((key) => !this.records.has(key) && !this.loading.has(key)))];
     if (wanted.length) {
       // a cache that fails to answer is a miss: it costs time, never the result
-      const batch = this.cache.get(wanted).catch(() => new Map<string, string>());
-      for (const key of wanted) {
-        this.records.set(key, batch.then((found) => {
-          const record = parseRecord(found.get(key));
-          this.records.set(key, record);
-          return record;
-        }));
-      }
+      const batch = this.cache.get(wanted).catch(() => new Map<string, string>()).then((found) => {
+        for (const key of wanted) {
+          this.records.set(key, parseRecord(found.get(key)));
+          this.loading.delete(key);
+        }
+      });
+      for (const key of wanted) this.loading.set(key, batch);
     }
-    await Promise.all(keys.map((key) => this.records.get(key)));
+    await Promise.all(keys.map((key) => this.loading.get(key)));
   }
 
   /** `context` is everything but the file that the facet's output depends on (rules, limits). */
@@ -161,8 +162,7 @@ export class FileFacetCache {
     await this.load(nodes.map((node) => this.keyOf(node)).filter((k): k is string => k !== undefined));
     const valueOf = (node: FileNode): string | undefined => {
       const key = this.keyOf(node);
-      const record = key === undefined ? undefined : this.records.get(key);
-      return record && !(record instanceof Promise) ? record[field] : undefined;
+      return key === undefined ? undefined : this.records.get(key)?.[field];
     };
     return {
       get: (node) => {
@@ -186,10 +186,7 @@ export class FileFacetCache {
   /** What the scan writes: the unpacker's memos and each file record it added to, whole. */
   entries(): Array<[string, string]> {
     const out = [...this.pending];
-    for (const [key, added] of this.changed) {
-      const loaded = this.records.get(key);
-      out.push([key, formatRecord({ ...(loaded && !(loaded instanceof Promise) ? loaded : {}), ...added })]);
-    }
+    for (const [key, added] of this.changed) out.push([key, formatRecord({ ...this.records.get(key), ...added })]);
     return out;
   }
 }
