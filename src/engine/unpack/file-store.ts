@@ -16,13 +16,21 @@ export interface ExtractedFileStore {
 }
 
 const SHA256 = /^[0-9a-f]{64}$/;
+/** A shard folder of the store's earlier layout. */
+const LEGACY_SHARD = /^[0-9a-f]{2}$/;
 /** Default budget of a local store: a few firmware versions of a few hundred MB each. */
 export const DEFAULT_STORE_BYTES = 2 * 1024 * 1024 * 1024;
 
-/** A store in a local folder: `<dir>/<first two hex digits>/<sha256>`. */
+/**
+ * A store in a local folder: `<dir>/<sha256>`, one flat folder. It was sharded by the first two hex digits, but a
+ * cold scan then made up to 256 shard folders on the engine's thread (ext4 allocates an inode and a block for each:
+ * ~0.2 ms of kernel time apiece in perf on this project's machines, more under load), ~60 ms of the OpenWrt image's
+ * unpacking; ext4 indexes large folders (dir_index), so a budget's tens of thousands of entries in one folder cost
+ * nothing at lookup.
+ */
 export class LocalFileStore implements ExtractedFileStore {
-  /** Shard folders known to exist (one mkdir each, not one per file kept). */
-  private readonly shards = new Set<string>();
+  /** Whether the folder is known to exist (made at the first file kept). */
+  private made = false;
   /** Files this store added since its last trim (a file already there adds nothing). */
   private addedSinceTrim = 0;
 
@@ -47,10 +55,9 @@ export class LocalFileStore implements ExtractedFileStore {
     if (!SHA256.test(sha256)) return;
     const target = this.pathOf(sha256);
     try {
-      const shard = sha256.slice(0, 2);
-      if (!this.shards.has(shard)) {
-        mkdirSync(join(this.dir, shard), { recursive: true });
-        this.shards.add(shard);
+      if (!this.made) {
+        mkdirSync(this.dir, { recursive: true });
+        this.made = true;
       }
       linkOrCopy(path, target);
       this.addedSinceTrim++;
@@ -63,21 +70,24 @@ export class LocalFileStore implements ExtractedFileStore {
    * Removes the oldest entries (by the time they were kept) until the store holds at most its budget. Run once a
    * scan has ended, not while one links from the store. Undefined, without walking the store, when this store added
    * no file since its last trim: a rescan adds none, and the walk (a stat per entry, ~70 ms for the bench image's
-   * 7,300 files) was a tenth of it. A store that others add to is trimmed by them.
+   * 7,300 files) was a tenth of it. A store that others add to is trimmed by them. The shard folders of the earlier
+   * layout (`<dir>/<two hex digits>/`), never placed from, are removed.
    */
   trim(): { files: number; bytes: number; removed: number } | undefined {
     if (this.addedSinceTrim === 0) return undefined;
     this.addedSinceTrim = 0;
     const entries: Array<{ path: string; size: number; kept: number }> = [];
-    for (const shard of safeList(this.dir)) {
-      for (const name of safeList(join(this.dir, shard))) {
-        const path = join(this.dir, shard, name);
-        try {
-          const st = statSync(path);
-          entries.push({ path, size: st.size, kept: st.mtimeMs });
-        } catch {
-          // removed meanwhile
-        }
+    for (const name of safeList(this.dir)) {
+      const path = join(this.dir, name);
+      if (LEGACY_SHARD.test(name)) {
+        rmSync(path, { recursive: true, force: true });
+        continue;
+      }
+      try {
+        const st = statSync(path);
+        if (st.isFile()) entries.push({ path, size: st.size, kept: st.mtimeMs });
+      } catch {
+        // removed meanwhile
       }
     }
     let bytes = entries.reduce((n, e) => n + e.size, 0);
@@ -93,7 +103,7 @@ export class LocalFileStore implements ExtractedFileStore {
   }
 
   private pathOf(sha256: string): string {
-    return join(this.dir, sha256.slice(0, 2), sha256);
+    return join(this.dir, sha256);
   }
 }
 

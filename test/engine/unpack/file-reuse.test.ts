@@ -4,7 +4,7 @@
 // file, and no search for chunks when none were found in it), and so is an archive's member; the tree it gives is
 // the tree a cold unpack gives. A tail that differs, a damaged store entry or a memo that fails to answer
 // make the file decoded, never a wrong one placed.
-import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -118,7 +118,7 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     const memo = new MemoryMemo();
     await unpack(first, work(), { reuse: new FileReuse(store, memo) });
     const cold = tree(await unpack(next, work()));
-    const kept = join(storeDir, sha(BIG).slice(0, 2), sha(BIG));
+    const kept = join(storeDir, sha(BIG));
     // a damaged entry (another size): not placed, decoded
     rmSync(kept);
     writeFileSync(kept, BIG.subarray(0, 1000));
@@ -180,7 +180,7 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     store.keep(sha(readFileSync(b)), b);
     // b kept later (its file is newer)
     const later = new Date(Date.now() + 60_000);
-    utimesSync(join(dir, sha(readFileSync(b)).slice(0, 2), sha(readFileSync(b))), later, later);
+    utimesSync(join(dir, sha(readFileSync(b))), later, later);
     expect(store.trim()).toEqual({ files: 1, bytes: 200_000, removed: 1 });
     // nothing added since: the store is not walked again; a file added since: it is
     expect(store.trim()).toBeUndefined();
@@ -192,6 +192,20 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     expect(store.place(sha(readFileSync(a)), target)).toBe(false);
     expect(store.place(sha(readFileSync(b)), target)).toBe(true);
     expect(store.place('not-a-hash', join(ws.work, 'x'))).toBe(false);
+  });
+
+  it('keeps files in one flat folder, and trim removes the shard folders of the earlier layout', () => {
+    const dir = join(ws.work, 'store-flat');
+    const legacy = join(dir, 'ab');
+    mkdirSync(legacy, { recursive: true });
+    writeFileSync(join(legacy, 'ab'.padEnd(64, '0')), 'old layout');
+    const store = new LocalFileStore(dir);
+    const a = join(ws.work, 'flat-a.bin');
+    writeFileSync(a, noise(1000, 5));
+    store.keep(sha(readFileSync(a)), a);
+    expect(readdirSync(dir).sort()).toEqual(['ab', sha(readFileSync(a))].sort());
+    expect(store.trim()).toEqual({ files: 1, bytes: 1000, removed: 0 });
+    expect(readdirSync(dir)).toEqual([sha(readFileSync(a))]);
   });
 
   it('a scan of the next version with the cache and the store gives the JSON of a cold scan', async () => {
