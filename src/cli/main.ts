@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { ENGINE_VERSION } from '../engine/version.js';
 import { bundleOf, type BundledCommand } from './bundled.js';
 import { setCommandLine } from './command-thread.js';
+import { delayOptimization } from './tiering.js';
 
 type Register = (program: Command) => void;
 type Module = { register: Register };
@@ -28,8 +29,12 @@ const commands: Array<{ names: Record<string, string>; load: () => Promise<Modul
   { names: { orgs: 'Manage organisations' }, load: () => import('./orgs.js') },
 ];
 
-/** An offline command's module: its bundle when there is one to use (bundled.ts), else the module itself. */
+/**
+ * An offline command's module: its bundle when there is one to use (bundled.ts), else the module itself. The
+ * engine's code is optimised later than V8's default (tiering.ts).
+ */
 async function loadBundled(name: BundledCommand, unbundled: () => Promise<Module>): Promise<Module> {
+  delayOptimization();
   const bundle = bundleOf(name);
   return bundle ? ((await import(bundle.href)) as Module) : unbundled();
 }
