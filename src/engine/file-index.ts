@@ -100,8 +100,8 @@ export class FileIndex {
 
   /** Regular files whose fsPath matches one of the globs (picomatch syntax, e.g. '**\/usr/lib/opkg/status'). */
   glob(...patterns: string[]): FileNode[] {
-    const match = picomatch(patterns, { dot: true });
-    return this.files().filter((n) => match(n.fsPath) || match(n.path));
+    const match = globsMatcher(patterns);
+    return this.fileList.filter((n) => match(n.fsPath) || match(n.path));
   }
 
   /**
@@ -232,6 +232,29 @@ export class FileIndex {
     // `end` bounds each read buffer by the file's size (without it every read allocates the full 1 MiB)
     return createReadStream(this.absolutePath(node), { highWaterMark: 1024 * 1024, end: Math.max(0, node.size - 1) });
   }
+}
+
+/** Characters that make a glob segment more than a literal name. */
+const GLOB_MAGIC = /[*?[\]{}()!+@\\]/;
+
+/**
+ * A picomatch matcher for one glob that first compares the path's last segment with the glob's: a path can only
+ * match when its name matches the glob's last segment. A glob runs over every file of the tree, twice each (fsPath
+ * and path): the full expressions took ~0.1 s of the 64 MB bench image's scan, for ten globs. Globs whose last
+ * segment is `**` or that hold braces or parentheses (which may hold a `/`) go to picomatch alone.
+ */
+export function pathMatcher(pattern: string): (path: string) => boolean {
+  const full = picomatch(pattern, { dot: true });
+  const last = pattern.slice(pattern.lastIndexOf('/') + 1);
+  if (last === '' || last.includes('**') || /[{}()]/.test(pattern)) return full;
+  const name = GLOB_MAGIC.test(last) ? picomatch(last, { dot: true }) : (segment: string) => segment === last;
+  return (path) => name(path.slice(path.lastIndexOf('/') + 1)) && full(path);
+}
+
+/** Whether a path matches any of the globs: picomatch(patterns, { dot: true }), each glob through pathMatcher. */
+export function globsMatcher(patterns: readonly string[]): (path: string) => boolean {
+  const matchers = patterns.map(pathMatcher);
+  return (path) => matchers.some((match) => match(path));
 }
 
 /** At most `length` bytes of a file from `offset`, read synchronously (an open, a read and a close). */

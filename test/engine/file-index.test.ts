@@ -4,7 +4,8 @@ import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileIndex, readFileRange } from '../../src/engine/file-index.js';
+import picomatch from 'picomatch';
+import { FileIndex, globsMatcher, pathMatcher, readFileRange } from '../../src/engine/file-index.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -105,5 +106,28 @@ describe('readFileRange', () => {
     expect(readFileRange(path, 9, 1024 * 1024).toString()).toBe('bytes');
     expect(readFileRange(path, 100, 1024 * 1024).length).toBe(0);
     expect(readFileRange(path, 2, 6).toString()).toBe('rmware');
+  });
+});
+
+describe('pathMatcher', () => {
+  const paths = [
+    'passwd', '/etc/passwd', '/etc/passwd-', 'a.bin_extract/0-1.squashfs-v4/etc/passwd', '/etc/shadow', '/etc/.hidden/passwd',
+    '/boot/config-5.4.0', '/boot/config', '/lib/modules/5.4/kernel/x.ko', '/lib/modules', '/usr/lib/libssl.so.1.1', '/usr/lib/libssl.a',
+    '/etc/init.d/S50telnet', '/etc/rc.d/rc.local', '/etc/a/b/c', '/ETC/PASSWD', '/proc/config.gz',
+  ];
+  const globs = [
+    '**/passwd', '**/passwd-', '**/etc/passwd', '**/boot/config-*', '**/lib/modules/**', '**/libssl.so*', '**/etc/init.d/*',
+    '**/etc/rc.d/rc.*', '**/etc/*/b/c', '**/{passwd,shadow}', '**/proc/config?gz', '**/[ps]*wd', '**/.hidden/*', '**',
+    '/etc/passwd', 'etc/**', '**/etc/@(passwd|shadow)', '**/*.ko',
+  ];
+  it('matches exactly what picomatch matches', () => {
+    for (const glob of globs) {
+      const reference = picomatch(glob, { dot: true });
+      const matcher = pathMatcher(glob);
+      for (const path of paths) expect([glob, path, matcher(path)]).toEqual([glob, path, reference(path)]);
+    }
+    const any = globsMatcher(globs.slice(0, 6));
+    const reference = picomatch(globs.slice(0, 6), { dot: true });
+    for (const path of paths) expect([path, any(path)]).toEqual([path, reference(path)]);
   });
 });

@@ -1,13 +1,13 @@
 // dpkg databases (Debian, Ubuntu, Raspberry Pi OS, many ARM SDK root filesystems): /var/lib/dpkg/status and the
 // distroless status.d/ records, with installed file lists from info/<package>[:arch].list.
 import { posix } from 'node:path';
-import picomatch from 'picomatch';
+import { globsMatcher } from '../file-index.js';
 import { dependencyNames, parseStanzas } from './control-file.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { osReleaseOf } from './os-release.identifier.js';
 import { filesystemResolver, packageCandidate } from './package-candidate.js';
 
-const isStatus = picomatch(['**/var/lib/dpkg/status', '**/var/lib/dpkg/status.d/*'], { dot: true });
+const isStatus = globsMatcher(['**/var/lib/dpkg/status', '**/var/lib/dpkg/status.d/*']);
 
 export const dpkgStatusIdentifier: Identifier = {
   id: 'dpkg-status',

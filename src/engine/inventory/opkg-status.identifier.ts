@@ -1,15 +1,15 @@
 // opkg/ipkg databases (OpenWrt, LEDE, many vendor SDKs): the status file and per-package *.control files,
 // with installed file lists from info/<package>.list.
 import { posix } from 'node:path';
-import picomatch from 'picomatch';
+import { globsMatcher } from '../file-index.js';
 import { dependencyNames, parseStanzas, type Stanza } from './control-file.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { filesystemResolver, packageCandidate, type PackageRecord } from './package-candidate.js';
 
 const STATUS = ['**/usr/lib/opkg/status', '**/var/lib/opkg/status', '**/usr/lib/ipkg/status', '**/var/lib/ipkg/status', '**/var/opkg-lists/status'];
 const CONTROL = ['**/usr/lib/opkg/info/*.control', '**/var/lib/opkg/info/*.control', '**/usr/lib/ipkg/info/*.control'];
-const isStatus = picomatch(STATUS, { dot: true });
-const isControl = picomatch(CONTROL, { dot: true });
+const isStatus = globsMatcher(STATUS);
+const isControl = globsMatcher(CONTROL);
 
 export function opkgRecord(stanza: Stanza, files: string[]): PackageRecord | undefined {
   const name = stanza.get('package');

@@ -3,15 +3,15 @@
 // recognised and skipped with a recorded reason.
 import { createRequire } from 'node:module';
 import type DatabaseType from 'better-sqlite3';
-import picomatch from 'picomatch';
+import { globsMatcher } from '../file-index.js';
 import { FormatError } from '../format-error.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { osReleaseOf } from './os-release.identifier.js';
 import { filesystemResolver, packageCandidate } from './package-candidate.js';
 import { headerFiles, headerString, headerStrings, parseRpmHeader, TAG } from './rpm-header.js';
 
-const isSqlite = picomatch(['**/var/lib/rpm/rpmdb.sqlite', '**/usr/lib/sysimage/rpm/rpmdb.sqlite'], { dot: true });
-const isLegacy = picomatch(['**/var/lib/rpm/Packages', '**/var/lib/rpm/Packages.db', '**/usr/lib/sysimage/rpm/Packages', '**/usr/lib/sysimage/rpm/Packages.db'], { dot: true });
+const isSqlite = globsMatcher(['**/var/lib/rpm/rpmdb.sqlite', '**/usr/lib/sysimage/rpm/rpmdb.sqlite']);
+const isLegacy = globsMatcher(['**/var/lib/rpm/Packages', '**/var/lib/rpm/Packages.db', '**/usr/lib/sysimage/rpm/Packages', '**/usr/lib/sysimage/rpm/Packages.db']);
 
 /** better-sqlite3 (35 ms to load) is loaded for the first RPM database found: most images hold none. */
 let databaseClass: typeof DatabaseType | undefined;

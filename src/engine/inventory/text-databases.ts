@@ -1,7 +1,7 @@
 // Data files that quote product names without containing the product: udev's hardware database (vendor strings
 // such as 'American Megatrends'), locale and message catalogues, man and info pages, ID lists, terminfo and
 // time zones. A signature hit there is text about software, not software, so these files are not scanned.
-import picomatch from 'picomatch';
+import { globsMatcher } from '../file-index.js';
 
 const TEXT_DATABASE_GLOBS = [
   '**/udev/hwdb.bin',
@@ -26,7 +26,7 @@ const TEXT_DATABASE_GLOBS = [
   '**/gconv-modules.cache',
 ];
 
-const isTextDatabase = picomatch(TEXT_DATABASE_GLOBS, { dot: true });
+const isTextDatabase = globsMatcher(TEXT_DATABASE_GLOBS);
 
 /** True for a file (by its path inside its filesystem) that is a text or data catalogue. */
 export function inTextDatabase(fsPath: string): boolean {
