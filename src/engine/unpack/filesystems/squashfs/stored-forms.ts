@@ -82,6 +82,7 @@ const FRAGMENTS_PER_LOOKUP = 8;
 function batchSize(n: number): number {
   return Math.min(FRAGMENTS_PER_LOOKUP, 2 ** n);
 }
+
 /**
  * Batches decoded and looked up ahead of the one being written. With one, the decoder threads idled while the
  * engine's thread wrote a batch's files; three took 0.1 s off the unpacking of the bench image's next version.
