@@ -63,6 +63,27 @@ describe('MultiPatternScanner', () => {
     expect(hits).toEqual([]);
   });
 
+  it('finds a pattern whose anchor is common in the data, and only where all of it is', () => {
+    // AES round constants as 32-bit words: every 4-byte window of it is frequent in binaries
+    const rcon = Buffer.alloc(40);
+    [1, 2, 4, 8, 16, 32, 64, 128, 27, 54].forEach((v, i) => rcon.writeUInt32LE(v, i * 4));
+    const short = Buffer.from([1, 0, 0, 0, 2]);
+    const data = pseudoRandom(50_000, 9);
+    // partial copies (the first 12, 24 and 39 bytes) everywhere, and the whole pattern twice
+    for (let at = 100; at + 40 < data.length; at += 500) rcon.copy(data, at, 0, [12, 24, 39][(at / 500) % 3 | 0]!);
+    rcon.copy(data, 20_050);
+    rcon.copy(data, data.length - 40);
+    const hits: Array<[number, number]> = [];
+    new MultiPatternScanner([rcon, short]).scanBuffer(data, (p, at) => hits.push([p, at]));
+    const rconHits = hits.filter(([p]) => p === 0).map(([, at]) => at);
+    expect(rconHits).toEqual([20_050, data.length - 40]);
+    // the 5-byte pattern has no window apart from its anchor: compared whole wherever its anchor is
+    const expected: number[] = [];
+    for (let at = data.indexOf(short); at !== -1; at = data.indexOf(short, at + 1)) expected.push(at);
+    expect(hits.filter(([p]) => p === 1).map(([, at]) => at)).toEqual(expected);
+    expect(expected.length).toBeGreaterThan(50);
+  });
+
   it('rejects patterns shorter than its 4-byte anchor', () => {
     expect(() => new MultiPatternScanner([Buffer.from('abc')])).toThrow(/shorter than 4 bytes/);
   });
