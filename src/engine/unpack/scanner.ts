@@ -154,30 +154,39 @@ export class SignatureScanner {
 
   /** Calls `found` for every pattern whose match begins at a position in [0, limit) of `data`. */
   private search(data: Buffer, limit: number, found: (at: number, p: Pattern) => void): void {
-    const table = this.prefixTable;
-    const nextByte = this.nextByte;
-    const byPrefix = this.byPrefix;
     // A plain Uint8Array view keeps the loop's element loads monomorphic.
     const bytes = new Uint8Array(data.buffer, data.byteOffset, data.length);
-    const end = Math.min(limit + this.maxAnchor, bytes.length - 1);
-    let prev = bytes.length > 0 ? bytes[0]! : 0;
-    for (let i = 0; i < end; i++) {
-      const next = bytes[i + 1]!;
-      const key = (prev << 8) | next;
-      prev = next;
-      if (table[key] === 0) continue;
-      // past the end there is no next byte: only a magic that ends with its anchor can match (all bits set)
-      const after = i + 2 < bytes.length ? bytes[i + 2]! : 0;
-      if ((nextByte[(key << 3) + (after >>> 5)]! & (1 << (after & 31))) === 0) continue;
-      const patterns = byPrefix[key]!;
-      for (let j = 0; j < patterns.length; j++) {
-        const p = patterns[j]!;
-        const at = i - p.anchor;
-        if (at >= 0 && at < limit && matchesAt(bytes, at, p.bytes)) found(at, p);
-      }
-    }
+    searchPairs(bytes, Math.min(limit + this.maxAnchor, bytes.length - 1), limit, this.prefixTable, this.nextByte, this.byPrefix, found);
     for (const p of this.oneByte) {
       for (let at = data.indexOf(p.bytes); at !== -1 && at < limit; at = data.indexOf(p.bytes, at + 1)) found(at, p);
+    }
+  }
+}
+
+/** The search's loop over byte pairs, positions [0, end) (see SignatureScanner.search). */
+function searchPairs(
+  bytes: Uint8Array,
+  end: number,
+  limit: number,
+  table: Uint8Array,
+  nextByte: Int32Array,
+  byPrefix: ReadonlyArray<Pattern[] | undefined>,
+  found: (at: number, p: Pattern) => void,
+): void {
+  let prev = bytes.length > 0 ? bytes[0]! : 0;
+  for (let i = 0; i < end; i++) {
+    const next = bytes[i + 1]!;
+    const key = (prev << 8) | next;
+    prev = next;
+    if (table[key] === 0) continue;
+    // past the end there is no next byte: only a magic that ends with its anchor can match (all bits set)
+    const after = i + 2 < bytes.length ? bytes[i + 2]! : 0;
+    if ((nextByte[(key << 3) + (after >>> 5)]! & (1 << (after & 31))) === 0) continue;
+    const patterns = byPrefix[key]!;
+    for (let j = 0; j < patterns.length; j++) {
+      const p = patterns[j]!;
+      const at = i - p.anchor;
+      if (at >= 0 && at < limit && matchesAt(bytes, at, p.bytes)) found(at, p);
     }
   }
 }
