@@ -69,6 +69,14 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
 /** Column lists whose row makers are kept. */
 const MAKERS_KEPT = 1000;
+/** Prepared statements kept, by their SQL. */
+const STATEMENTS_KEPT = 1000;
+/**
+ * SQLite may carry out a PRAGMA when it prepares it rather than when it runs it: a kept `busy_timeout = 0` run
+ * again after another busy_timeout pragma left the timeout as that one set it (and a transaction then slept inside
+ * SQLite for the whole timeout). PRAGMAs are prepared every time.
+ */
+const PRAGMA = /^\s*pragma\b/i;
 
 type RowMaker = (values: unknown[]) => Record<string, unknown>;
 
@@ -80,12 +88,23 @@ type RowMaker = (values: unknown[]) => Record<string, unknown>;
  */
 class ArrayRowsConnection implements DatabaseConnection {
   private readonly makers = new Map<string, RowMaker>();
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
 
   constructor(private readonly database: BetterSqlite3.Database) {}
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const { sql, parameters } = compiledQuery;
-    const statement = this.database.prepare(sql);
+    const statement = this.statement(sql);
+    try {
+      return this.execute<R>(statement, parameters);
+    } catch (error) {
+      // a statement that failed (BEGIN IMMEDIATE refused with SQLITE_BUSY, a constraint) is prepared anew next time
+      this.statements.delete(sql);
+      throw error;
+    }
+  }
+
+  private execute<R>(statement: BetterSqlite3.Statement, parameters: readonly unknown[]): Promise<QueryResult<R>> {
     if (statement.reader) {
       const make = this.rowMaker(statement);
       const values = statement.raw(true).all(parameters) as unknown[][];
@@ -104,9 +123,27 @@ class ArrayRowsConnection implements DatabaseConnection {
   async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     const { sql, parameters, query } = compiledQuery;
     if (!SelectQueryNode.is(query)) throw new Error('Sqlite driver only supports streaming of select queries');
-    const statement = this.database.prepare(sql);
+    const statement = this.statement(sql);
     const make = this.rowMaker(statement);
     for (const values of statement.raw(true).iterate(parameters) as IterableIterator<unknown[]>) yield { rows: [make(values) as R] };
+  }
+
+  /**
+   * The prepared statement for `sql`, kept for the next time: SQLite compiles every statement it prepares, and the
+   * analysis cache and the service run the same few hundred statements over and over (preparing took ~50 ms of a
+   * scan's SQLite time). A kept statement still iterating rows is not handed out again (better-sqlite3 refuses any
+   * other statement on a connection while one iterates, so that call fails as it would have anyway).
+   */
+  private statement(sql: string): BetterSqlite3.Statement {
+    const kept = this.statements.get(sql);
+    if (kept && !kept.busy) return kept;
+    const statement = this.database.prepare(sql);
+    if (!kept && !PRAGMA.test(sql)) {
+      // the service's statements are few (its queries'), but lists of parameters make more: bounded all the same
+      if (this.statements.size >= STATEMENTS_KEPT) this.statements.clear();
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 
   /**

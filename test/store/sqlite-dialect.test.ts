@@ -1,11 +1,12 @@
 // The SQLite connection reads rows as arrays and builds the objects itself: the rows must be what better-sqlite3's
-// own object rows are (names, order, duplicate names, values of every type), for queries and streams alike.
+// own object rows are (names, order, duplicate names, values of every type), for queries and streams alike. It keeps
+// its prepared statements: each SQL text is prepared once.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ImmediateSqliteDialect } from '../../src/store/sqlite-dialect.js';
 
 describe('SQLite dialect rows', () => {
@@ -64,5 +65,23 @@ describe('SQLite dialect rows', () => {
     expect((await db.selectFrom('t').select('id').execute()).length).toBe(2);
     const deleted = await db.deleteFrom('t').where('id', '=', 1).executeTakeFirstOrThrow();
     expect(deleted.numDeletedRows).toBe(1n);
+  });
+
+  it('prepares each statement once, for queries and streams alike', async () => {
+    const prepare = vi.spyOn(native, 'prepare');
+    try {
+      const query = () => db.selectFrom('t').select(['id', 'note']).where('id', '>', 0);
+      for (let i = 0; i < 3; i++) expect(await query().execute()).toEqual([{ id: 2, note: 'y' }]);
+      const streamed = [];
+      for await (const row of query().stream()) streamed.push(row);
+      expect(streamed).toEqual([{ id: 2, note: 'y' }]);
+      expect(await query().execute()).toEqual([{ id: 2, note: 'y' }]);
+      expect(prepare.mock.calls.filter(([text]) => String(text).includes('"note" from "t"')).length).toBe(1);
+      // a PRAGMA may take effect when SQLite prepares it, not when it runs again: each one is prepared every time
+      for (let i = 0; i < 2; i++) await sql`PRAGMA busy_timeout = 10000`.execute(db);
+      expect(prepare.mock.calls.filter(([text]) => String(text) === 'PRAGMA busy_timeout = 10000').length).toBe(2);
+    } finally {
+      prepare.mockRestore();
+    }
   });
 });
