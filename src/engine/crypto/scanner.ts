@@ -7,8 +7,11 @@
 // their anchor matches every few hundred bytes of a binary, ~7,000 times per MB of /usr/bin, and each match was a
 // call into Node's Buffer.compare. A second 4-byte window of the pattern (its check) is compared first, in
 // JavaScript, and only a pattern whose check matches is compared whole.
+// The bitmap is a bit set of 2^18 bits (32 KiB), not a byte per slot (1 MiB): it is read at a random place for
+// every input byte, and a megabyte of it did not stay in a core's cache beside the data (a fifth faster over
+// 100 MB of /usr/bin and /usr/lib, same hits; the few hundred anchors leave ~0.1% of the bits set).
 
-const FILTER_BITS = 20;
+const FILTER_BITS = 18;
 
 interface Candidate {
   pattern: number;
@@ -56,7 +59,8 @@ function anchorOffset(bytes: Buffer, apart?: number): number {
 }
 
 export class MultiPatternScanner {
-  private readonly filter = new Uint8Array(1 << FILTER_BITS);
+  /** Bit set of the anchors' hashes: bit `hash & 31` of word `hash >>> 5`. */
+  private readonly filter = new Int32Array(1 << (FILTER_BITS - 5));
   private readonly table = new Map<number, Candidate[]>();
   readonly maxLength: number;
 
@@ -67,7 +71,8 @@ export class MultiPatternScanner {
       max = Math.max(max, bytes.length);
       const anchor = anchorOffset(bytes);
       const key = bytes.readUInt32LE(anchor);
-      this.filter[Math.imul(key, 0x9e3779b1) >>> (32 - FILTER_BITS)] = 1;
+      const slot = Math.imul(key, 0x9e3779b1) >>> (32 - FILTER_BITS);
+      this.filter[slot >>> 5]! |= 1 << (slot & 31);
       const check = anchorOffset(bytes, anchor);
       const candidate = { pattern, anchor, check, checkWord: bytes.readInt32LE(check) };
       const list = this.table.get(key);
@@ -141,7 +146,8 @@ export class MultiPatternScanner {
     let h = (data[from]! | (data[from + 1]! << 8) | (data[from + 2]! << 16)) << 8;
     for (let i = from; i < end; i++) {
       h = (h >>> 8) | (data[i + 3]! << 24);
-      if (filter[Math.imul(h, 0x9e3779b1) >>> shift] === 0) continue;
+      const slot = Math.imul(h, 0x9e3779b1) >>> shift;
+      if ((filter[slot >>> 5]! & (1 << (slot & 31))) === 0) continue;
       const candidates = this.table.get(h >>> 0);
       if (!candidates) continue;
       for (const { pattern, anchor, check, checkWord } of candidates) {
