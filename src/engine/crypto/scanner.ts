@@ -9,8 +9,13 @@
 // JavaScript, and only a pattern whose check matches is compared whole.
 // The bitmap is a bit set of 2^18 bits (32 KiB), not a byte per slot (1 MiB): it is read at a random place for
 // every input byte, and a megabyte of it did not stay in a core's cache beside the data (a fifth faster over
-// 100 MB of /usr/bin and /usr/lib, same hits; the few hundred anchors leave ~0.1% of the bits set).
+// 100 MB of /usr/bin and /usr/lib, same hits; the few hundred anchors leave ~0.1% of the bits set). The loop over
+// the input runs in WebAssembly (wasm/search.ts, AnchorSearch): it hands back the positions whose window hits the
+// bitmap, and the candidates are looked up and compared here.
 
+import { AnchorSearch } from '../wasm/search.js';
+
+/** The bitmap's size as a power of two; search.c's anchor_candidates shifts by 32 minus this. */
 const FILTER_BITS = 18;
 
 interface Candidate {
@@ -63,6 +68,7 @@ export class MultiPatternScanner {
   private readonly filter = new Int32Array(1 << (FILTER_BITS - 5));
   private readonly table = new Map<number, Candidate[]>();
   readonly maxLength: number;
+  private readonly search: AnchorSearch;
 
   constructor(private readonly patterns: readonly Buffer[]) {
     let max = 4;
@@ -80,6 +86,7 @@ export class MultiPatternScanner {
       else this.table.set(key, [candidate]);
     });
     this.maxLength = max;
+    this.search = new AnchorSearch(this.filter);
   }
 
   /** Scans a whole buffer; offsets are relative to `base`. */
@@ -141,15 +148,9 @@ export class MultiPatternScanner {
   /** Tests anchor positions [from, end); with `final`, patterns are bounds-checked against the data's end. */
   private scanRange(data: Buffer, from: number, end: number, final: boolean, base: number, onHit: HitHandler): void {
     if (end <= from || data.length < 4) return;
-    const filter = this.filter;
-    const shift = 32 - FILTER_BITS;
-    let h = (data[from]! | (data[from + 1]! << 8) | (data[from + 2]! << 16)) << 8;
-    for (let i = from; i < end; i++) {
-      h = (h >>> 8) | (data[i + 3]! << 24);
-      const slot = Math.imul(h, 0x9e3779b1) >>> shift;
-      if ((filter[slot >>> 5]! & (1 << (slot & 31))) === 0) continue;
-      const candidates = this.table.get(h >>> 0);
-      if (!candidates) continue;
+    this.search.search(data, from, end, (i) => {
+      const candidates = this.table.get((data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24)) >>> 0);
+      if (!candidates) return;
       for (const { pattern, anchor, check, checkWord } of candidates) {
         const start = i - anchor;
         const bytes = this.patterns[pattern]!;
@@ -158,6 +159,6 @@ export class MultiPatternScanner {
         if (at + 4 <= data.length && (data[at]! | (data[at + 1]! << 8) | (data[at + 2]! << 16) | (data[at + 3]! << 24)) !== checkWord) continue;
         if (data.compare(bytes, 0, bytes.length, start, start + bytes.length) === 0) onHit(pattern, base + start);
       }
-    }
+    });
   }
 }

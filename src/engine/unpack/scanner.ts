@@ -5,7 +5,9 @@
 // compared at every position of every run of zeros. A second table, of the byte after the pair, turns away most
 // positions whose pair is common in text ("us" of "ustar", "ve" of a TP-Link header) before any magic is compared.
 // Candidates come out in chunk-start order, and the consumer can skip ahead past an accepted chunk so its inside
-// is never searched.
+// is never searched. The pass over the bytes with both tables runs in WebAssembly (wasm/search.ts, PairSearch);
+// the magics are compared here at the positions it hands back.
+import { PairSearch } from '../wasm/search.js';
 import type { Handler, Reader } from './handler.js';
 
 export interface Candidate {
@@ -63,7 +65,7 @@ export class SignatureScanner {
   private readonly nextByte = new Int32Array(65536 * 8);
   private readonly oneByte: Pattern[] = [];
 
-  constructor(handlers: readonly Handler[]) {
+  constructor(private readonly handlers: readonly Handler[]) {
     handlers.forEach((handler, order) => {
       for (const magic of handler.magics) {
         if (magic.bytes.length === 0) continue;
@@ -156,40 +158,36 @@ export class SignatureScanner {
   private search(data: Buffer, limit: number, found: (at: number, p: Pattern) => void): void {
     // A plain Uint8Array view keeps the loop's element loads monomorphic.
     const bytes = new Uint8Array(data.buffer, data.byteOffset, data.length);
-    searchPairs(bytes, Math.min(limit + this.maxAnchor, bytes.length - 1), limit, this.prefixTable, this.nextByte, this.byPrefix, found);
+    const byPrefix = this.byPrefix;
+    this.pairSearch().search(bytes, Math.min(limit + this.maxAnchor, bytes.length - 1), (i) => {
+      const patterns = byPrefix[(bytes[i]! << 8) | bytes[i + 1]!]!;
+      for (let j = 0; j < patterns.length; j++) {
+        const p = patterns[j]!;
+        const at = i - p.anchor;
+        if (at >= 0 && at < limit && matchesAt(bytes, at, p.bytes)) found(at, p);
+      }
+    });
     for (const p of this.oneByte) {
       for (let at = data.indexOf(p.bytes); at !== -1 && at < limit; at = data.indexOf(p.bytes, at + 1)) found(at, p);
     }
   }
-}
 
-/** The search's loop over byte pairs, positions [0, end) (see SignatureScanner.search). */
-function searchPairs(
-  bytes: Uint8Array,
-  end: number,
-  limit: number,
-  table: Uint8Array,
-  nextByte: Int32Array,
-  byPrefix: ReadonlyArray<Pattern[] | undefined>,
-  found: (at: number, p: Pattern) => void,
-): void {
-  let prev = bytes.length > 0 ? bytes[0]! : 0;
-  for (let i = 0; i < end; i++) {
-    const next = bytes[i + 1]!;
-    const key = (prev << 8) | next;
-    prev = next;
-    if (table[key] === 0) continue;
-    // past the end there is no next byte: only a magic that ends with its anchor can match (all bits set)
-    const after = i + 2 < bytes.length ? bytes[i + 2]! : 0;
-    if ((nextByte[(key << 3) + (after >>> 5)]! & (1 << (after & 31))) === 0) continue;
-    const patterns = byPrefix[key]!;
-    for (let j = 0; j < patterns.length; j++) {
-      const p = patterns[j]!;
-      const at = i - p.anchor;
-      if (at >= 0 && at < limit && matchesAt(bytes, at, p.bytes)) found(at, p);
+  /** The pair scan over this scanner's tables, made on the first search (one WebAssembly instance per handler list). */
+  private pairSearch(): PairSearch {
+    let search = pairSearches.get(this.handlers);
+    if (!search) {
+      search = new PairSearch(this.prefixTable, this.nextByte);
+      pairSearches.set(this.handlers, search);
     }
+    return search;
   }
 }
+
+/**
+ * The pair scans by handler list: the driver makes a SignatureScanner per unpacking, always of the same list, and
+ * an instance's memory (its tables, 2.1 MiB) is better made once.
+ */
+const pairSearches = new WeakMap<readonly Handler[], PairSearch>();
 
 /** Whether `bytes` sits at `at` of `data` (the search's plain Uint8Array view, so its loads stay monomorphic). */
 function matchesAt(data: Uint8Array, at: number, bytes: Uint8Array): boolean {

@@ -1,0 +1,175 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SEARCH_WASM_COMPILER } from '../../../src/engine/wasm/search-module.js';
+import { AnchorSearch, PairSearch } from '../../../src/engine/wasm/search.js';
+
+const root = resolve(import.meta.dirname, '..', '..', '..');
+
+/** The first line of this machine's `clang --version`, or undefined without clang and wasm-ld. */
+function clang(): string | undefined {
+  try {
+    execFileSync('wasm-ld', ['--version'], { stdio: 'ignore' });
+    return execFileSync('clang', ['--version'], { encoding: 'utf8' }).split('\n')[0]!.trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A generator of pseudo-random numbers that the test can repeat (xorshift32). */
+function numbers(seed: number): () => number {
+  let x = seed;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return x >>> 0;
+  };
+}
+
+/** Bytes drawn mostly from a few values, so that chosen pairs and windows recur. */
+function skewedBytes(length: number, next: () => number): Uint8Array {
+  const out = new Uint8Array(length);
+  for (let i = 0; i < length; i++) out[i] = next() % 4 === 0 ? next() & 0xff : next() % 6;
+  return out;
+}
+
+/** The pair scan as the chunk search ran it in JavaScript before (unpack/scanner.ts). */
+function pairReference(data: Uint8Array, end: number, table: Uint8Array, nextByte: Int32Array): number[] {
+  const out: number[] = [];
+  let prev = data.length > 0 ? data[0]! : 0;
+  for (let i = 0; i < end; i++) {
+    const next = data[i + 1]!;
+    const key = (prev << 8) | next;
+    prev = next;
+    if (table[key] === 0) continue;
+    const after = i + 2 < data.length ? data[i + 2]! : 0;
+    if ((nextByte[(key << 3) + (after >>> 5)]! & (1 << (after & 31))) === 0) continue;
+    out.push(i);
+  }
+  return out;
+}
+
+/** The anchor scan as the crypto scanner ran it in JavaScript before (crypto/scanner.ts). */
+function anchorReference(data: Uint8Array, from: number, end: number, filter: Int32Array): number[] {
+  const out: number[] = [];
+  let h = (data[from]! | (data[from + 1]! << 8) | (data[from + 2]! << 16)) << 8;
+  for (let i = from; i < end; i++) {
+    h = (h >>> 8) | (data[i + 3]! << 24);
+    const slot = Math.imul(h, 0x9e3779b1) >>> 14;
+    if ((filter[slot >>> 5]! & (1 << (slot & 31))) !== 0) out.push(i);
+  }
+  return out;
+}
+
+function collect(run: (visit: (i: number) => void) => void): number[] {
+  const out: number[] = [];
+  run((i) => out.push(i));
+  return out;
+}
+
+describe('search module', () => {
+  const compiler = clang();
+  it.skipIf(compiler !== SEARCH_WASM_COMPILER)('is what scripts/build-wasm.mjs makes of search.c', () => {
+    // the build itself fails the command (and so the test) on a compiler warning or error
+    expect(execFileSync('node', ['scripts/build-wasm.mjs', '--check'], { cwd: root, encoding: 'utf8' })).toContain('matches');
+  });
+  if (compiler !== SEARCH_WASM_COMPILER) {
+    console.warn(`search module: not rebuilt (made by "${SEARCH_WASM_COMPILER}", this machine has ${compiler ? `"${compiler}"` : 'no clang with wasm-ld'})`);
+  }
+});
+
+describe('PairSearch', () => {
+  const next = numbers(0x5eed);
+  const table = new Uint8Array(65536);
+  const nextByte = new Int32Array(65536 * 8);
+  for (let k = 0; k < 40; k++) {
+    const key = ((next() % 6) << 8) | next() % 6;
+    table[key] = 1;
+    // some pairs take any next byte, the others a few
+    if (k % 3 === 0) nextByte.fill(-1, key * 8, key * 8 + 8);
+    else for (let b = 0; b < 3; b++) nextByte[key * 8 + ((next() % 6) >>> 5)]! |= 1 << (next() % 6 & 31);
+  }
+  const search = new PairSearch(table, nextByte);
+
+  it('finds the positions the JavaScript loop found, across windows and full candidate batches', () => {
+    // 2.5 MiB: three windows, and thousands of candidates per window (more than one batch)
+    const data = skewedBytes(2.5 * 1024 * 1024, next);
+    const expected = pairReference(data, data.length - 1, table, nextByte);
+    expect(expected.length).toBeGreaterThan(3 * 16384);
+    expect(collect((visit) => search.search(data, data.length - 1, visit))).toEqual(expected);
+  });
+
+  it('stops at `end`, and sees the data end after a window’s last position', () => {
+    for (const length of [2, 3, 5, 1024 * 1024 + 1, 1024 * 1024 + 2]) {
+      const data = skewedBytes(length, next);
+      for (const end of [length - 1, Math.max(0, length - 2), Math.floor(length / 2)]) {
+        expect(collect((visit) => search.search(data, end, visit))).toEqual(pairReference(data, end, table, nextByte));
+      }
+    }
+  });
+
+  it('finds nothing in an empty range', () => {
+    expect(collect((visit) => search.search(new Uint8Array([1]), 0, visit))).toEqual([]);
+  });
+
+  it('may be searched again from inside a visit', () => {
+    const data = skewedBytes(4096, next);
+    const inner = skewedBytes(1024, next);
+    const outer: number[] = [];
+    const nested: number[][] = [];
+    search.search(data, data.length - 1, (i) => {
+      outer.push(i);
+      if (outer.length === 1) nested.push(collect((visit) => search.search(inner, inner.length - 1, visit)));
+    });
+    expect(outer).toEqual(pairReference(data, data.length - 1, table, nextByte));
+    expect(nested[0]).toEqual(pairReference(inner, inner.length - 1, table, nextByte));
+  });
+});
+
+describe('AnchorSearch', () => {
+  const next = numbers(0xa5c4);
+  const filter = new Int32Array(1 << 13);
+  // slots of windows that occur in the skewed data, and random ones
+  const sample = skewedBytes(4096, next);
+  for (let k = 0; k < 400; k++) {
+    const at = next() % (sample.length - 4);
+    const word = sample[at]! | (sample[at + 1]! << 8) | (sample[at + 2]! << 16) | (sample[at + 3]! << 24);
+    const slot = Math.imul(word, 0x9e3779b1) >>> 14;
+    filter[slot >>> 5]! |= 1 << (slot & 31);
+  }
+  for (let k = 0; k < 300; k++) {
+    const slot = next() >>> 14;
+    filter[slot >>> 5]! |= 1 << (slot & 31);
+  }
+  const search = new AnchorSearch(filter);
+
+  it('finds the positions the JavaScript loop found, across windows and full candidate batches', () => {
+    const data = skewedBytes(2.5 * 1024 * 1024, next);
+    const expected = anchorReference(data, 0, data.length - 3, filter);
+    expect(expected.length).toBeGreaterThan(3 * 16384);
+    expect(collect((visit) => search.search(data, 0, data.length - 3, visit))).toEqual(expected);
+  });
+
+  it('searches [from, end) only, and no window past the data', () => {
+    const data = skewedBytes(1024 * 1024 + 7, next);
+    for (const [from, end] of [
+      [0, data.length - 3],
+      [5, 1024 * 1024 + 2],
+      [1024 * 1024 - 1, data.length - 3],
+      [17, 18],
+    ] as const) {
+      expect(collect((visit) => search.search(data, from, end, visit))).toEqual(anchorReference(data, from, end, filter));
+    }
+    // an end past the last full window is the last full window
+    expect(collect((visit) => search.search(data, 0, data.length, visit))).toEqual(anchorReference(data, 0, data.length - 3, filter));
+    expect(collect((visit) => search.search(data.subarray(0, 3), 0, 3, visit))).toEqual([]);
+  });
+
+  it('finds every hit of random data with every slot set', () => {
+    const all = new AnchorSearch(new Int32Array(1 << 13).fill(-1));
+    const data = new Uint8Array(randomBytes(70_000));
+    expect(collect((visit) => all.search(data, 0, data.length - 3, visit))).toEqual(Array.from({ length: data.length - 3 }, (_, i) => i));
+  });
+});
