@@ -6,6 +6,7 @@
 // not produce components.
 import picomatch from 'picomatch';
 import type { Component } from '../types.js';
+import { PairSearch } from '../wasm/search.js';
 
 export interface SignaturePattern {
   /** Literal text searched first; the regex only runs around its hits. */
@@ -88,61 +89,58 @@ const VERSION_SHAPE = /^\d[\w.+~-]{0,39}$/;
  * (measured on the OpenWrt corpus image's files, bench/inventory/needle-search.ts), and the chunk need not become
  * a string at all. A second table, of the bytes that may follow each pair (as the unpacker's signature scanner
  * has), turns away most positions whose pair is common before the needles are walked: a fifth less time over
- * the bench image's files (1.90-2.04 s -> 1.51-1.58 s for 348 MB, 2026-11-29).
+ * the bench image's files (1.90-2.04 s -> 1.51-1.58 s for 348 MB, 2026-11-29). The pass with both tables is the
+ * chunk search's, in WebAssembly (wasm/search.ts, PairSearch); the needles are compared here.
  */
 export class NeedleSearch {
-  private readonly starts = new Uint8Array(1 << 16);
-  /** Needles by first byte pair, longest first (a one-byte needle is listed under every pair it starts). */
+  /** Needles by first byte pair (first byte << 8 | second), longest first (a one-byte needle under every pair it starts). */
   private readonly byPair: Array<Array<{ needle: string; bytes: Buffer }> | undefined> = new Array(1 << 16);
   /** One-byte needles by their byte, for the chunk's last position (which starts no pair). */
   private readonly single: Array<string | undefined> = new Array(256);
-  /**
-   * For each pair, a 256-bit set (eight 32-bit words) of the bytes that may follow it: each needle's third byte, or
-   * every byte when a needle under that pair has fewer than three.
-   */
-  private readonly third = new Int32Array((1 << 16) * 8);
+  /** The pass over the bytes (in WebAssembly): the positions whose pair starts a needle and whose next byte may follow. */
+  private readonly pairs: PairSearch;
 
   constructor(needles: Iterable<string>) {
+    const starts = new Uint8Array(1 << 16);
+    // for each pair, a 256-bit set (eight 32-bit words) of the bytes that may follow it: each needle's third byte,
+    // or every byte when a needle under that pair has fewer than three
+    const third = new Int32Array((1 << 16) * 8);
     for (const needle of needles) {
       if (needle.length === 0) throw new Error('a signature needle is empty');
       // A needle outside latin1 never occurs in latin1 text.
       if (/[^\x00-\xff]/.test(needle)) continue;
       const bytes = Buffer.from(needle, 'latin1');
       if (bytes.length === 1) this.single[bytes[0]!] = needle;
-      const pairs = bytes.length === 1 ? Array.from({ length: 256 }, (_, next) => bytes[0]! | (next << 8)) : [bytes[0]! | (bytes[1]! << 8)];
+      const pairs = bytes.length === 1 ? Array.from({ length: 256 }, (_, next) => (bytes[0]! << 8) | next) : [(bytes[0]! << 8) | bytes[1]!];
       for (const pair of pairs) {
         const list = (this.byPair[pair] ??= []);
         list.push({ needle, bytes });
         list.sort((a, b) => b.bytes.length - a.bytes.length);
-        this.starts[pair] = 1;
-        if (bytes.length < 3) this.third.fill(-1, pair * 8, pair * 8 + 8);
-        else this.third[pair * 8 + (bytes[2]! >>> 5)]! |= 1 << (bytes[2]! & 31);
+        starts[pair] = 1;
+        if (bytes.length < 3) third.fill(-1, pair * 8, pair * 8 + 8);
+        else third[pair * 8 + (bytes[2]! >>> 5)]! |= 1 << (bytes[2]! & 31);
       }
     }
+    this.pairs = new PairSearch(starts, third);
   }
 
   /** Calls `onHit` for each occurrence, in order. */
   scan(data: Buffer, onHit: (index: number, needle: string) => void): void {
-    const starts = this.starts;
-    const third = this.third;
     const end = data.length - 1;
-    for (let i = 0; i < end; i++) {
-      const pair = data[i]! | (data[i + 1]! << 8);
-      if (starts[pair] === 0) continue;
-      // at the last pair there is no third byte: only a needle of one or two bytes can match (all bits set)
-      const after = i + 2 < data.length ? data[i + 2]! : 0;
-      if ((third[(pair << 3) + (after >>> 5)]! & (1 << (after & 31))) === 0) continue;
-      for (const { needle, bytes } of this.byPair[pair]!) {
-        if (i + bytes.length > data.length) continue;
-        // The first two bytes matched (one for a one-byte needle); compare the rest in place, which is cheaper
-        // than a native call for needles this short.
-        let k = 2;
-        while (k < bytes.length && data[i + k] === bytes[k]) k++;
-        if (k >= bytes.length) {
-          onHit(i, needle);
-          break;
+    if (end > 0) {
+      this.pairs.search(data, end, (i) => {
+        for (const { needle, bytes } of this.byPair[(data[i]! << 8) | data[i + 1]!]!) {
+          if (i + bytes.length > data.length) continue;
+          // The first two bytes matched (one for a one-byte needle); compare the rest in place, which is cheaper
+          // than a native call for needles this short.
+          let k = 2;
+          while (k < bytes.length && data[i + k] === bytes[k]) k++;
+          if (k >= bytes.length) {
+            onHit(i, needle);
+            break;
+          }
         }
-      }
+      });
     }
     const last = end >= 0 ? this.single[data[end]!] : undefined;
     if (last !== undefined) onHit(end, last);
