@@ -67,4 +67,9 @@ export class FileReuse {
     this.store.keep(content.sha256, path);
     this.memo.remember(key, content);
   }
+
+  /** Remembers what a stored form decodes to, with no file to keep (a SquashFS file's tail, another key of a file). */
+  remember(key: string, content: StoredContent): void {
+    this.memo.remember(key, content);
+  }
 }

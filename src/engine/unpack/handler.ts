@@ -76,6 +76,8 @@ export interface ReusableFile {
   readonly known?: StoredContent;
   /** SHA-256 of the part of the file the key does not cover (StoredContent.tail), remembered with it. */
   readonly tail?: string;
+  /** Other keys of the same content (a small file's piece of its fragment block), remembered with it. */
+  readonly aliases?: readonly string[];
   readonly size: number;
   /**
    * The file's bytes and their SHA-256, when the handler holds them anyway (a file in a decoded fragment, hashed for

@@ -13,7 +13,7 @@ import { readFileRange } from '../file-index.js';
 import type { Problem } from '../types.js';
 import type { ChunkSelection } from './chunks.js';
 import { LimitError, type EntryMeta, type FileData, type Reader, type ReusableFile, type Sink } from './handler.js';
-import { contentKey, type FileReuse } from './file-reuse.js';
+import { contentKey, type FileReuse, type StoredContent } from './file-reuse.js';
 import type { Budget } from './limits.js';
 
 type EntryKind = 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'socket';
@@ -310,6 +310,7 @@ export class DirectorySink implements Sink {
       if (first) {
         // a content that held chunks is searched again, from the bytes at hand when the handler gave them
         const selection = !this.preselect ? undefined : file.known.chunkFree ? noChunks() : file.content ? await this.preselect(file.content.bytes, path) : undefined;
+        for (const alias of file.aliases ?? []) this.reuse.remember(alias, file.known);
         return { path, kind: 'file', size: file.size, sha256: file.known.sha256, ...this.heads(first), selection };
       }
       this.budget.releaseBytes(file.size);
@@ -317,8 +318,10 @@ export class DirectorySink implements Sink {
     const entry = file.content ? await this.writeBuffer(path, file.content.bytes, file.content.sha256) : await this.writeStreamed(path, file.decoded());
     const { selection } = entry;
     const chunkFree = selection !== undefined && selection.chunks.length === 0 && selection.problems.length === 0 && !selection.limit;
-    if (entry.size === file.size && entry.sha256) {
-      this.reuse?.decoded(file.key, { sha256: entry.sha256, chunkFree, ...(file.tail ? { tail: file.tail } : {}) }, target);
+    if (entry.size === file.size && entry.sha256 && this.reuse) {
+      const content: StoredContent = { sha256: entry.sha256, chunkFree, ...(file.tail ? { tail: file.tail } : {}) };
+      this.reuse.decoded(file.key, content, target);
+      for (const alias of file.aliases ?? []) this.reuse.remember(alias, content);
     }
     return entry;
   }

@@ -3,7 +3,8 @@
 // lives in a fragment block, once decoded, from the store when its content was seen before (a link instead of a new
 // file, and no search for chunks when none were found in it), and so is an archive's member; the tree it gives is
 // the tree a cold unpack gives. A tail that differs, a damaged store entry or a memo that fails to answer
-// make the file decoded, never a wrong one placed.
+// make the file decoded, never a wrong one placed. A fragment block stored as before is not decoded at all: its
+// small files are placed by their piece of it, and a tail in it is compared by the hash the memo keeps.
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
@@ -12,6 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FileReuse, type StoredContent, type StoredFormMemo } from '../../../src/engine/unpack/file-reuse.js';
 import { LocalFileStore, type ExtractedFileStore } from '../../../src/engine/unpack/file-store.js';
 import { unpack, type UnpackResult } from '../../../src/engine/unpack/driver.js';
+import { fragmentsToDecode } from '../../../src/engine/unpack/filesystems/squashfs/extract.js';
+import type { FragmentPiece } from '../../../src/engine/unpack/filesystems/squashfs/stored-forms.js';
 import { scan } from '../../../src/engine/scan.js';
 import { MemoryCache, stable } from '../../support/memory-cache.js';
 import { imageWorkspace, noise, run } from './filesystems/fs-image-harness.js';
@@ -24,8 +27,11 @@ class MemoryMemo implements StoredFormMemo {
   readonly entries = new Map<string, StoredContent>();
   down = false;
   lookups = 0;
+  /** Every key looked up, in order. */
+  asked: string[] = [];
   async lookup(keys: readonly string[]): Promise<Map<string, StoredContent>> {
     this.lookups++;
+    this.asked.push(...keys);
     if (this.down) throw new Error('down');
     return new Map(keys.flatMap((k) => (this.entries.has(k) ? [[k, this.entries.get(k)!] as const] : [])));
   }
@@ -145,8 +151,8 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     expect(tree(await unpack(next, work(), { reuse: new FileReuse(store, memo) }))).toEqual(cold);
   });
 
-  it('looks the files of fragment blocks up a few fragments at a time', async () => {
-    // twenty files of 100 kB: one fragment each (128 KiB blocks), looked up in batches of 1, 2, 4, 8 and 5
+  it('looks the files of fragment blocks up a few fragments at a time, and decodes only the fragments that changed', async () => {
+    // twenty files of 100 kB: one fragment each (128 KiB blocks)
     const frags = (version: number) => {
       const src = join(ws.work, `src-frags-${version}`);
       rmSync(src, { recursive: true, force: true });
@@ -161,12 +167,47 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     const memo = new MemoryMemo();
     const store = new LocalFileStore(join(ws.work, 'store-frags'));
     await unpack(first, work(), { reuse: new FileReuse(store, memo) });
+    // the files with data blocks (none here), the pieces of fragments, then every fragment decoded, in batches of
+    // 1, 2, 4, 8 and 5 fragments
+    expect(memo.lookups).toBe(1 + 1 + 5);
     memo.lookups = 0;
+    memo.asked = [];
     const reuse = new FileReuse(store, memo);
     const reused = await unpack(next, work(), { reuse });
     expect(tree(reused)).toEqual(tree(await unpack(next, work())));
-    expect(memo.lookups).toBe(1 + 5); // the files with data blocks (none here), then the five batches
+    // only f07.bin's fragment is stored differently: it alone is decoded, and so its file alone has a content key
+    expect(memo.lookups).toBe(1 + 1 + 1);
+    expect(memo.asked.filter((key) => key.startsWith('content\0'))).toEqual([`content\0${sha(noise(100_000, 1002))}`]);
     expect(reuse.placed).toBe(19); // all but f07.bin, which changed
+  });
+
+  it("places a file whose tail's fragment is stored as before without decoding that fragment", async () => {
+    // a big file (two blocks and a tail, packed into a fragment with -always-use-fragments: mksquashfs gives the tail
+    // a fragment of its own here) and two small files, one of which changes (they share a fragment)
+    const tree3 = (version: number) => {
+      const src = join(ws.work, `src-tails-${version}`);
+      rmSync(src, { recursive: true, force: true });
+      mkdirSync(src, { recursive: true });
+      writeFileSync(join(src, 'a-tails.bin'), noise(2 * 131_072 + 5_000, 7));
+      writeFileSync(join(src, 'b-same.txt'), 'the same in both versions\n');
+      writeFileSync(join(src, 'c-changed.bin'), noise(128_000, 50 + version));
+      const out = join(ws.work, `tails-${version}.squashfs`);
+      run('mksquashfs', [src, out, '-comp', 'gzip', '-noappend', '-quiet', '-no-progress', '-always-use-fragments']);
+      return out;
+    };
+    const memo = new MemoryMemo();
+    const store = new LocalFileStore(join(ws.work, 'store-tails'));
+    await unpack(tree3(1), work(), { reuse: new FileReuse(store, memo) });
+    memo.asked = [];
+    const next = tree3(2);
+    const seen = recording(store);
+    const reuse = new FileReuse(seen.store, memo);
+    const reused = await unpack(next, work(), { reuse });
+    expect(tree(reused)).toEqual(tree(await unpack(next, work())));
+    // a-tails.bin by its blocks and its tail's piece (the hash the memo keeps), b-same.txt by its content
+    expect(seen.placed.sort()).toEqual(['a-tails.bin', 'b-same.txt']);
+    // b-same.txt shares its fragment with c-changed.bin: that fragment is decoded, and both files get a content key
+    expect(memo.asked.filter((key) => key.startsWith('content\0')).sort()).toEqual([`content\0${sha(Buffer.from('the same in both versions\n'))}`, `content\0${sha(noise(128_000, 52))}`].sort());
   });
 
   it('trims the store to its budget, oldest entries first', () => {
@@ -248,3 +289,36 @@ function arArchive(members: Record<string, Buffer>): Buffer {
   }
   return Buffer.concat(parts);
 }
+
+describe('fragmentsToDecode', () => {
+  const file = (key: string, fragment: number, fileSize: number, blocks = 0) => ({
+    key,
+    inode: { kind: 'file' as const, blocksStart: 0, fileSize, fragment, fragmentOffset: 0, blockSizes: Array<number>(blocks).fill(100), mode: 0o644, uid: 0, gid: 0, mtime: 0 },
+  });
+  const piece = (sha256: string) => ({ key: `piece-${sha256}`, known: { sha256, chunkFree: true } });
+
+  it('decodes a fragment with a piece the memo does not know, or with the tail of a file not known with that tail', () => {
+    const files = [
+      file('small-known', 0, 10),
+      file('small-unknown', 1, 10),
+      file('tail-known', 2, 1024 + 10, 1), // one 1 KiB block and a 10-byte tail
+      file('tail-other', 3, 1024 + 10, 1),
+      file('tail-of-unknown-file', 4, 1024 + 10, 1),
+      file('no-tail', 5, 1024, 1), // a whole block, no piece of fragment 5
+      file('no-fragment', -1, 1024, 1),
+    ];
+    const known = new Map<string, { known?: { tail?: string } }>([
+      ['tail-known', { known: { tail: 't2' } }],
+      ['tail-other', { known: { tail: 'an earlier tail' } }],
+      ['tail-of-unknown-file', {}],
+    ]);
+    const pieces = new Map<string, FragmentPiece>([
+      ['small-known', piece('s0')],
+      ['small-unknown', { key: 'piece-s1' }],
+      ['tail-known', piece('t2')],
+      ['tail-other', piece('t3')],
+      ['tail-of-unknown-file', piece('t4')],
+    ]);
+    expect([...fragmentsToDecode(1024, files, known, pieces)].sort()).toEqual([1, 3, 4]);
+  });
+});

@@ -7,7 +7,7 @@ import type { EntryMeta, FileData, Reader, Sink } from '../../handler.js';
 import { FormatError } from '../../../format-error.js';
 import type { BlockDecoder } from './compressors.js';
 import { FragmentCache, fragmentCapacity, fragmentOrder } from './fragment-cache.js';
-import { FragmentFiles, knownFiles } from './stored-forms.js';
+import { FragmentFiles, knownFiles, knownPieces, type FragmentPiece } from './stored-forms.js';
 
 export interface InodeRef {
   /** Position of the inode's metadata block relative to the inode table start. */
@@ -202,14 +202,18 @@ function regularFiles(img: SquashImage): Array<{ key: string; inode: Extract<Squ
 
 export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<void> {
   const files = regularFiles(img);
+  // Files an earlier scan extracted are placed from its store instead of decoded (stored-forms.ts), and a fragment
+  // block whose pieces are all known is not decoded at all.
+  const reuse = sink.reuse;
+  const known = reuse ? await knownFiles(img, files, reuse) : undefined;
+  const pieces = reuse ? await knownPieces(img, files, reuse) : undefined;
+  const needed = known && pieces ? fragmentsToDecode(img.blockSize, files, known, pieces) : undefined;
+  const decodedFiles = needed ? files.filter(({ inode }) => needed.has(inode.fragment)) : files;
   const fragments = new FragmentCache(async (index) => {
     const { start, sizeWord } = img.fragment(index);
     return readBlock(img, start, sizeWord, 1, false);
-  }, fragmentOrder(files), fragmentCapacity(img.blockSize));
-  // Files an earlier scan extracted are placed from its store instead of decoded (stored-forms.ts).
-  const reuse = sink.reuse;
-  const known = reuse ? await knownFiles(img, files, reuse) : undefined;
-  const inFragments = reuse ? new FragmentFiles(files, (index) => fragments.get(index), reuse) : undefined;
+  }, fragmentOrder(decodedFiles), fragmentCapacity(img.blockSize));
+  const inFragments = reuse ? new FragmentFiles(decodedFiles, (index) => fragments.get(index), reuse) : undefined;
   const seen = new Map<string, string>();
   const running = new Set<Promise<void>>();
   // Hard links are recorded once their target is on disk (files are written concurrently).
@@ -222,13 +226,21 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
   /** A file's data: decoded here, or, for a file with a stored-form key, reusable (placed when its tail matches). */
   const dataOf = async (key: string, inode: Extract<SquashInode, { kind: 'file' }>): Promise<FileData> => {
     const decoded = () => fileData(img, inode, fragments);
-    if (inFragments && FragmentFiles.holds(inode)) {
-      const file = await inFragments.take(key, inode);
-      return file ? { ...file, size: inode.fileSize, decoded } : decoded();
+    const piece = pieces?.get(key);
+    if (FragmentFiles.holds(inode)) {
+      if (piece?.known && !needed?.has(inode.fragment)) return { key: piece.key, known: piece.known, size: inode.fileSize, decoded };
+      const file = await inFragments?.take(key, inode);
+      // a new piece is remembered with its content, for the next scan to find it without decoding the fragment
+      return file ? { ...file, aliases: piece && !piece.known ? [piece.key] : [], size: inode.fileSize, decoded } : decoded();
     }
     const stored = known?.get(key);
     if (!stored) return decoded();
-    const tail = await tailHash(img, inode, fragments);
+    // the tail's hash from the memo (its fragment stored as before), or from the decoded fragment
+    let tail = piece?.known?.sha256;
+    if (tail === undefined) {
+      tail = await tailHash(img, inode, fragments);
+      if (piece && tail !== undefined) reuse?.remember(piece.key, { sha256: tail, chunkFree: false });
+    }
     const match = stored.known && stored.known.tail === tail ? stored.known : undefined;
     return { key: stored.key, known: match, tail, size: inode.fileSize, decoded };
   };
@@ -281,6 +293,26 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
     if (failed.has(link.target)) sink.problem('error', `${link.path}: hard link to ${link.target}, which could not be extracted`);
     else sink.hardlink(link.path, link.target, link.meta);
   }
+}
+
+/**
+ * The fragment blocks to decode: each holding a piece the memo does not know, or the tail of a file that is not
+ * known with that tail (the file is decoded, tail and all). The others are not decoded: their small files are placed
+ * from the store, and their tails are compared by the hash the memo keeps.
+ */
+export function fragmentsToDecode(
+  blockSize: number,
+  files: ReadonlyArray<{ key: string; inode: Extract<SquashInode, { kind: 'file' }> }>,
+  known: ReadonlyMap<string, { known?: { tail?: string } }>,
+  pieces: ReadonlyMap<string, FragmentPiece>,
+): Set<number> {
+  const needed = new Set<number>();
+  for (const { key, inode } of files) {
+    if (inode.fragment === -1 || inode.fileSize - inode.blockSizes.length * blockSize <= 0) continue;
+    const piece = pieces.get(key)?.known;
+    if (!piece || (!FragmentFiles.holds(inode) && known.get(key)?.known?.tail !== piece.sha256)) needed.add(inode.fragment);
+  }
+  return needed;
 }
 
 function metaOf(inode: InodeCommon): EntryMeta {
