@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hashFile } from '../../src/engine/hash.js';
+import { hashFile, sha256Hex } from '../../src/engine/hash.js';
 
 describe('hashFile', () => {
   it('streams SHA-256, SHA-1 and MD5 of a file in one pass, or a subset', async () => {
@@ -33,5 +33,15 @@ describe('hashFile', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('sha256Hex', () => {
+  it("gives the SHA-256 of a string's UTF-8 and of bytes (a view of a larger buffer as itself)", () => {
+    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256Hex('é')).toBe(createHash('sha256').update(Buffer.from('é', 'utf8')).digest('hex'));
+    expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    const big = Buffer.from('xxabcxx');
+    expect(sha256Hex(big.subarray(2, 5))).toBe(sha256Hex('abc'));
   });
 });
