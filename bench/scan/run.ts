@@ -1,7 +1,8 @@
 // Benchmark of the whole offline scan (issue #15): `firmscope scan` against `unsquashfs` (the native floor) and
 // `binwalk -Me` on the 64 MB xz SquashFS of system files (the unpack bench's image) and on the corpus images.
 //   npm run build && npx tsx bench/scan/run.ts
-// Environment: BENCH_RUNS (default 3: every command runs that many times, the median wall time is reported),
+// Environment: BENCH_RUNS (default 3: rounds, in each of which every command runs once; the median wall time is
+// reported, and each ratio of the medians and per round),
 // BENCH_SKIP_SQUASHFS=1 to skip the 64 MB image, BENCH_CORPUS=0 to skip the corpus images (or BENCH_CORPUS=openwrt: only those whose name contains it), BENCH_DIR (default /tmp/firmscope-bench).
 // The scan runs cold (empty analysis cache), warm (the same image again) and on the "next version" (the same tree
 // with every tenth file changed), each in a fresh work folder; the scans use data folders of the bench's own (a new
@@ -56,16 +57,14 @@ function succeeded(t: Timing, what: string): Timing {
   return t;
 }
 
-function binwalkRun(image: string, name: string): Timing {
-  return median(runs, () => {
-    const out = freshOutput(name);
-    mkdirSync(out, { recursive: true });
-    return succeeded(timed(work, 'binwalk', ['-Me', '-q', '--run-as=root', '-C', out, image]), `binwalk on ${image}`);
-  });
+function binwalkOnce(image: string, name: string): Timing {
+  const out = freshOutput(name);
+  mkdirSync(out, { recursive: true });
+  return succeeded(timed(work, 'binwalk', ['-Me', '-q', '--run-as=root', '-C', out, image]), `binwalk on ${image}`);
 }
 
-function unsquashfsRun(image: string, name: string): Timing {
-  return median(runs, () => succeeded(timed(work, 'unsquashfs', ['-q', '-n', '-d', freshOutput(name), image]), `unsquashfs on ${image}`));
+function unsquashfsOnce(image: string, name: string): Timing {
+  return succeeded(timed(work, 'unsquashfs', ['-q', '-n', '-d', freshOutput(name), image]), `unsquashfs on ${image}`);
 }
 
 /** A new, empty data folder and analysis cache, so the next scan runs cold. */
@@ -117,29 +116,62 @@ const phaseList = (t: ScanTiming) =>
     .map(([phase, ms]) => `${phase} ${seconds(ms)}`)
     .join(', ');
 
+/** One round of the 64 MB image's measures, taken one after another so that each ratio compares runs minutes apart at most. */
+interface Round {
+  unsquashfs: Timing;
+  binwalk: Timing;
+  cold: ScanTiming;
+  warm: ScanTiming;
+  next: ScanTiming;
+}
+
+/** The run of median wall time among `timings` (system-image.ts median, over runs already made). */
+function medianOf<T extends Timing>(timings: readonly T[]): T {
+  let i = 0;
+  return median(timings.length, () => timings[i++]!);
+}
+
+/**
+ * The rounds run in turn (each: the references, then the scans), not each command `runs` times in a row: this
+ * machine's speed moved by up to 1.7x within minutes (2026-11-30: `unsquashfs` 2.39-4.09 s on the same image), and
+ * a ratio of medians taken minutes apart moved with it. Each ratio is given of the medians and per round.
+ */
 function squashfsTable(): string[] {
   const { image, inputBytes } = buildSystemSquashfs(work);
   const next = buildNextVersion(inputBytes);
-  const unsquashfs = unsquashfsRun(image, 'unsquashfs');
-  const binwalk = binwalkRun(image, 'binwalk');
-  const cold = median(runs, () => scanOnce(image, 'cold', clearCache));
-  // warm: the cache filled by one scan of the image; next: filled by the first version only
-  const warm = median(runs, () => scanOnce(image, 'warm'));
-  const nextVersion = median(runs, () => {
+  const rounds: Round[] = [];
+  for (let i = 0; i < runs; i++) {
+    const unsquashfs = unsquashfsOnce(image, 'unsquashfs');
+    const binwalk = binwalkOnce(image, 'binwalk');
+    const cold = scanOnce(image, 'cold', clearCache);
+    // warm: the cache filled by this round's cold scan; next: filled by one scan of the first version only
+    const warm = scanOnce(image, 'warm');
     clearCache();
     scanOnce(image, 'next-prime');
-    return scanOnce(next, 'next');
-  });
+    rounds.push({ unsquashfs, binwalk, cold, warm, next: scanOnce(next, 'next') });
+  }
+  const unsquashfs = medianOf(rounds.map((r) => r.unsquashfs));
+  const binwalk = medianOf(rounds.map((r) => r.binwalk));
+  const cold = medianOf(rounds.map((r) => r.cold));
+  const warm = medianOf(rounds.map((r) => r.warm));
+  const nextVersion = medianOf(rounds.map((r) => r.next));
   const row = (name: string, t: Timing, extra = '') => `| ${name} | ${fmt(t)} | ${mb(t.rssBytes)} | ${extra} |`;
-  const ratio = (t: Timing, ref: Timing, label: string) => `${(t.ms / ref.ms).toFixed(2)}× ${label}`;
+  /** The ratio of the medians, then the median of the rounds' own ratios and each of them. */
+  const ratio = (of: keyof Round, to: keyof Round, label: string) => {
+    const each = rounds.map((r) => r[of].ms / r[to].ms);
+    const sorted = [...each].sort((a, b) => a - b);
+    const mid = sorted[Math.floor((sorted.length - 1) / 2)]!;
+    const medians = { unsquashfs, binwalk, cold, warm, next: nextVersion };
+    return `${(medians[of].ms / medians[to].ms).toFixed(2)}× ${label} (per round: median ${mid.toFixed(2)}×; ${each.map((x) => x.toFixed(2)).join(', ')})`;
+  };
   return [
     `| on the ${(statSync(image).size / 1e6).toFixed(1)} MB xz SquashFS (${cold.files} files) | wall (cpu) | peak RSS | ratio, phases |`,
     '|---|---:|---:|---|',
-    row('unsquashfs (one decompressor per core)', unsquashfs),
+    row('unsquashfs (one decompressor per core)', unsquashfs, `per round: ${rounds.map((r) => seconds(r.unsquashfs.ms)).join(', ')}`),
     row('binwalk -Me', binwalk),
-    row('firmscope scan, cold', cold, `${ratio(cold, unsquashfs, 'unsquashfs')}, ${ratio(cold, binwalk, 'binwalk')}; ${phaseList(cold)}`),
-    row('firmscope scan, warm (same image again)', warm, `${ratio(warm, unsquashfs, 'unsquashfs')}; ${phaseList(warm)}`),
-    row('firmscope scan, next version (10% of files changed)', nextVersion, `${ratio(nextVersion, cold, 'the cold scan')}; ${phaseList(nextVersion)}`),
+    row('firmscope scan, cold', cold, `${ratio('cold', 'unsquashfs', 'unsquashfs')}, ${ratio('cold', 'binwalk', 'binwalk')}; ${phaseList(cold)}`),
+    row('firmscope scan, warm (same image again)', warm, `${ratio('warm', 'unsquashfs', 'unsquashfs')}; ${phaseList(warm)}`),
+    row('firmscope scan, next version (10% of files changed)', nextVersion, `${ratio('next', 'cold', 'the cold scan')}; ${phaseList(nextVersion)}`),
   ];
 }
 
@@ -148,9 +180,12 @@ function corpusTable(): string[] {
   const only = process.env.BENCH_CORPUS && process.env.BENCH_CORPUS !== '1' ? process.env.BENCH_CORPUS : '';
   for (const name of readdirSync(corpusDir).filter((n) => n !== 'README.md' && n.includes(only)).sort()) {
     const image = join(corpusDir, name);
-    const scanned = median(runs, () => scanOnce(image, `corpus-${name}`, clearCache));
-    const binwalk = binwalkRun(image, `bw-${name}`);
-    rows.push(`| ${name} | ${statSync(image).size.toLocaleString('en')} | ${fmt(scanned)} | ${seconds(scanned.durationMs)} | ${fmt(binwalk)} | ${(scanned.ms / binwalk.ms).toFixed(2)}× |`);
+    // in rounds, as the 64 MB image's measures (squashfsTable)
+    const rounds = Array.from({ length: runs }, () => ({ scanned: scanOnce(image, `corpus-${name}`, clearCache), binwalk: binwalkOnce(image, `bw-${name}`) }));
+    const scanned = medianOf(rounds.map((r) => r.scanned));
+    const binwalk = medianOf(rounds.map((r) => r.binwalk));
+    const each = rounds.map((r) => (r.scanned.ms / r.binwalk.ms).toFixed(2));
+    rows.push(`| ${name} | ${statSync(image).size.toLocaleString('en')} | ${fmt(scanned)} | ${seconds(scanned.durationMs)} | ${fmt(binwalk)} | ${(scanned.ms / binwalk.ms).toFixed(2)}× (per round ${each.join(', ')}) |`);
     console.error(rows.at(-1));
   }
   return rows;
