@@ -58,12 +58,28 @@ class SearchInstance {
     this.words = new Uint32Array(memory.buffer);
   }
 
+  /** Scans so far: the window holds the bytes of the one whose number is `windowOf`. */
+  private scans = 0;
+  private windowOf = 0;
+
   /**
-   * The candidates of one call, copied out (a visit may start another search on this instance), and where to go on.
+   * Copies `data[start, start + length)` into the window, then calls `call` (one of the exports, from a position of
+   * the window) until it has gone through `positions` positions, and visits each candidate at its place in `data`.
+   * A visit may start another search on this instance: the candidates of a call are copied out before they are
+   * visited, and the window is copied in again when another scan has used it meanwhile.
    */
-  batch(next: number): { positions: Uint32Array; next: number } {
-    const count = this.words[this.countAt >>> 2]!;
-    return { positions: this.words.slice(this.outAt >>> 2, (this.outAt >>> 2) + count), next };
+  scan(data: Uint8Array, start: number, length: number, positions: number, call: (from: number) => number, visit: (i: number) => void): void {
+    const scan = ++this.scans;
+    for (let from = 0; from < positions; ) {
+      if (this.windowOf !== scan) {
+        this.bytes.set(data.subarray(start, start + length), this.dataAt);
+        this.windowOf = scan;
+      }
+      from = call(from);
+      const out = this.outAt >>> 2;
+      const found = this.words.slice(out, out + this.words[this.countAt >>> 2]!);
+      for (let k = 0; k < found.length; k++) visit(start + found[k]!);
+    }
   }
 }
 
@@ -82,17 +98,12 @@ export class PairSearch {
 
   /** Calls `visit(i)` for each candidate position i in [0, end) of `data`, in order; end < data.length. */
   search(data: Uint8Array, end: number, visit: (i: number) => void): void {
-    const { exports, bytes, countAt, outAt, dataAt } = this.instance;
+    const { exports, countAt, outAt, dataAt } = this.instance;
     for (let start = 0; start < end; start += WINDOW) {
-      const stop = Math.min(end, start + WINDOW);
+      const positions = Math.min(end, start + WINDOW) - start;
       // the window's own length, so that its last positions see their next byte, or its absence, as the data does
-      const length = Math.min(data.length, stop + 2) - start;
-      bytes.set(data.subarray(start, start + length), dataAt);
-      for (let from = 0; from < stop - start; ) {
-        const { positions, next } = this.instance.batch(exports.pair_candidates(dataAt, length, from, stop - start, outAt, CAP, countAt));
-        for (let k = 0; k < positions.length; k++) visit(start + positions[k]!);
-        from = next;
-      }
+      const length = Math.min(data.length, start + positions + 2) - start;
+      this.instance.scan(data, start, length, positions, (from) => exports.pair_candidates(dataAt, length, from, positions, outAt, CAP, countAt), visit);
     }
   }
 }
@@ -111,16 +122,11 @@ export class AnchorSearch {
 
   /** Calls `visit(i)` for each candidate position i in [from, end) of `data`, in order; positions whose window would pass the data's end are not candidates. */
   search(data: Uint8Array, from: number, end: number, visit: (i: number) => void): void {
-    const { exports, bytes, countAt, outAt, dataAt } = this.instance;
+    const { exports, countAt, outAt, dataAt } = this.instance;
     const last = Math.min(end, data.length - 3);
     for (let start = from; start < last; start += WINDOW) {
-      const stop = Math.min(last, start + WINDOW);
-      bytes.set(data.subarray(start, stop + 3), dataAt);
-      for (let at = 0; at < stop - start; ) {
-        const { positions, next } = this.instance.batch(exports.anchor_candidates(dataAt, at, stop - start, outAt, CAP, countAt));
-        for (let k = 0; k < positions.length; k++) visit(start + positions[k]!);
-        at = next;
-      }
+      const positions = Math.min(last, start + WINDOW) - start;
+      this.instance.scan(data, start, positions + 3, positions, (at) => exports.anchor_candidates(dataAt, at, positions, outAt, CAP, countAt), visit);
     }
   }
 }

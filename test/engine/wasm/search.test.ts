@@ -63,6 +63,12 @@ function anchorReference(data: Uint8Array, from: number, end: number, filter: In
   return out;
 }
 
+/** The first index where two lists differ, or -1 when they are equal. */
+function firstDifference(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) if (a[i] !== b[i]) return i;
+  return -1;
+}
+
 function collect(run: (visit: (i: number) => void) => void): number[] {
   const out: number[] = [];
   run((i) => out.push(i));
@@ -112,6 +118,23 @@ describe('PairSearch', () => {
 
   it('finds nothing in an empty range', () => {
     expect(collect((visit) => search.search(new Uint8Array([1]), 0, visit))).toEqual([]);
+  });
+
+  it('may be searched again from inside a visit, also while the outer search has batches to go', () => {
+    const data = skewedBytes(1024 * 1024 + 100, next);
+    const inner = skewedBytes(512 * 1024, next);
+    const innerExpected = pairReference(inner, inner.length - 1, table, nextByte);
+    const outer: number[] = [];
+    const nested: number[][] = [];
+    search.search(data, data.length - 1, (i) => {
+      outer.push(i);
+      // a search inside the outer one's first batch (of 16,384) overwrites the instance's window and candidates
+      if (outer.length === 1 || outer.length === 8000) nested.push(collect((visit) => search.search(inner, inner.length - 1, visit)));
+    });
+    expect(outer.length).toBeGreaterThan(16384);
+    // where the lists first differ (-1: nowhere): a failed toEqual of lists this long takes minutes to print
+    expect(firstDifference(outer, pairReference(data, data.length - 1, table, nextByte))).toBe(-1);
+    expect(nested.map((found) => firstDifference(found, innerExpected))).toEqual([-1, -1]);
   });
 
   it('may be searched again from inside a visit', () => {

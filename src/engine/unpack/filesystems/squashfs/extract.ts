@@ -7,7 +7,7 @@ import type { EntryMeta, FileData, Reader, Sink } from '../../handler.js';
 import { FormatError } from '../../../format-error.js';
 import type { BlockDecoder } from './compressors.js';
 import { FragmentCache, fragmentCapacity, fragmentOrder } from './fragment-cache.js';
-import { FragmentFiles, knownFiles, knownPieces, type FragmentPiece } from './stored-forms.js';
+import { FragmentFiles, fragmentPart, knownFiles, knownPieces, type FragmentPiece } from './stored-forms.js';
 
 export interface InodeRef {
   /** Position of the inode's metadata block relative to the inode table start. */
@@ -308,7 +308,7 @@ export function fragmentsToDecode(
 ): Set<number> {
   const needed = new Set<number>();
   for (const { key, inode } of files) {
-    if (inode.fragment === -1 || inode.fileSize - inode.blockSizes.length * blockSize <= 0) continue;
+    if (fragmentPart(inode, blockSize) === 0) continue;
     const piece = pieces.get(key)?.known;
     if (!piece || (!FragmentFiles.holds(inode) && known.get(key)?.known?.tail !== piece.sha256)) needed.add(inode.fragment);
   }
@@ -321,8 +321,8 @@ function metaOf(inode: InodeCommon): EntryMeta {
 
 /** SHA-256 of a file's tail in its fragment block (decoded once for all the files in it), or undefined without one. */
 async function tailHash(img: SquashImage, inode: Extract<SquashInode, { kind: 'file' }>, fragments: FragmentCache): Promise<string | undefined> {
-  const tail = inode.fileSize - inode.blockSizes.length * img.blockSize;
-  if (inode.fragment === -1 || tail <= 0) return undefined;
+  const tail = fragmentPart(inode, img.blockSize);
+  if (tail === 0) return undefined;
   const frag = await fragments.get(inode.fragment);
   if (inode.fragmentOffset + tail > frag.length) return undefined; // decoding it reports the fault
   return sha256Hex(frag.subarray(inode.fragmentOffset, inode.fragmentOffset + tail));

@@ -63,8 +63,8 @@ export async function knownPieces(
   const fragmentKeys = new Map<number, string | undefined>();
   const keys = new Map<string, string>();
   for (const { key: inodeKey, inode } of files) {
-    const length = inode.fileSize - inode.blockSizes.length * img.blockSize;
-    if (inode.fragment === -1 || length <= 0) continue;
+    const length = fragmentPart(inode, img.blockSize);
+    if (length === 0) continue;
     if (!fragmentKeys.has(inode.fragment)) fragmentKeys.set(inode.fragment, await fragmentKey(img, inode.fragment).catch(() => undefined));
     const fragment = fragmentKeys.get(inode.fragment);
     if (fragment) keys.set(inodeKey, `${fragment}\0${inode.fragmentOffset}\0${length}`);
@@ -76,6 +76,11 @@ export async function knownPieces(
     out.set(inodeKey, content ? { key, known: content } : { key });
   }
   return out;
+}
+
+/** Bytes of a file in its fragment block (all of a small file, a larger file's tail): 0 when it has none there. */
+export function fragmentPart(inode: FileInode, blockSize: number): number {
+  return inode.fragment === -1 ? 0 : Math.max(0, inode.fileSize - inode.blockSizes.length * blockSize);
 }
 
 async function fragmentKey(img: SquashImage, index: number): Promise<string | undefined> {
