@@ -3,12 +3,15 @@
 // set. On the 64 MB benchmark image that saved 0.2 to 1.3 s of an 8 s scan (README). A small image gains nothing
 // from it and would pay the thread's start and the larger heap's page faults (0.02 to 0.2 s more for the 3.9 MB
 // OpenWrt image), so it stays on the main thread. The thread prints through the process's standard output and
-// error (Node forwards them, all of it before the thread exits) and its exit code becomes the process's.
+// error (Node forwards them, all of it before the thread exits) and its exit code becomes the process's. The
+// process's other threads then run behind that one (putOtherThreadsBehindThisOne).
 import { statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { isMainThread, MessageChannel, workerData, type MessagePort } from 'node:worker_threads';
 import { hashFile } from '../engine/hash.js';
 import { startModuleWorker } from '../engine/module-worker.js';
 import { startEngineThread } from '../engine/thread-heap.js';
+import { lowerOtherThreadsPriority } from '../engine/thread-priority.js';
 import type { Hashes } from '../engine/types.js';
 
 /** Images from this size on are unpacked and analysed in a thread with the engine's heap. */
@@ -49,9 +52,8 @@ function runCommandInThread(args: readonly string[], image?: string): Promise<nu
   if (process.env.FIRMSCOPE_DEBUG) process.stderr.write('firmscope: the command runs in a thread with the engine heap\n');
   return new Promise((resolve) => {
     const channel = image ? new MessageChannel() : undefined;
-    const worker = startEngineThread(() =>
-      startModuleWorker(import.meta.url, 'main', channel ? { argv: [...args], workerData: { imageHashes: channel.port2 }, transferList: [channel.port2] } : { argv: [...args] }),
-    );
+    const workerData: ThreadData = { commandThread: true, imageHashes: channel?.port2 };
+    const worker = startEngineThread(() => startModuleWorker(import.meta.url, 'main', { argv: [...args], workerData, transferList: channel ? [channel.port2] : [] }));
     if (channel && image) void sendImageHashes(image, channel.port1);
     let failure: Error | undefined;
     worker.once('error', (error: Error) => {
@@ -64,6 +66,29 @@ function runCommandInThread(args: readonly string[], image?: string): Promise<nu
       resolve(failure && code === 0 ? 1 : code);
     });
   });
+}
+
+/** What a command's thread gets from the main thread (runCommandInThread). */
+interface ThreadData {
+  commandThread: true;
+  imageHashes?: MessagePort;
+}
+
+/** Whether this is the thread runCommandInThread started. */
+function inCommandThread(): boolean {
+  return !isMainThread && (workerData as ThreadData | null)?.commandThread === true;
+}
+
+/**
+ * In the command's thread: the process's other threads (the main thread, libuv's decoders, V8's helpers) go behind
+ * this one (engine/thread-priority.ts); elsewhere (the main thread, tests) nothing changes. The process runs this
+ * command and nothing else.
+ */
+export async function putOtherThreadsBehindThisOne(): Promise<void> {
+  if (!inCommandThread()) return;
+  await stat('.'); // libuv starts its pool's threads at the first request: they exist now, to be lowered
+  const lowered = lowerOtherThreadsPriority();
+  if (process.env.FIRMSCOPE_DEBUG) process.stderr.write(`firmscope: ${lowered} other threads run behind the engine's thread\n`);
 }
 
 async function sendImageHashes(image: string, port: MessagePort): Promise<void> {
@@ -83,7 +108,7 @@ async function sendImageHashes(image: string, port: MessagePort): Promise<void> 
  * hashes it). Undefined at once when this thread was not started that way.
  */
 export function imageHashesFromParent(image: string): Promise<Hashes | undefined> | undefined {
-  const port = (workerData as { imageHashes?: MessagePort } | null)?.imageHashes;
+  const port = (workerData as ThreadData | null)?.imageHashes;
   if (isMainThread || !port) return undefined;
   return new Promise((resolve) => {
     port.once('message', (message: ImageHashesMessage) => {

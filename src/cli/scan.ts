@@ -16,7 +16,7 @@ import { SEVERITIES, type ScanResult } from '../engine/types.js';
 import type { VulnerabilitySource } from '../engine/vulns/source.js';
 import { checkGateOptions, EXIT, EXIT_CODES_HELP, failingFindings, gateSummary, type GateRow } from './remote/gate.js';
 import { addLimitOptions, limitsFromFlags, type LimitFlags } from './unpack.js';
-import { imageHashesFromParent, ranInEngineThread } from './command-thread.js';
+import { imageHashesFromParent, putOtherThreadsBehindThisOne, ranInEngineThread } from './command-thread.js';
 
 interface ScanCliOptions extends LimitFlags {
   format?: string;
@@ -64,6 +64,7 @@ export function register(program: Command): void {
     checkGateOptions(opts);
     if (!existsSync(file)) throw new Error(`file not found: ${file}`);
     if (await ranInEngineThread(file, { hashImage: true })) return;
+    await putOtherThreadsBehindThisOne();
     const format = (opts.format ?? 'json').toLowerCase();
     // The report generators (PDF fonts, CycloneDX, CSV: dozens of modules) are loaded only for a report format.
     const generator = format === 'json' ? undefined : await findGenerator(format);

@@ -4,7 +4,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { parseByteSize, parseIntegerIn, UNPACK_LIMIT_RANGES, unpackLimits } from '../config.js';
 import type { UnpackResult } from '../engine/unpack/driver.js';
 import { DEFAULT_LIMITS, type Limits } from '../engine/unpack/limits.js';
-import { ranInEngineThread } from './command-thread.js';
+import { putOtherThreadsBehindThisOne, ranInEngineThread } from './command-thread.js';
 
 /** The limit flags shared by `unpack` and `scan`, as commander parses them. */
 export interface LimitFlags {
@@ -81,6 +81,7 @@ export function register(program: Command): void {
   addLimitOptions(command).action(async (file: string, opts: LimitFlags & { output: string }) => {
     if (!existsSync(file)) throw new Error(`file not found: ${file}`);
     if (await ranInEngineThread(file)) return;
+    await putOtherThreadsBehindThisOne();
     // Loaded on use: the CLI starts every command, and the handlers are only needed here.
     const { unpack } = await import('../engine/unpack/driver.js');
     const result = await unpack(file, opts.output, { limits: limitsFromFlags(opts) });
