@@ -86,7 +86,8 @@ function inCommandThread(): boolean {
  */
 export async function putOtherThreadsBehindThisOne(): Promise<void> {
   if (!inCommandThread()) return;
-  await stat('.'); // libuv starts its pool's threads at the first request: they exist now, to be lowered
+  // libuv starts its pool's threads at the first request: one is made, so that they exist to be lowered
+  await stat('.').catch(() => undefined);
   const lowered = lowerOtherThreadsPriority();
   if (process.env.FIRMSCOPE_DEBUG) process.stderr.write(`firmscope: ${lowered} other threads run behind the engine's thread\n`);
 }

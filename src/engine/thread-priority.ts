@@ -36,7 +36,7 @@ export function lowerThisThreadPriority(nice = HELPER_THREAD_NICE): void {
  * Puts every other thread of the process at nice `nice` or lower priority (Linux; a thread already further behind
  * stays there). For a process that runs one scan and nothing else, from the thread that runs it: that thread hands
  * each SquashFS block to a decoder thread of libuv's pool and wakes it, and the woken decoder took its core from
- * it (the engine's thread waited ~90 us per block, 0.18 s of the bench image's next version, whose analysis and
+ * it (the engine's thread waited ~85 us per call, 0.18 s of the bench image's next version, whose analysis and
  * placing of files are the engine thread's alone). Never in the service, whose threads answer requests. Returns
  * the threads lowered.
  */
