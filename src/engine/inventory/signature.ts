@@ -6,7 +6,7 @@
 // not produce components.
 import picomatch from 'picomatch';
 import type { Component } from '../types.js';
-import { PairSearch } from '../wasm/search.js';
+import { PairSearch, PairTables } from '../wasm/search.js';
 
 export interface SignaturePattern {
   /** Literal text searched first; the regex only runs around its hits. */
@@ -101,10 +101,8 @@ export class NeedleSearch {
   private readonly pairs: PairSearch;
 
   constructor(needles: Iterable<string>) {
-    const starts = new Uint8Array(1 << 16);
-    // for each pair, a 256-bit set (eight 32-bit words) of the bytes that may follow it: each needle's third byte,
-    // or every byte when a needle under that pair has fewer than three
-    const third = new Int32Array((1 << 16) * 8);
+    // each needle's first pair, and its third byte (any byte for a needle of fewer than three)
+    const tables = new PairTables();
     for (const needle of needles) {
       if (needle.length === 0) throw new Error('a signature needle is empty');
       // A needle outside latin1 never occurs in latin1 text.
@@ -116,12 +114,10 @@ export class NeedleSearch {
         const list = (this.byPair[pair] ??= []);
         list.push({ needle, bytes });
         list.sort((a, b) => b.bytes.length - a.bytes.length);
-        starts[pair] = 1;
-        if (bytes.length < 3) third.fill(-1, pair * 8, pair * 8 + 8);
-        else third[pair * 8 + (bytes[2]! >>> 5)]! |= 1 << (bytes[2]! & 31);
+        tables.add(pair, bytes[2]);
       }
     }
-    this.pairs = new PairSearch(starts, third);
+    this.pairs = new PairSearch(tables.pairs, tables.next);
   }
 
   /** Calls `onHit` for each occurrence, in order. */

@@ -7,7 +7,7 @@
 // Candidates come out in chunk-start order, and the consumer can skip ahead past an accepted chunk so its inside
 // is never searched. The pass over the bytes with both tables runs in WebAssembly (wasm/search.ts, PairSearch);
 // the magics are compared here at the positions it hands back.
-import { PairSearch } from '../wasm/search.js';
+import { PairSearch, PairTables } from '../wasm/search.js';
 import type { Handler, Reader } from './handler.js';
 
 export interface Candidate {
@@ -57,12 +57,6 @@ export class SignatureScanner {
   private readonly maxAnchor: number;
   /** Patterns by their anchor pair (b0 << 8 | b1); one-byte magics are searched with indexOf. */
   private readonly byPrefix: Array<Pattern[] | undefined> = new Array<Pattern[] | undefined>(65536);
-  private readonly prefixTable = new Uint8Array(65536);
-  /**
-   * For each anchor pair, a 256-bit set (eight 32-bit words) of the bytes that may follow it: the byte after the
-   * anchor in each of its magics, or every byte when a magic ends with its anchor.
-   */
-  private readonly nextByte = new Int32Array(65536 * 8);
   private readonly oneByte: Pattern[] = [];
 
   constructor(private readonly handlers: readonly Handler[]) {
@@ -78,12 +72,7 @@ export class SignatureScanner {
         this.oneByte.push(p);
         continue;
       }
-      const key = (p.bytes[p.anchor]! << 8) | p.bytes[p.anchor + 1]!;
-      this.prefixTable[key] = 1;
-      (this.byPrefix[key] ??= []).push(p);
-      const after = p.anchor + 2;
-      if (after < p.bytes.length) this.nextByte[key * 8 + (p.bytes[after]! >>> 5)]! |= 1 << (p.bytes[after]! & 31);
-      else this.nextByte.fill(-1, key * 8, key * 8 + 8);
+      (this.byPrefix[pairOf(p)] ??= []).push(p);
     }
     this.maxOffset = Math.max(0, ...this.carving.map((p) => p.offset));
     this.maxMagicEnd = Math.max(1, ...this.carving.map((p) => p.offset + p.bytes.length));
@@ -172,11 +161,16 @@ export class SignatureScanner {
     }
   }
 
-  /** The pair scan over this scanner's tables, made on the first search (one WebAssembly instance per handler list). */
+  /**
+   * The pair scan of this scanner's magics, made with its tables on the first search of the handler list: each
+   * anchor pair, and the byte after the anchor in each of its magics (any byte when a magic ends with its anchor).
+   */
   private pairSearch(): PairSearch {
     let search = pairSearches.get(this.handlers);
     if (!search) {
-      search = new PairSearch(this.prefixTable, this.nextByte);
+      const tables = new PairTables();
+      for (const p of this.carving) if (p.bytes.length >= 2) tables.add(pairOf(p), p.bytes[p.anchor + 2]);
+      search = new PairSearch(tables.pairs, tables.next);
       pairSearches.set(this.handlers, search);
     }
     return search;
@@ -188,6 +182,11 @@ export class SignatureScanner {
  * an instance's memory (its tables, 2.1 MiB) is better made once.
  */
 const pairSearches = new WeakMap<readonly Handler[], PairSearch>();
+
+/** A magic's anchor pair (its bytes at the anchor and after, b0 << 8 | b1). */
+function pairOf(p: Pattern): number {
+  return (p.bytes[p.anchor]! << 8) | p.bytes[p.anchor + 1]!;
+}
 
 /** Whether `bytes` sits at `at` of `data` (the search's plain Uint8Array view, so its loads stay monomorphic). */
 function matchesAt(data: Uint8Array, at: number, bytes: Uint8Array): boolean {

@@ -84,6 +84,23 @@ class SearchInstance {
 }
 
 /**
+ * The two tables of a pair scan, as search.c reads them: 1 for each byte pair (first byte << 8 | second) that starts
+ * a literal, and for each such pair a 256-bit set (eight 32-bit words) of the bytes that may follow it. The chunk
+ * search (a magic from its anchor) and the inventory's needle search fill them alike.
+ */
+export class PairTables {
+  readonly pairs = new Uint8Array(65536);
+  readonly next = new Int32Array(65536 * 8);
+
+  /** A literal starts with `pair`; `after` is its byte after the pair, or undefined when it has none (any byte may follow). */
+  add(pair: number, after: number | undefined): void {
+    this.pairs[pair] = 1;
+    if (after === undefined) this.next.fill(-1, pair * 8, pair * 8 + 8);
+    else this.next[pair * 8 + (after >>> 5)]! |= 1 << (after & 31);
+  }
+}
+
+/**
  * The chunk search's scan: positions whose byte pair is some magic's anchor and whose next byte may follow it in
  * one of those magics (the tables of SignatureScanner).
  */

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SEARCH_WASM_COMPILER } from '../../../src/engine/wasm/search-module.js';
-import { AnchorSearch, PairSearch } from '../../../src/engine/wasm/search.js';
+import { AnchorSearch, PairSearch, PairTables } from '../../../src/engine/wasm/search.js';
 
 const root = resolve(import.meta.dirname, '..', '..', '..');
 
@@ -194,5 +194,24 @@ describe('AnchorSearch', () => {
     const all = new AnchorSearch(new Int32Array(1 << 13).fill(-1));
     const data = new Uint8Array(randomBytes(70_000));
     expect(collect((visit) => all.search(data, 0, data.length - 3, visit))).toEqual(Array.from({ length: data.length - 3 }, (_, i) => i));
+  });
+});
+
+describe('PairTables', () => {
+  it('marks a pair with the byte after it, or with every byte when the literal ends there', () => {
+    const tables = new PairTables();
+    tables.add(0x1f8b, 0x08);
+    tables.add(0x1f8b, 0x41);
+    tables.add(0x6869, undefined);
+    expect(tables.pairs[0x1f8b]).toBe(1);
+    expect(tables.pairs[0x6869]).toBe(1);
+    expect(tables.pairs[0x8b1f]).toBe(0);
+    const follows = (pair: number, byte: number) => (tables.next[pair * 8 + (byte >>> 5)]! & (1 << (byte & 31))) !== 0;
+    expect([0x08, 0x41, 0x09].map((b) => follows(0x1f8b, b))).toEqual([true, true, false]);
+    expect([0, 0x41, 0xff].every((b) => follows(0x6869, b))).toBe(true);
+    // the pair scan over them: "hi" anywhere, 1f 8b only before 08 or 41
+    const search = new PairSearch(tables.pairs, tables.next);
+    const data = new Uint8Array(Buffer.from([0x1f, 0x8b, 0x08, 0x1f, 0x8b, 0x09, 0x68, 0x69, 0x00]));
+    expect(collect((visit) => search.search(data, data.length - 1, visit))).toEqual([0, 6]);
   });
 });
