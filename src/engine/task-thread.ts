@@ -57,7 +57,6 @@ export class TaskThread<M> {
     if (this.worker) return this.worker;
     const worker = startModuleWorker(this.callerUrl, this.name);
     this.worker = worker;
-    worker.unref();
     worker.on('message', (reply: TaskReply) => {
       const waiting = this.pending.get(reply.id);
       this.pending.delete(reply.id);
@@ -72,6 +71,8 @@ export class TaskThread<M> {
     };
     worker.on('error', died);
     worker.on('exit', (code) => died(new Error(`the ${this.name} thread exited (code ${code})`)));
+    // after the listeners, which hold the process again when added: an idle thread must not keep it alive
+    worker.unref();
     this.onStart?.();
     return worker;
   }

@@ -4,6 +4,7 @@
 // it has parsed (each checked against its stored import time before use), so the next scan starts warm.
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
+import { prepareRuleThread } from '../engine/malware/rule-scanner.js';
 import { scan, type ScanOptions } from '../engine/scan.js';
 import { LocalFileStore } from '../engine/unpack/file-store.js';
 import { AnalysisCacheRepository } from '../store/analysis-cache.repository.js';
@@ -46,6 +47,8 @@ function main(): void {
   source.catch(() => undefined);
   // the database connections are set up while the first scan unpacks, not when it matches
   void source.then((reader) => reader.warm()).catch(() => undefined);
+  // and the rule thread compiles the built-in rules now, not at the first scan's first file
+  prepareRuleThread();
   let controller: AbortController | undefined;
 
   async function run(input: ScanThreadInput): Promise<void> {
