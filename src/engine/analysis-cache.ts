@@ -2,14 +2,12 @@
 // caller (the service keeps it per organisation in its database, `firmscope scan` in a local file) and reused by
 // a later scan with the same input. The engine only sees the AnalysisCache interface: string keys to JSON strings.
 //
-// Invalidation is by construction: every key starts with the engine digest, a hash of the engine's own code and
-// data (its source or compiled folder, the built-in YARA rules and the tables), so a change of code, signatures
-// or rules changes every key and old entries are simply never asked for again (the store evicts them). Each
-// facet adds what else its output depends on (the scan's custom rules, the limits, the file's path).
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// Invalidation is by construction: every key starts with the engine digest (engine-digest.ts), a hash of the
+// engine's own code and data (its source or compiled folder, the built-in YARA rules and the tables), so a change
+// of code, signatures or rules changes every key and old entries are simply never asked for again (the store
+// evicts them). Each facet adds what else its output depends on (the scan's custom rules, the limits, the path).
+import { basename } from 'node:path';
+import { engineDigest } from './engine-digest.js';
 import { sha256Hex } from './hash.js';
 import type { EngineFinding, FileNode } from './types.js';
 import type { StoredContent, StoredFormMemo } from './unpack/file-reuse.js';
@@ -27,49 +25,6 @@ export interface CacheStats {
   /** Per-file results (one file in one analyzer) taken from the cache, and computed and stored. */
   filesReused: number;
   filesAnalysed: number;
-}
-
-const ENGINE_DIR = dirname(fileURLToPath(import.meta.url));
-/** The engine's data outside its folder: built-in YARA rules and lookup tables. */
-const DATA_DIRS = [join(ENGINE_DIR, '../../rules'), join(ENGINE_DIR, '../../tables')];
-/** The exact versions of the libraries the engine runs on (decoders, YARA-X): an upgrade changes every key too. */
-const LOCK_FILE = join(ENGINE_DIR, '../../package-lock.json');
-
-function listFiles(dir: string): string[] {
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const out: string[] = [];
-  for (const name of entries.sort()) {
-    if (name.endsWith('.map') || name.startsWith('.')) continue;
-    const path = join(dir, name);
-    const stats = statSync(path);
-    if (stats.isDirectory()) out.push(...listFiles(path));
-    else if (stats.isFile()) out.push(path);
-  }
-  return out;
-}
-
-let engineDigestValue: string | undefined;
-
-/** Hash of every file of the engine's folder and of its data folders, computed once per process. */
-export function engineDigest(): string {
-  if (engineDigestValue) return engineDigestValue;
-  const hash = createHash('sha256');
-  for (const dir of [ENGINE_DIR, ...DATA_DIRS]) {
-    for (const path of listFiles(dir)) {
-      hash.update(`${path.slice(dir.length)}\0`).update(readFileSync(path)).update('\0');
-    }
-  }
-  try {
-    hash.update(readFileSync(LOCK_FILE));
-  } catch {
-    // an installed copy without its lock file: the engine's own files still key the cache
-  }
-  return (engineDigestValue = hash.digest('hex'));
 }
 
 /** One key from its parts (facet, digests, hash, path): a SHA-256, so keys have one length whatever the path. */

@@ -5,7 +5,8 @@
 // runs again against today's database, on the kernel evidence kept; crypto checks certificates against today's
 // date. Everything else is restored as it was, in the stages' order, so the result is the one a full scan gives.
 import type { AnalysisContext, Analyzer, StageOutput } from './analyzer.js';
-import { cacheKey, engineDigest } from './analysis-cache.js';
+import { cacheKey } from './analysis-cache.js';
+import { engineDigest } from './engine-digest.js';
 import type { DebugFileInput } from './binaries/debug-files.js';
 import { hashFile } from './hash.js';
 import { ruleSetDigest } from './malware/rule-catalog.js';
