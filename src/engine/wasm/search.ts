@@ -110,7 +110,13 @@ export class PairSearch {
   constructor(pairTable: Uint8Array, nextByte: Int32Array) {
     const { exports, bytes } = this.instance;
     bytes.set(pairTable, exports.pair_table());
-    bytes.set(new Uint8Array(nextByte.buffer, nextByte.byteOffset, nextByte.byteLength), exports.next_byte());
+    // only the rows of the pairs that start a literal: search.c reads no other, and a new instance's are zero
+    // (copying all 2 MiB of them cost ~5 ms per instance, two of which every scan makes)
+    const rows = new Uint8Array(nextByte.buffer, nextByte.byteOffset, nextByte.byteLength);
+    const at = exports.next_byte();
+    for (let pair = 0; pair < 65536; pair++) {
+      if (pairTable[pair]) bytes.set(rows.subarray(pair * 32, pair * 32 + 32), at + pair * 32);
+    }
   }
 
   /** Calls `visit(i)` for each candidate position i in [0, end) of `data`, in order; end < data.length. */
