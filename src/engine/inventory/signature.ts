@@ -117,7 +117,7 @@ export class NeedleSearch {
         tables.add(pair, bytes[2]);
       }
     }
-    this.pairs = new PairSearch(tables.pairs, tables.next);
+    this.pairs = new PairSearch(tables);
   }
 
   /** Calls `onHit` for each occurrence, in order. */

@@ -170,7 +170,7 @@ export class SignatureScanner {
     if (!search) {
       const tables = new PairTables();
       for (const p of this.carving) if (p.bytes.length >= 2) tables.add(pairOf(p), p.bytes[p.anchor + 2]);
-      search = new PairSearch(tables.pairs, tables.next);
+      search = new PairSearch(tables);
       pairSearches.set(this.handlers, search);
     }
     return search;

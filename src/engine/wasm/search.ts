@@ -107,15 +107,15 @@ export class PairTables {
 export class PairSearch {
   private readonly instance = new SearchInstance();
 
-  constructor(pairTable: Uint8Array, nextByte: Int32Array) {
+  constructor(tables: PairTables) {
     const { exports, bytes } = this.instance;
-    bytes.set(pairTable, exports.pair_table());
+    bytes.set(tables.pairs, exports.pair_table());
     // only the rows of the pairs that start a literal: search.c reads no other, and a new instance's are zero
     // (copying all 2 MiB of them cost ~5 ms per instance, two of which every scan makes)
-    const rows = new Uint8Array(nextByte.buffer, nextByte.byteOffset, nextByte.byteLength);
+    const rows = new Uint8Array(tables.next.buffer, tables.next.byteOffset, tables.next.byteLength);
     const at = exports.next_byte();
     for (let pair = 0; pair < 65536; pair++) {
-      if (pairTable[pair]) bytes.set(rows.subarray(pair * 32, pair * 32 + 32), at + pair * 32);
+      if (tables.pairs[pair]) bytes.set(rows.subarray(pair * 32, pair * 32 + 32), at + pair * 32);
     }
   }
 

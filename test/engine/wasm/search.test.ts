@@ -88,8 +88,10 @@ describe('search module', () => {
 
 describe('PairSearch', () => {
   const next = numbers(0x5eed);
-  const table = new Uint8Array(65536);
-  const nextByte = new Int32Array(65536 * 8);
+  // filled by hand (PairTables.add sets one bit per call): the same arrays the JavaScript reference reads
+  const tables = new PairTables();
+  const table = tables.pairs;
+  const nextByte = tables.next;
   for (let k = 0; k < 40; k++) {
     const key = ((next() % 6) << 8) | next() % 6;
     table[key] = 1;
@@ -97,7 +99,7 @@ describe('PairSearch', () => {
     if (k % 3 === 0) nextByte.fill(-1, key * 8, key * 8 + 8);
     else for (let b = 0; b < 3; b++) nextByte[key * 8 + ((next() % 6) >>> 5)]! |= 1 << (next() % 6 & 31);
   }
-  const search = new PairSearch(table, nextByte);
+  const search = new PairSearch(tables);
 
   it('finds the positions the JavaScript loop found, across windows and full candidate batches', () => {
     // 2.5 MiB: three windows, and thousands of candidates per window (more than one batch)
@@ -210,7 +212,7 @@ describe('PairTables', () => {
     expect([0x08, 0x41, 0x09].map((b) => follows(0x1f8b, b))).toEqual([true, true, false]);
     expect([0, 0x41, 0xff].every((b) => follows(0x6869, b))).toBe(true);
     // the pair scan over them: "hi" anywhere, 1f 8b only before 08 or 41
-    const search = new PairSearch(tables.pairs, tables.next);
+    const search = new PairSearch(tables);
     const data = new Uint8Array(Buffer.from([0x1f, 0x8b, 0x08, 0x1f, 0x8b, 0x09, 0x68, 0x69, 0x00]));
     expect(collect((visit) => search.search(data, data.length - 1, visit))).toEqual([0, 6]);
   });
