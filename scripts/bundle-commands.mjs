@@ -1,23 +1,29 @@
-// Bundles the compiled `scan` and `unpack` commands (dist/cli/scan.js, unpack.js) with the project modules they load
-// into one file each, dist/bundle/scan.js and unpack.js, run by `npm run build` after tsc.
+// Bundles the compiled `scan` and `unpack` commands (dist/cli/scan.js, unpack.js), run by `npm run build` after tsc:
+// - dist/bundle/<command>.js: the command's module, an ES module;
+// - dist/bundle/<command>-modules.cjs: every project module the command imports on use (import(): the engine, the
+//   analysis cache's store, the reports) with what they import, as one CommonJS file, and <that>.v8cache, V8's
+//   code cache of it. The command's import() of such a module becomes bundledModule() (src/cli/compiled-modules.ts),
+//   which compiles the file from its cache; each module's top level still runs only when it is first imported.
 //
 // Why: `firmscope scan` loads about 650 of the project's ES modules (the engine's handlers, identifiers, analyzers
 // and rules) before it starts, and Node resolves, reads, compiles and links each one on its own: 373-435 ms on this
 // machine against 149-181 ms for the same code as one file (2026-11-29). For a small image that is a quarter of the
-// scan. The service does not use these bundles; the CLI loads one when it is at least as new as the module it was
-// made from, and the module itself otherwise (src/cli/bundled.ts; FIRMSCOPE_NO_BUNDLE=1 forces that). Modules the
-// command imports with import() stay apart (splitting), so what they load is still loaded only on use.
+// scan. Node 20 keeps no compiled code for ES modules (module.enableCompileCache came with Node 22), while a script
+// can be compiled from a code cache: the engine's import then took 74-112 ms instead of 143-215 ms (2026-11-30).
+// The service does not use these bundles; the CLI loads one when it is at least as new as the module it was made
+// from, and the module itself otherwise (src/cli/bundled.ts; FIRMSCOPE_NO_BUNDLE=1 forces that).
 //
-// What stays outside the bundle, so that each exists once per process:
+// What stays outside the bundles, so that each exists once per process:
 // - packages (node_modules) are imported as they are, but for BUNDLED_PACKAGES;
 // - the other modules of dist/cli (command-thread.js keeps the command line that main.js sets; unpack.js and
-//   remote/gate.js hold options and gates) are imported from their files.
+//   remote/gate.js hold options and gates) are imported from their files; a module in a -modules.cjs file may not
+//   import one of them (the build fails), since require() cannot load an ES module in Node 20.
 // Every `import.meta.url` of a bundled module is replaced by that module's own file URL, computed from the bundle's:
-// the engine finds its tables, rules, worker-thread modules and its digest's folder (engine/analysis-cache.ts)
+// the engine finds its tables, rules, worker-thread modules and its digest's folder (engine/engine-digest.ts)
 // where the module-by-module build has them, so a scan gives the same result and cache keys either way.
 import { readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,25 +39,70 @@ const fromBundle = (path) => relative(outdir, path).split(sep).join('/');
 // and picomatch, 6, which the engine loads at its start: 19 and 9 ms on their own, 2026-11-30).
 const BUNDLED_PACKAGES = ['kysely', 'packageurl-js', 'picomatch'];
 
-const keepOutside = {
-  name: 'firmscope-keep-outside',
+const cliDir = join(dist, 'cli') + sep;
+const LOADER = join(dist, 'cli', 'compiled-modules.js');
+/** A package's name from an import specifier. */
+const packageName = (path) => (path.startsWith('@') ? path.split('/').slice(0, 2).join('/') : path.split('/')[0]);
+/** The modules each command imports on use, by their path below dist/ (`engine/scan.js`) -> absolute path. */
+const importedOnUse = new Map(commands.map((name) => [name, new Map()]));
+
+/** Packages outside the bundles but for BUNDLED_PACKAGES; `import.meta.url` as the bundled module's own file URL. */
+function sharedSetup(esbuild, bundleUrl) {
+  esbuild.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED_PACKAGES.includes(packageName(args.path)) ? undefined : { path: args.path, external: true }));
+  esbuild.onLoad({ filter: /\.js$/ }, async (args) => {
+    const source = await readFile(args.path, 'utf8');
+    if (!source.includes('import.meta.url')) return { contents: source, loader: 'js' };
+    const own = `new URL(${JSON.stringify(fromBundle(args.path))}, ${bundleUrl}).href`;
+    return { contents: source.replaceAll('import.meta.url', own), loader: 'js' };
+  });
+}
+
+/** The commands' ES modules: dist/cli modules stay outside; what a command imports on use comes from its -modules.cjs. */
+const commandModules = {
+  name: 'firmscope-command-modules',
   setup(esbuild) {
-    esbuild.onResolve({ filter: /^[^./]/ }, (args) => {
-      const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
-      return BUNDLED_PACKAGES.includes(name) ? undefined : { path: args.path, external: true };
-    });
     // (the entry points are absolute paths: only the imports between modules are relative)
     esbuild.onResolve({ filter: /^\.\.?\// }, (args) => {
       const path = resolve(args.resolveDir, args.path);
-      if (path.startsWith(join(dist, 'cli') + sep)) return { path: fromBundle(path), external: true };
+      const command = commands.find((name) => args.importer === join(dist, 'cli', `${name}.js`));
+      if (args.kind === 'dynamic-import' && command && !path.startsWith(cliDir)) {
+        const name = relative(dist, path).split(sep).join('/');
+        importedOnUse.get(command).set(name, path);
+        return { path: name, namespace: 'on-use', pluginData: { command } };
+      }
+      if (path.startsWith(cliDir) && path !== LOADER) return { path: fromBundle(path), external: true };
       return undefined;
     });
-    esbuild.onLoad({ filter: /\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      if (!source.includes('import.meta.url')) return { contents: source, loader: 'js' };
-      const own = `new URL(${JSON.stringify(fromBundle(args.path))}, import.meta.url).href`;
-      return { contents: source.replaceAll('import.meta.url', own), loader: 'js' };
+    // the module's names, taken from the module itself (ES modules of tsc: no live binding changes after its load)
+    esbuild.onLoad({ filter: /.*/, namespace: 'on-use' }, async (args) => {
+      const names = Object.keys(await import(pathToFileURL(join(dist, args.path)).href));
+      const file = `${args.pluginData.command}-modules.cjs`;
+      const lines = [
+        `import { bundledModule } from ${JSON.stringify(LOADER)};`,
+        `const module = bundledModule(${JSON.stringify(file)}, ${JSON.stringify(args.path)});`,
+        ...names.map((name) => (name === 'default' ? 'export default module.default;' : `export const ${name} = module.${name};`)),
+      ];
+      return { contents: lines.join('\n'), loader: 'js', resolveDir: dist };
     });
+    sharedSetup(esbuild, 'import.meta.url');
+  },
+};
+
+/** A -modules.cjs file: its entry maps each module's name to a function that requires it. */
+const onUseModules = {
+  name: 'firmscope-on-use-modules',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^on-use:/ }, (args) => ({ path: args.path.slice('on-use:'.length), namespace: 'on-use-entry' }));
+    esbuild.onLoad({ filter: /.*/, namespace: 'on-use-entry' }, (args) => {
+      const lines = [...importedOnUse.get(args.path)].map(([name, path]) => `  ${JSON.stringify(name)}: () => require(${JSON.stringify(path)}),`);
+      return { contents: `module.exports = {\n${lines.join('\n')}\n};\n`, loader: 'js', resolveDir: dist };
+    });
+    esbuild.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const path = resolve(args.resolveDir, args.path);
+      if (path.startsWith(cliDir)) throw new Error(`${args.importer} imports ${path}: a module of dist/cli cannot be in a -modules.cjs file`);
+      return undefined;
+    });
+    sharedSetup(esbuild, '__bundleUrl');
   },
 };
 
@@ -64,6 +115,28 @@ await build({
   format: 'esm',
   target: 'node20',
   splitting: true,
-  plugins: [keepOutside],
+  plugins: [commandModules],
   logLevel: 'warning',
 });
+for (const name of commands) {
+  await build({
+    entryPoints: [{ in: `on-use:${name}`, out: `${name}-modules` }],
+    outdir,
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    plugins: [onUseModules],
+    // (at the file's top, where `require` is still the wrapper's: a module may name its own)
+    banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    logLevel: 'warning',
+  });
+}
+
+// The code caches, made with the V8 flags the offline commands run with (src/cli/tiering.ts): V8 rejects a cache
+// made with other flags.
+const { delayOptimization } = await import(pathToFileURL(join(dist, 'cli', 'tiering.js')).href);
+const { writeCodeCache } = await import(pathToFileURL(LOADER).href);
+delayOptimization([]);
+for (const name of commands) writeCodeCache(join(outdir, `${name}-modules.cjs`));

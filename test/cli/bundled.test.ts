@@ -84,6 +84,24 @@ describe.runIf(ready)('the built bundles', () => {
     expect(JSON.parse(readFileSync(join(dir, 'cross.json'), 'utf8')).summary.cache.image).toBe('hit');
   }, 120_000);
 
+  it('compiles the modules of scan and unpack from the code caches the build made (V8 accepts them: the same flags)', () => {
+    const image = corpus('ssl.key');
+    const scan = spawnSync(process.execPath, [...firmscopeCommand(), 'scan', image, '-q', '-o', join(dir, 'cached.json'), '--no-cache', '--no-vulndb'], {
+      cwd: projectRoot,
+      encoding: 'utf8',
+      env: childEnv({ FIRMSCOPE_DEBUG: '1' }),
+    });
+    expect(scan.status, scan.stderr).toBe(0);
+    expect(scan.stderr).toContain(`${join(projectRoot, 'dist', 'bundle', 'scan-modules.cjs')}: code cache used`);
+    const unpack = spawnSync(process.execPath, [...firmscopeCommand(), 'unpack', image, '-o', join(dir, 'cached-unpack')], {
+      cwd: projectRoot,
+      encoding: 'utf8',
+      env: childEnv({ FIRMSCOPE_DEBUG: '1' }),
+    });
+    expect(unpack.status, unpack.stderr).toBe(0);
+    expect(unpack.stderr).toContain(`${join(projectRoot, 'dist', 'bundle', 'unpack-modules.cjs')}: code cache used`);
+  }, 60_000);
+
   it('unpack: the same files through the bundle and through the modules', () => {
     const listings = [true, false].map((bundle) => {
       const out = join(dir, bundle ? 'unpack-bundle' : 'unpack-modules');
