@@ -7,6 +7,7 @@
 //
 // The cache is used when it is at least as new as the file (the build writes it after the file); V8 itself
 // rejects one made by another V8 or with other flags, and the file is then compiled as if there were none.
+import { isAscii } from 'node:buffer';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { dirname } from 'node:path';
@@ -43,7 +44,7 @@ function modulesOf(path: string, useCache = true): { script: vm.Script; modules:
   let entry = loaded.get(path);
   if (entry) return entry;
   const cachedData = useCache ? freshCache(path) : undefined;
-  const script = new vm.Script(Module.wrap(readFileSync(path, 'utf8')), {
+  const script = new vm.Script(Module.wrap(sourceOf(path)), {
     filename: path,
     cachedData,
     // the modules' import() of packages kept outside the file (pg, ...) through Node's own loader
@@ -59,6 +60,15 @@ function modulesOf(path: string, useCache = true): { script: vm.Script; modules:
   entry = { script, modules: module.exports };
   loaded.set(path, entry);
   return entry;
+}
+
+/**
+ * The file's text. The build's files are ASCII (esbuild escapes the rest; no comments are kept), read as Latin-1:
+ * decoding 1.5 MB as UTF-8 took 14-16 ms, as Latin-1 under 2 ms, and V8 keeps such a string in one byte a character.
+ */
+function sourceOf(path: string): string {
+  const bytes = readFileSync(path);
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
 /** The code cache of `path` when it is at least as new as the file. */

@@ -96,7 +96,7 @@ function summary(model: FindingsModel, digest: FindingsDigest): string {
   const t = digest.triage;
   const c = digest.changes;
   const actions = digest.actions.slice(0, ACTIONS_SHOWN);
-  const fixFirst = `<p>${esc(fixFirstLead(digest))}</p>${actions.length ? `<ol class="actions">${actions.map((a) => `<li><strong>${esc(a.action)}</strong> <span class="muted">${esc(a.why)}. Removes ${esc(removesText(a.findings).replace(/[^.…]$/, '$&.'))}</span></li>`).join('')}</ol>` : ''}${digest.actions.length > actions.length ? `<p class="muted">…and ${esc(plural(digest.actions.length - actions.length, 'more action'))} for the other critical and high findings, in the findings section.</p>` : ''}`;
+  const fixFirst = `<p>${esc(fixFirstLead(digest))}</p>${actions.length ? `<ol class="actions">${actions.map((a) => `<li><strong>${esc(a.action)}</strong> <span class="muted">${esc(a.why)}. Removes ${esc(removesText(a.findings).replace(/[^.\u2026]$/, '$&.'))}</span></li>`).join('')}</ol>` : ''}${digest.actions.length > actions.length ? `<p class="muted">…and ${esc(plural(digest.actions.length - actions.length, 'more action'))} for the other critical and high findings, in the findings section.</p>` : ''}`;
   return `<p><strong style="color:${RATING_COLOR[digest.rating.level]}">Overall risk: ${esc(digest.rating.level)}.</strong> ${esc(digest.rating.reason)}</p>
 <div class="tiles">${SEVERITIES.map((s) => `<div class="tile" style="background:${SEVERITY_COLOR[s]}"><strong>${model.summary.bySeverity[s] ?? 0}</strong>${SEVERITY_LABEL[s]}</div>`).join('')}</div>
 ${chart(model)}
