@@ -58,6 +58,8 @@ function anchorOffset(bytes: Buffer, apart?: number): number {
     if (score > bestScore) {
       best = at;
       bestScore = score;
+      // four distinct bytes, none 0x00/0xff: no later window can score more (most tables' first window is one)
+      if (score === 16) break;
     }
   }
   return best;
