@@ -73,17 +73,12 @@ const commandModules = {
       if (path.startsWith(cliDir) && path !== LOADER) return { path: fromBundle(path), external: true };
       return undefined;
     });
-    // the module's names, taken from the module itself (ES modules of tsc: no live binding changes after its load)
-    esbuild.onLoad({ filter: /.*/, namespace: 'on-use' }, async (args) => {
-      const names = Object.keys(await import(pathToFileURL(join(dist, args.path)).href));
-      const file = `${args.pluginData.command}-modules.cjs`;
-      const lines = [
-        `import { bundledModule } from ${JSON.stringify(LOADER)};`,
-        `const module = bundledModule(${JSON.stringify(file)}, ${JSON.stringify(args.path)});`,
-        ...names.map((name) => (name === 'default' ? 'export default module.default;' : `export const ${name} = module.${name};`)),
-      ];
-      return { contents: lines.join('\n'), loader: 'js', resolveDir: dist };
-    });
+    // CommonJS: the command's `const { scan } = await import(...)` gets the module's namespace as the file gives it
+    esbuild.onLoad({ filter: /.*/, namespace: 'on-use' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(LOADER)}).bundledModule(${JSON.stringify(`${args.pluginData.command}-modules.cjs`)}, ${JSON.stringify(args.path)});`,
+      loader: 'js',
+      resolveDir: dist,
+    }));
     sharedSetup(esbuild, 'import.meta.url');
   },
 };
@@ -106,7 +101,7 @@ const onUseModules = {
   },
 };
 
-await rm(outdir, { recursive: true, force: true }); // chunk names change with their content
+await rm(outdir, { recursive: true, force: true }); // nothing of an earlier build stays
 await build({
   entryPoints: commands.map((name) => ({ in: join(dist, 'cli', `${name}.js`), out: name })),
   outdir,
@@ -114,7 +109,7 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  splitting: true,
+  // one file per command: a chunk of its own would give an import() of a CommonJS module only a default export
   plugins: [commandModules],
   logLevel: 'warning',
 });
