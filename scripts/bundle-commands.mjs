@@ -9,7 +9,8 @@
 // and rules) before it starts, and Node resolves, reads, compiles and links each one on its own: 373-435 ms on this
 // machine against 149-181 ms for the same code as one file (2026-11-29). For a small image that is a quarter of the
 // scan. Node 20 keeps no compiled code for ES modules (module.enableCompileCache came with Node 22), while a script
-// can be compiled from a code cache: the engine's import then took 74-112 ms instead of 143-215 ms (2026-11-30).
+// can be compiled from a code cache: the engine's import took 143-215 ms; from the cache, 15-23 ms to load the
+// file and 52-80 ms for the engine's top level (2026-11-30).
 // The service does not use these bundles; the CLI loads one when it is at least as new as the module it was made
 // from, and the module itself otherwise (src/cli/bundled.ts; FIRMSCOPE_NO_BUNDLE=1 forces that).
 //

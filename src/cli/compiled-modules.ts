@@ -1,9 +1,10 @@
 // The project modules an offline command imports on use (the engine, the analysis cache's store, the reports) as
 // one CommonJS file per command, dist/bundle/<command>-modules.cjs, compiled from V8's code cache of it
 // (<file>.v8cache), both made by `npm run build` (scripts/bundle-commands.mjs). Why: Node 20 keeps no compiled
-// code for ES modules, so every scan compiled the engine's 1.2 MB again: its import took 143-215 ms, 74-112 ms
-// with the code cache (2026-11-30). The command's own bundle (dist/bundle/<command>.js) stays an ES module and
-// imports these modules through bundledModule(), so that each exists once in the process.
+// code for ES modules, so every scan compiled the engine's bundle again: its import took 143-215 ms; from the
+// cache, loading the file takes 15-23 ms and the engine's top level 52-80 ms (2026-11-30). The command's own
+// bundle (dist/bundle/<command>.js) stays an ES module and imports these modules through bundledModule(), so that
+// each exists once in the process.
 //
 // The cache is used when it is at least as new as the file (the build writes it after the file); V8 itself
 // rejects one made by another V8 or with other flags, and the file is then compiled as if there were none.
@@ -64,7 +65,7 @@ function modulesOf(path: string, useCache = true): { script: vm.Script; modules:
 
 /**
  * The file's text. The build's files are ASCII (esbuild escapes the rest; no comments are kept), read as Latin-1:
- * decoding 1.5 MB as UTF-8 took 14-16 ms, as Latin-1 under 2 ms, and V8 keeps such a string in one byte a character.
+ * decoding 2.1 MB as UTF-8 took 14-16 ms, as Latin-1 under 2 ms, and V8 keeps such a string in one byte a character.
  */
 function sourceOf(path: string): string {
   const bytes = readFileSync(path);
