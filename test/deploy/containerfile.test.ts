@@ -20,8 +20,9 @@ function runtimeFolders(): Set<string> {
     for (const m of readFileSync(file, 'utf8').matchAll(/new URL\('(\.\.\/[^']+)', import\.meta\.url\)/g)) {
       const target = posix.normalize(posix.join(relative(projectRoot, dirname(file)).split('\\').join('/'), m[1]!));
       const parts = target.split('/');
-      // a file at the top (package.json) needs no folder; 'web/dist/' keeps its two parts
-      if (parts.length > 1) out.add(parts[0] === 'web' ? 'web/dist' : parts[0]!);
+      // a file at the top (package.json) needs no folder; 'web/dist/' keeps its two parts; a folder inside src/ is
+      // one of the compiled tree (dist/bundle from dist/cli)
+      if (parts.length > 1) out.add(parts[0] === 'web' ? 'web/dist' : parts[0] === 'src' ? 'dist' : parts[0]!);
     }
   }
   return out;
