@@ -52,11 +52,11 @@ const built = firmscopeCommand()[0]!.endsWith(join('bin', 'firmscope.js'))
 const ready = haveShared('corpus', IMAGE) && haveShared('vulndata', 'nvd-corpus') && settle(built ? [] : ['dist/ is not built, or its bundles are older than it (run `npm run build`)'], 'the tests of the built bundles');
 
 describe.runIf(ready)('the built bundles', () => {
-  const firmscope = (args: string[], bundle: boolean) => {
+  const firmscope = (args: string[], bundle: boolean, env: Record<string, string> = {}) => {
     const run = spawnSync(process.execPath, [...firmscopeCommand(), ...args], {
       cwd: projectRoot,
       encoding: 'utf8',
-      env: childEnv({ FIRMSCOPE_NO_BUNDLE: bundle ? undefined : '1', FIRMSCOPE_DATA_DIR: join(dir, 'data') }),
+      env: childEnv({ FIRMSCOPE_NO_BUNDLE: bundle ? undefined : '1', FIRMSCOPE_DATA_DIR: join(dir, 'data'), ...env }),
     });
     expect(run.status, run.stderr).toBe(0);
     return run;
@@ -86,19 +86,9 @@ describe.runIf(ready)('the built bundles', () => {
 
   it('compiles the modules of scan and unpack from the code caches the build made (V8 accepts them: the same flags)', () => {
     const image = corpus('ssl.key');
-    const scan = spawnSync(process.execPath, [...firmscopeCommand(), 'scan', image, '-q', '-o', join(dir, 'cached.json'), '--no-cache', '--no-vulndb'], {
-      cwd: projectRoot,
-      encoding: 'utf8',
-      env: childEnv({ FIRMSCOPE_DEBUG: '1' }),
-    });
-    expect(scan.status, scan.stderr).toBe(0);
+    const scan = firmscope(['scan', image, '-q', '-o', join(dir, 'cached.json'), '--no-cache', '--no-vulndb'], true, { FIRMSCOPE_DEBUG: '1' });
     expect(scan.stderr).toContain(`${join(projectRoot, 'dist', 'bundle', 'scan-modules.cjs')}: code cache used`);
-    const unpack = spawnSync(process.execPath, [...firmscopeCommand(), 'unpack', image, '-o', join(dir, 'cached-unpack')], {
-      cwd: projectRoot,
-      encoding: 'utf8',
-      env: childEnv({ FIRMSCOPE_DEBUG: '1' }),
-    });
-    expect(unpack.status, unpack.stderr).toBe(0);
+    const unpack = firmscope(['unpack', image, '-o', join(dir, 'cached-unpack')], true, { FIRMSCOPE_DEBUG: '1' });
     expect(unpack.stderr).toContain(`${join(projectRoot, 'dist', 'bundle', 'unpack-modules.cjs')}: code cache used`);
   }, 60_000);
 
