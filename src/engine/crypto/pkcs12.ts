@@ -8,10 +8,33 @@ import type forgeTypes from 'node-forge';
 import { derChildren, derElement, derOid } from './der.js';
 import { COMMON_PASSWORDS } from './material.js';
 import { oidName } from './oids.js';
+import { pkcs12Key, pkcs12KdfHash } from './pkcs12-kdf.js';
 
 /** node-forge (80 ms to load) is loaded when the first container is opened: most images hold none. */
 let forgeModule: typeof forgeTypes | undefined;
-const loadForge = (): typeof forgeTypes => (forgeModule ??= createRequire(import.meta.url)('node-forge') as typeof forgeTypes);
+const loadForge = (): typeof forgeTypes => (forgeModule ??= withNativeKdf(createRequire(import.meta.url)('node-forge') as typeof forgeTypes));
+
+type Pkcs12KeyFunction = (password: string | null | undefined, salt: forgeTypes.util.ByteStringBuffer, id: number, iter: number, n: number, md?: forgeTypes.md.MessageDigest) => forgeTypes.util.ByteStringBuffer;
+
+/**
+ * Has forge derive PKCS#12 keys with Node's hashes (pkcs12-kdf.ts) instead of its JavaScript ones. Its PBE ciphers
+ * call pki.pbe.generatePkcs12Key, and its MAC check pkcs12.generateKey, a copy taken when it loaded; a digest
+ * Node has no name for goes to forge's own.
+ */
+export function withNativeKdf(forge: typeof forgeTypes): typeof forgeTypes {
+  const pbe = (forge.pki as unknown as { pbe: { generatePkcs12Key: Pkcs12KeyFunction } }).pbe;
+  const p12 = forge.pkcs12 as unknown as { generateKey: Pkcs12KeyFunction };
+  const forgeKdf = pbe.generatePkcs12Key;
+  const native: Pkcs12KeyFunction = (password, salt, id, iter, n, md) => {
+    const hash = md ? md.algorithm : 'sha1';
+    if (!pkcs12KdfHash(hash)) return forgeKdf(password, salt, id, iter, n, md);
+    const key = pkcs12Key(password ?? undefined, Buffer.from(salt.bytes(), 'binary'), id, iter, n, hash);
+    return forge.util.createBuffer(key.toString('binary'));
+  };
+  pbe.generatePkcs12Key = native;
+  p12.generateKey = native;
+  return forge;
+}
 
 export interface Pkcs12Contents {
   password?: string;
