@@ -10,57 +10,101 @@ typedef unsigned int u32;
 // The chunk search (unpack/scanner.ts): 1 for each byte pair some magic is anchored on, and for each such pair a
 // 256-bit set (eight words) of the bytes that may follow it.
 static u8 pair_table_data[65536];
+static u8 pair_le_data[65536];
 static u32 next_byte_data[65536 * 8];
 
 // The crypto scanner (crypto/scanner.ts): bit `slot & 31` of word `slot >> 5` for the hash slot of each anchor.
 static u32 anchor_filter_data[1 << 13];
 
 u8 *pair_table(void) { return pair_table_data; }
+u8 *pair_le(void) { return pair_le_data; }
 u32 *next_byte(void) { return next_byte_data; }
 u32 *anchor_filter(void) { return anchor_filter_data; }
+
+static inline u32 load16(const u8 *p) {
+  unsigned short v;
+  __builtin_memcpy(&v, p, 2);
+  return v;
+}
+
+static inline u32 load32(const u8 *p) {
+  u32 v;
+  __builtin_memcpy(&v, p, 4);
+  return v;
+}
+
+// Whether position i of data[0 .. len) is a candidate: its pair is an anchor and its next byte (0 past the end)
+// may follow it. i + 1 < len.
+static inline int pair_at(const u8 *data, int len, int i) {
+  u32 key = ((u32)data[i] << 8) | data[i + 1];
+  if (!pair_table_data[key]) return 0;
+  u32 after = i + 2 < len ? data[i + 2] : 0;
+  return (next_byte_data[(key << 3) + (after >> 5)] >> (after & 31)) & 1;
+}
 
 // Positions i in [from, end) of data[0 .. len) whose pair data[i], data[i+1] is an anchor and whose next byte
 // (0 past the end) may follow it. end < len. Writes at most cap positions to out and their number to *count;
 // returns the position to go on from (end once the range is done).
+// Eight positions at a time are looked up in pair_le (the pair table indexed by the pair as a little-endian
+// 16-bit word, so each is one load) and only a block with a hit is gone through position by position.
 int pair_candidates(const u8 *data, int len, int from, int end, u32 *out, int cap, int *count) {
   int n = 0;
   int i = from;
-  if (from < end) {
-    u32 prev = data[from];
-    for (; i < end; i++) {
-      u32 next = data[i + 1];
-      u32 key = (prev << 8) | next;
-      prev = next;
-      if (!pair_table_data[key]) continue;
-      u32 after = i + 2 < len ? data[i + 2] : 0;
-      if (!(next_byte_data[(key << 3) + (after >> 5)] & (1u << (after & 31)))) continue;
-      out[n++] = (u32)i;
+  for (; i + 8 <= end; i += 8) {
+    const u8 *p = data + i;
+    u32 any = pair_le_data[load16(p)] | pair_le_data[load16(p + 1)] | pair_le_data[load16(p + 2)] | pair_le_data[load16(p + 3)] |
+              pair_le_data[load16(p + 4)] | pair_le_data[load16(p + 5)] | pair_le_data[load16(p + 6)] | pair_le_data[load16(p + 7)];
+    if (!any) continue;
+    for (int j = i; j < i + 8; j++) {
+      if (!pair_at(data, len, j)) continue;
+      out[n++] = (u32)j;
       if (n == cap) {
-        i++;
-        break;
+        *count = n;
+        return j + 1;
       }
+    }
+  }
+  for (; i < end; i++) {
+    if (!pair_at(data, len, i)) continue;
+    out[n++] = (u32)i;
+    if (n == cap) {
+      i++;
+      break;
     }
   }
   *count = n;
   return i;
 }
 
+static inline u32 anchor_hit(const u8 *p) {
+  u32 slot = (load32(p) * 0x9e3779b1u) >> 14;
+  return (anchor_filter_data[slot >> 5] >> (slot & 31)) & 1;
+}
+
 // Positions i in [from, end) whose 4-byte little-endian window data[i .. i+3] hashes (multiplicative, 18 bits)
 // to a slot set in the anchor filter. end + 3 <= the data's length. Same out, cap, count and return as above.
+// Four windows at a time, each one load; a block with a hit is gone through window by window.
 int anchor_candidates(const u8 *data, int from, int end, u32 *out, int cap, int *count) {
   int n = 0;
   int i = from;
-  if (from < end) {
-    u32 h = ((u32)data[from] | ((u32)data[from + 1] << 8) | ((u32)data[from + 2] << 16)) << 8;
-    for (; i < end; i++) {
-      h = (h >> 8) | ((u32)data[i + 3] << 24);
-      u32 slot = (h * 0x9e3779b1u) >> 14;
-      if (!(anchor_filter_data[slot >> 5] & (1u << (slot & 31)))) continue;
-      out[n++] = (u32)i;
+  for (; i + 4 <= end; i += 4) {
+    const u8 *p = data + i;
+    if (!(anchor_hit(p) | anchor_hit(p + 1) | anchor_hit(p + 2) | anchor_hit(p + 3))) continue;
+    for (int j = i; j < i + 4; j++) {
+      if (!anchor_hit(data + j)) continue;
+      out[n++] = (u32)j;
       if (n == cap) {
-        i++;
-        break;
+        *count = n;
+        return j + 1;
       }
+    }
+  }
+  for (; i < end; i++) {
+    if (!anchor_hit(data + i)) continue;
+    out[n++] = (u32)i;
+    if (n == cap) {
+      i++;
+      break;
     }
   }
   *count = n;

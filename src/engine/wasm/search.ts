@@ -17,6 +17,7 @@ interface SearchExports {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   __heap_base: { value: number };
   pair_table(): number;
+  pair_le(): number;
   next_byte(): number;
   anchor_filter(): number;
   pair_candidates(data: number, len: number, from: number, end: number, out: number, cap: number, count: number): number;
@@ -110,6 +111,9 @@ export class PairSearch {
   constructor(tables: PairTables) {
     const { exports, bytes } = this.instance;
     bytes.set(tables.pairs, exports.pair_table());
+    // the same table indexed by the pair as a little-endian word (second byte << 8 | first), search.c's block test
+    const le = exports.pair_le();
+    for (let pair = 0; pair < 65536; pair++) if (tables.pairs[pair]) bytes[le + (((pair & 0xff) << 8) | (pair >>> 8))] = 1;
     // only the rows of the pairs that start a literal: search.c reads no other, and a new instance's are zero
     // (copying all 2 MiB of them cost ~5 ms per instance, two of which every scan makes)
     const rows = new Uint8Array(tables.next.buffer, tables.next.byteOffset, tables.next.byteLength);
