@@ -4,6 +4,8 @@
 import { Command } from 'commander';
 import { ENGINE_VERSION } from '../engine/version.js';
 import { bundleOf, type BundledCommand } from './bundled.js';
+import { isMainThread } from 'node:worker_threads';
+import { engineThreadStarted } from '../engine/thread-heap.js';
 import { setCommandLine } from './command-thread.js';
 import { delayOptimization } from './tiering.js';
 
@@ -44,6 +46,7 @@ Exit codes: 0 clean, 1 error, 2 a gate failed (--fail-on, --fail-on-new, --fail-
 3 the analysis is incomplete (--fail-on-incomplete). \`firmscope <command> --help\` for a command's options.`;
 
 async function main(argv: string[]): Promise<void> {
+  if (!isMainThread) engineThreadStarted(); // main runs in a thread only as a large image's command thread
   const program = new Command('firmscope')
     .description('Firmware image security analysis: unpack, inventory, vulnerabilities, crypto, reports; and the client of a Firmscope server')
     .version(ENGINE_VERSION)

@@ -43,3 +43,13 @@ export function startEngineThread(start: () => Worker): Worker {
 function reset(): void {
   setFlagsFromString('--initial-old-space-size=0');
 }
+
+/**
+ * Called first thing in a thread startEngineThread started: its heap is sized by now, so the floor goes back at
+ * once instead of when the starting thread hears the thread is online. V8 rejects a code cache made under other
+ * flags, and with the floor still set the engine's bundle was compiled from source in that thread (its code cache,
+ * scripts/bundle-commands.mjs, is made under the default).
+ */
+export function engineThreadStarted(): void {
+  if (engineHeapApplies()) reset();
+}

@@ -1,13 +1,17 @@
 // The engine's thread starts with a floor under its old generation's limit (src/engine/thread-heap.ts), unless
 // node was started with an old-generation flag of the operator's own; threads started after it keep V8's default.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { transformSync } from 'esbuild';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { engineHeapApplies } from '../../src/engine/thread-heap.js';
 import { projectRoot } from '../support/cli-process.js';
 
-const module = pathToFileURL(join(projectRoot, 'src', 'engine', 'thread-heap.ts')).href;
+const modulePath = join(projectRoot, 'src', 'engine', 'thread-heap.ts');
+const module = pathToFileURL(modulePath).href;
 
 /**
  * Major collections in a thread that keeps 10 MB and churns through objects that live long enough to be promoted
@@ -33,7 +37,53 @@ function majorCollections(): { engine: number; later: number } {
   return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { engine: number; later: number };
 }
 
+let compiled: string | undefined;
+/** thread-heap.ts as a CommonJS file (esbuild, as the build's bundles are made). */
+function compiledModule(): string {
+  if (compiled) return compiled;
+  const dir = mkdtempSync(join(tmpdir(), 'firmscope-thread-heap-'));
+  compiled = join(dir, 'thread-heap.cjs');
+  writeFileSync(compiled, transformSync(readFileSync(modulePath, 'utf8'), { loader: 'ts', format: 'cjs' }).code);
+  return compiled;
+}
+
+/**
+ * Whether a thread started as the engine's compiles a script from a code cache made under V8's default flags, while
+ * the starting thread is blocked (so its own reset, on the thread's 'online' event, has not run): `release` has
+ * the thread call engineThreadStarted() first, as the command thread does.
+ */
+function cacheAcceptedInEngineThread(release: boolean): boolean {
+  // (an ES module, as the test's process evaluates code; thread-heap.ts compiled to plain CommonJS for it)
+  const thread = `
+    import { workerData } from 'node:worker_threads';
+    import { createRequire } from 'node:module';
+    import vm from 'node:vm';
+    ${release ? `createRequire(${JSON.stringify(compiledModule())})(${JSON.stringify(compiledModule())}).engineThreadStarted();` : ''}
+    const script = new vm.Script(workerData.source, { cachedData: Buffer.from(workerData.cache) });
+    Atomics.store(workerData.state, 0, script.cachedDataRejected ? 2 : 1);
+    Atomics.notify(workerData.state, 0);`;
+  const script = `
+    import { Worker } from 'node:worker_threads';
+    import vm from 'node:vm';
+    const { startEngineThread } = await import(${JSON.stringify(module)});
+    const source = 'function add(a, b) { return a + b } add(1, 2)';
+    const cache = new vm.Script(source).createCachedData();
+    const state = new Int32Array(new SharedArrayBuffer(4));
+    const worker = startEngineThread(() => new Worker(${JSON.stringify(thread)}, { eval: true, workerData: { source, cache, state } }));
+    Atomics.wait(state, 0, 0, 20000);
+    console.log(JSON.stringify(state[0] === 1));
+    worker.terminate();`;
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: projectRoot, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(run.stderr);
+  return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as boolean;
+}
+
 describe('the engine thread heap', () => {
+  it('is given back by the thread itself before it compiles: a code cache made under the default is accepted', () => {
+    expect(cacheAcceptedInEngineThread(false)).toBe(false); // the floor is still set: V8 rejects the cache
+    expect(cacheAcceptedInEngineThread(true)).toBe(true);
+  }, 60_000);
+
   it('gives the engine thread fewer major collections than a thread started after it', () => {
     const { engine, later } = majorCollections();
     expect(later).toBeGreaterThan(engine);
