@@ -61,6 +61,12 @@ const SIGNATURES: Signature[] = [
   sig('lzma', '5d000080'),
 ];
 
+/**
+ * The signatures a head can match, by its first byte, in SIGNATURES' order: those whose magic starts with that byte
+ * and those at an offset. Most heads then compare one or two magics instead of all of them.
+ */
+const BY_FIRST_BYTE: Signature[][] = Array.from({ length: 256 }, (_, b) => SIGNATURES.filter((s) => (s.offset ?? 0) > 0 || s.bytes[0] === b));
+
 const PEM_TYPES: Array<[RegExp, string]> = [
   [/-----BEGIN (?:TRUSTED |X509 )?CERTIFICATE-----/, 'certificate-pem'],
   [/-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED )?PRIVATE KEY-----/, 'private-key-pem'],
@@ -94,7 +100,7 @@ function looksLikeDer(head: Buffer): boolean {
 
 export function detectType(head: Buffer): string {
   if (head.length === 0) return 'empty';
-  for (const s of SIGNATURES) {
+  for (const s of BY_FIRST_BYTE[head[0]!]!) {
     if (!matches(head, s)) continue;
     if (s.type === 'pe' && head.length >= 0x40) {
       // MZ alone is weak: require a plausible e_lfanew.
@@ -105,7 +111,8 @@ export function detectType(head: Buffer): string {
   }
   if (looksLikeText(head)) {
     const text = head.toString('latin1');
-    for (const [re, type] of PEM_TYPES) if (re.test(text)) return type;
+    // every PEM type needs this text: most text heads are spared the six searches
+    if (text.includes('-----BEGIN ')) for (const [re, type] of PEM_TYPES) if (re.test(text)) return type;
     if (text.startsWith('#!')) return 'script';
     const trimmed = text.trimStart();
     if (trimmed.startsWith('<?xml')) return 'xml';

@@ -28,6 +28,30 @@ describe('detectType', () => {
     expect(detectType(head)).toBe(type);
   });
 
+  const at = (offset: number, magic: string, fill = 0, size = 512) => {
+    const head = Buffer.alloc(size, fill);
+    head.write(magic, offset, 'latin1');
+    return head;
+  };
+  it.each([
+    ['uefi-fv', at(40, '_FVH')],
+    ['elf', at(40, '_FVH', 0, 64).fill(0x7f, 0, 1).fill(0x45, 1, 2).fill(0x4c, 2, 3).fill(0x46, 3, 4)], // the first magic wins
+    ['tar', at(257, 'ustar', 0x31)],
+    ['lzma', Buffer.from([0x5d, 0, 0, 0x80, 0, 1, 2])],
+    ['cpio', Buffer.from('070701000', 'latin1')],
+    ['jffs2', Buffer.from([0x85, 0x19, 3, 0])],
+    ['sqlite', Buffer.from('SQLite format 3\0rest', 'latin1')],
+    ['png', Buffer.from('89504e470d0a1a0a0000', 'hex')],
+    ['mach-o', Buffer.from('cffaedfe07000001', 'hex')],
+    ['pgp-key', Buffer.from('-----BEGIN PGP PUBLIC KEY BLOCK-----\n')],
+    ['csr-pem', Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\n')],
+    ['pem', Buffer.from('comment first\n-----BEGIN DH PARAMETERS-----\n')],
+    ['html', Buffer.from('  <!DOCTYPE html><p>')],
+    ['text', Buffer.from('-----BEGIN without its dashes\n')],
+  ])('%s, by the first matching magic or the text', (type, head) => {
+    expect(detectType(head)).toBe(type);
+  });
+
   it('does not take a bare MZ for a PE', () => {
     const fake = Buffer.alloc(128, 0);
     fake.write('MZ', 0, 'latin1');
