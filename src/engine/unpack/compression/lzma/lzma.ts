@@ -7,6 +7,7 @@ import { FormatError } from '../../../format-error.js';
 import type { ChunkContext, ChunkInfo, Handler, Reader, Sink } from '../../handler.js';
 import { parseLzmaPropsByte } from '../../codecs/blocks.js';
 import { probeLzma } from '../../codecs/lzma.js';
+import { breaksBefore } from './early-break.js';
 import { countOnly, payload, QUIET_BELOW } from '../decode-stream.js';
 import { countKeeping, takeKept } from '../kept-decode.js';
 import { decodeMeasured, decodeSized, decodeUnsized, measureBroken, measureUnsized, parseLzmaHeaders, type LzmaHeader, type UnsizedEnd } from './variants.js';
@@ -79,8 +80,11 @@ const PROBE_MEMLIMIT = 16 * 1024 * 1024;
  */
 function survivesProbe(head: Buffer, header: LzmaHeader): boolean {
   const passes = ({ produced, broke }: { produced: number; broke: boolean }) => !broke || produced >= QUIET_BELOW;
+  if (header.size !== undefined && header.size < QUIET_BELOW) return false;
+  // what liblzma would break on before QUIET_BELOW bytes, found without it (both probes below decode this stream)
+  const lzma1 = parseLzmaPropsByte(header.props, header.dictSize);
+  if (lzma1 && breaksBefore(head.subarray(header.headerSize), lzma1, QUIET_BELOW)) return false;
   if (header.size !== undefined) {
-    if (header.size < QUIET_BELOW) return false;
     // The LZMA-alone decoder stops at the declared size, so a short stream followed by other data passes.
     if (passes(probeLzma({ kind: 'alone', memlimit: PROBE_MEMLIMIT }, head, QUIET_BELOW))) return true;
   }
