@@ -1,11 +1,11 @@
 // The `firmscope` command. Each subcommand lives in its own file and registers itself here, in one list.
 // Modules are loaded lazily: only the invoked command's module is imported (the service's modules cost over a
 // second of start-up); the top-level help lists the commands from this table without loading any of them.
+import { isMainThread } from 'node:worker_threads';
 import { Command } from 'commander';
+import { engineThreadStarted } from '../engine/thread-heap.js';
 import { ENGINE_VERSION } from '../engine/version.js';
 import { bundleOf, type BundledCommand } from './bundled.js';
-import { isMainThread } from 'node:worker_threads';
-import { engineThreadStarted } from '../engine/thread-heap.js';
 import { setCommandLine } from './command-thread.js';
 import { delayOptimization } from './tiering.js';
 
