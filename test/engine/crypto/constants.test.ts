@@ -4,6 +4,8 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { AES_INV_SBOX, AES_SBOX } from '../../../src/engine/crypto/constants/aes.js';
 import { MODP_GROUPS } from '../../../src/engine/crypto/constants/dh.js';
 import { constantSignatures } from '../../../src/engine/crypto/constants/index.js';
 import { detectFile } from '../../../src/engine/crypto/detect-file.js';
@@ -80,6 +82,15 @@ describe('constant tables', () => {
       const found = await detectBuffer(data, NOW, 512);
       expect(found.algorithms.some((a) => a.algorithm === signature.algorithm && a.offset === 700), signature.id).toBe(true);
     }
+  });
+
+  it('computes the whole AES S-box of FIPS-197 and its inverse', () => {
+    expect(Buffer.from(AES_SBOX.slice(0, 16)).toString('hex')).toBe('637c777bf26b6fc53001672bfed7ab76');
+    expect(Buffer.from(AES_SBOX.slice(240)).toString('hex')).toBe('8ca1890dbfe6426841992d0fb054bb16');
+    expect(Buffer.from(AES_INV_SBOX.slice(0, 16)).toString('hex')).toBe('52096ad53036a538bf40a39e81f3d7fb');
+    // all 256 entries, as the field search over every inverse computed them before (2026-11-30)
+    expect(createHash('sha256').update(Buffer.from(AES_SBOX)).digest('hex')).toBe('c2d8e5eed6cbebd8625fc18f81486a7733c04f9b0129ffbe974c68b90308b4f2');
+    AES_SBOX.forEach((s, x) => expect(AES_INV_SBOX[s]).toBe(x));
   });
 
   it('names well-known Diffie-Hellman groups and their size', async () => {
