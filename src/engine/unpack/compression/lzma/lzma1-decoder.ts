@@ -31,10 +31,10 @@ export interface ByteInput {
 }
 
 class LenDecoder {
-  choice = new Uint16Array(2).fill(PROB_INIT);
-  low = new Uint16Array(POS_STATES_MAX << 3).fill(PROB_INIT);
-  mid = new Uint16Array(POS_STATES_MAX << 3).fill(PROB_INIT);
-  high = new Uint16Array(256).fill(PROB_INIT);
+  choice = new Uint16Array(2);
+  low = new Uint16Array(POS_STATES_MAX << 3);
+  mid = new Uint16Array(POS_STATES_MAX << 3);
+  high = new Uint16Array(256);
 }
 
 /** A point where the range coder was finished (its code 0) after a symbol: the input read so far and the bytes out. */
@@ -61,17 +61,19 @@ export class Lzma1Decoder {
   private rep2 = 0;
   private rep3 = 0;
   private readonly literal: Uint16Array;
-  private readonly isMatch = new Uint16Array(STATES << 4).fill(PROB_INIT);
-  private readonly isRep = new Uint16Array(STATES).fill(PROB_INIT);
-  private readonly isRepG0 = new Uint16Array(STATES).fill(PROB_INIT);
-  private readonly isRepG1 = new Uint16Array(STATES).fill(PROB_INIT);
-  private readonly isRepG2 = new Uint16Array(STATES).fill(PROB_INIT);
-  private readonly isRep0Long = new Uint16Array(STATES << 4).fill(PROB_INIT);
-  private readonly posSlot = new Uint16Array(4 << 6).fill(PROB_INIT);
-  private readonly posDecoders = new Uint16Array(1 + FULL_DISTANCES - END_POS_MODEL).fill(PROB_INIT);
-  private readonly align = new Uint16Array(16).fill(PROB_INIT);
+  private readonly isMatch = new Uint16Array(STATES << 4);
+  private readonly isRep = new Uint16Array(STATES);
+  private readonly isRepG0 = new Uint16Array(STATES);
+  private readonly isRepG1 = new Uint16Array(STATES);
+  private readonly isRepG2 = new Uint16Array(STATES);
+  private readonly isRep0Long = new Uint16Array(STATES << 4);
+  private readonly posSlot = new Uint16Array(4 << 6);
+  private readonly posDecoders = new Uint16Array(1 + FULL_DISTANCES - END_POS_MODEL);
+  private readonly align = new Uint16Array(16);
   private readonly lenDecoder = new LenDecoder();
   private readonly repLenDecoder = new LenDecoder();
+  /** Every probability table, set to PROB_INIT by reset(). */
+  private readonly tables: Uint16Array[];
 
   /** `history`: the bytes of output kept for matches (a match reaching further back breaks the decoder). */
   constructor(
@@ -79,7 +81,11 @@ export class Lzma1Decoder {
     history: number,
   ) {
     this.dict = new Uint8Array(history);
-    this.literal = new Uint16Array(0x300 << (props.lc + props.lp)).fill(PROB_INIT);
+    this.literal = new Uint16Array(0x300 << (props.lc + props.lp));
+    const { lenDecoder: len, repLenDecoder: repLen } = this;
+    this.tables = [this.literal, this.isMatch, this.isRep, this.isRepG0, this.isRepG1, this.isRepG2, this.isRep0Long, this.posSlot, this.posDecoders, this.align];
+    for (const d of [len, repLen]) this.tables.push(d.choice, d.low, d.mid, d.high);
+    this.reset();
   }
 
   /** Back to a new stream's state, reusing the tables (a decoder for many short streams). */
@@ -90,8 +96,7 @@ export class Lzma1Decoder {
     this.range = 0xffffffff;
     this.dictPos = 0;
     this.state = this.rep0 = this.rep1 = this.rep2 = this.rep3 = 0;
-    for (const probs of [this.literal, this.isMatch, this.isRep, this.isRepG0, this.isRepG1, this.isRepG2, this.isRep0Long, this.posSlot, this.posDecoders, this.align]) probs.fill(PROB_INIT);
-    for (const d of [this.lenDecoder, this.repLenDecoder]) for (const probs of [d.choice, d.low, d.mid, d.high]) probs.fill(PROB_INIT);
+    for (const probs of this.tables) probs.fill(PROB_INIT);
   }
 
   /** Reads the range coder's first five bytes; false when they cannot start a stream (a first byte other than 0). */
