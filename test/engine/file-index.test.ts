@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import picomatch from 'picomatch';
-import { FileIndex, globsMatcher, pathMatcher, readFileRange } from '../../src/engine/file-index.js';
+import { FileIndex, globsMatcher, pathMatcher, readFileRange, ReadScratch } from '../../src/engine/file-index.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -92,6 +92,60 @@ describe('FileIndex kept contents', () => {
     await writeFile(join(dir, 'd'), 'changed');
     expect((await index.read(index.get('c')!)).length).toBe(100); // kept
     expect((await index.read(index.get('d')!)).toString()).toBe('changed'); // over the budget: read again
+  });
+});
+
+/** Whether two buffers start at the same byte of the same memory (small buffers share Node's pool). */
+const sameMemory = (a: Buffer, b: Buffer) => a.buffer === b.buffer && a.byteOffset === b.byteOffset;
+
+describe('reads into a scratch buffer', () => {
+  it('reads a file that is not kept into the scratch, each read over the last; a kept file is still its kept bytes', async () => {
+    await writeFile(join(dir, 'kept'), 'k'.repeat(100));
+    await writeFile(join(dir, 'big1'), 'a'.repeat(300));
+    await writeFile(join(dir, 'big2'), 'b'.repeat(200));
+    const walked = await FileIndex.fromDirectory(dir);
+    const index = new FileIndex(dir, walked.nodes, { keptBytes: 150 });
+    const scratch = new ReadScratch();
+    const kept = await index.read(index.get('kept')!, scratch);
+    expect(kept).toBe(await index.read(index.get('kept')!)); // the kept bytes, not a copy in the scratch
+    const first = await index.read(index.get('big1')!, scratch);
+    expect(first.toString()).toBe('a'.repeat(300));
+    const second = await index.read(index.get('big2')!, scratch);
+    expect(second.toString()).toBe('b'.repeat(200));
+    // the same memory: the first file's bytes are overwritten, as the scratch's contract says
+    expect(sameMemory(second, first)).toBe(true);
+    expect(first.subarray(0, 200).toString()).toBe('b'.repeat(200));
+    // without a scratch, a read is its own buffer
+    expect(sameMemory(await index.read(index.get('big1')!), first)).toBe(false);
+    expect((await index.readRange(index.get('big1')!, 290, 100, scratch)).toString()).toBe('a'.repeat(10));
+  });
+
+  it("gives a reader's readInto the scratch for a file that is not kept, and its kept bytes otherwise", async () => {
+    await writeFile(join(dir, 'kept'), 'kept file');
+    await writeFile(join(dir, 'big'), 'x'.repeat(100) + 'tail');
+    const walked = await FileIndex.fromDirectory(dir);
+    const index = new FileIndex(dir, walked.nodes, { keptBytes: 20 });
+    const scratch = new ReadScratch();
+    const reader = await index.reader(index.get('big')!, scratch);
+    const piece = await reader.readInto(100, 50);
+    expect(piece.toString()).toBe('tail');
+    expect(sameMemory(piece, scratch.take(1))).toBe(true);
+    expect(sameMemory(await reader.read(100, 50), piece)).toBe(false);
+    await reader.close();
+    await expect(reader.readInto(0, 1)).rejects.toThrow('read after close');
+    const keptReader = await index.reader(index.get('kept')!, scratch);
+    expect((await keptReader.readInto(5, 4)).toString()).toBe('file');
+    expect(sameMemory(await keptReader.readInto(0, 4), scratch.take(1))).toBe(false);
+  });
+
+  it('grows the scratch for a larger read and keeps it for smaller ones', () => {
+    const scratch = new ReadScratch();
+    const small = scratch.take(10);
+    expect(small.length).toBe(10);
+    const larger = scratch.take(1000);
+    expect(larger.length).toBe(1000);
+    expect(sameMemory(larger, small)).toBe(false);
+    expect(sameMemory(scratch.take(500), larger)).toBe(true);
   });
 });
 

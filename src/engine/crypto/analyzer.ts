@@ -11,6 +11,7 @@ import { CONFIG_GLOBS, parseConfig } from './config-files.js';
 import type { FileDetections } from './detections.js';
 import { validityFacts } from './certificates.js';
 import { facetLookup, type FacetLookup } from '../analysis-cache.js';
+import { ReadScratch } from '../file-index.js';
 import { restoreOutput } from '../image-cache.js';
 import { cryptoFindings } from './findings.js';
 import { cryptoFileFacts, type CryptoFileFacts } from './file-facts.js';
@@ -60,20 +61,23 @@ function scannedBytes(node: FileNode, encoded: ReadonlyArray<readonly [number, n
   return encoded.reduce((left, [start, end]) => left - Math.max(0, Math.min(end, node.size) - Math.min(start, node.size)), node.size);
 }
 
-/** A file's facts on the engine's thread, read through the FileIndex (its kept contents or one descriptor). */
-async function factsHere(ctx: AnalysisContext, node: FileNode, now: Date): Promise<CryptoFileFacts> {
-  const reader = await ctx.index.reader(node);
+/**
+ * A file's facts on the engine's thread, read through the FileIndex (its kept contents or one descriptor); the
+ * pieces of its single pass, which nothing keeps, into `scratch` (as the facts thread reads them into one buffer).
+ */
+async function factsHere(ctx: AnalysisContext, node: FileNode, now: Date, scratch: ReadScratch): Promise<CryptoFileFacts> {
+  const reader = await ctx.index.reader(node, scratch);
   try {
-    return await cryptoFileFacts({ path: node.path, size: node.size, encoded: ctx.index.encodedRanges(node) }, reader.read, now, ctx.signal);
+    return await cryptoFileFacts({ path: node.path, size: node.size, encoded: ctx.index.encodedRanges(node) }, reader.read, now, ctx.signal, reader.readInto);
   } finally {
     await reader.close();
   }
 }
 
 /** A file's facts: the crypto facts thread's when it took the file (and did not fail), the engine thread's otherwise. */
-async function factsOf(ctx: AnalysisContext, node: FileNode, now: Date, shared: SharedFacts | undefined): Promise<CryptoFileFacts> {
+async function factsOf(ctx: AnalysisContext, node: FileNode, now: Date, shared: SharedFacts | undefined, scratch: ReadScratch): Promise<CryptoFileFacts> {
   const taken = shared?.take(node);
-  return (taken && (await taken)) || factsHere(ctx, node, now);
+  return (taken && (await taken)) || factsHere(ctx, node, now, scratch);
 }
 
 /** A cached file's results get its path in this tree, and its certificates are checked against today's date again. */
@@ -138,13 +142,14 @@ export function createCryptoAnalyzer(options: CryptoAnalyzerOptions = {}): Analy
       const { ordered, configs, cache, shared } = await (begun?.prepared.catch(() => prepare(ctx, now)) ?? prepare(ctx, now));
       const seenBelow = new Map<string, Set<string>>();
       const builder = new AssetBuilder(ctx.components);
+      const scratch = new ReadScratch(); // one file's facts at a time
       let done = 0;
       try {
         for (const node of ordered) {
           ctx.signal.throwIfAborted();
           try {
             const cached = cache.get(node);
-            const facts = cached ? restamp(cached, node, now) : await factsOf(ctx, node, now, shared);
+            const facts = cached ? restamp(cached, node, now) : await factsOf(ctx, node, now, shared, scratch);
             if (!cached) cache.put(node, facts);
             let detections = facts.detections;
             if (configs.has(node.path) && node.size <= MAX_CONFIG) {

@@ -6,6 +6,7 @@ import { hashFile } from '../hash.js';
 import type { Component, FileNode, Hashes, Problem } from '../types.js';
 import { createFileView } from './file-view.js';
 import { facetLookup, type FacetLookup } from '../analysis-cache.js';
+import { ReadScratch } from '../file-index.js';
 import type { BinaryFacts, Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { identifiers as defaultIdentifiers } from './identifiers.js';
 import { attributeHeaderVersions, ownerOf, separateHeaderVersions } from './header-versions.js';
@@ -39,6 +40,7 @@ export function createInventoryAnalyzer(identifiers: readonly Identifier[] = def
       const candidates: StampedCandidate[] = [];
       const files = ctx.index.files();
       const perFile = identifiers.filter((i) => i.perFile);
+      const scratch = new ReadScratch(); // each file's view reads into it in turn (file-view.ts)
       // Files go through in windows: their heads are read, the identifiers that select each are noted, and each
       // per-file identifier looks its cached results up for the files it selects, in one batch per window (a
       // lookup of every file for every identifier made a key for each pair, most of them for nothing).
@@ -58,7 +60,7 @@ export function createInventoryAnalyzer(identifiers: readonly Identifier[] = def
         }
         for (const { node, head, selecting } of selections) {
           ctx.signal.throwIfAborted();
-          const view = createFileView(ctx.index, node, head);
+          const view = createFileView(ctx.index, node, head, scratch);
           for (const identifier of selecting) {
             const ictx: IdentifierContext = {
               index: ctx.index,
