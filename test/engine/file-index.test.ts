@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import picomatch from 'picomatch';
-import { FileIndex, globsMatcher, pathMatcher, readFileRange, ReadScratch } from '../../src/engine/file-index.js';
+import { FileIndex, globsMatcher, pathMatcher } from '../../src/engine/file-index.js';
+import { ReadScratch } from '../../src/engine/file-read.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -136,30 +137,6 @@ describe('reads into a scratch buffer', () => {
     const keptReader = await index.reader(index.get('kept')!, scratch);
     expect((await keptReader.readInto(5, 4)).toString()).toBe('file');
     expect(sameMemory(await keptReader.readInto(0, 4), scratch.take(1))).toBe(false);
-  });
-
-  it('grows the scratch for a larger read and keeps it for smaller ones', () => {
-    const scratch = new ReadScratch();
-    const small = scratch.take(10);
-    expect(small.length).toBe(10);
-    const larger = scratch.take(1000);
-    expect(larger.length).toBe(1000);
-    expect(sameMemory(larger, small)).toBe(false);
-    expect(sameMemory(scratch.take(500), larger)).toBe(true);
-  });
-});
-
-describe('readFileRange', () => {
-  it("allocates for what the file holds from the offset, not for a chunk-sized request past its end", async () => {
-    const path = join(dir, 'small');
-    await writeFile(path, 'firmware bytes');
-    const whole = readFileRange(path, 0, 1024 * 1024);
-    expect(whole.toString()).toBe('firmware bytes');
-    // the view's memory is the file's size: a 1 MiB buffer per small file was what the token search allocated
-    expect(whole.buffer.byteLength).toBeLessThan(64 * 1024);
-    expect(readFileRange(path, 9, 1024 * 1024).toString()).toBe('bytes');
-    expect(readFileRange(path, 100, 1024 * 1024).length).toBe(0);
-    expect(readFileRange(path, 2, 6).toString()).toBe('rmware');
   });
 });
 

@@ -11,7 +11,7 @@ import { CONFIG_GLOBS, parseConfig } from './config-files.js';
 import type { FileDetections } from './detections.js';
 import { validityFacts } from './certificates.js';
 import { facetLookup, type FacetLookup } from '../analysis-cache.js';
-import { ReadScratch } from '../file-index.js';
+import { ReadScratch } from '../file-read.js';
 import { restoreOutput } from '../image-cache.js';
 import { cryptoFindings } from './findings.js';
 import { cryptoFileFacts, type CryptoFileFacts } from './file-facts.js';

@@ -3,7 +3,7 @@
 // crypto facts thread (crypto-facts-thread.ts), from the file on disk, side by side. Both read the same bytes the
 // same way, so the facts are the same, and they are what the analysis cache keeps per file.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { readAt } from '../file-index.js';
+import { readAt } from '../file-read.js';
 import type { AlgorithmHit, FileDetections } from './detections.js';
 import { detectFile } from './detect-file.js';
 import { elfCryptoImports } from './elf-imports.js';

@@ -1,6 +1,7 @@
 // Cached, bounded access to one file for the identifiers that select it: the head is read once, the whole
 // text only for small files, and large files are streamed in overlapping chunks.
-import type { FileIndex, ReadScratch } from '../file-index.js';
+import type { FileIndex } from '../file-index.js';
+import type { ReadScratch } from '../file-read.js';
 import type { FileNode } from '../types.js';
 import { type FileView, MAX_WHOLE_READ } from './identifier.js';
 

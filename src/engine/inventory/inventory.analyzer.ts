@@ -6,7 +6,7 @@ import { hashFile } from '../hash.js';
 import type { Component, FileNode, Hashes, Problem } from '../types.js';
 import { createFileView } from './file-view.js';
 import { facetLookup, type FacetLookup } from '../analysis-cache.js';
-import { ReadScratch } from '../file-index.js';
+import { ReadScratch } from '../file-read.js';
 import type { BinaryFacts, Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { identifiers as defaultIdentifiers } from './identifiers.js';
 import { attributeHeaderVersions, ownerOf, separateHeaderVersions } from './header-versions.js';

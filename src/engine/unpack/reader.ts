@@ -7,7 +7,7 @@
 // unpacker runs in the CLI or a scan's worker thread, never on a thread that serves requests (as sink.ts).
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { readAt } from '../file-index.js';
+import { readAt } from '../file-read.js';
 import { FormatError } from '../format-error.js';
 import type { Reader } from './handler.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { sha256Hex } from '../hash.js';
 import { diskFullError } from '../errors.js';
-import { readFileRange } from '../file-index.js';
+import { readFileRange } from '../file-read.js';
 import type { Problem } from '../types.js';
 import type { ChunkSelection } from './chunks.js';
 import { LimitError, type EntryMeta, type FileData, type Reader, type ReusableFile, type Sink } from './handler.js';

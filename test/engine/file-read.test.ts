@@ -1,0 +1,52 @@
+// Synchronous reads of a file's bytes: a range sized by what the file holds, and the scratch buffer reads go into.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readFileRange, ReadScratch } from '../../src/engine/file-read.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'firmscope-file-read-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Whether two buffers start at the same byte of the same memory (small buffers share Node's pool). */
+const sameMemory = (a: Buffer, b: Buffer) => a.buffer === b.buffer && a.byteOffset === b.byteOffset;
+
+describe('readFileRange', () => {
+  it("allocates for what the file holds from the offset, not for a chunk-sized request past its end", async () => {
+    const path = join(dir, 'small');
+    await writeFile(path, 'firmware bytes');
+    const whole = readFileRange(path, 0, 1024 * 1024);
+    expect(whole.toString()).toBe('firmware bytes');
+    // the view's memory is the file's size: a 1 MiB buffer per small file was what the token search allocated
+    expect(whole.buffer.byteLength).toBeLessThan(64 * 1024);
+    expect(readFileRange(path, 9, 1024 * 1024).toString()).toBe('bytes');
+    expect(readFileRange(path, 100, 1024 * 1024).length).toBe(0);
+    expect(readFileRange(path, 2, 6).toString()).toBe('rmware');
+  });
+});
+
+describe('ReadScratch', () => {
+  it('grows the scratch for a larger read and keeps it for smaller ones', () => {
+    const scratch = new ReadScratch();
+    const small = scratch.take(10);
+    expect(small.length).toBe(10);
+    const larger = scratch.take(1000);
+    expect(larger.length).toBe(1000);
+    expect(sameMemory(larger, small)).toBe(false);
+    expect(sameMemory(scratch.take(500), larger)).toBe(true);
+  });
+  it('reads a range into the scratch, cut to what the file holds', async () => {
+    const path = join(dir, 'file');
+    await writeFile(path, 'x'.repeat(100_000));
+    const scratch = new ReadScratch();
+    const whole = readFileRange(path, 0, 64 * 1024 * 1024, scratch);
+    expect(whole.length).toBe(100_000);
+    expect(sameMemory(whole, scratch.take(1))).toBe(true);
+    expect(readFileRange(path, 99_990, 64 * 1024 * 1024, scratch).toString()).toBe('x'.repeat(10));
+  });
+});
