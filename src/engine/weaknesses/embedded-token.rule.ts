@@ -7,6 +7,7 @@ import { secretDigest, weaknessFinding } from './finding.js';
 import type { WeaknessContext, WeaknessRule } from './rule.js';
 import { findTokens } from './tokens.js';
 import { isExcludedText } from './excluded-paths.js';
+import { ReadScratch } from '../file-read.js';
 import type { EngineFinding, FileNode } from '../types.js';
 
 const CHUNK = 1024 * 1024;
@@ -19,14 +20,14 @@ const PIECE = 64 * 1024;
 const OVERLAP = 512;
 const MAX_FILE = 64 * 1024 * 1024;
 
-/** The file's tokens, one finding each. */
-async function tokensIn(ctx: WeaknessContext, node: FileNode): Promise<EngineFinding[]> {
+/** The file's tokens, one finding each (its chunks read into `scratch` when the index does not keep the file). */
+async function tokensIn(ctx: WeaknessContext, node: FileNode, scratch: ReadScratch): Promise<EngineFinding[]> {
   const findings: EngineFinding[] = [];
   for (let offset = 0; offset < node.size; offset += CHUNK) {
     const start = Math.max(0, offset - OVERLAP);
     // Each piece is searched with context on both sides (a token across the boundary, an AWS secret near its
     // id) and owns the matches that start inside it.
-    const bytes = await ctx.index.readRange(node, start, offset + CHUNK + OVERLAP - start);
+    const bytes = await ctx.index.readRange(node, start, offset + CHUNK + OVERLAP - start, scratch);
     for (let piece = offset; piece < Math.min(offset + CHUNK, node.size); piece += PIECE) {
       const from = Math.max(0, piece - OVERLAP);
       const text = bytes.toString('latin1', from - start, Math.min(bytes.length, piece + PIECE + OVERLAP - start));
@@ -59,6 +60,7 @@ export const embeddedTokenRule: WeaknessRule = {
       if (node.size <= MAX_FILE) searched.push(node);
       else ctx.note({ path: node.path, kind: 'limit', message: `not searched for access tokens: larger than ${MAX_FILE} bytes` });
     }
-    return ctx.perFile(searched, (node) => tokensIn(ctx, node));
+    const scratch = new ReadScratch(); // the files are searched one at a time
+    return ctx.perFile(searched, (node) => tokensIn(ctx, node, scratch));
   },
 };
