@@ -6,7 +6,7 @@ import { lstat, readFile, readdir, readlink } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import picomatch from 'picomatch';
-import { readAt, readFileRange, ReadScratch } from './file-read.js';
+import { readAt, readFileRange, type ReadScratch } from './file-read.js';
 import type { FileNode } from './types.js';
 
 /** Files up to this size are read whole once and kept for every analyzer (see FileIndex.read). */
@@ -172,8 +172,8 @@ export class FileIndex {
 
   /**
    * Reads at most `length` bytes from `offset` (a view of the kept contents for small files: do not modify). Other
-   * files are read synchronously (into `scratch` when given), for the reason keep() gives: a parser's many small reads each cost an open, a
-   * read and a close, three thread-pool round trips apiece otherwise.
+   * files are read synchronously (into `scratch` when given), for the reason keep() gives: a parser's many small
+   * reads each cost an open, a read and a close, three thread-pool round trips apiece otherwise.
    */
   async readRange(node: FileNode, offset: number, length: number, scratch?: ReadScratch): Promise<Buffer> {
     const kept = this.keep(node);

@@ -12,14 +12,18 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 export class ReadScratch {
   private buffer = Buffer.alloc(0);
 
-  /** A buffer of `size` bytes, valid until the next call (it overwrites the last one's bytes). */
+  /**
+   * A buffer of `size` bytes, valid until the next call (it overwrites the last one's bytes). Above SCRATCH_MAX a
+   * buffer of its own, not kept: a scratch that lives with its thread (the rule thread's) holds at most that much.
+   */
   take(size: number): Buffer {
-    if (this.buffer.length < size) this.buffer = Buffer.allocUnsafe(Math.max(size, Math.min(2 * this.buffer.length, SCRATCH_GROWTH_MAX)));
+    if (size > SCRATCH_MAX) return Buffer.allocUnsafe(size);
+    if (this.buffer.length < size) this.buffer = Buffer.allocUnsafe(Math.max(size, Math.min(2 * this.buffer.length, SCRATCH_MAX)));
     return this.buffer.subarray(0, size);
   }
 }
-/** A scratch buffer grows to twice its size at a time up to this, and to the size asked for beyond it. */
-const SCRATCH_GROWTH_MAX = 16 * 1024 * 1024;
+/** The most a scratch keeps; it grows to twice its size at a time up to this. */
+export const SCRATCH_MAX = 16 * 1024 * 1024;
 
 /** At most `length` bytes of a file from `offset`, read synchronously (an open, a read and a close), into `scratch` when given. */
 export function readFileRange(path: string, offset: number, length: number, scratch?: ReadScratch): Buffer {

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFileRange, ReadScratch } from '../../src/engine/file-read.js';
+import { readFileRange, ReadScratch, SCRATCH_MAX } from '../../src/engine/file-read.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -40,6 +40,16 @@ describe('ReadScratch', () => {
     expect(sameMemory(larger, small)).toBe(false);
     expect(sameMemory(scratch.take(500), larger)).toBe(true);
   });
+  it('gives a larger read a buffer of its own and keeps what it had', () => {
+    const scratch = new ReadScratch();
+    const kept = scratch.take(1000);
+    const large = scratch.take(SCRATCH_MAX + 1);
+    expect(large.length).toBe(SCRATCH_MAX + 1);
+    expect(sameMemory(large, kept)).toBe(false);
+    expect(sameMemory(scratch.take(1000), kept)).toBe(true);
+    expect(sameMemory(scratch.take(SCRATCH_MAX + 1), large)).toBe(false);
+  });
+
   it('reads a range into the scratch, cut to what the file holds', async () => {
     const path = join(dir, 'file');
     await writeFile(path, 'x'.repeat(100_000));
