@@ -25,7 +25,7 @@ export class ReadScratch {
 /** The most a scratch keeps; it grows to twice its size at a time up to this. */
 export const SCRATCH_MAX = 16 * 1024 * 1024;
 
-/** At most `length` bytes of a file from `offset`, read synchronously (an open, a read and a close), into `scratch` when given. */
+/** At most `length` bytes of a file from `offset`, read synchronously (open, read, close); into `scratch` if given. */
 export function readFileRange(path: string, offset: number, length: number, scratch?: ReadScratch): Buffer {
   const fd = openSync(path, 'r');
   try {
@@ -43,7 +43,7 @@ export function readFileRange(path: string, offset: number, length: number, scra
  */
 const FIT_FROM = 64 * 1024;
 
-/** At most `length` bytes of an open file from `offset` (fewer at its end), read synchronously (into `scratch` when given). */
+/** At most `length` bytes of an open file from `offset` (fewer at its end), read synchronously; into `scratch` if given. */
 export function readAt(fd: number, offset: number, length: number, scratch?: ReadScratch): Buffer {
   let wanted = Math.max(0, length);
   if (wanted > FIT_FROM) {

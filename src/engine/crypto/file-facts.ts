@@ -2,8 +2,8 @@
 // whether it is an executable. The stage computes them on the engine's thread, through the FileIndex, and on the
 // crypto facts thread (crypto-facts-thread.ts), from the file on disk, side by side. Both read the same bytes the
 // same way, so the facts are the same, and they are what the analysis cache keeps per file.
-import { closeSync, openSync, readSync } from 'node:fs';
-import { readAt } from '../file-read.js';
+import { closeSync, openSync } from 'node:fs';
+import { readAt, ReadScratch } from '../file-read.js';
 import type { AlgorithmHit, FileDetections } from './detections.js';
 import { detectFile } from './detect-file.js';
 import { elfCryptoImports } from './elf-imports.js';
@@ -85,16 +85,15 @@ export interface CryptoFactsMessage {
  * The thread's pieces of the single pass go through one buffer: a new 1 MiB buffer per piece grew the thread's
  * malloc arena, which kept that memory after the thread ended.
  */
-let pieceBuffer: Buffer | undefined;
+const pieces = new ReadScratch();
 
 /** The thread's side: the facts of a file on disk, or null when the engine's thread took the file first. */
 export async function cryptoFactsWork(message: CryptoFactsMessage): Promise<CryptoFileFacts | null> {
   if (Atomics.compareExchange(message.claims, message.slot, 0, CLAIMED_BY_THREAD) !== 0) return null;
   const fd = openSync(message.file, 'r');
   try {
-    const buffer = (pieceBuffer ??= Buffer.allocUnsafe(CHUNK));
     const read: RangeReader = async (offset, length) => readAt(fd, offset, length);
-    const readPiece: RangeReader = async (offset, length) => buffer.subarray(0, readSync(fd, buffer, 0, Math.min(length, CHUNK), offset));
+    const readPiece: RangeReader = async (offset, length) => readAt(fd, offset, Math.min(length, CHUNK), pieces);
     return await cryptoFileFacts(message, read, new Date(message.now), undefined, readPiece);
   } finally {
     closeSync(fd);

@@ -1,8 +1,9 @@
 // Where an LZMA1 stream without an end marker really ends when other data follows it. liblzma only says where it
-// broke, some way into the next data; the JavaScript decoder (lzma1-decoder.ts) also watches its range coder: the encoder flushes every byte of its low value at the end, so
-// right after the last symbol the decoder's code is exactly 0, which mid-stream happens with odds of about 2^-32 per
-// symbol. The last symbol boundary with code 0 before the decoder breaks is the stream's end. It decodes only to find
-// that point (output is discarded; extraction still goes through liblzma), and runs only in that fallback.
+// broke, some way into the next data; the JavaScript decoder (lzma1-decoder.ts) also watches its range coder: the
+// encoder flushes every byte of its low value at the end, so right after the last symbol the decoder's code is
+// exactly 0, which mid-stream happens with odds of about 2^-32 per symbol. The last symbol boundary with code 0
+// before the decoder breaks is the stream's end. It decodes only to find that point (output is discarded;
+// extraction still goes through liblzma), and runs only in that fallback.
 import { parseLzmaPropsByte } from '../../codecs/blocks.js';
 import type { Reader } from '../../handler.js';
 import { Broken, Lzma1Decoder, type ByteInput, type Finished } from './lzma1-decoder.js';
