@@ -25,6 +25,8 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // removes each file's temporary folders when it ends (test/support/temp-dirs.ts)
+    setupFiles: ['test/support/temp-dirs-cleanup.ts'],
     // longest files first (test/durations.json when vitest has no timings of its own, as in CI)
     sequence: { sequencer: LongestFirstSequencer },
     projects: [

@@ -1,9 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, localAnalysisCache, parseByteSize } from '../src/config.js';
+import { tempDir } from './support/temp-dirs.js';
 
 describe('loadConfig', () => {
   it('has working defaults', () => {
@@ -153,7 +154,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ FIRMSCOPE_SIGNING_KEY: rsa }).signingKeyPem).toBe(rsa.trim());
     // One line with literal \n separators, as some secret stores hand it over.
     expect(loadConfig({ FIRMSCOPE_SIGNING_KEY: rsa.replace(/\n/g, '\\n') }).signingKeyPem).toBe(rsa.trim());
-    const file = join(mkdtempSync(join(tmpdir(), 'signing-key-')), 'key.pem');
+    const file = join(tempDir('signing-key'), 'key.pem');
     writeFileSync(file, rsa);
     expect(loadConfig({ FIRMSCOPE_SIGNING_KEY_FILE: file }).signingKeyPem).toBe(rsa.trim());
     expect(() => loadConfig({ FIRMSCOPE_SIGNING_KEY_FILE: `${file}.missing` })).toThrow(/FIRMSCOPE_SIGNING_KEY_FILE=.*key\.pem\.missing: cannot read the file \(ENOENT\)/);

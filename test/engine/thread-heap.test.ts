@@ -1,14 +1,14 @@
 // The engine's thread starts with a floor under its old generation's limit (src/engine/thread-heap.ts), unless
 // node was started with an old-generation flag of the operator's own; threads started after it keep V8's default.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { transformSync } from 'esbuild';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { engineHeapApplies } from '../../src/engine/thread-heap.js';
 import { projectRoot } from '../support/cli-process.js';
+import { tempDir } from '../support/temp-dirs.js';
 
 const modulePath = join(projectRoot, 'src', 'engine', 'thread-heap.ts');
 const module = pathToFileURL(modulePath).href;
@@ -40,8 +40,8 @@ function majorCollections(): { engine: number; later: number } {
 let compiled: string | undefined;
 /** thread-heap.ts as a CommonJS file (esbuild, as the build's bundles are made). */
 function compiledModule(): string {
-  if (compiled) return compiled;
-  const dir = mkdtempSync(join(tmpdir(), 'firmscope-thread-heap-'));
+  if (compiled && existsSync(compiled)) return compiled; // (tempDir's folders go with each test file)
+  const dir = tempDir('firmscope-thread-heap');
   compiled = join(dir, 'thread-heap.cjs');
   writeFileSync(compiled, transformSync(readFileSync(modulePath, 'utf8'), { loader: 'ts', format: 'cjs' }).code);
   return compiled;

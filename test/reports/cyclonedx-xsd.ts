@@ -2,16 +2,17 @@
 // The XSD imports the SPDX licence schema by URL; nothing outside is reachable, so a copy of the XSD points the
 // import at the local spdx.xsd.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedPath } from '../support/shared.js';
+import { tempDir } from '../support/temp-dirs.js';
 
 let schema: string | undefined;
 
 function localSchema(): string {
-  if (schema) return schema;
-  const dir = mkdtempSync(join(tmpdir(), 'cdx-xsd-'));
+  // (a folder of tempDir is removed when the test file that made it ends)
+  if (schema && existsSync(schema)) return schema;
+  const dir = tempDir('cdx-xsd');
   const xsd = readFileSync(sharedPath('schemas', 'cyclonedx', 'bom-1.6.xsd'), 'utf8')
     .replace('schemaLocation="http://cyclonedx.org/schema/spdx"', 'schemaLocation="spdx.xsd"');
   writeFileSync(join(dir, 'spdx.xsd'), readFileSync(sharedPath('schemas', 'cyclonedx', 'spdx.xsd')));
@@ -21,7 +22,7 @@ function localSchema(): string {
 
 /** xmllint's complaints about `xml` (empty when it validates). */
 export function cycloneDxXsdErrors(xml: string): string[] {
-  const dir = mkdtempSync(join(tmpdir(), 'cdx-doc-'));
+  const dir = tempDir('cdx-doc');
   const file = join(dir, 'bom.xml');
   writeFileSync(file, xml);
   try {

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { readFeeds } from '../../src/engine/vulns/feed-reader.js';
@@ -13,6 +12,7 @@ import { VulnerabilityReader } from '../../src/store/vulns-reader.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { recordsOfPackage, recordsOfProduct } from '../support/vuln-source.js';
 import { haveShared, sharedPath } from '../support/shared.js';
+import { tempDir } from '../support/temp-dirs.js';
 
 const hasData = haveShared('vulndata', 'nvd-corpus');
 const vulndata = (...p: string[]) => sharedPath('vulndata', ...p);
@@ -46,7 +46,7 @@ describeEachDatabase('vulnerability repository', (get) => {
   it.runIf(hasData)('serves the matcher by (vendor, product) with KEV and EPSS attached', async () => {
     const repo = new VulnerabilityImporter(get().db);
     const reader = new VulnerabilityReader(get().db);
-    const dir = mkdtempSync(join(tmpdir(), 'firmscope-epss-'));
+    const dir = tempDir('firmscope-epss');
     writeFileSync(join(dir, 'epss.csv'), '#model_version:v2025.03.14,score_date:2025-08-25T00:00:00Z\ncve,epss,percentile\nCVE-2021-42386,0.5,0.97\n');
     await repo.importItems(readFeeds([join(dir, 'epss.csv')]));
     const records = await recordsOfProduct(reader, 'busybox', 'busybox');
@@ -179,7 +179,7 @@ describeEachDatabase('vulnerability repository', (get) => {
     const repo = new VulnerabilityImporter(get().db);
     const reader = new VulnerabilityReader(get().db);
     const text = readFileSync(vulndata('cisa-kev-sample-catalog.json'), 'utf8');
-    const file = join(mkdtempSync(join(tmpdir(), 'firmscope-kev-')), 'kev.json');
+    const file = join(tempDir('firmscope-kev'), 'kev.json');
     writeFileSync(file, text.slice(0, text.indexOf('CVE-2024-57727')));
     const summary = await repo.importItems(readFeeds([file]));
     expect(summary.kev).toBe(2);
@@ -193,7 +193,7 @@ describeEachDatabase('vulnerability repository', (get) => {
 describeEachDatabase('vulnerability imports at once', (get) => {
   it.runIf(hasData)('three imports of the same feeds on three connections at once all succeed and store the data once', async () => {
     const { db, url, dataDir } = get();
-    const dir = mkdtempSync(join(tmpdir(), 'firmscope-epss-'));
+    const dir = tempDir('firmscope-epss');
     writeFileSync(join(dir, 'epss.csv'), '#model_version:v2025.03.14,score_date:2025-08-25T00:00:00Z\ncve,epss,percentile\nCVE-2021-42386,0.5,0.97\nCVE-2022-28391,0.2,0.9\n');
     const paths = [vulndata('nvd-corpus'), vulndata('cisa-kev-known_exploited_vulnerabilities.json'), join(dir, 'epss.csv')];
     const others = [await openDatabase({ url, dataDir }), await openDatabase({ url, dataDir })];

@@ -1,13 +1,13 @@
 // Starts the real service (HTTP on an ephemeral port, in-process workers) on a fresh data folder and
 // database, and gives tests a fetch-based client with tokens.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { freshPostgresUrl } from './databases.js';
+import { tempDir } from './temp-dirs.js';
 
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
 export const REALM_TOKEN_PATH = '/realms/FirmscopeRealm/protocol/openid-connect/token';
@@ -47,7 +47,7 @@ export async function testConfig(dataDir: string, env: Record<string, string> = 
 }
 
 export async function startTestServer(options: { env?: Record<string, string>; postgres?: boolean; logger?: Logger } = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'firmscope-server-'));
+  const dataDir = tempDir('firmscope-server');
   const pg = options.postgres ? await freshPostgresUrl() : undefined;
   const config = await testConfig(dataDir, { ...(pg ? { DATABASE_URL: pg.url } : {}), ...options.env });
   const server = await startServer(config, options.logger);

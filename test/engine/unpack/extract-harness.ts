@@ -2,28 +2,21 @@
 // signal and byte budget), then extract() into a fresh temporary folder through a real DirectorySink and Budget. Used
 // by the compression, archive, filesystem, firmware and boot handler tests. Every folder made here is removed when
 // the test file ends.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { FormatError } from '../../../src/engine/format-error.js';
 import type { ChunkInfo, Handler, Reader } from '../../../src/engine/unpack/handler.js';
 import { Budget, resolveLimits, type Limits } from '../../../src/engine/unpack/limits.js';
 import { BufferReader, FileReader } from '../../../src/engine/unpack/reader.js';
 import { DirectorySink, type SinkEntry } from '../../../src/engine/unpack/sink.js';
 import type { Problem } from '../../../src/engine/types.js';
+import { tempDir as makeTempDir } from '../../support/temp-dirs.js';
 
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A fresh temporary folder, removed after the test file. */
+/** A fresh temporary folder, removed after the test file (support/temp-dirs.ts). */
 export function tempDir(prefix = 'handler'): string {
-  const dir = mkdtempSync(join(tmpdir(), `firmscope-${prefix}-`));
-  made.push(dir);
-  return dir;
+  return makeTempDir(`firmscope-${prefix}`);
 }
 
 export interface Extraction {

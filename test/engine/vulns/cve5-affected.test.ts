@@ -1,7 +1,6 @@
 // CVE JSON 5 records that list no CPE: criteria from vendor, product and versions (affected ranges, and the gaps
 // between unaffected ranges when defaultStatus is 'affected'), and the matcher finds components by them.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { matchCpe } from '../../../src/engine/vulns/cpe-matcher.js';
@@ -12,6 +11,7 @@ import { VulnerabilityMatcher } from '../../../src/engine/vulns/matcher.js';
 import { MemoryVulnerabilitySource } from '../../../src/engine/vulns/memory-source.js';
 import type { VulnerabilityRecord } from '../../../src/engine/vulns/source.js';
 import type { Component } from '../../../src/engine/types.js';
+import { tempDir } from '../../support/temp-dirs.js';
 
 const component = (vendor: string, product: string, version: string, part = 'a'): Component => ({
   ref: `${product}@${version}`, name: product, version, type: 'application', confidence: 1,
@@ -73,7 +73,7 @@ describe('CVE 5 affected entries without CPEs', () => {
   });
 
   it('a record without CPEs is imported with criteria and matched by the matcher; CPEs elsewhere in the record win', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'firmscope-cve5-'));
+    const dir = tempDir('firmscope-cve5');
     writeFileSync(join(dir, 'CVE-2099-1001.json'), JSON.stringify(cve5('CVE-2099-1001', [
       { vendor: 'BusyBox', product: 'BusyBox', versions: [{ version: '1.16.0', lessThan: '1.34.0', status: 'affected', versionType: 'custom' }] },
     ])));
@@ -104,7 +104,7 @@ describe('CVE 5 affected entries without CPEs', () => {
   });
 
   it('the kernel CNA: Linux/Linux is linux:linux_kernel, cpeApplicability wins over the names, programFiles are imported', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'firmscope-cve5-kernel-'));
+    const dir = tempDir('firmscope-cve5-kernel');
     // the shape of the kernel CNA's records: git and semver entries for Linux/Linux, the affected files, and
     // cpeApplicability with the same ranges as CPE criteria
     const withCpes = cve5('CVE-2099-2001', [{ ...kernelStyle, programFiles: ['net/sched/sch_qfq.c', 'net/sched/sch_qfq.c'], programRoutines: [{ name: 'qfq_change_class' }] }]);

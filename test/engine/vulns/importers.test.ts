@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { MemoryVulnerabilitySource } from '../../../src/engine/vulns/memory-sour
 import { recordsOfProduct } from '../../support/vuln-source.js';
 import { severityOf } from '../../../src/engine/vulns/cvss.js';
 import { haveShared, sharedPath } from '../../support/shared.js';
+import { tempDir } from '../../support/temp-dirs.js';
 
 const vulndata = (...p: string[]) => sharedPath('vulndata', ...p);
 const hasData = haveShared('vulndata', 'nvd-api2.0-full-page.json');
@@ -19,7 +19,7 @@ async function collect(...paths: string[]): Promise<FeedItem[]> {
 }
 const records = (items: FeedItem[]) => items.flatMap((i) => (i.kind === 'record' ? [i.record] : []));
 const errors = (items: FeedItem[]) => items.filter((i) => i.kind === 'error');
-const tmp = () => mkdtempSync(join(tmpdir(), 'firmscope-vulns-'));
+const tmp = () => tempDir('firmscope-vulns');
 
 describe.runIf(hasData)('NVD API 2.0 importer on real samples', () => {
   it('reads a full response page record by record', async () => {

@@ -2,8 +2,7 @@
 // modules, the architecture, and the verdict rules that use them (kernel-triage.ts's table), including a built file
 // whose vulnerable routine is not among the kernel's symbols (unknown: the code may sit under an option that is off).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileIndex } from '../../../src/engine/file-index.js';
@@ -13,6 +12,7 @@ import { moduleNamesOf, parseBuiltinModinfo, parseModuleList } from '../../../sr
 import { parseSymbolList } from '../../../src/engine/vulns/kernel-symbols.js';
 import { kernelApplicability } from '../../../src/engine/vulns/kernel-triage.js';
 import { needCommands } from '../../support/requirements.js';
+import { tempDir } from '../../support/temp-dirs.js';
 
 const config = (options: Record<string, 'y' | 'm' | 'n'>): KernelEvidence['config'] => ({ source: 'boot/config-5.4.0', options });
 const MIPS = { MIPS: 'y', NET: 'y', INET: 'y', EXT4_FS: 'y', NETFILTER: 'y', NF_TABLES: 'm', PPP: 'm', PPPOE: 'm', NET_SCH_QFQ: 'n' } as const;
@@ -90,7 +90,7 @@ describe('kernel module evidence', () => {
   });
 
   it.runIf(needCommands(['gcc'], 'the kernel module test'))('finds shipped .ko modules (name from .modinfo), their functions and architecture, and modules.builtin', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'firmscope-kmod-'));
+    const root = tempDir('firmscope-kmod');
     const dir = join(root, 'lib', 'modules', '5.4.43');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(root, 'pppoe.c'), [
@@ -154,7 +154,7 @@ describe('kernel triage rules', () => {
   });
 
   it('a System.map in the image is found as symbol evidence', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'firmscope-ksym-'));
+    const root = tempDir('firmscope-ksym');
     mkdirSync(join(root, 'boot'));
     writeFileSync(join(root, 'boot', 'System.map-5.4.43'), '80001000 T _text\n80001234 t qfq_enqueue\n');
     const evidence = await gatherKernelEvidence(await FileIndex.fromDirectory(root), []);

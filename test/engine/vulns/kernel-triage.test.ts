@@ -1,8 +1,7 @@
 // Kernel CVE triage on a kernel configuration with known options off: CVEs in code that is not built are not
 // applicable (with the option as the reason), CVEs in built code stay applicable, missing evidence is unknown.
 // The configuration is found as the image ships it (a /boot/config file, or IKCONFIG inside the kernel).
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { kernelApplicability, kernelFileOptions, triageKernelFindings } from '..
 import { VulnerabilityMatcher } from '../../../src/engine/vulns/matcher.js';
 import { MemoryVulnerabilitySource } from '../../../src/engine/vulns/memory-source.js';
 import type { VulnerabilityRecord } from '../../../src/engine/vulns/source.js';
+import { tempDir } from '../../support/temp-dirs.js';
 
 // a MIPS router kernel: networking and ext4 built, the QFQ scheduler and Bluetooth not, one module
 const CONFIG = [
@@ -46,7 +46,7 @@ describe('kernel CVE triage', () => {
   });
 
   it('finds the configuration in the image and triages the matched kernel findings', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'firmscope-kernel-'));
+    const root = tempDir('firmscope-kernel');
     mkdirSync(join(root, 'boot'));
     // IKCONFIG: the gzipped configuration between its markers inside the kernel image
     writeFileSync(join(root, 'boot', 'vmlinux'), Buffer.concat([Buffer.alloc(64, 0x90), Buffer.from('IKCFG_ST'), gzipSync(CONFIG), Buffer.from('IKCFG_ED'), Buffer.alloc(64)]));

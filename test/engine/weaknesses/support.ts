@@ -1,20 +1,16 @@
 // Test helpers for the weakness rules: write a fixture root filesystem into a temp folder, index it (modes and
 // owners can be set per path, as a squashfs would carry them) and run the weaknesses analyzer or one rule.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll } from 'vitest';
 import type { AnalysisContext } from '../../../src/engine/analyzer.js';
 import { FileIndex } from '../../../src/engine/file-index.js';
 import type { FileNode } from '../../../src/engine/types.js';
 import type { WeaknessRule } from '../../../src/engine/weaknesses/rule.js';
 import { createWeaknessesAnalyzer } from '../../../src/engine/weaknesses/weaknesses.analyzer.js';
 import { needCommands } from '../../support/requirements.js';
+import { tempDir } from '../../support/temp-dirs.js';
 import { runInventory } from '../inventory/support.js';
-
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 export interface FixtureFile {
   content?: string | Buffer;
@@ -29,8 +25,7 @@ export interface FixtureFile {
  * filesystem paths without the leading '/'. Directories are created as nodes with mode 0755 unless listed.
  */
 export function fixture(files: Record<string, string | Buffer | FixtureFile>, prefix = 'img_extract/0-100.squashfs-v4'): FileIndex {
-  const root = mkdtempSync(join(tmpdir(), 'firmscope-weak-'));
-  dirs.push(root);
+  const root = tempDir('firmscope-weak');
   const nodes = new Map<string, FileNode>();
   const node = (fsPath: string, spec: FixtureFile): FileNode => {
     const path = prefix ? `${prefix}${fsPath}` : fsPath.slice(1);
