@@ -2,7 +2,6 @@
 // database, and gives tests a fetch-based client with tokens.
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
