@@ -1,19 +1,22 @@
 // Bounded-time fuzzing: mutated corpus images (bit flips, extreme length fields, truncation, duplicated regions)
-// go through every registered handler and through the driver. Asserts no crash (only FormatError/LimitError
-// leave a handler), no hang (every call finishes within its deadline) and no escape (nothing is written outside
-// the output folder, no links are created on disk). Every file of the corpus is a mutation source.
+// go through every registered handler, through the driver and through the whole engine (every analyzer). Asserts
+// no crash (only FormatError/LimitError leave a handler; a scan ends with a result whose stages all completed, or
+// with the engine's own refusal), no hang (every call finishes within its deadline) and no escape (nothing is
+// written outside the output folder, no links are created on disk). Every file of the corpus is a mutation source.
 //
 // Seed: fixed by default, so that a CI run tests the same inputs as the developer's; FIRMSCOPE_FUZZ_SEED=random
 // explores new ones and FIRMSCOPE_FUZZ_SEED=<seed> replays a run (the seed is printed in the suite name, on the
 // console and in every failure). Each phase has its own generator seeded from it, so the
 // inputs of a phase do not depend on how many iterations the other one managed. FIRMSCOPE_FUZZ_MS sets the time
-// of each phase (default 10 s); the whole file stays under about 2 × that plus one deadline.
+// of each phase (default 10 s); the whole file stays under about 3 × that plus one deadline.
 import { randomInt } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isEngineError } from '../../../src/engine/errors.js';
+import { scan } from '../../../src/engine/scan.js';
 import { unpack } from '../../../src/engine/unpack/driver.js';
 import { FormatError } from '../../../src/engine/format-error.js';
 import { LimitError } from '../../../src/engine/unpack/handler.js';
@@ -205,5 +208,36 @@ describe.runIf(available.length > 0)(`fuzz (${REPLAY})`, () => {
     }
     console.info(`fuzz: ${images} mutated images through the driver`);
     expect(images).toBeGreaterThan(0);
+  }, PHASE_MS + 60_000);
+
+  it('the whole engine scans mutated images: every stage completes, or the scan is refused with its reason', async () => {
+    reseed(3);
+    const bugs: string[] = [];
+    const started = Date.now();
+    let scans = 0;
+    let refused = 0;
+    for (let iteration = 0; Date.now() - started < PHASE_MS; iteration++) {
+      const dir = join(work, `s${iteration}`);
+      await mkdir(dir);
+      const image = join(dir, 'image.bin');
+      const source = pick(sources.length);
+      await writeFile(image, mutate(sources[source]!));
+      const what = `scan iteration ${iteration}, source ${available[source]}, ${REPLAY}`;
+      try {
+        const result = await withDeadline(what, 30_000, scan(image, { workDir: join(dir, 'work'), limits: { timeoutMs: 10_000, maxTotalBytes: 64 * 1024 * 1024, maxFiles: 5000 } }));
+        // an analyzer that throws loses its whole stage for the image (scan.ts records it): a parser must refuse
+        // one malformed file, not every file
+        for (const problem of result.problems) if (problem.message.startsWith('analyzer failed')) bugs.push(`${what}: ${problem.source}: ${problem.message}`);
+      } catch (error) {
+        // the engine's own refusals (nothing recognised, a limit) are answers; anything else is a crash
+        if (isEngineError(error)) refused++;
+        else bugs.push(`${what}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+      }
+      await rm(dir, { recursive: true, force: true });
+      scans = iteration + 1;
+    }
+    console.info(`fuzz: ${scans} mutated images through the whole engine (${refused} refused)`);
+    expect(scans).toBeGreaterThan(0);
+    expect(bugs).toEqual([]);
   }, PHASE_MS + 60_000);
 });
