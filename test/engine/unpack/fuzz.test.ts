@@ -128,6 +128,16 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
+/** A folder of its own holding `image.bin`, a mutated corpus file; `what` names the run for a failure. */
+async function mutatedImage(phase: string, iteration: number): Promise<{ dir: string; image: string; what: string }> {
+  const dir = join(work, `${phase}-${iteration}`);
+  await mkdir(dir);
+  const image = join(dir, 'image.bin');
+  const source = pick(sources.length);
+  await writeFile(image, mutate(sources[source]!));
+  return { dir, image, what: `${phase} iteration ${iteration}, source ${available[source]}, ${REPLAY}` };
+}
+
 describe.runIf(available.length > 0)(`fuzz (${REPLAY})`, () => {
   it('every handler rejects mutated input with FormatError/LimitError or extracts it, within a deadline', async () => {
     reseed(1);
@@ -188,13 +198,8 @@ describe.runIf(available.length > 0)(`fuzz (${REPLAY})`, () => {
     const started = Date.now();
     let images = 0;
     for (let iteration = 0; Date.now() - started < PHASE_MS; iteration++) {
-      const dir = join(work, `d${iteration}`);
+      const { dir, image, what } = await mutatedImage('driver', iteration);
       const out = join(dir, 'out');
-      await mkdir(dir);
-      const image = join(dir, 'image.bin');
-      const source = pick(sources.length);
-      await writeFile(image, mutate(sources[source]!));
-      const what = `driver iteration ${iteration}, source ${available[source]}, ${REPLAY}`;
       try {
         const result = await withDeadline(what, 15_000, unpack(image, out, { limits: { timeoutMs: 5000, maxTotalBytes: 64 * 1024 * 1024, maxFiles: 5000 } }));
         expect(result.files[0]!.depth).toBe(0);
@@ -217,12 +222,7 @@ describe.runIf(available.length > 0)(`fuzz (${REPLAY})`, () => {
     let scans = 0;
     let refused = 0;
     for (let iteration = 0; Date.now() - started < PHASE_MS; iteration++) {
-      const dir = join(work, `s${iteration}`);
-      await mkdir(dir);
-      const image = join(dir, 'image.bin');
-      const source = pick(sources.length);
-      await writeFile(image, mutate(sources[source]!));
-      const what = `scan iteration ${iteration}, source ${available[source]}, ${REPLAY}`;
+      const { dir, image, what } = await mutatedImage('scan', iteration);
       try {
         const result = await withDeadline(what, 30_000, scan(image, { workDir: join(dir, 'work'), limits: { timeoutMs: 10_000, maxTotalBytes: 64 * 1024 * 1024, maxFiles: 5000 } }));
         // an analyzer that throws loses its whole stage for the image (scan.ts records it): a parser must refuse
