@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import picomatch from 'picomatch';
 import { FileIndex, globsMatcher, pathMatcher } from '../../src/engine/file-index.js';
 import { ReadScratch } from '../../src/engine/file-read.js';
+import { sameMemory } from '../support/bytes.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -95,9 +96,6 @@ describe('FileIndex kept contents', () => {
     expect((await index.read(index.get('d')!)).toString()).toBe('changed'); // over the budget: read again
   });
 });
-
-/** Whether two buffers start at the same byte of the same memory (small buffers share Node's pool). */
-const sameMemory = (a: Buffer, b: Buffer) => a.buffer === b.buffer && a.byteOffset === b.byteOffset;
 
 describe('reads into a scratch buffer', () => {
   it('reads a file that is not kept into the scratch, each read over the last; a kept file is still its kept bytes', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileRange, ReadScratch, SCRATCH_MAX } from '../../src/engine/file-read.js';
+import { sameMemory } from '../support/bytes.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -12,9 +13,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** Whether two buffers start at the same byte of the same memory (small buffers share Node's pool). */
-const sameMemory = (a: Buffer, b: Buffer) => a.buffer === b.buffer && a.byteOffset === b.byteOffset;
 
 describe('readFileRange', () => {
   it("allocates for what the file holds from the offset, not for a chunk-sized request past its end", async () => {

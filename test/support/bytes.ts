@@ -1,4 +1,4 @@
-// Deterministic test bytes shared by the unpack and crypto tests.
+// Deterministic test bytes shared by the unpack and crypto tests, and a check of where a buffer's bytes live.
 
 /** Pseudo-random bytes from a seeded xorshift generator: incompressible, and the same for the same seed. */
 export function pseudoRandom(size: number, seed = 1): Buffer {
@@ -23,3 +23,6 @@ export function compressibleBytes(size: number, seed = 1): Buffer {
   }
   return out;
 }
+
+/** Whether two buffers start at the same byte of the same memory (small buffers share Node's pool). */
+export const sameMemory = (a: Buffer, b: Buffer): boolean => a.buffer === b.buffer && a.byteOffset === b.byteOffset;
