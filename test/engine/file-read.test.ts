@@ -1,17 +1,14 @@
 // Synchronous reads of a file's bytes: a range sized by what the file holds, and the scratch buffer reads go into.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { readFileRange, ReadScratch, SCRATCH_MAX } from '../../src/engine/file-read.js';
 import { sameMemory } from '../support/bytes.js';
+import { tempDir } from '../support/temp-dirs.js';
 
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'firmscope-file-read-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
+beforeEach(() => {
+  dir = tempDir('firmscope-file-read');
 });
 
 describe('readFileRange', () => {
