@@ -62,9 +62,9 @@ export class FileReuse {
     return false;
   }
 
-  /** A file just decoded and written at `path`: kept in the store and remembered under its stored form. */
-  decoded(key: string, content: StoredContent, path: string): void {
-    this.store.keep(content.sha256, path);
+  /** A file just decoded and written at `path` (`size` bytes): kept in the store and remembered under its stored form. */
+  decoded(key: string, content: StoredContent, path: string, size: number): void {
+    this.store.keep(content.sha256, path, size);
     this.memo.remember(key, content);
   }
 

@@ -320,7 +320,7 @@ export class DirectorySink implements Sink {
     const chunkFree = selection !== undefined && selection.chunks.length === 0 && selection.problems.length === 0 && !selection.limit;
     if (entry.size === file.size && entry.sha256 && this.reuse) {
       const content: StoredContent = { sha256: entry.sha256, chunkFree, ...(file.tail ? { tail: file.tail } : {}) };
-      this.reuse.decoded(file.key, content, target);
+      this.reuse.decoded(file.key, content, target, entry.size);
       for (const alias of file.aliases ?? []) this.reuse.remember(alias, content);
     }
     return entry;

@@ -47,7 +47,7 @@ function recording(store: LocalFileStore): { store: ExtractedFileStore; placed: 
     placed,
     store: {
       place: (sha256, target) => store.place(sha256, target) && placed.push(target.slice(target.lastIndexOf('/') + 1)) > 0,
-      keep: (sha256, path) => store.keep(sha256, path),
+      keep: (sha256, path, size) => store.keep(sha256, path, size),
     },
   };
 }
@@ -217,18 +217,18 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     const b = join(ws.work, 'b.bin');
     writeFileSync(a, noise(200_000, 3));
     writeFileSync(b, noise(200_000, 4));
-    store.keep(sha(readFileSync(a)), a);
-    store.keep(sha(readFileSync(b)), b);
+    store.keep(sha(readFileSync(a)), a, 200_000);
+    store.keep(sha(readFileSync(b)), b, 200_000);
     // b kept later (its file is newer)
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(dir, sha(readFileSync(b))), later, later);
-    expect(store.trim()).toEqual({ files: 1, bytes: 200_000, removed: 1 });
-    // nothing added since: the store is not walked again; a file added since: it is
+    expect(store.trim()).toEqual({ walked: true, files: 1, bytes: 200_000, removed: 1 });
+    // nothing added since: the store is not walked again; a file added since: it is (the ledger is over the budget)
     expect(store.trim()).toBeUndefined();
-    store.keep(sha(readFileSync(b)), b); // already there: adds nothing
+    store.keep(sha(readFileSync(b)), b, 200_000); // already there: adds nothing
     expect(store.trim()).toBeUndefined();
-    store.keep(sha(readFileSync(a)), a);
-    expect(store.trim()).toEqual({ files: 1, bytes: 200_000, removed: 1 });
+    store.keep(sha(readFileSync(a)), a, 200_000);
+    expect(store.trim()).toEqual({ walked: true, files: 1, bytes: 200_000, removed: 1 });
     const target = join(ws.work, 'placed.bin');
     expect(store.place(sha(readFileSync(a)), target)).toBe(false);
     expect(store.place(sha(readFileSync(b)), target)).toBe(true);
@@ -243,10 +243,55 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     const store = new LocalFileStore(dir);
     const a = join(ws.work, 'flat-a.bin');
     writeFileSync(a, noise(1000, 5));
-    store.keep(sha(readFileSync(a)), a);
+    store.keep(sha(readFileSync(a)), a, 1000);
     expect(readdirSync(dir).sort()).toEqual(['ab', sha(readFileSync(a))].sort());
-    expect(store.trim()).toEqual({ files: 1, bytes: 1000, removed: 0 });
-    expect(readdirSync(dir)).toEqual([sha(readFileSync(a))]);
+    // a folder that was there before, without a ledger: walked
+    expect(store.trim()).toEqual({ walked: true, files: 1, bytes: 1000, removed: 0 });
+    expect(readdirSync(dir).sort()).toEqual(['.size', sha(readFileSync(a))]);
+  });
+
+  it('keeps a ledger of its size and walks only when the ledger says over budget, is unreadable or long', () => {
+    const dir = join(ws.work, 'store-ledger');
+    const files = Array.from({ length: 80 }, (_, k) => {
+      const path = join(ws.work, `ledger-${k}.bin`);
+      writeFileSync(path, noise(1000, 100 + k));
+      return { path, sha256: sha(readFileSync(path)) };
+    });
+    const keep = (store: LocalFileStore, k: number) => store.keep(files[k]!.sha256, files[k]!.path, 1000);
+    const ledger = () => readFileSync(join(dir, '.size'), 'latin1');
+    // a folder this store made: it held nothing, so its size is what was added, without a walk
+    const store = new LocalFileStore(dir, 10_000);
+    keep(store, 0);
+    keep(store, 1);
+    expect(store.trim()).toEqual({ walked: false, bytes: 2000 });
+    keep(store, 2);
+    expect(store.trim()).toEqual({ walked: false, bytes: 3000 });
+    expect(ledger()).toBe('2000\n1000\n');
+    // another store on the same folder (another scan) reads the ledger
+    const other = new LocalFileStore(dir, 10_000);
+    keep(other, 3);
+    expect(other.trim()).toEqual({ walked: false, bytes: 4000 });
+    // over the budget by the ledger: walked, the oldest removed, the ledger written anew with the exact size
+    for (let k = 4; k < 12; k++) keep(other, k);
+    const result = other.trim();
+    expect(result).toMatchObject({ walked: true, bytes: 10_000, files: 10, removed: 2 });
+    expect(ledger()).toBe('10000\n');
+    // an unreadable ledger: walked
+    writeFileSync(join(dir, '.size'), 'not a size\n');
+    const small = new LocalFileStore(dir, 1_000_000);
+    keep(small, 12);
+    expect(small.trim()).toMatchObject({ walked: true, files: 11, bytes: 11_000 });
+    // 63 trims add a line each (the walk's line and these: LEDGER_LINES); the next one walks and writes the exact
+    // size, which no longer counts an entry removed by other means (the ledger erred high)
+    for (let k = 13; k < 76; k++) {
+      keep(small, k);
+      expect(small.trim()).toMatchObject({ walked: false, bytes: (k - 1) * 1000 });
+    }
+    expect(ledger().split('\n').filter(Boolean)).toHaveLength(64);
+    rmSync(join(dir, files[12]!.sha256));
+    keep(small, 76);
+    expect(small.trim()).toEqual({ walked: true, files: 74, bytes: 74_000, removed: 0 });
+    expect(ledger()).toBe('74000\n');
   });
 
   it('a scan of the next version with the cache and the store gives the JSON of a cold scan', async () => {
