@@ -6,6 +6,7 @@
 // folder share a filesystem, copies otherwise; the store is trimmed to a byte budget, oldest entries first.
 import { appendFileSync, copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 
 /** What the unpacker needs of a store of extracted files. */
 export interface ExtractedFileStore {
@@ -96,6 +97,7 @@ export class LocalFileStore implements ExtractedFileStore {
     this.bytesSinceTrim = 0;
     const ledger = join(this.dir, LEDGER);
     const known = readLedger(ledger) ?? (this.madeEmpty ? { bytes: 0, lines: 0 } : undefined);
+    this.madeEmpty = false; // from now on the ledger this trim writes says what the folder holds
     if (known && known.lines < LEDGER_LINES && known.bytes + added <= this.maxBytes) {
       try {
         appendFileSync(ledger, `${added}\n`);
@@ -106,8 +108,9 @@ export class LocalFileStore implements ExtractedFileStore {
     }
     const result = this.walk();
     try {
-      writeFileSync(`${ledger}.${process.pid}`, `${result.bytes}\n`);
-      renameSync(`${ledger}.${process.pid}`, ledger);
+      const temporary = `${ledger}.${process.pid}-${threadId}`;
+      writeFileSync(temporary, `${result.bytes}\n`);
+      renameSync(temporary, ledger);
     } catch {
       // no ledger: the next trim walks
     }

@@ -292,6 +292,13 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     keep(small, 76);
     expect(small.trim()).toEqual({ walked: true, files: 74, bytes: 74_000, removed: 0 });
     expect(ledger()).toBe('74000\n');
+    // a folder the store made is known empty only until its first trim: a ledger lost later makes the next one walk
+    const fresh = new LocalFileStore(join(ws.work, 'store-fresh'), 1_000_000);
+    fresh.keep(files[0]!.sha256, files[0]!.path, 1000);
+    expect(fresh.trim()).toEqual({ walked: false, bytes: 1000 });
+    rmSync(join(ws.work, 'store-fresh', '.size'));
+    fresh.keep(files[1]!.sha256, files[1]!.path, 1000);
+    expect(fresh.trim()).toEqual({ walked: true, files: 2, bytes: 2000, removed: 0 });
   });
 
   it('a scan of the next version with the cache and the store gives the JSON of a cold scan', async () => {
