@@ -186,7 +186,7 @@ async function findGenerator(format: string) {
 
 /**
  * The analysis cache of `firmscope scan` (engine/analysis-cache.ts): a SQLite file in the user's cache folder (or
- * `dir`), holding only the analysis_cache table, as the service's store writes it for one organisation.
+ * `dir`), holding only the analysis_cache tables, as the service's store writes them for one organisation.
  */
 async function openLocalCache(dir: string | undefined): Promise<{ cache: AnalysisCache; files: LocalFileStore; close(): Promise<void> } | undefined> {
   const { localAnalysisCache } = await import('../config.js');
@@ -197,7 +197,9 @@ async function openLocalCache(dir: string | undefined): Promise<{ cache: Analysi
   const { openDatabase } = await import('../store/database.js');
   const { AnalysisCacheRepository } = await import('../store/analysis-cache.repository.js');
   const migration = await import('../store/migrations/0016-analysis-cache.js');
-  const opened = await openDatabase({ url: `sqlite:${join(folder, 'analysis-cache.db')}`, dataDir: folder, migrations: [['0016-analysis-cache', migration]], mapped: false });
+  const usage = await import('../store/migrations/0018-analysis-cache-usage.js');
+  const migrations: Array<[string, typeof migration]> = [['0016-analysis-cache', migration], ['0018-analysis-cache-usage', usage]];
+  const opened = await openDatabase({ url: `sqlite:${join(folder, 'analysis-cache.db')}`, dataDir: folder, migrations, mapped: false });
   // the extracted files the next version of an image reuses (file-store.ts), beside the analysis results
   const { LocalFileStore } = await import('../engine/unpack/file-store.js');
   return { cache: new AnalysisCacheRepository(opened.db, 'local', settings.maxBytes), files: new LocalFileStore(join(folder, 'files'), settings.maxBytes), close: opened.close };

@@ -3,7 +3,8 @@
 // tenant's results. Rows used by a read are marked used (at most once per REFRESH_AFTER_MS: marking every row a
 // scan reads rewrote tens of thousands of rows per scan, which cost a rescan or the next version of an image
 // about as much as the reads); when the organisation's rows pass the byte cap after a write, the least recently used
-// go first. SQLite and PostgreSQL alike.
+// go first, down to LOW_WATER of the cap. The organisation's bytes are counted as rows are written and evicted
+// (analysis_cache_usage, 0018) instead of summed over every row at each write. SQLite and PostgreSQL alike.
 import type { Kysely } from 'kysely';
 import type { AnalysisCache } from '../engine/analysis-cache.js';
 import { nowIso } from '../ids.js';
@@ -15,6 +16,11 @@ const KEYS_PER_QUERY = 500;
 const ROWS_PER_INSERT = 200;
 /** A row read again within this time of its last mark keeps that mark: eviction is by the hour, not the moment. */
 export const REFRESH_AFTER_MS = 60 * 60 * 1000;
+/**
+ * What eviction brings an organisation's bytes down to, as a share of the cap: a cache at its cap would otherwise
+ * evict, and sum its rows, at every write.
+ */
+export const LOW_WATER = 0.9;
 
 const chunks = <T>(items: readonly T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
@@ -57,36 +63,64 @@ export class AnalysisCacheRepository implements AnalysisCache {
       .filter((row) => row.bytes <= this.maxBytes);
     if (rows.length === 0) return;
     const write = async (db: Kysely<Database>) => {
+      await this.counted(db); // made from the rows before this write, the first time
       for (const part of chunks(rows, ROWS_PER_INSERT)) {
         await db.insertInto('analysis_cache').values(part)
           .onConflict((oc) => oc.columns(['org_id', 'key']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), bytes: eb.ref('excluded.bytes'), last_used_at: eb.ref('excluded.last_used_at') })))
           .execute();
       }
+      // a row that replaced one counts whole: the count errs high, and eviction sums the rows before it removes any
+      await this.addCounted(db, rows.reduce((n, row) => n + row.bytes, 0));
     };
     await (this.db.isTransaction ? write(this.db) : this.db.transaction().execute(write));
-    await this.evict();
+    await (this.db.isTransaction ? this.evict(this.db) : this.db.transaction().execute((db) => this.evict(db)));
   }
 
-  /** The organisation's total size of cached values, in bytes. */
-  async totalBytes(): Promise<number> {
-    const row = await this.db.selectFrom('analysis_cache').where('org_id', '=', this.orgId).select((eb) => eb.fn.sum<number | string | bigint>('bytes').as('n')).executeTakeFirst();
+  /** The organisation's total size of cached values, in bytes: the sum of its rows. */
+  async totalBytes(db: Kysely<Database> = this.db): Promise<number> {
+    const row = await db.selectFrom('analysis_cache').where('org_id', '=', this.orgId).select((eb) => eb.fn.sum<number | string | bigint>('bytes').as('n')).executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
-  /** Removes the least recently used rows until the organisation is within its cap. */
-  private async evict(): Promise<void> {
-    let excess = (await this.totalBytes()) - this.maxBytes;
+  /** The organisation's counted bytes (at least the rows' sum), made from that sum when it has no count yet. */
+  private async counted(db: Kysely<Database>): Promise<number> {
+    const row = await db.selectFrom('analysis_cache_usage').select('bytes').where('org_id', '=', this.orgId).executeTakeFirst();
+    if (row) return Number(row.bytes);
+    const total = await this.totalBytes(db);
+    await db.insertInto('analysis_cache_usage').values({ org_id: this.orgId, bytes: total }).onConflict((oc) => oc.column('org_id').doNothing()).execute();
+    return total;
+  }
+
+  /** Adds to the count (a difference: concurrent writers' additions are kept). */
+  private async addCounted(db: Kysely<Database>, bytes: number): Promise<void> {
+    if (bytes === 0) return;
+    await db.updateTable('analysis_cache_usage').set((eb) => ({ bytes: eb('bytes', '+', bytes) })).where('org_id', '=', this.orgId).execute();
+  }
+
+  /**
+   * When the count passes the cap: the rows are summed (the count errs high), the count set right, and the least
+   * recently used rows removed until the organisation holds at most LOW_WATER of its cap.
+   */
+  private async evict(db: Kysely<Database>): Promise<void> {
+    const counted = await this.counted(db);
+    if (counted <= this.maxBytes) return;
+    const total = await this.totalBytes(db);
+    let excess = total > this.maxBytes ? total - Math.floor(this.maxBytes * LOW_WATER) : 0;
+    let removed = 0;
     while (excess > 0) {
-      const oldest = await this.db.selectFrom('analysis_cache').select(['key', 'bytes']).where('org_id', '=', this.orgId)
+      const oldest = await db.selectFrom('analysis_cache').select(['key', 'bytes']).where('org_id', '=', this.orgId)
         .orderBy('last_used_at').orderBy('key').limit(KEYS_PER_QUERY).execute();
-      if (oldest.length === 0) return;
+      if (oldest.length === 0) break;
       const gone: string[] = [];
       for (const row of oldest) {
         if (excess <= 0) break;
         gone.push(row.key);
         excess -= Number(row.bytes);
+        removed += Number(row.bytes);
       }
-      await this.db.deleteFrom('analysis_cache').where('org_id', '=', this.orgId).where('key', 'in', gone).execute();
+      await db.deleteFrom('analysis_cache').where('org_id', '=', this.orgId).where('key', 'in', gone).execute();
     }
+    // as a difference from what was read, so that another writer's addition meanwhile stays counted
+    await this.addCounted(db, total - removed - counted);
   }
 }

@@ -404,6 +404,13 @@ export interface AnalysisCacheTable {
   last_used_at: string;
 }
 
+/** An organisation's running count of its analysis_cache bytes (0018): what the cap is checked against. */
+export interface AnalysisCacheUsageTable {
+  org_id: string;
+  /** A bigint column: PostgreSQL returns it as a string. */
+  bytes: number | string;
+}
+
 export interface WebhooksTable {
   id: string;
   org_id: string;
@@ -474,6 +481,7 @@ export interface CoreTables {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   analysis_cache: AnalysisCacheTable;
+  analysis_cache_usage: AnalysisCacheUsageTable;
 }
 
 export interface Database extends CoreTables, VulnTables {}

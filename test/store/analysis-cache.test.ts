@@ -1,8 +1,9 @@
 // The analysis cache's store on both dialects: one organisation's entries are invisible to another, a read
 // answers only the keys it has, a write replaces a key's value, and past the byte cap the least recently used
-// entries go first (a read counts as a use, renewed at most once per REFRESH_AFTER_MS).
+// entries go first, down to LOW_WATER of the cap (a read counts as a use, renewed at most once per REFRESH_AFTER_MS);
+// the organisation's bytes are counted as rows come and go (analysis_cache_usage), not summed at every write.
 import { expect, it } from 'vitest';
-import { AnalysisCacheRepository } from '../../src/store/analysis-cache.repository.js';
+import { AnalysisCacheRepository, LOW_WATER } from '../../src/store/analysis-cache.repository.js';
 import { describeEachDatabase } from '../support/databases.js';
 
 const value = (n: number, fill = 'x') => fill.repeat(n);
@@ -50,6 +51,35 @@ describeEachDatabase('analysis cache store', (get) => {
     expect((await other.get(['o'])).size).toBe(1); // another organisation's entries are not its to evict
     await c.put([['huge', value(301)]]); // larger than the whole cap: not kept
     expect((await c.get(['huge'])).size).toBe(0);
+  });
+
+  it('counts the bytes as it writes and evicts, from the rows a cache held before the count, and sets a high count right', async () => {
+    const db = get().db;
+    const counted = async (org: string) =>
+      Number((await db.selectFrom('analysis_cache_usage').select('bytes').where('org_id', '=', org).executeTakeFirstOrThrow()).bytes);
+    // rows written before the count existed (a cache from before migration 0018): the first write counts them
+    const now = new Date().toISOString();
+    await db.insertInto('analysis_cache').values({ org_id: 'org-count', key: 'before', value: value(40), bytes: 40, created_at: now, last_used_at: now }).execute();
+    const c = new AnalysisCacheRepository(db, 'org-count', 1000, 0);
+    await c.put([['a', value(100)]]);
+    expect(await counted('org-count')).toBe(140);
+    // a replaced row counts whole (the count errs high) until an eviction sums the rows: nothing removed then
+    await c.put([['a', value(100)]]);
+    await c.put([['a', value(100)]]);
+    expect(await counted('org-count')).toBe(340);
+    for (let k = 0; k < 7; k++) await c.put([['a', value(100)]]);
+    expect(await counted('org-count')).toBe(140); // passed the cap at the 1,040th byte counted: summed, set right
+    expect(await c.totalBytes()).toBe(140);
+    // past the cap for real: the oldest go until the organisation holds LOW_WATER of it
+    for (let k = 0; k < 9; k++) {
+      await pause();
+      await c.put([[`n${k}`, value(100)]]);
+    }
+    const total = await c.totalBytes();
+    expect(total).toBeLessThanOrEqual(1000 * LOW_WATER);
+    expect(await counted('org-count')).toBe(total);
+    expect((await c.get(['before', 'a'])).size).toBe(0); // the least recently used went first
+    expect((await c.get(['n8'])).size).toBe(1);
   });
 
   it('renews the mark of a read row only when it is older than the refresh time', async () => {

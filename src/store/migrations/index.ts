@@ -13,6 +13,7 @@ import * as findingApplicability from './0010-finding-applicability.js';
 import * as gridIndexes from './0011-grid-indexes.js';
 import * as scanFindingCounts from './0015-scan-finding-counts.js';
 import * as analysisCache from './0016-analysis-cache.js';
+import * as analysisCacheUsage from './0018-analysis-cache-usage.js';
 import * as webhookDeliveryRetention from './0017-webhook-delivery-retention.js';
 import * as vulnerabilities from './0100-vulnerabilities.js';
 import * as vulnerabilityCriteria from './0101-vulnerability-criteria.js';
@@ -37,6 +38,7 @@ export const migrations: Array<[name: string, migration: Migration]> = [
   ['0015-scan-finding-counts', scanFindingCounts],
   ['0016-analysis-cache', analysisCache],
   ['0017-webhook-delivery-retention', webhookDeliveryRetention],
+  ['0018-analysis-cache-usage', analysisCacheUsage],
   ['0100-vulnerabilities', vulnerabilities],
   ['0101-vulnerability-criteria', vulnerabilityCriteria],
   ['0102-kev-catalog-date', kevCatalogDate],
