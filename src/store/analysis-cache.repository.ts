@@ -71,9 +71,9 @@ export class AnalysisCacheRepository implements AnalysisCache {
       }
       // a row that replaced one counts whole: the count errs high, and eviction sums the rows before it removes any
       await this.addCounted(db, rows.reduce((n, row) => n + row.bytes, 0));
+      await this.evict(db);
     };
     await (this.db.isTransaction ? write(this.db) : this.db.transaction().execute(write));
-    await (this.db.isTransaction ? this.evict(this.db) : this.db.transaction().execute((db) => this.evict(db)));
   }
 
   /** The organisation's total size of cached values, in bytes: the sum of its rows. */
