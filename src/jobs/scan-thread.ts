@@ -47,7 +47,7 @@ function main(): void {
   source.catch(() => undefined);
   // the database connections are set up while the first scan unpacks, not when it matches
   void source.then((reader) => reader.warm()).catch(() => undefined);
-  // and the rule thread compiles the built-in rules now, not at the first scan's first file
+  // and the rule thread reads the built-in rules' gates now, not at the first scan's first file
   prepareRuleThread();
   let controller: AbortController | undefined;
 
