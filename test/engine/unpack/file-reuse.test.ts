@@ -254,8 +254,9 @@ describe.runIf(ws.enabled)('reusing extracted files across versions of an image'
     const dir = join(ws.work, 'store-ledger');
     const files = Array.from({ length: 80 }, (_, k) => {
       const path = join(ws.work, `ledger-${k}.bin`);
-      writeFileSync(path, noise(1000, 100 + k));
-      return { path, sha256: sha(readFileSync(path)) };
+      const data = noise(1000, 100 + k);
+      writeFileSync(path, data);
+      return { path, sha256: sha(data) };
     });
     const keep = (store: LocalFileStore, k: number) => store.keep(files[k]!.sha256, files[k]!.path, 1000);
     const ledger = () => readFileSync(join(dir, '.size'), 'latin1');
