@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const source = join(root, 'src', 'engine', 'wasm', 'search.c');
 const target = join(root, 'src', 'engine', 'wasm', 'search-module.ts');
-const EXPORTS = ['pair_table', 'pair_le', 'next_byte', 'anchor_filter', 'pair_candidates', 'anchor_candidates', '__heap_base'];
+const EXPORTS = ['pair_table', 'pair_le', 'next_byte', 'quad_filter', 'anchor_filter', 'pair_candidates', 'anchor_candidates', '__heap_base'];
 
 /** The first line of `clang --version`: recorded in the module, so that a check runs only with the same compiler. */
 export function clangVersion() {

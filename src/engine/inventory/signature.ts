@@ -114,7 +114,7 @@ export class NeedleSearch {
         const list = (this.byPair[pair] ??= []);
         list.push({ needle, bytes });
         list.sort((a, b) => b.bytes.length - a.bytes.length);
-        tables.add(pair, bytes[2]);
+        tables.add(pair, bytes[2], bytes.length >= 4 ? bytes.readInt32LE(0) : undefined);
       }
     }
     this.pairs = new PairSearch(tables);

@@ -169,7 +169,7 @@ export class SignatureScanner {
     let search = pairSearches.get(this.handlers);
     if (!search) {
       const tables = new PairTables();
-      for (const p of this.carving) if (p.bytes.length >= 2) tables.add(pairOf(p), p.bytes[p.anchor + 2]);
+      for (const p of this.carving) if (p.bytes.length >= 2) tables.add(pairOf(p), p.bytes[p.anchor + 2], quadOf(p));
       search = new PairSearch(tables);
       pairSearches.set(this.handlers, search);
     }
@@ -186,6 +186,12 @@ const pairSearches = new WeakMap<readonly Handler[], PairSearch>();
 /** A magic's anchor pair (its bytes at the anchor and after, b0 << 8 | b1). */
 function pairOf(p: Pattern): number {
   return (p.bytes[p.anchor]! << 8) | p.bytes[p.anchor + 1]!;
+}
+
+/** A magic's four bytes from its anchor on, as a little-endian word; undefined when it has fewer. */
+function quadOf(p: Pattern): number | undefined {
+  const { bytes, anchor } = p;
+  return anchor + 4 <= bytes.length ? bytes[anchor]! | (bytes[anchor + 1]! << 8) | (bytes[anchor + 2]! << 16) | (bytes[anchor + 3]! << 24) : undefined;
 }
 
 /** Whether `bytes` sits at `at` of `data` (the search's plain Uint8Array view, so its loads stay monomorphic). */

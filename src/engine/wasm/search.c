@@ -7,11 +7,14 @@
 typedef unsigned char u8;
 typedef unsigned int u32;
 
-// The chunk search (unpack/scanner.ts): 1 for each byte pair some magic is anchored on, and for each such pair a
-// 256-bit set (eight words) of the bytes that may follow it.
+// The pair scans (wasm/search.ts, PairSearch): for each byte pair some literal is anchored on, 1 when every
+// literal anchored on it has four bytes from its anchor on and 2 otherwise; for each such pair a 256-bit set
+// (eight words) of the bytes that may follow it; and a bit set of the hashes of the literals' first four bytes
+// from their anchors (the quads), tested for the pairs marked 1.
 static u8 pair_table_data[65536];
 static u8 pair_le_data[65536];
 static u32 next_byte_data[65536 * 8];
+static u32 quad_filter_data[1 << 13];
 
 // The crypto scanner (crypto/scanner.ts): bit `slot & 31` of word `slot >> 5` for the hash slot of each anchor.
 static u32 anchor_filter_data[1 << 13];
@@ -19,6 +22,7 @@ static u32 anchor_filter_data[1 << 13];
 u8 *pair_table(void) { return pair_table_data; }
 u8 *pair_le(void) { return pair_le_data; }
 u32 *next_byte(void) { return next_byte_data; }
+u32 *quad_filter(void) { return quad_filter_data; }
 u32 *anchor_filter(void) { return anchor_filter_data; }
 
 static inline u32 load16(const u8 *p) {
@@ -33,13 +37,23 @@ static inline u32 load32(const u8 *p) {
   return v;
 }
 
-// Whether position i of data[0 .. len) is a candidate: its pair is an anchor and its next byte (0 past the end)
-// may follow it. i + 1 < len.
+// The slot of a 4-byte little-endian window in the quad and anchor filters (a multiplicative hash, 18 bits).
+static inline u32 slot_of(const u8 *p) {
+  return (load32(p) * 0x9e3779b1u) >> 14;
+}
+
+// Whether position i of data[0 .. len) is a candidate: its pair is an anchor, its next byte (0 past the end) may
+// follow it, and, where every literal on the pair has four bytes from its anchor, its four bytes hash to a quad
+// (a position with fewer than four bytes left is left to the caller). i + 1 < len.
 static inline int pair_at(const u8 *data, int len, int i) {
   u32 key = ((u32)data[i] << 8) | data[i + 1];
-  if (!pair_table_data[key]) return 0;
+  u32 kind = pair_table_data[key];
+  if (!kind) return 0;
   u32 after = i + 2 < len ? data[i + 2] : 0;
-  return (next_byte_data[(key << 3) + (after >> 5)] >> (after & 31)) & 1;
+  if (!((next_byte_data[(key << 3) + (after >> 5)] >> (after & 31)) & 1)) return 0;
+  if (kind != 1 || i + 4 > len) return 1;
+  u32 slot = slot_of(data + i);
+  return (quad_filter_data[slot >> 5] >> (slot & 31)) & 1;
 }
 
 // Positions i in [from, end) of data[0 .. len) whose pair data[i], data[i+1] is an anchor and whose next byte
@@ -77,7 +91,7 @@ int pair_candidates(const u8 *data, int len, int from, int end, u32 *out, int ca
 }
 
 static inline u32 anchor_hit(const u8 *p) {
-  u32 slot = (load32(p) * 0x9e3779b1u) >> 14;
+  u32 slot = slot_of(p);
   return (anchor_filter_data[slot >> 5] >> (slot & 31)) & 1;
 }
 

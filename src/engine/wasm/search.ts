@@ -19,6 +19,7 @@ interface SearchExports {
   pair_table(): number;
   pair_le(): number;
   next_byte(): number;
+  quad_filter(): number;
   anchor_filter(): number;
   pair_candidates(data: number, len: number, from: number, end: number, out: number, cap: number, count: number): number;
   anchor_candidates(data: number, from: number, end: number, out: number, cap: number, count: number): number;
@@ -84,20 +85,37 @@ class SearchInstance {
   }
 }
 
+/** The slot of a 4-byte little-endian word in a quad or anchor filter of 2^18 bits (search.c's slot_of). */
+export function quadSlot(word: number): number {
+  return Math.imul(word, 0x9e3779b1) >>> 14;
+}
+
 /**
- * The two tables of a pair scan, as search.c reads them: 1 for each byte pair (first byte << 8 | second) that starts
- * a literal, and for each such pair a 256-bit set (eight 32-bit words) of the bytes that may follow it. The chunk
- * search (a magic from its anchor) and the inventory's needle search fill them alike.
+ * The tables of a pair scan, as search.c reads them: for each byte pair (first byte << 8 | second) that starts a
+ * literal, 1 when every literal starting with it has four bytes or more and 2 when one has fewer; for each such pair
+ * a 256-bit set (eight 32-bit words) of the bytes that may follow it; and a bit set (2^18 bits) of the hashes of the
+ * literals' first four bytes, which a position of a pair marked 1 must hit. The chunk search (a magic from its
+ * anchor), the inventory's needle search and the rules' literal search fill them alike.
  */
 export class PairTables {
   readonly pairs = new Uint8Array(65536);
   readonly next = new Int32Array(65536 * 8);
+  readonly quads = new Int32Array(1 << 13);
 
-  /** A literal starts with `pair`; `after` is its byte after the pair, or undefined when it has none (any byte may follow). */
-  add(pair: number, after: number | undefined): void {
-    this.pairs[pair] = 1;
+  /**
+   * A literal starts with `pair`; `after` is its byte after the pair, or undefined when it has none (any byte may
+   * follow); `quad` is its first four bytes as a little-endian word, or undefined when it has fewer.
+   */
+  add(pair: number, after: number | undefined, quad?: number): void {
     if (after === undefined) this.next.fill(-1, pair * 8, pair * 8 + 8);
     else this.next[pair * 8 + (after >>> 5)]! |= 1 << (after & 31);
+    if (after === undefined || quad === undefined) {
+      this.pairs[pair] = 2;
+      return;
+    }
+    if (this.pairs[pair] === 0) this.pairs[pair] = 1;
+    const slot = quadSlot(quad);
+    this.quads[slot >>> 5]! |= 1 << (slot & 31);
   }
 }
 
@@ -114,6 +132,7 @@ export class PairSearch {
     // the same table indexed by the pair as a little-endian word (second byte << 8 | first), search.c's block test
     const le = exports.pair_le();
     for (let pair = 0; pair < 65536; pair++) if (tables.pairs[pair]) bytes[le + (((pair & 0xff) << 8) | (pair >>> 8))] = 1;
+    bytes.set(new Uint8Array(tables.quads.buffer, tables.quads.byteOffset, tables.quads.byteLength), exports.quad_filter());
     // only the rows of the pairs that start a literal: search.c reads no other, and a new instance's are zero
     // (copying all 2 MiB of them cost ~5 ms per instance, two of which every scan makes)
     const rows = new Uint8Array(tables.next.buffer, tables.next.byteOffset, tables.next.byteLength);
@@ -128,8 +147,8 @@ export class PairSearch {
     const { exports, countAt, outAt, dataAt } = this.instance;
     for (let start = 0; start < end; start += WINDOW) {
       const positions = Math.min(end, start + WINDOW) - start;
-      // the window's own length, so that its last positions see their next byte, or its absence, as the data does
-      const length = Math.min(data.length, start + positions + 2) - start;
+      // the window's own length, so that its last positions see their next three bytes, or their absence, as the data does
+      const length = Math.min(data.length, start + positions + 3) - start;
       this.instance.scan(data, start, length, positions, (from) => exports.pair_candidates(dataAt, length, from, positions, outAt, CAP, countAt), visit);
     }
   }

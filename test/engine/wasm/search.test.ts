@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SEARCH_WASM_COMPILER } from '../../../src/engine/wasm/search-module.js';
-import { AnchorSearch, PairSearch, PairTables } from '../../../src/engine/wasm/search.js';
+import { AnchorSearch, PairSearch, PairTables, quadSlot } from '../../../src/engine/wasm/search.js';
 
 const root = resolve(import.meta.dirname, '..', '..', '..');
 
@@ -35,17 +35,22 @@ function skewedBytes(length: number, next: () => number): Uint8Array {
   return out;
 }
 
-/** The pair scan as the chunk search ran it in JavaScript before (unpack/scanner.ts). */
-function pairReference(data: Uint8Array, end: number, table: Uint8Array, nextByte: Int32Array): number[] {
+/**
+ * The pair scan as the chunk search ran it in JavaScript before (unpack/scanner.ts), with the quad test: a pair
+ * marked 1 also needs its position's four bytes to hash to a set bit of `quads` (unless fewer than four are left).
+ */
+function pairReference(data: Uint8Array, end: number, tables: PairTables): number[] {
+  const { pairs: table, next: nextByte, quads } = tables;
   const out: number[] = [];
-  let prev = data.length > 0 ? data[0]! : 0;
   for (let i = 0; i < end; i++) {
-    const next = data[i + 1]!;
-    const key = (prev << 8) | next;
-    prev = next;
+    const key = (data[i]! << 8) | data[i + 1]!;
     if (table[key] === 0) continue;
     const after = i + 2 < data.length ? data[i + 2]! : 0;
     if ((nextByte[(key << 3) + (after >>> 5)]! & (1 << (after & 31))) === 0) continue;
+    if (table[key] === 1 && i + 4 <= data.length) {
+      const slot = quadSlot(data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24));
+      if ((quads[slot >>> 5]! & (1 << (slot & 31))) === 0) continue;
+    }
     out.push(i);
   }
   return out;
@@ -88,23 +93,26 @@ describe('search module', () => {
 
 describe('PairSearch', () => {
   const next = numbers(0x5eed);
-  // filled by hand (PairTables.add sets one bit per call): the same arrays the JavaScript reference reads
+  // filled through PairTables.add and by hand: the same arrays the JavaScript reference reads
   const tables = new PairTables();
-  const table = tables.pairs;
-  const nextByte = tables.next;
+  const sample = skewedBytes(4096, next);
   for (let k = 0; k < 40; k++) {
     const key = ((next() % 6) << 8) | next() % 6;
-    table[key] = 1;
-    // some pairs take any next byte, the others a few
-    if (k % 3 === 0) nextByte.fill(-1, key * 8, key * 8 + 8);
-    else for (let b = 0; b < 3; b++) nextByte[key * 8 + ((next() % 6) >>> 5)]! |= 1 << (next() % 6 & 31);
+    // some pairs take any next byte (and so no quad), the others a few, and of those some have no quad
+    if (k % 3 === 0) tables.add(key, undefined);
+    else for (let b = 0; b < 3; b++) tables.add(key, next() % 6, k % 3 === 1 ? undefined : next());
+  }
+  // quads of windows that occur in the skewed data, under pairs of their own
+  for (let k = 0; k < 200; k++) {
+    const at = next() % (sample.length - 4);
+    tables.add((sample[at]! << 8) | sample[at + 1]!, sample[at + 2]!, sample[at]! | (sample[at + 1]! << 8) | (sample[at + 2]! << 16) | (sample[at + 3]! << 24));
   }
   const search = new PairSearch(tables);
 
   it('finds the positions the JavaScript loop found, across windows and full candidate batches', () => {
     // 2.5 MiB: three windows, and thousands of candidates per window (more than one batch)
     const data = skewedBytes(2.5 * 1024 * 1024, next);
-    const expected = pairReference(data, data.length - 1, table, nextByte);
+    const expected = pairReference(data, data.length - 1, tables);
     expect(expected.length).toBeGreaterThan(3 * 16384);
     expect(collect((visit) => search.search(data, data.length - 1, visit))).toEqual(expected);
   });
@@ -113,7 +121,7 @@ describe('PairSearch', () => {
     for (const length of [2, 3, 5, 1024 * 1024 + 1, 1024 * 1024 + 2]) {
       const data = skewedBytes(length, next);
       for (const end of [length - 1, Math.max(0, length - 2), Math.floor(length / 2)]) {
-        expect(collect((visit) => search.search(data, end, visit))).toEqual(pairReference(data, end, table, nextByte));
+        expect(collect((visit) => search.search(data, end, visit))).toEqual(pairReference(data, end, tables));
       }
     }
   });
@@ -122,10 +130,24 @@ describe('PairSearch', () => {
     expect(collect((visit) => search.search(new Uint8Array([1]), 0, visit))).toEqual([]);
   });
 
+  it('tests the quad of a pair only when every literal on it has four bytes', () => {
+    const marks = new PairTables();
+    marks.add(0x4142, 0x43, 0x44434241);
+    marks.add(0x4142, 0x45, 0x45444241);
+    marks.add(0x5859, 0x5a);
+    marks.add(0x5859, 0x5a, 0x215a5958);
+    expect([marks.pairs[0x4142], marks.pairs[0x5859]]).toEqual([1, 2]);
+    const data = Buffer.from('ABCD ABCE ABEB XYZ! XYZ? ABC');
+    const found = collect((visit) => new PairSearch(marks).search(data, data.length - 1, visit));
+    // ABCE, ABEB: quads of no literal; XYZ?: its pair has a literal of three bytes; the last ABC: fewer than four
+    // bytes left, so its caller compares it
+    expect(found).toEqual([0, 15, 20, 25]);
+  });
+
   it('may be searched again from inside a visit, also while the outer search has batches to go', () => {
     const data = skewedBytes(1024 * 1024 + 100, next);
     const inner = skewedBytes(512 * 1024, next);
-    const innerExpected = pairReference(inner, inner.length - 1, table, nextByte);
+    const innerExpected = pairReference(inner, inner.length - 1, tables);
     const outer: number[] = [];
     const nested: number[][] = [];
     search.search(data, data.length - 1, (i) => {
@@ -135,7 +157,7 @@ describe('PairSearch', () => {
     });
     expect(outer.length).toBeGreaterThan(16384);
     // where the lists first differ (-1: nowhere): a failed toEqual of lists this long takes minutes to print
-    expect(firstDifference(outer, pairReference(data, data.length - 1, table, nextByte))).toBe(-1);
+    expect(firstDifference(outer, pairReference(data, data.length - 1, tables))).toBe(-1);
     expect(nested.map((found) => firstDifference(found, innerExpected))).toEqual([-1, -1]);
   });
 
@@ -148,8 +170,8 @@ describe('PairSearch', () => {
       outer.push(i);
       if (outer.length === 1) nested.push(collect((visit) => search.search(inner, inner.length - 1, visit)));
     });
-    expect(outer).toEqual(pairReference(data, data.length - 1, table, nextByte));
-    expect(nested[0]).toEqual(pairReference(inner, inner.length - 1, table, nextByte));
+    expect(outer).toEqual(pairReference(data, data.length - 1, tables));
+    expect(nested[0]).toEqual(pairReference(inner, inner.length - 1, tables));
   });
 });
 
@@ -205,8 +227,9 @@ describe('PairTables', () => {
     tables.add(0x1f8b, 0x08);
     tables.add(0x1f8b, 0x41);
     tables.add(0x6869, undefined);
-    expect(tables.pairs[0x1f8b]).toBe(1);
-    expect(tables.pairs[0x6869]).toBe(1);
+    // 2: a pair with a literal of fewer than four bytes (no quad), whose positions are not tested on four
+    expect(tables.pairs[0x1f8b]).toBe(2);
+    expect(tables.pairs[0x6869]).toBe(2);
     expect(tables.pairs[0x8b1f]).toBe(0);
     const follows = (pair: number, byte: number) => (tables.next[pair * 8 + (byte >>> 5)]! & (1 << (byte & 31))) !== 0;
     expect([0x08, 0x41, 0x09].map((b) => follows(0x1f8b, b))).toEqual([true, true, false]);
