@@ -8,7 +8,7 @@
 // with every tenth file changed), each in a fresh work folder; the scans use data folders of the bench's own (a new
 // one for each cold scan), so no vulnerability database is matched and the analysis cache holds only what these
 // runs put there.
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildSystemSquashfs, fmt, median, mksquashfs, stageSystemFiles, timed, type Timing } from '../system-image.js';
 
@@ -191,10 +191,32 @@ function corpusTable(): string[] {
   return rows;
 }
 
+/** Above this, the probe's figure comes with a notice: a machine in its usual state creates a file in 20-60 us. */
+const SLOW_CREATE_MICROS = 100;
+
+/**
+ * Microseconds per new empty file in the bench's folder, over 2,000 made now; they stay until the bench's clean-up
+ * (deleting them now would slow the next creations, below). Every scan creates a file per extracted file, so the
+ * filesystem's state is part of its figures: on an ext4 without a journal, for minutes after many files were
+ * deleted, each new inode is found by stepping over the recently freed ones (ext4's recently_deleted(): within 60 s
+ * of the deletion, 360 s while the inode table block is not yet written back), and creating a file took 150-1,400
+ * us instead of 40-50 on this project's machines (2026-12-01), ~1.5 s of CPU for the bench image's files.
+ */
+function fileCreationMicros(): number {
+  const dir = join(outputs, 'create-probe');
+  mkdirSync(dir);
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < 2000; i++) closeSync(openSync(join(dir, String(i)), 'w'));
+  return Number(process.hrtime.bigint() - started) / 1000 / 2000;
+}
+
 mkdirSync(outputs, { recursive: true });
 if (!existsSync(join(project, 'dist', 'cli', 'main.js'))) throw new Error('build first: npm run build');
 try {
-  const lines = process.env.BENCH_SKIP_SQUASHFS ? [] : squashfsTable();
+  const create = fileCreationMicros();
+  const probe = `File creation in ${work} before the runs: ${create.toFixed(0)} us per file${create > SLOW_CREATE_MICROS ? ` (NOTICE: slow, likely minutes after many deletions on an ext4 without a journal; every scan's figure includes it: wait a few minutes and run again)` : ''}.`;
+  console.error(probe);
+  const lines = [probe, '', ...(process.env.BENCH_SKIP_SQUASHFS ? [] : squashfsTable())];
   console.error(lines.join('\n'));
   if (process.env.BENCH_CORPUS !== '0') lines.push('', ...corpusTable());
   console.log(lines.join('\n'));
