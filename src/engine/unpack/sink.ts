@@ -3,13 +3,12 @@
 // without creating them. A problem with one entry (a name clash, a file too big for the byte budget, a filesystem
 // error) is recorded and the handler goes on with the next entry.
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { sha256Hex } from '../hash.js';
 import { diskFullError } from '../errors.js';
-import { readFileRange } from '../file-read.js';
 import type { Problem } from '../types.js';
 import type { ChunkSelection } from './chunks.js';
 import { LimitError, type EntryMeta, type FileData, type Reader, type ReusableFile, type Sink } from './handler.js';
@@ -306,7 +305,8 @@ export class DirectorySink implements Sink {
     if (file.known && this.reuse) {
       this.budget.checkTime();
       this.budget.chargeBytes(file.size);
-      const first = this.reuse.place(file.known, file.size, target) ? (file.content?.bytes ?? placedHead(target)) : undefined;
+      const bytes = file.content?.bytes;
+      const first = bytes ? (this.reuse.place(file.known, file.size, target) ? bytes : undefined) : this.reuse.placeAndRead(file.known, file.size, target, ANALYSIS_HEAD_BYTES);
       if (first) {
         // a content that held chunks is searched again, from the bytes at hand when the handler gave them
         const selection = !this.preselect ? undefined : file.known.chunkFree ? noChunks() : file.content ? await this.preselect(file.content.bytes, path) : undefined;
@@ -457,16 +457,6 @@ export class DirectorySink implements Sink {
 
 function isReusable(data: FileData): data is ReusableFile {
   return typeof (data as Partial<ReusableFile>).decoded === 'function';
-}
-
-/** The head of a file placed from the store; undefined (and the file removed) when it cannot be read. */
-function placedHead(target: string): Buffer | undefined {
-  try {
-    return readFileRange(target, 0, ANALYSIS_HEAD_BYTES);
-  } catch {
-    rmSync(target, { force: true });
-    return undefined;
-  }
 }
 
 /** The selection of a file found to hold no chunk. */
