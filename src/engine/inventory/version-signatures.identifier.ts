@@ -55,7 +55,10 @@ export function candidateFromHit(signature: VersionSignature, hit: Pick<Signatur
 }
 
 export function createVersionSignatureIdentifier(table: readonly VersionSignature[] = signatures): Identifier {
-  const matcher = new SignatureMatcher(table);
+  // made at the first file it identifies (~10 ms: its needle tables and search instance), not when the engine loads:
+  // an image of texts and keys has none
+  let made: SignatureMatcher | undefined;
+  const matcherOf = (): SignatureMatcher => (made ??= new SignatureMatcher(table));
   const withStandalone = table.filter((s) => s.standalone?.length);
   return {
     id: 'version-signatures',
@@ -70,6 +73,7 @@ export function createVersionSignatureIdentifier(table: readonly VersionSignatur
       if (inTextDatabase(file.node.fsPath)) return [];
       const baseName = posix.basename(file.node.fsPath);
       const hits = new Map<string, SignatureHit>();
+      const matcher = matcherOf();
       const hinted = withStandalone.filter((s) => matcher.hinted(s, baseName));
       const markers = new Map<VersionSignature, boolean>();
       const bare = new Map<VersionSignature, Map<string, number>>();

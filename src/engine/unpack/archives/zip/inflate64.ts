@@ -44,8 +44,10 @@ function huffmanTable(lengths: ArrayLike<number>): Int32Array {
   return table;
 }
 
-const FIXED_LITLEN = huffmanTable([...new Array<number>(144).fill(8), ...new Array<number>(112).fill(9), ...new Array<number>(24).fill(7), ...new Array<number>(8).fill(8)]);
-const FIXED_DIST = huffmanTable(new Array<number>(32).fill(5));
+/** The fixed code's two tables, made at the first block that uses them (not when the engine loads: ~5 ms). */
+let fixed: [Int32Array, Int32Array] | undefined;
+const fixedTables = (): [Int32Array, Int32Array] =>
+  (fixed ??= [huffmanTable([...new Array<number>(144).fill(8), ...new Array<number>(112).fill(9), ...new Array<number>(24).fill(7), ...new Array<number>(8).fill(8)]), huffmanTable(new Array<number>(32).fill(5))]);
 
 class Inflater {
   private pos = 0;
@@ -145,7 +147,7 @@ class Inflater {
         continue;
       }
       if (type === 3) throw new FormatError('deflate64: reserved block type');
-      const [litlen, dist] = type === 1 ? [FIXED_LITLEN, FIXED_DIST] : this.dynamicTables();
+      const [litlen, dist] = type === 1 ? fixedTables() : this.dynamicTables();
       for (;;) {
         const sym = this.symbol(litlen);
         if (sym < 256) {
