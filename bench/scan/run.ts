@@ -7,7 +7,8 @@
 // The scan runs cold (empty analysis cache), warm (the same image again) and on the "next version" (the same tree
 // with every tenth file changed), each in a fresh work folder; the scans use data folders of the bench's own (a new
 // one for each cold scan), so no vulnerability database is matched and the analysis cache holds only what these
-// runs put there.
+// runs put there. The first line printed is the time to create a file in BENCH_DIR, measured before the runs
+// (fileCreationMicros: the filesystem's state is part of every scan's figure).
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildSystemSquashfs, fmt, median, mksquashfs, stageSystemFiles, timed, type Timing } from '../system-image.js';
