@@ -309,7 +309,7 @@ export class DirectorySink implements Sink {
       const first = bytes ? (this.reuse.place(file.known, file.size, target) ? bytes : undefined) : this.reuse.placeAndRead(file.known, file.size, target, ANALYSIS_HEAD_BYTES);
       if (first) {
         // a content that held chunks is searched again, from the bytes at hand when the handler gave them
-        const selection = !this.preselect ? undefined : file.known.chunkFree ? noChunks() : file.content ? await this.preselect(file.content.bytes, path) : undefined;
+        const selection = !this.preselect ? undefined : file.known.chunkFree ? noChunks() : bytes ? await this.preselect(bytes, path) : undefined;
         for (const alias of file.aliases ?? []) this.reuse.remember(alias, file.known);
         return { path, kind: 'file', size: file.size, sha256: file.known.sha256, ...this.heads(first), selection };
       }
