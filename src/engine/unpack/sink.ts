@@ -14,8 +14,7 @@ import type { ChunkSelection } from './chunks.js';
 import { LimitError, type EntryMeta, type FileData, type Reader, type ReusableFile, type Sink } from './handler.js';
 import { contentKey, type FileReuse, type StoredContent } from './file-reuse.js';
 import type { Budget } from './limits.js';
-
-type EntryKind = 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'socket';
+import { confinePath, PathTable, type EntryKind } from './sink-paths.js';
 
 /** What a sink wrote or recorded, relative to its root; the driver turns these into FileNodes. */
 export interface SinkEntry {
@@ -65,89 +64,6 @@ const WRITE_BATCH = 1024 * 1024;
  */
 /** Copied ranges up to this size are keyed by their content for the store of earlier scans' files (see byContent). */
 const REUSE_COPY_MAX = WRITE_BATCH;
-
-/**
- * Normalises a path from an archive or filesystem to a safe relative path, or returns an error message.
- * Absolute paths are made relative (as tar and unsquashfs do) and flagged, so the sink can report them;
- * '..' segments and NUL bytes are refused.
- */
-export function confinePath(raw: string): { path: string; absolute?: true } | { error: string } {
-  if (raw.includes('\0')) return { error: `path contains a NUL byte: ${JSON.stringify(raw)}` };
-  const parts: string[] = [];
-  for (const part of raw.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') return { error: `path escapes the output folder: ${JSON.stringify(raw)}` };
-    parts.push(part);
-  }
-  if (parts.length === 0) return { error: `empty path: ${JSON.stringify(raw)}` };
-  return raw.startsWith('/') ? { path: parts.join('/'), absolute: true } : { path: parts.join('/') };
-}
-
-/** What holds a path of the sink's tree: an entry of that kind, or 'parent', a directory made for entries below it. */
-type Slot = EntryKind | 'parent';
-
-/**
- * The names a sink has used, so that every entry keeps a unique path and nothing already written is overwritten.
- * The rule: the first entry keeps its name. A later entry whose name is taken is kept as `name~N` (the first free
- * N), and so is a directory that must go where a non-directory is; the entries below such a directory follow it
- * there. Each rename is reported as a warning naming both paths. A directory entry repeated is the same directory.
- */
-class PathTable {
-  private readonly slots = new Map<string, Slot>();
-  /** Directories kept under another name: the path asked for (under its placed parent) → the path used. */
-  private readonly moved = new Map<string, string>();
-
-  constructor(private readonly warn: (message: string) => void) {}
-
-  /** The path the entry goes to; undefined for a directory that already has its entry. */
-  place(path: string, kind: EntryKind): string | undefined {
-    const parts = path.split('/');
-    const name = parts.pop()!;
-    let parent = '';
-    for (const part of parts) parent = this.placeDir(joinPath(parent, part), path);
-    const wanted = joinPath(parent, name);
-    if (kind === 'directory') {
-      const placed = this.placeDir(wanted, path);
-      if (this.slots.get(placed) === 'directory') return undefined;
-      this.slots.set(placed, 'directory');
-      return placed;
-    }
-    const existing = this.slots.get(wanted);
-    if (existing === undefined) {
-      this.slots.set(wanted, kind);
-      return wanted;
-    }
-    const free = this.free(wanted);
-    this.slots.set(free, kind);
-    this.warn(`name clash: ${kind} ${JSON.stringify(path)} kept as ${JSON.stringify(free)}, as ${JSON.stringify(wanted)} is already a ${describe(existing)}`);
-    return free;
-  }
-
-  /** Frees the name of an entry that was not kept, so a later entry can take it. */
-  release(path: string): void {
-    const slot = this.slots.get(path);
-    if (slot !== undefined && slot !== 'parent' && slot !== 'directory') this.slots.delete(path);
-  }
-
-  /** Where a directory asked for as `wanted` is (or will be) made; reserves it as a parent when new. */
-  private placeDir(wanted: string, path: string): string {
-    const placed = this.moved.get(wanted) ?? wanted;
-    const existing = this.slots.get(placed);
-    if (existing === undefined) this.slots.set(placed, 'parent');
-    if (existing === undefined || existing === 'parent' || existing === 'directory') return placed;
-    const free = this.free(placed);
-    this.slots.set(free, 'parent');
-    this.moved.set(wanted, free);
-    this.warn(
-      `name clash: directory ${JSON.stringify(placed)} (for ${JSON.stringify(path)}) made as ${JSON.stringify(free)}, as ${JSON.stringify(placed)} is already a ${describe(existing)}`,
-    );
-    return free;
-  }
-
-  private free(path: string): string {
-    for (let n = 1; ; n++) if (!this.slots.has(`${path}~${n}`)) return `${path}~${n}`;
-  }
-}
 
 export class DirectorySink implements Sink {
   readonly entries: SinkEntry[] = [];
@@ -462,14 +378,6 @@ function isReusable(data: FileData): data is ReusableFile {
 /** The selection of a file found to hold no chunk. */
 function noChunks(): ChunkSelection {
   return { chunks: [], gaps: [], problems: [] };
-}
-
-function joinPath(parent: string, name: string): string {
-  return parent ? `${parent}/${name}` : name;
-}
-
-function describe(slot: Slot): string {
-  return slot === 'parent' ? 'directory' : slot;
 }
 
 /** An error from a filesystem call (EEXIST, ENOTDIR, ENAMETOOLONG, ...), as opposed to one from the data. */
