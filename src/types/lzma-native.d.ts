@@ -2,7 +2,8 @@
 declare module 'lzma-native' {
   import type { Transform } from 'node:stream';
   export interface LzmaFilter {
-    id: number;
+    /** a filter's name, as the binding gives it (FILTER_LZMA1: 'LZMA_FILTER_LZMA1') */
+    id: string;
     options?: { dictSize?: number; lc?: number; lp?: number; pb?: number; preset?: number };
   }
   export interface StreamOptions {
@@ -20,8 +21,8 @@ declare module 'lzma-native' {
   ): Transform;
   export function compress(input: Buffer | string, options?: StreamOptions | number): Promise<Buffer>;
   export function decompress(input: Buffer, options?: StreamOptions): Promise<Buffer>;
-  export const FILTER_LZMA1: number;
-  export const FILTER_LZMA2: number;
+  export const FILTER_LZMA1: string;
+  export const FILTER_LZMA2: string;
   export const CONCATENATED: number;
   export const TELL_NO_CHECK: number;
   export const PRESET_EXTREME: number;
