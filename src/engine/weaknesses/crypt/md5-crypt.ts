@@ -2,6 +2,7 @@
 // the password and a salt of at most 8 characters.
 import { createHash } from 'node:crypto';
 import { encodeDigest } from './crypt-base64.js';
+import { cryptRounds } from './crypt-rounds.js';
 
 const ORDER = [[0, 6, 12], [1, 7, 13], [2, 8, 14], [3, 9, 15], [4, 10, 5], [11]] as const;
 const md5 = (...parts: Buffer[]): Buffer => {
@@ -18,13 +19,6 @@ export function md5Crypt(password: string, salt: string, magic = '$1$'): string 
   const ctx = createHash('md5').update(pw).update(magic).update(s);
   for (let left = pw.length; left > 0; left -= 16) ctx.update(alternate.subarray(0, Math.min(16, left)));
   for (let i = pw.length; i; i >>= 1) ctx.update(i & 1 ? Buffer.from([0]) : pw.subarray(0, 1));
-  let final: Buffer = ctx.digest();
-  for (let i = 0; i < 1000; i++) {
-    const parts: Buffer[] = [i & 1 ? pw : final];
-    if (i % 3) parts.push(s);
-    if (i % 7) parts.push(pw);
-    parts.push(i & 1 ? final : pw);
-    final = md5(...parts);
-  }
+  const final = cryptRounds('md5', ctx.digest(), pw, s, 1000);
   return `${magic}${s.toString('utf8')}$${encodeDigest(final, ORDER)}`;
 }

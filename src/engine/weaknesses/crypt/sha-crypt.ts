@@ -2,6 +2,7 @@
 // ("Unix crypt using SHA-256 and SHA-512", https://www.akkadia.org/drepper/SHA-crypt.txt), with node:crypto.
 import { createHash } from 'node:crypto';
 import { encodeDigest } from './crypt-base64.js';
+import { cryptRounds } from './crypt-rounds.js';
 
 const ORDER_256 = [
   [0, 10, 20], [21, 1, 11], [12, 22, 2], [3, 13, 23], [24, 4, 14], [15, 25, 5], [6, 16, 26], [27, 7, 17], [18, 28, 8], [9, 19, 29], [31, 30],
@@ -55,13 +56,7 @@ export function shaCrypt(password: string, setting: ShaCryptSetting): string {
   const ds = createHash(algorithm);
   for (let i = 0; i < 16 + c[0]!; i++) ds.update(salt);
   const s = repeatTo(ds.digest(), salt.length);
-  for (let i = 0; i < rounds; i++) {
-    const parts: Buffer[] = [i & 1 ? p : c];
-    if (i % 3) parts.push(s);
-    if (i % 7) parts.push(p);
-    parts.push(i & 1 ? c : p);
-    c = hash(...parts);
-  }
+  c = cryptRounds(algorithm, c, p, s, rounds);
   const prefix = `$${setting.variant}$${setting.rounds !== undefined ? `rounds=${rounds}$` : ''}${setting.salt}$`;
   return prefix + encodeDigest(c, setting.variant === '5' ? ORDER_256 : ORDER_512);
 }
