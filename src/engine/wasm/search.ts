@@ -10,13 +10,7 @@
 // saved on fewer candidates going to the test. The crypto scanner's anchors through a pair scan with quads instead
 // of the anchor scan: 645 against 455 ms (its anchors are chosen for their four bytes, and their pairs are common).
 import { SEARCH_WASM } from './search-module.js';
-
-/** The part of the WebAssembly API used here (Node's own typings do not declare the global's classes). */
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-}
-const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+import { wasm } from './wasm-api.js';
 
 interface SearchExports {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };

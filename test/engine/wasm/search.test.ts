@@ -82,7 +82,7 @@ function collect(run: (visit: (i: number) => void) => void): number[] {
 
 describe('search module', () => {
   const compiler = clang();
-  it.skipIf(compiler !== SEARCH_WASM_COMPILER)('is what scripts/build-wasm.mjs makes of search.c', () => {
+  it.skipIf(compiler !== SEARCH_WASM_COMPILER)('is what scripts/build-wasm.mjs makes of search.c (and crypt-module.ts of crypt.c)', () => {
     // the build itself fails the command (and so the test) on a compiler warning or error
     expect(execFileSync('node', ['scripts/build-wasm.mjs', '--check'], { cwd: root, encoding: 'utf8' })).toContain('matches');
   });

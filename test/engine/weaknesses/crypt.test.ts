@@ -6,6 +6,8 @@ import { desCrypt } from '../../../src/engine/weaknesses/crypt/des-crypt.js';
 import { md5Crypt } from '../../../src/engine/weaknesses/crypt/md5-crypt.js';
 import { parseShaCrypt, shaCrypt } from '../../../src/engine/weaknesses/crypt/sha-crypt.js';
 import { checkHash, hashScheme } from '../../../src/engine/weaknesses/crypt/verify.js';
+import { cryptRounds, cryptRoundsWithNodeHashes } from '../../../src/engine/weaknesses/crypt/crypt-rounds.js';
+import { wasmCryptRounds } from '../../../src/engine/wasm/crypt.js';
 import { HAVE_OPENSSL, opensslPasswd } from './support.js';
 
 describe('DES crypt', () => {
@@ -21,6 +23,31 @@ describe('DES crypt', () => {
 
   it('uses only the first 8 characters, like crypt(3)', () => {
     expect(desCrypt('longpass', 'Q9')).toBe(desCrypt('longpassword123', 'Q9'));
+  });
+});
+
+describe('the crypt rounds in WebAssembly (src/engine/wasm/crypt.c)', () => {
+  const digestLength = { md5: 16, sha256: 32, sha512: 64 } as const;
+
+  it.each(['md5', 'sha256', 'sha512'] as const)('give node:crypto\'s %s digests for round inputs of every length up to 340 bytes', (algorithm) => {
+    // three rounds hash the digest and p (round 0), p, s, p and the digest (round 1), the digest, s, p and p (round 2)
+    for (let pLength = 0; pLength <= 130; pLength++) {
+      const digest = randomBytes(digestLength[algorithm]);
+      const p = randomBytes(pLength);
+      const s = randomBytes(pLength % 17);
+      const wasm = wasmCryptRounds(algorithm, digest, p, s, 3);
+      expect(wasm, `${algorithm}, p ${pLength} bytes`).toEqual(cryptRoundsWithNodeHashes(algorithm, digest, p, s, 3));
+    }
+  });
+
+  it('takes what its buffers hold and leaves the rest to node:crypto', () => {
+    const digest = randomBytes(64);
+    expect(wasmCryptRounds('sha512', digest, randomBytes(1025), randomBytes(8), 10)).toBeUndefined();
+    expect(wasmCryptRounds('sha512', digest, randomBytes(8), randomBytes(65), 10)).toBeUndefined();
+    expect(wasmCryptRounds('sha1', randomBytes(20), randomBytes(8), randomBytes(8), 10)).toBeUndefined();
+    const long = randomBytes(2000);
+    const salt = randomBytes(16);
+    expect(cryptRounds('sha512', digest, long, salt, 20)).toEqual(cryptRoundsWithNodeHashes('sha512', digest, long, salt, 20));
   });
 });
 
