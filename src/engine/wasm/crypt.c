@@ -160,26 +160,20 @@ static int pad_tail(u8 *tail, const u8 *rest, u32 rest_len, u32 total, int size,
   return blocks;
 }
 
-static void md5(const u8 *msg, u32 len, u8 *out) {
-  u32 h[4] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476};
+// MD5 and SHA-256: 32-bit words, 64-byte blocks, `words` words of state from `init`, written out little-endian
+// (MD5) or big-endian (SHA-256).
+static void digest32(void (*block)(u32 *, const u8 *), const u32 *init, int words, int little, const u8 *msg, u32 len, u8 *out) {
+  u32 h[8];
+  for (int i = 0; i < words; i++) h[i] = init[i];
   u32 full = len & ~63u;
-  for (u32 at = 0; at < full; at += 64) md5_block(h, msg + at);
+  for (u32 at = 0; at < full; at += 64) block(h, msg + at);
   u8 tail[128];
-  int blocks = pad_tail(tail, msg + full, len - full, len, 64, 1);
-  for (int i = 0; i < blocks; i++) md5_block(h, tail + 64 * i);
-  for (int i = 0; i < 4; i++) for (int j = 0; j < 4; j++) out[4 * i + j] = (u8)(h[i] >> (8 * j));
+  int blocks = pad_tail(tail, msg + full, len - full, len, 64, little);
+  for (int i = 0; i < blocks; i++) block(h, tail + 64 * i);
+  for (int i = 0; i < words; i++) for (int j = 0; j < 4; j++) out[4 * i + j] = (u8)(h[i] >> (little ? 8 * j : 24 - 8 * j));
 }
 
-static void sha256(const u8 *msg, u32 len, u8 *out) {
-  u32 h[8];
-  for (int i = 0; i < 8; i++) h[i] = H_256[i];
-  u32 full = len & ~63u;
-  for (u32 at = 0; at < full; at += 64) sha256_block(h, msg + at);
-  u8 tail[128];
-  int blocks = pad_tail(tail, msg + full, len - full, len, 64, 0);
-  for (int i = 0; i < blocks; i++) sha256_block(h, tail + 64 * i);
-  for (int i = 0; i < 8; i++) for (int j = 0; j < 4; j++) out[4 * i + j] = (u8)(h[i] >> (24 - 8 * j));
-}
+static const u32 H_MD5[4] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476};
 
 static void sha512(const u8 *msg, u32 len, u8 *out) {
   u64 h[8];
@@ -194,8 +188,8 @@ static void sha512(const u8 *msg, u32 len, u8 *out) {
 
 // The digest of the first `len` bytes of the input buffer into digest_data: 0 MD5, 1 SHA-256, 2 SHA-512.
 static void digest_of(int algorithm, u32 len) {
-  if (algorithm == 0) md5(input, len, digest_data);
-  else if (algorithm == 1) sha256(input, len, digest_data);
+  if (algorithm == 0) digest32(md5_block, H_MD5, 4, 1, input, len, digest_data);
+  else if (algorithm == 1) digest32(sha256_block, H_256, 8, 0, input, len, digest_data);
   else sha512(input, len, digest_data);
 }
 

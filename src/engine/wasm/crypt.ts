@@ -39,5 +39,5 @@ export function wasmCryptRounds(algorithm: string, digest: Buffer, p: Buffer, s:
   memory.set(s, instance.crypt_s());
   if (instance.crypt_rounds(hash.index, p.length, s.length, rounds) !== 0) return undefined;
   const at = instance.crypt_digest();
-  return Buffer.from(memory.slice(at, at + hash.length));
+  return Buffer.from(memory.subarray(at, at + hash.length)); // a copy: the next hash overwrites the memory
 }
