@@ -59,10 +59,48 @@ describe('bzimage', () => {
     await out.cleanup();
   });
 
+  it('takes a file that ends within syssize\'s last paragraph as whole (iPXE .lkrn, Memtest86+)', async () => {
+    const old = buildBzImage(vmlinux, 0x0207);
+    const sysSize = old.readUInt32LE(0x1f4) * 16;
+    const unpadded = old.subarray(0, old.length - 15);
+    const out = await runHandler(bzimageHandler, new BufferReader(unpadded));
+    expect(out.chunk).toMatchObject({ start: 0, end: unpadded.length });
+    expect((await out.read('protected-mode.bin')).length).toBe(sysSize - 15);
+    await out.cleanup();
+    // a whole paragraph missing is a truncated image
+    await expect(bzimageHandler.chunk(new BufferReader(old.subarray(0, old.length - 16)), 0)).rejects.toThrow(/truncated, kernel of \d+ bytes/);
+  });
+
+  it('keeps the protected-mode part whole when the header locates no payload (Memtest86+)', async () => {
+    const image = buildBzImage(vmlinux, 0x020c);
+    image.writeUInt32LE(0, 0x248);
+    image.writeUInt32LE(0, 0x24c);
+    const out = await runHandler(bzimageHandler, new BufferReader(image));
+    expect(out.chunk.meta).not.toHaveProperty('payload');
+    expect(out.entries.map((e) => e.path)).toEqual(['protected-mode.bin']);
+    await out.cleanup();
+  });
+
+  it('takes the rest of the file for a syssize of 0 in an image that starts its file (MEMDISK), and nowhere else', async () => {
+    const image = buildBzImage(vmlinux, 0x0203);
+    image.writeUInt32LE(0, 0x1f4);
+    const out = await runHandler(bzimageHandler, new BufferReader(image));
+    expect(out.chunk).toMatchObject({ start: 0, end: image.length });
+    expect(await out.read('protected-mode.bin')).toEqual(image.subarray(5 * 512));
+    await out.cleanup();
+    const inside = Buffer.concat([Buffer.alloc(512), image]);
+    await expect(bzimageHandler.chunk(new BufferReader(inside), 512)).rejects.toThrow(/empty protected-mode part/);
+    await expect(bzimageHandler.chunk(new BufferReader(image.subarray(0, 5 * 512)), 0)).rejects.toThrow(/empty protected-mode part/);
+  });
+
   it('rejects truncated and inconsistent headers with a reason', async () => {
     const image = buildBzImage(sizeAppended(execFileSync('xz', ['-c'], { input: vmlinux })));
-    await expect(bzimageHandler.chunk(new BufferReader(image.subarray(0, image.length - 10)), 0)).rejects.toThrow(/truncated/);
-    await expectTruncationsRefused(bzimageHandler, image);
+    await expect(bzimageHandler.chunk(new BufferReader(image.subarray(0, image.length - 16)), 0)).rejects.toThrow(/truncated/);
+    // within the last paragraph, the payload the header locates must still be in the file
+    const payloadEnd = 5 * 512 + image.readUInt32LE(0x248) + image.readUInt32LE(0x24c);
+    await expect(bzimageHandler.chunk(new BufferReader(image.subarray(0, payloadEnd - 1)), 0)).rejects.toThrow(/truncated|payload outside/);
+    // a cut within the last paragraph's padding leaves the whole kernel: a chunk to the cut is right
+    await expectTruncationsRefused(bzimageHandler, image, (chunk, cut) => chunk.end === cut.length && cut.length >= payloadEnd && image.length - cut.length < 16);
     const badPayload = Buffer.from(image);
     badPayload.writeUInt32LE(0xffffff, 0x24c);
     await expect(bzimageHandler.chunk(new BufferReader(badPayload), 0)).rejects.toThrow(/payload outside/);
