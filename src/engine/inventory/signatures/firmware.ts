@@ -135,6 +135,29 @@ export const firmwareSignatures: VersionSignature[] = [
     standalone: [standalone('Skiboot version does not match VERSION partition', /v\d+\.\d+(?:\.\d+)?(?:-rc\d+)?/, 0.6)],
     normalize: (v) => v.replace(/^v/, ''),
   },
+  // Boot programs of PCs and servers beside the firmware (Debian bookworm's syslinux, pxelinux, isolinux and
+  // memtest86+ packages). No NVD product names either, so no CPE.
+  {
+    id: 'syslinux',
+    name: 'syslinux',
+    type: 'firmware',
+    purl: { name: 'syslinux' },
+    // Each loader's banner: 'ISOLINUX 6.04 20200816 ', 'PXELINUX 6.04 PXE 20200816 ', 'SYSLINUX 6.04 EDD 20200816'
+    // (also inside the syslinux and extlinux installers, which carry the ldlinux.sys they write), and MEMDISK's
+    // 'MEMDISK 6.04 20200816'; the date is the build's, the release before it.
+    patterns: [
+      ...['ISOLINUX', 'PXELINUX', 'SYSLINUX', 'EXTLINUX'].map((loader) => banner(`${loader} `, new RegExp(`${loader} (\\d+\\.\\d+) (?:(?:PXE|EDD|EFI) )?20\\d{6}[ \\0]`), 0.9)),
+      banner('MEMDISK ', /\0MEMDISK (\d+\.\d+) 20\d{6}\0/, 0.9),
+    ],
+  },
+  {
+    id: 'memtest86+',
+    name: 'memtest86+',
+    type: 'firmware',
+    purl: { name: 'memtest86+' },
+    // The screen's title, kept as a string of its own: 'Memtest86+ v6.10' (releases before 6 had no 'v': '5.31b').
+    patterns: [banner('Memtest86+ ', /\0 {0,8}Memtest86\+ v?(\d+\.\d+[a-z]?)\0/, 0.9)],
+  },
   {
     id: 'threadx',
     name: 'threadx',

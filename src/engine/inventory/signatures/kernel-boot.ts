@@ -91,7 +91,11 @@ export const kernelBootSignatures: VersionSignature[] = [
     // The build's VERSION string stands alone ('rel-1.16.2-0-gea1b7a0', Debian '1.16.2-debian-1.16.2-1'), the
     // log format 'SeaBIOS (version %s)' elsewhere in the image.
     patterns: [banner('SeaBIOS (version ', /SeaBIOS \(version (?:rel-)?(1\.\d+\.\d+)[-\w.~+]*\)/, 0.95)],
-    standalone: [standalone('SeaBIOS (version %s)', /^(?:rel-)?1\.\d+\.\d+(?:-[\w.~+-]+)?$/, 0.8)],
+    // SeaVGABIOS, the VGA option ROMs built from SeaBIOS's tree, logs 'Start SeaVGABIOS (version %s)'.
+    standalone: [
+      standalone('SeaBIOS (version %s)', /^(?:rel-)?1\.\d+\.\d+(?:-[\w.~+-]+)?$/, 0.8),
+      standalone('SeaVGABIOS (version %s)', /^(?:rel-)?1\.\d+\.\d+(?:-[\w.~+-]+)?$/, 0.8),
+    ],
     normalize: (v) => /^(?:rel-)?(\d+\.\d+\.\d+)/.exec(v)?.[1] ?? v,
   },
   {
