@@ -8,6 +8,7 @@ import { FormatError } from '../../../format-error.js';
 import type { BlockDecoder } from './compressors.js';
 import { FragmentCache, fragmentCapacity, fragmentOrder } from './fragment-cache.js';
 import { FragmentFiles, fragmentPart, knownFiles, knownPieces, type FragmentPiece } from './stored-forms.js';
+import { regularFiles, walkOnce } from './walk.js';
 
 export interface InodeRef {
   /** Position of the inode's metadata block relative to the inode table start. */
@@ -116,92 +117,10 @@ export interface SquashImage {
 
 const READ_AHEAD = 4;
 const FILE_CONCURRENCY = 8;
-const MAX_DEPTH = 1024;
-
-/** One entry of the tree in walking order; a directory is walked after the entries of its parent. */
-interface TreeEntry {
-  path: string;
-  /** The inode's key ('block:offset'): an inode reached twice is a hard link. */
-  key: string;
-  inode: SquashInode;
-}
-
-/**
- * Walks the directory tree depth-first from the root inode, yielding every entry whose name and inode are sound;
- * `report` gets each refused entry, unreadable inode or directory, directory loop and over-deep directory. A root
- * that is not a readable directory throws.
- */
-function* walkTree(img: SquashImage, report: (message: string) => void): Generator<TreeEntry> {
-  const visitedDirs = new Set<string>();
-  const key = (ref: InodeRef): string => `${ref.block}:${ref.offset}`;
-  // Depth-first, iterative: [directory inode ref, its path].
-  const stack: Array<{ ref: InodeRef; path: string; depth: number }> = [{ ref: img.root, path: '', depth: 0 }];
-  while (stack.length > 0) {
-    const { ref, path, depth } = stack.pop()!;
-    let entries: SquashDirEntry[];
-    try {
-      const dir = img.readInode(ref);
-      if (dir.kind !== 'dir') throw new FormatError(`inode ${key(ref)} of ${path || '/'} is not a directory`);
-      entries = img.readDir(dir);
-    } catch (error) {
-      if (!(error instanceof FormatError)) throw error;
-      if (path === '') throw error;
-      report(`${path}: ${error.message}`);
-      continue;
-    }
-    const subdirs: typeof stack = [];
-    for (const entry of entries) {
-      if (entry.name === '' || entry.name === '.' || entry.name === '..' || entry.name.includes('/')) {
-        report(`${path || '/'}: refused entry name ${JSON.stringify(entry.name)}`);
-        continue;
-      }
-      const child = path ? `${path}/${entry.name}` : entry.name;
-      const k = key(entry.ref);
-      let inode: SquashInode;
-      try {
-        inode = img.readInode(entry.ref);
-      } catch (error) {
-        if (!(error instanceof FormatError)) throw error;
-        report(`${child}: ${error.message}`);
-        continue;
-      }
-      if (inode.kind === 'dir') {
-        if (visitedDirs.has(k) || k === key(img.root)) {
-          report(`${child}: directory loop (inode ${k} already visited)`);
-          continue;
-        }
-        if (depth + 1 > MAX_DEPTH) {
-          report(`${child}: directories nested deeper than ${MAX_DEPTH}`);
-          continue;
-        }
-        visitedDirs.add(k);
-        subdirs.push({ ref: entry.ref, path: child, depth: depth + 1 });
-      }
-      yield { path: child, key: k, inode };
-    }
-    // Reverse so the first subdirectory is visited first.
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
-  }
-}
-
-/** The regular files of the tree, each inode once (a second path to one is a hard link). */
-function regularFiles(img: SquashImage): Array<{ key: string; inode: Extract<SquashInode, { kind: 'file' }> }> {
-  const seen = new Set<string>();
-  const files: Array<{ key: string; inode: Extract<SquashInode, { kind: 'file' }> }> = [];
-  try {
-    for (const { key, inode } of walkTree(img, () => undefined)) {
-      if (inode.kind !== 'file' || seen.has(key)) continue;
-      seen.add(key);
-      files.push({ key, inode });
-    }
-  } catch {
-    // an unreadable root: the extraction itself reports it
-  }
-  return files;
-}
 
 export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<void> {
-  const files = regularFiles(img);
+  const tree = walkOnce(img);
+  const files = regularFiles(tree);
   // Files an earlier scan extracted are placed from its store instead of decoded (stored-forms.ts), and a fragment
   // block whose pieces are all known is not decoded at all.
   const reuse = sink.reuse;
@@ -258,8 +177,13 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
 
   let firstError: unknown;
   try {
-    for (const { path: child, key: k, inode } of walkTree(img, (message) => sink.problem('error', message))) {
+    for (const item of tree.items) {
       sink.signal.throwIfAborted();
+      if ('report' in item) {
+        sink.problem('error', item.report);
+        continue;
+      }
+      const { path: child, key: k, inode } = item;
       if (inode.kind === 'dir') {
         await sink.dir(child, metaOf(inode));
         continue;
@@ -281,6 +205,7 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
         sink.special(child, inode.kind, meta);
       }
     }
+    if (tree.error) throw tree.error.thrown;
   } catch (error) {
     firstError = error;
   }
