@@ -40,6 +40,7 @@ import { armZimageHandler } from './firmware/arm-zimage.js';
 import { bzimageHandler } from './firmware/bzimage.js';
 import { deviceTreeHandler } from './firmware/device-tree/device-tree.js';
 import { fitHandler } from './firmware/device-tree/fit.js';
+import { optionRomHandler } from './firmware/option-rom.js';
 import { seamaHandler } from './firmware/seama.js';
 import { intelHexHandler } from './firmware/text-records/intel-hex.js';
 import { srecHandler } from './firmware/text-records/srec.js';
@@ -62,6 +63,7 @@ export const handlers: Handler[] = [
   androidSparseHandler,
   intelHexHandler,
   srecHandler,
+  optionRomHandler,
   // boot
   intelFlashDescriptorHandler,
   uefiCapsuleHandler,
