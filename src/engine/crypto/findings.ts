@@ -5,6 +5,7 @@
 // same problem in the next image is the same finding.
 import { cweFinding, type CweFindingFields } from '../cwe-finding.js';
 import { assess } from './pqc.js';
+import { publishedKey, type PublishedKey } from './published-keys.js';
 import type { CryptoAsset, EngineFinding, Evidence } from '../types.js';
 
 const TRUST_PATH = /(\/etc\/ssl\/|\/certs?\/|ca-?bundle|ca-certificates|cacert|trust)/i;
@@ -25,6 +26,8 @@ const keyWhere = (asset: CryptoAsset): string => (asset.details as KeyDetails).k
 
 function privateKeyFinding(asset: CryptoAsset): EngineFinding {
   const d = asset.details as KeyDetails;
+  const published = publishedKey(d.keyId);
+  if (published) return publishedKeyFinding(asset, published);
   const protectedWell = d.encrypted && d.weakPassword === undefined;
   return finding('private-key-in-image', keyWhere(asset), asset.evidence, {
     name: `Private key in the image: ${asset.name}${d.embeddedIn ? ` compiled into an ${d.embeddedIn}` : ''}`,
@@ -37,6 +40,20 @@ function privateKeyFinding(asset: CryptoAsset): EngineFinding {
 }
 
 /**
+ * A test key published in the source of the software that carries it: the finding says so, at low severity (it is
+ * no device's secret; only a service that used it for anything but its tests would be exposed).
+ */
+function publishedKeyFinding(asset: CryptoAsset, published: PublishedKey): EngineFinding {
+  return finding('private-key-in-image', keyWhere(asset), asset.evidence, {
+    name: `Published test private key in the image: ${asset.name}, from ${published.source}`,
+    severity: 'low',
+    cwe: 'CWE-321',
+    description: `A ${asset.name} is shipped in the firmware image. It is a published test key, from ${published.source}, used by ${published.use}: anyone has it, so it is no secret of this device, and nothing may rely on it.`,
+    recommendedAction: 'Nothing for the tests that use it. Check that no service of the image uses this key for anything else (its private half is public); the tests can be left out of a production build.',
+  });
+}
+
+/**
  * A private key and its public key (ssh_host_rsa_key and .pub) share a key id: one weak key, so one finding
  * with the evidence of both (the private key, listed first, names it).
  */
@@ -45,7 +62,8 @@ function keyFindings(keys: CryptoAsset[]): EngineFinding[] {
   const weak = new Map<string, { asset: CryptoAsset; evidence: Evidence[] }>();
   for (const asset of keys) {
     const d = asset.details as KeyDetails;
-    if (!weakKey(d.keyType, d.bits)) continue;
+    // a published test key's size protects nothing either way: its finding says what it is
+    if (!weakKey(d.keyType, d.bits) || publishedKey(d.keyId)) continue;
     const entry = weak.get(keyWhere(asset));
     if (entry) entry.evidence.push(...asset.evidence);
     else weak.set(keyWhere(asset), { asset, evidence: [...asset.evidence] });

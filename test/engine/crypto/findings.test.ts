@@ -91,3 +91,29 @@ describe('weak keys', () => {
     expect(new Set(ctx.findings.map((f) => f.fingerprint)).size).toBe(ctx.findings.length);
   });
 });
+
+describe('published test keys', () => {
+  // The public-key id of the 512-bit RSA key of Linux 6.1's crypto/testmgr.h (src/engine/crypto/published-keys.ts)
+  const TESTMGR_512 = '6ec627494102f16d422fc273a5db76f56ba21e0594c488d07a80f63a96b0ba32';
+  const key = (keyId: string): CryptoAsset => ({
+    ref: `key-${keyId.slice(0, 8)}`,
+    assetType: 'private-key',
+    name: 'RSA-512 private key (DER)',
+    details: { keyType: 'RSA', bits: 512, keyId, format: 'DER', encrypted: false, embeddedIn: 'ELF executable' },
+    paths: ['boot/vmlinux'],
+    evidence: [{ path: 'boot/vmlinux', method: 'DER PKCS#1', offset: 4096 }],
+  });
+
+  it("reports a key of the Linux kernel's crypto self-tests as the published key it is, at low severity, and not as weak", () => {
+    const findings = cryptoFindings([key(TESTMGR_512)], NOW);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({ pname: 'private-key-in-image', severity: 'low' });
+    expect(findings[0]!.name).toBe("Published test private key in the image: RSA-512 private key (DER), from the Linux kernel's crypto/testmgr.h (rsa_tv_template and the PKCS#1 padding tests)");
+    expect(findings[0]!.description).toContain('no secret of this device');
+  });
+
+  it('reports any other key compiled into a program as a private key, and a weak one as weak', () => {
+    const findings = cryptoFindings([key('0'.repeat(64))], NOW);
+    expect(findings.map((f) => [f.pname, f.severity])).toEqual([['private-key-in-image', 'medium'], ['weak-key-size', 'high']]);
+  });
+});
