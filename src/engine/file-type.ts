@@ -98,6 +98,17 @@ function looksLikeDer(head: Buffer): boolean {
   return head.length >= 4 && head[0] === 0x30 && head[1] === 0x82 && head[4] === 0x30;
 }
 
+/**
+ * A Linux kernel's boot image, by its head: x86 bzImage (the setup header's 'HdrS' and boot flag), ARM zImage
+ * (magic 0x016f2818 at 0x24) or arm64 Image ('ARM\x64' at 0x38). Such an image is often a UEFI application too (the
+ * EFI stub), but it is the kernel, not platform firmware.
+ */
+export function isLinuxBootImage(head: Buffer): boolean {
+  if (head.length >= 0x206 && head.readUInt16LE(0x1fe) === 0xaa55 && head.toString('latin1', 0x202, 0x206) === 'HdrS') return true;
+  if (head.length >= 0x28 && head.readUInt32LE(0x24) === 0x016f2818) return true;
+  return head.length >= 0x3c && head.readUInt32LE(0x38) === 0x644d5241;
+}
+
 export function detectType(head: Buffer): string {
   if (head.length === 0) return 'empty';
   for (const s of BY_FIRST_BYTE[head[0]!]!) {

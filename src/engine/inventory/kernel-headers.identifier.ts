@@ -9,6 +9,20 @@ import { candidateFromHit } from './version-signatures.identifier.js';
 const BZ_VERSION = /^(\d+\.\d+(?:\.\d+)?)[^\s]* \(/;
 const UIMAGE_NAME = /(?:^|[\s_-])Linux[-_ ](\d+\.\d+(?:\.\d+)?)(?:$|[^\d.])/;
 
+/**
+ * The release the kernel's banner patterns read from the header's string, which is the banner without its
+ * 'Linux version ' and compiler parts: a distribution kernel's upstream release ('… Debian 6.1.192-3', not its ABI
+ * name 6.1.0-57), as from the banner in the kernel's body.
+ */
+function bannerVersion(patterns: ReadonlyArray<{ regex: RegExp }>, kernelVersion: string): string | undefined {
+  const banner = `Linux version ${kernelVersion}`;
+  for (const { regex } of patterns) {
+    const version = regex.exec(banner)?.slice(1).find((group) => group !== undefined);
+    if (version) return version;
+  }
+  return undefined;
+}
+
 export const kernelHeadersIdentifier: Identifier = {
   id: 'kernel-headers',
   description: 'bzImage kernel_version and uImage names (methods bzimage-header, uimage-name)',
@@ -20,7 +34,7 @@ export const kernelHeadersIdentifier: Identifier = {
     let method = '';
     let match = '';
     if (typeof kernelVersion === 'string' && BZ_VERSION.test(kernelVersion)) {
-      version = BZ_VERSION.exec(kernelVersion)![1];
+      version = bannerVersion(family.patterns, kernelVersion) ?? BZ_VERSION.exec(kernelVersion)![1];
       method = 'bzimage-header';
       match = kernelVersion.slice(0, 200);
     } else {

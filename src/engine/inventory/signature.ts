@@ -55,7 +55,8 @@ export interface VersionSignature {
   excludedBy?: string[];
   /**
    * Platform-firmware products (BIOS vendors): only in firmware images and their modules, never in an ELF program
-   * (a Linux tool that lists BIOS vendors, such as dmidecode or fwupd, names them without being them).
+   * (a Linux tool that lists BIOS vendors, such as dmidecode or fwupd, names them without being them) nor in a Linux
+   * kernel's boot image (the EFI stub of Debian's 6.1 kernel names 'American Megatrends' in UTF-16 for a quirk).
    */
   firmwareOnly?: boolean;
   /** Rewrites a captured version (e.g. libxml2 '20910' → '2.9.10'). */

@@ -3,7 +3,7 @@
 // whose file names match. Text files, compressed streams and media are not scanned.
 import { posix } from 'node:path';
 import { isElf } from '../binaries/elf.js';
-import { detectType } from '../file-type.js';
+import { detectType, isLinuxBootImage } from '../file-type.js';
 import type { FileNode } from '../types.js';
 import { buildCpe } from '../cpe.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
@@ -103,7 +103,9 @@ export function createVersionSignatureIdentifier(table: readonly VersionSignatur
         const version = s.normalize ? s.normalize(raw) : raw;
         found.push({ signature: s, version, match: clean(`${raw} (bare version string; marker '${s.standalone![0].marker}')`), offset: at, confidence: s.standalone![0].confidence ?? 0.6 });
       }
-      if (isElf(await file.head())) found = found.filter((h) => !h.signature.firmwareOnly);
+      // platform firmware's names in a program or a kernel (an EFI stub that works around AMI firmware) are not it
+      const head = await file.head();
+      if (isElf(head) || isLinuxBootImage(head)) found = found.filter((h) => !h.signature.firmwareOnly);
       const families = new Set(found.map((h) => h.signature.id));
       const versioned = new Set(found.filter((h) => h.version !== undefined).map((h) => h.signature.id));
       return found

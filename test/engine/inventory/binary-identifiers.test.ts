@@ -109,6 +109,22 @@ describe('PE version resources', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("takes a distribution kernel's upstream release from the bzImage header, not its ABI name", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'khdr-'));
+    try {
+      writeFileSync(join(dir, 'vmlinux.xz'), Buffer.alloc(64, 0x5a));
+      const index = new FileIndex(dir, [{
+        kind: 'file', size: 64, type: 'data', depth: 1, path: 'vmlinux.xz', fsPath: '/vmlinux.xz', format: 'bzimage',
+        // Debian bookworm's linux-image-6.1.0-57-amd64 6.1.192-3, /boot/vmlinuz-6.1.0-57-amd64
+        meta: { kernelVersion: '6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-26)' },
+      }]);
+      const { components } = await runInventory(index);
+      expect(components.map((c) => `${c.name} ${c.version} ${c.evidence[0].method}`)).toEqual(['linux 6.1.192 bzimage-header']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('UEFI modules', () => {

@@ -66,6 +66,24 @@ describe('text databases', () => {
     expect(components.map((c) => `${c.name}:${c.paths[0]}`)).toEqual(['aptio:firmware/bios.rom']);
   });
 
+  it("takes no BIOS vendor from a Linux kernel's boot image whose EFI stub names one (x86 bzImage, arm64 Image)", async () => {
+    // Debian bookworm's vmlinuz-6.1.0-57-amd64 holds L"American Megatrends" near its end, in the EFI stub
+    const vendor = Buffer.from('\0\0American Megatrends\0\0', 'utf16le');
+    const bzImage = Buffer.alloc(0x400);
+    bzImage.writeUInt16LE(0xaa55, 0x1fe);
+    bzImage.write('HdrS', 0x202, 'latin1');
+    const arm64 = Buffer.alloc(0x400);
+    arm64.write('MZ', 0, 'latin1');
+    arm64.write('ARM\x64', 0x38, 'latin1');
+    const root = fixtures.tree({
+      'boot/vmlinuz': Buffer.concat([bzImage, vendor]),
+      'boot/Image': Buffer.concat([arm64, vendor]),
+      'firmware/AmiDxe.efi': Buffer.concat([Buffer.from('MZ'), Buffer.alloc(0x3fe), vendor]),
+    });
+    const { components } = await inventoryOfDirectory(root);
+    expect(components.map((c) => `${c.name}:${c.paths[0]}`)).toEqual(['aptio:firmware/AmiDxe.efi']);
+  });
+
   it.runIf(needCommands(['gcc'], 'the ELF context test'))('takes no BIOS vendor from a Linux program that lists vendors', async () => {
     const root = fixtures.tree({ 'src/t.c': 'const char *v[] = {"American Megatrends Inc.", "Phoenix SecureCore Technology"};\nint main(void){return v[0][0] == 0;}\n' });
     mkdirSync(join(root, 'fs'));

@@ -18,6 +18,7 @@ export const SAMPLES: Sample[] = [
   // Distribution kernels: the upstream release comes from the distribution part, not the ABI name.
   { family: 'linux-kernel', text: '\0Linux version 6.1.0-50-armmp (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian 6.1.176-1 (2025-05-30)\n\0', version: '6.1.176' },
   { family: 'linux-kernel', text: '\0Linux version 5.10.0-28-amd64 (debian-kernel@lists.debian.org) (gcc-10 (Debian 10.2.1-6) 10.2.1 20210110, GNU ld (GNU Binutils for Debian) 2.35.2) #1 SMP Debian 5.10.209-2 (2024-01-31)\n\0', version: '5.10.209' },
+  { family: 'linux-kernel', text: '\0Linux version 6.1.0-57-amd64 (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) # SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-26)\n\0', version: '6.1.192', source: 'Debian bookworm linux-image-6.1.0-57-amd64 6.1.192-3, the first of the two banners in /boot/vmlinuz-6.1.0-57-amd64 (no build number after #)' },
   { family: 'linux-kernel', text: '\0Linux version 5.15.0-91-generic (buildd@lcy02-amd64-045) (gcc (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0, GNU ld (GNU Binutils for Ubuntu) 2.38) #101-Ubuntu SMP Tue Nov 14 13:30:08 UTC 2023 (Ubuntu 5.15.0-91.101-generic 5.15.131)\n\0', version: '5.15.131' },
   { family: 'u-boot', text: '\0U-Boot 1.1.4 (Sep 21 2015 - 17:19:11)\0', version: '1.1.4', origin: 'corpus' },
   { family: 'u-boot', text: '\0U-Boot SPL 2018.03-rc1 (Mar 01 2018 - 10:00:00 +0000)\0', version: '2018.03' },

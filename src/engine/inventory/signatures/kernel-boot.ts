@@ -12,12 +12,13 @@ export const kernelBootSignatures: VersionSignature[] = [
     purl: { name: 'linux' },
     // 'Linux version 5.4.43 (builder@buildhost) (gcc version 8.4.0 ...) #0 SMP ...'; '%s' formats and prose do not match.
     // Distribution kernels name an ABI release ('6.1.0-50-armmp', '5.15.0-91-generic') and give the upstream
-    // release after the build number: '#1 SMP Debian 6.1.176-1 (2025-…)', '#101-Ubuntu SMP … (Ubuntu
+    // release after the build number: '#1 SMP Debian 6.1.176-1 (2025-…)' (a second copy of the banner has no number:
+    // '# SMP PREEMPT_DYNAMIC Debian 6.1.192-3'), '#101-Ubuntu SMP … (Ubuntu
     // 5.15.0-91.101-generic 5.15.131)'. That upstream release is what kernel CVE ranges are written against; the
     // ABI/localversion stays in the evidence (the whole banner).
     patterns: [
-      banner('Linux version ', /Linux version (\d+\.\d+(?:\.\d+)?)[^\0\s]* \([^\0()]*@[^\0()]*\)(?![^\0]*#\d+[^\0]*(?:SMP|PREEMPT)[^\0]* Debian \d|[^\0]*#\d+-Ubuntu[^\0]*\(Ubuntu [^\0)]* \d)/, 0.95),
-      banner('Linux version ', /Linux version \d+\.\d+[^\0\s]* \([^\0()]*@[^\0()]*\)[^\0]*?#\d+ [^\0]*?Debian (\d+\.\d+(?:\.\d+)?)(?:[-~+][\w.~+-]*)?(?= \(|\0|\n|$)/, 0.97),
+      banner('Linux version ', /Linux version (\d+\.\d+(?:\.\d+)?)[^\0\s]* \([^\0()]*@[^\0()]*\)(?![^\0]*#\d*[^\0]*(?:SMP|PREEMPT)[^\0]* Debian \d|[^\0]*#\d+-Ubuntu[^\0]*\(Ubuntu [^\0)]* \d)/, 0.95),
+      banner('Linux version ', /Linux version \d+\.\d+[^\0\s]* \([^\0()]*@[^\0()]*\)[^\0]*?#\d* [^\0]*?Debian (\d+\.\d+(?:\.\d+)?)(?:[-~+][\w.~+-]*)?(?= \(|\0|\n|$)/, 0.97),
       banner('Linux version ', /Linux version \d+\.\d+[^\0\s]* \([^\0()]*@[^\0()]*\)[^\0]*?#\d+-Ubuntu [^\0]*?\(Ubuntu [^\0)\s]+ (\d+\.\d+\.\d+)\)/, 0.97),
     ],
   },
