@@ -132,7 +132,10 @@ export const networkSignatures: VersionSignature[] = [
     type: 'application',
     cpe: { vendor: 'iproute2_project', product: 'iproute2' },
     purl: { name: 'iproute2' },
+    files: ['ip', 'tc', 'ss', 'bridge', 'devlink', 'rdma', 'tipc', 'dcb', 'vdpa'],
     patterns: [banner('iproute2-', /utility, iproute2-(?:v)?(\d+\.\d+\.\d+)/)],
+    // Newer builds print 'ip utility, iproute2-%s' with the release as a string of its own ('6.1.0')
+    standalone: [standalone('utility, iproute2-%s', /^\d+\.\d+\.\d+$/, 0.7)],
   },
   {
     id: 'ethtool',
