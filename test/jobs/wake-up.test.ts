@@ -42,12 +42,16 @@ describeEachDatabase('job wake-up', (get) => {
     }
     // another process's view of the same database: its own pool and listening connection
     const other = await openDatabase({ url: database.url, dataDir: database.dataDir });
+    // the channel is the database's, which the other test files' schemas share: only this job's kind counts
+    const kind = `elsewhere-${process.pid}-${Date.now()}`;
     const heard: number[] = [];
-    const stop = await other.listen!(JOB_CHANNEL, () => heard.push(Date.now()));
+    const stop = await other.listen!(JOB_CHANNEL, (payload) => {
+      if (payload === kind) heard.push(Date.now());
+    });
     try {
       const repos = createRepositories(database.db, database.dialect);
       await repos.transaction(async (tx) => {
-        await tx.jobs.enqueue({ kind: 'elsewhere' });
+        await tx.jobs.enqueue({ kind });
         await new Promise((resolve) => setTimeout(resolve, 100));
         expect(heard).toEqual([]); // NOTIFY is delivered on commit, not before
       });
