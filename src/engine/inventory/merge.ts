@@ -39,6 +39,8 @@ function resolveConflicts(candidates: StampedCandidate[], problems: Problem[]): 
     for (const c of group) {
       if (kept !== undefined && mv(c) === kept) continue;
       dropped.add(c);
+      // a coarser form of the version kept ("9.2" beside "9.2p1") is the same release, not a conflict
+      if (kept !== undefined && refiningVersion([mv(c)!, kept]) === kept) continue;
       problems.push({
         path: c.path,
         source: c.foundBy,

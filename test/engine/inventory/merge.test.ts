@@ -35,13 +35,20 @@ describe('mergeCandidates', () => {
     expect(problems).toHaveLength(2);
   });
 
-  it('keeps the most specific of equally supported versions when it refines the others (sshd: 9.2 and 9.2p1)', () => {
+  it('keeps the most specific of equally supported versions when it refines the others (sshd: 9.2 and 9.2p1), with no warning', () => {
     const { components, problems } = mergeCandidates([
       cand({ key: 'openssh', path: 'usr/sbin/sshd', version: '9.2' }),
       cand({ key: 'openssh', path: 'usr/sbin/sshd', version: '9.2p1' }),
     ]);
     expect(components.map((c) => c.version)).toEqual(['9.2p1']);
-    expect(problems).toHaveLength(1);
+    // the same release, less precisely: Debian's sshd shows both, which is no conflict to report
+    expect(problems).toEqual([]);
+    // a weaker coarser form is dropped quietly too; a weaker other version is still a conflict
+    expect(mergeCandidates([
+      cand({ key: 'openssh', path: 'usr/sbin/sshd', version: '9.2p1' }),
+      cand({ key: 'openssh', path: 'usr/sbin/sshd', version: '9.2', confidence: 0.6 }),
+      cand({ key: 'openssh', path: 'usr/sbin/sshd', version: '8.4p1', confidence: 0.6 }),
+    ]).problems.map((p) => p.message)).toEqual(['openssh: version 8.4p1 (version-signature) conflicts with 9.2p1 (confidence 0.9); kept 9.2p1']);
     expect(refiningVersion(['9.2', '9.2.1'])).toBe('9.2.1');
     expect(refiningVersion(['9.2', '9.20'])).toBeUndefined();
     expect(refiningVersion(['9.2p1', '9.2p2'])).toBeUndefined();

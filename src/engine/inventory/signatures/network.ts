@@ -207,7 +207,9 @@ export const networkSignatures: VersionSignature[] = [
     type: 'application',
     cpe: { vendor: 'proftpd', product: 'proftpd' },
     purl: { name: 'proftpd' },
-    patterns: [banner('ProFTPD ', /ProFTPD (1\.\d+\.\d+[a-z]?)(?:rc\d+)? (?:Server|\()/)],
+    // the FTP banner ('ProFTPD 1.3.5e Server'), the start-up log ('ProFTPD 1.3.8 standalone mode SHUTDOWN') and
+    // `proftpd -v` ('ProFTPD Version 1.3.8', Debian bookworm)
+    patterns: [banner('ProFTPD ', /ProFTPD (?:Version )?(1\.\d+\.\d+[a-z]?)(?:rc\d+)?(?: (?:Server|\(|standalone mode)|\0)/)],
     cpeVersion: (v) => {
       const m = /^(\d+\.\d+\.\d+)([a-z])$/.exec(v);
       return m ? { version: m[1], update: m[2] } : { version: v };

@@ -72,6 +72,9 @@ export const toolSignatures: VersionSignature[] = [
   // The tools' '--version' text; a build-info line naming the assembler ('binutils: (GNU Binutils for Debian) 2.40'
   // in SeaBIOS-hppa) is the toolchain, not a component.
   app('binutils', { vendor: 'gnu', product: 'binutils' }, [banner('(GNU Binutils', /\0\(GNU Binutils(?: for [\w ]{1,40})?\) (2\.\d+(?:\.\d+)?)\0{1,8}Copyright \(C\) \d{4} Free Software Foundation/, 0.9)]),
+  // `wget --version` prints 'GNU Wget %s, a non-interactive network retriever.' with the release as a string of its
+  // own (1.10 to 1.2x; the zlib it was built with leaves a bare '1.2.13' too)
+  app('wget', { vendor: 'gnu', product: 'wget' }, [], { files: ['wget'], standalone: [standalone('GNU Wget %s, a non-interactive network retriever.', /^1\.[12]\d(?:\.\d+)*$/, 0.7)] }),
   app('logrotate', { vendor: 'logrotate_project', product: 'logrotate' }, [banner('logrotate ', /\0logrotate (3\.\d+\.\d+) - Copyright \(C\)/, 0.95)]),
   app('lvm2', undefined, [banner('lvmpolld version: ', /lvmpolld version: (2\.\d+\.\d+)\(\d+\) \(\d{4}-\d{2}-\d{2}\)/, 0.95), banner(') (20', /\0(2\.\d+\.\d+)\(\d+\) \(\d{4}-\d{2}-\d{2}\)\0/, 0.85, true)], { files: ['lvm', 'lvmpolld', 'dmeventd'] }),
   app('lzop', undefined, [banner('lzop version: v', /lzop version: v(1\.\d+), [A-Z][a-z]{2} \d{1,2}\w{2} \d{4}/, 0.95)]),

@@ -255,6 +255,8 @@ export const DEBIAN_BOOKWORM_SAMPLES: Sample[] = [
   { family: 'seabios', file: 'vgabios-stdvga.bin', text: '\0Start SeaVGABIOS (version %s)\n\0VGABUILD: %s\n\0' + '\0'.repeat(64) + 'ffffgcc: (Debian 12.2.0-14) 12.2.0 binutils: (GNU Binutils for Debian) 2.40\x001.16.2-debian-1.16.2-1\0\0', version: '1.16.2', source: 'Debian bookworm seabios 1.16.2-1, /usr/share/seabios/vgabios-stdvga.bin (SeaVGABIOS: its log line and its bare version string, 16.7 KB apart in the file, joined)' },
   { family: 'iproute2', file: 'ip', text: '-Version\0ip utility, iproute2-%s\0Option "%s" is unknown, try "ip -help".\n\x006.1.0\0Failed to send flush request\0', version: '6.1.0', source: 'Debian bookworm iproute2 6.1.0-3, /bin/ip' },
   { family: 'iproute2', file: 'ss', text: 'fopen filter file\0ss utility, iproute2-%s\n\0\0\0\0\0\0\0\0\x006.1.0\0\x01\x04*\0\0\0\0\0\0\0\0', version: '6.1.0', source: 'Debian bookworm iproute2 6.1.0-3, /bin/ss' },
+  { family: 'proftpd', file: 'proftpd', text: 'unknown option: %c\0D:NVc:d:hlnp:qS:tvX46\0ProFTPD Version 1.3.8\0LANG\x001.3.8 (stable)\n\0ProFTPD Version: %s\0  Scoreboard Version: %08x\n\0', version: '1.3.8', source: 'Debian bookworm proftpd-core 1.3.8+dfsg-4+deb12u5, /usr/sbin/proftpd' },
+  { family: 'wget', file: 'wget', text: 'Usage: %s [OPTION]... [URL]...\n\0GNU Wget %s, a non-interactive network retriever.\n\0ctor-strong -Wformat -Werror=format-security -DNO_SSLv2 -D_FILE_OFFSET_BITS=64 -g -Wall\x001.21.3\0\0\0\0\0\0\0\0\0\0\0', version: '1.21.3', source: 'Debian bookworm wget 1.21.3-1+deb12u1, /usr/bin/wget' },
 ];
 
 /** Real strings (same sources) that name a family or carry its formats but hold no version of it: no component. */
