@@ -8,7 +8,7 @@ import type { FileNode } from '../types.js';
 import { buildCpe } from '../cpe.js';
 import type { Candidate, FileView, Identifier, IdentifierContext } from './identifier.js';
 import { buildPurl } from '../purl.js';
-import { clean, SignatureMatcher, standaloneStrings, type SignatureHit, type VersionSignature } from './signature.js';
+import { clean, SignatureMatcher, standaloneStrings, type SignatureHit, type StandalonePattern, type VersionSignature } from './signature.js';
 import { signatures } from './signatures/index.js';
 import { inTextDatabase } from './text-databases.js';
 
@@ -75,7 +75,8 @@ export function createVersionSignatureIdentifier(table: readonly VersionSignatur
       const hits = new Map<string, SignatureHit>();
       const matcher = matcherOf();
       const hinted = withStandalone.filter((s) => matcher.hinted(s, baseName));
-      const markers = new Map<VersionSignature, boolean>();
+      // the standalone form whose marker the file holds (the first one found), per family
+      const markers = new Map<VersionSignature, StandalonePattern>();
       const bare = new Map<VersionSignature, Map<string, number>>();
       for await (const { offset, data } of file.chunks()) {
         matcher.scanChunk(data, offset, baseName, hits);
@@ -83,7 +84,7 @@ export function createVersionSignatureIdentifier(table: readonly VersionSignatur
         const text = hinted.length ? data.toString('latin1') : '';
         for (const s of hinted) {
           for (const p of s.standalone!) {
-            if (!markers.get(s) && text.includes(p.marker)) markers.set(s, true);
+            if (!markers.has(s) && text.includes(p.marker)) markers.set(s, p);
             const seen = bare.get(s) ?? new Map<string, number>();
             standaloneStrings(text, offset, p.version, seen);
             bare.set(s, seen);
@@ -94,14 +95,15 @@ export function createVersionSignatureIdentifier(table: readonly VersionSignatur
       // Bare versions: the marker must be present, and exactly one distinct value not claimed by another family.
       const claimed = new Set(found.map((h) => h.version));
       for (const s of hinted) {
-        if (!markers.get(s) || found.some((h) => h.signature === s && h.version !== undefined)) continue;
+        const form = markers.get(s);
+        if (!form || found.some((h) => h.signature === s && h.version !== undefined)) continue;
         let values = [...(bare.get(s) ?? new Map<string, number>())].filter(([v]) => !claimed.has(v));
         // Several candidates: a file name carrying the major.minor release ('python3.11') picks among them.
         if (values.length > 1) values = values.filter(([v]) => baseName.includes(v.split('.').slice(0, 2).join('.')));
         if (values.length !== 1) continue;
         const [raw, at] = values[0];
         const version = s.normalize ? s.normalize(raw) : raw;
-        found.push({ signature: s, version, match: clean(`${raw} (bare version string; marker '${s.standalone![0].marker}')`), offset: at, confidence: s.standalone![0].confidence ?? 0.6 });
+        found.push({ signature: s, version, match: clean(`${raw} (bare version string; marker '${form.marker}')`), offset: at, confidence: form.confidence ?? 0.6 });
       }
       // platform firmware's names in a program or a kernel (an EFI stub that works around AMI firmware) are not it
       const head = await file.head();

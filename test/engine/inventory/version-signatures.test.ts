@@ -84,6 +84,12 @@ describe('version-signature positives', () => {
     expect(hit.evidence.match).toBe('American Megatrends');
   });
 
+  it('names the marker of the standalone form the file holds (SeaVGABIOS, the second of SeaBIOS)', async () => {
+    const [hit] = await identify('\0Start SeaVGABIOS (version %s)\n\0' + '\0'.repeat(32) + '\x001.16.2-debian-1.16.2-1\0', 'vgabios-stdvga.bin', true);
+    expect(hit).toMatchObject({ key: 'seabios', version: '1.16.2' });
+    expect(hit.evidence.match).toBe("1.16.2-debian-1.16.2-1 (bare version string; marker 'SeaVGABIOS (version %s)')");
+  });
+
   it('records the file offset of the match', async () => {
     const [hit] = await identify('\0BusyBox v1.31.0 (2019-06-10 15:54:51 CEST)\0');
     expect(hit.evidence.offset).toBe(7 + 700 + 1);
