@@ -22,8 +22,8 @@ export interface RomImage {
   codeType: string;
   /** EFI images: the machine type of the driver. */
   machine?: string;
-  /** EFI images: where the driver starts (from the image's start) and whether it is stored compressed. */
-  efi?: { imageOffset: number; compressed: boolean; compressionType: number };
+  /** EFI images: where the driver starts (from the image's start) and how it is stored (0 as it is, 1 UEFI compression). */
+  efi?: { imageOffset: number; compressionType: number };
 }
 
 /**
@@ -54,8 +54,7 @@ export async function readOptionRom(read: (offset: number, length: number) => Pr
     if (type === 3 && head.readUInt32LE(4) === EFI_SIGNATURE) {
       const m = head.readUInt16LE(0x0a);
       image.machine = EFI_MACHINES[m] ?? `0x${m.toString(16)}`;
-      const compressionType = head.readUInt16LE(0x0c);
-      image.efi = { imageOffset: head.readUInt16LE(0x16), compressed: compressionType !== 0, compressionType };
+      image.efi = { imageOffset: head.readUInt16LE(0x16), compressionType: head.readUInt16LE(0x0c) };
     }
     images.push(image);
     if (pcir[0x15]! & 0x80) return images;

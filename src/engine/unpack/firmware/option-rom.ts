@@ -32,7 +32,7 @@ async function extract(reader: Reader, info: ChunkInfo<OptionRomMeta>, sink: Sin
       sink.problem('error', `${name}: driver offset ${image.efi.imageOffset} outside its image of ${image.length} bytes`, info.start + image.offset);
       continue;
     }
-    if (!image.efi.compressed) {
+    if (image.efi.compressionType === 0) {
       await sink.copy(name, reader, from, to);
       continue;
     }
