@@ -200,7 +200,7 @@ class Decoder {
  * Decompresses EFI ('efi', position-table width 4) or Tiano ('tiano', width 5) data with its 8-byte header.
  * Throws FormatError on a malformed stream or when the original size exceeds `maxOutput`.
  */
-export function tianoDecompress(data: Buffer, variant: 'efi' | 'tiano', maxOutput: number): Buffer {
+export function tianoDecompress(data: Buffer, variant: TianoVariant, maxOutput: number): Buffer {
   if (data.length < 8) throw new FormatError('efi-decompress: shorter than its 8-byte header');
   const compressedSize = data.readUInt32LE(0);
   const originalSize = data.readUInt32LE(4);
@@ -222,4 +222,29 @@ export function tianoDecompress(data: Buffer, variant: 'efi' | 'tiano', maxOutpu
     for (let i = 0; i < length && pos < originalSize; i++) out[pos++] = out[from + i]!;
   }
   return out;
+}
+
+export type TianoVariant = 'efi' | 'tiano';
+
+/**
+ * Decodes data whose variant is not known for sure (vendors put Tiano streams where EFI ones belong): tries each
+ * variant in `order` and returns what `accept` makes of the first output it accepts. A wrong variant usually fails
+ * or yields garbage, so `accept` rejects an output by throwing FormatError; the first error is the one reported.
+ */
+export async function tianoDecompressEither<T>(
+  data: Buffer,
+  maxOutput: number,
+  accept: (decoded: Buffer, variant: TianoVariant) => T | Promise<T>,
+  order: readonly TianoVariant[] = ['efi', 'tiano'],
+): Promise<T> {
+  let firstError: FormatError | undefined;
+  for (const variant of order) {
+    try {
+      return await accept(tianoDecompress(data, variant, maxOutput), variant);
+    } catch (error) {
+      if (!(error instanceof FormatError)) throw error;
+      firstError ??= error;
+    }
+  }
+  throw firstError!;
 }

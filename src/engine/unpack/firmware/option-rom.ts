@@ -5,7 +5,7 @@
 // the analysis reads where they are. Layout: option-rom-layout.ts.
 import { FormatError } from '../../format-error.js';
 import { readOptionRom, type RomImage } from '../../option-rom-layout.js';
-import { tianoDecompress } from '../codecs/tiano.js';
+import { tianoDecompressEither } from '../codecs/tiano.js';
 import type { ChunkInfo, Handler, Reader, Sink } from '../handler.js';
 
 type OptionRomMeta = { images: RomImage[] };
@@ -41,7 +41,7 @@ async function extract(reader: Reader, info: ChunkInfo<OptionRomMeta>, sink: Sin
       continue;
     }
     try {
-      await sink.file(name, decompressDriver(await reader.readExact(from, to - from)));
+      await sink.file(name, await decompressDriver(await reader.readExact(from, to - from)));
     } catch (error) {
       if (!(error instanceof FormatError)) throw error;
       sink.problem('error', `${name}: ${error.message}`, info.start + image.offset);
@@ -53,19 +53,11 @@ async function extract(reader: Reader, info: ChunkInfo<OptionRomMeta>, sink: Sin
  * UEFI compression as the specification defines it ('efi'); some builders use EDK II's Tiano variant, which
  * differs in one parameter: each counts only when it gives a PE image.
  */
-function decompressDriver(data: Buffer): Buffer {
-  let firstError: FormatError | undefined;
-  for (const variant of ['efi', 'tiano'] as const) {
-    try {
-      const driver = tianoDecompress(data, variant, MAX_DRIVER);
-      if (driver.subarray(0, 2).toString('latin1') === 'MZ') return driver;
-      firstError ??= new FormatError(`the ${variant}-decompressed driver is not a PE image`);
-    } catch (error) {
-      if (!(error instanceof FormatError)) throw error;
-      firstError ??= error;
-    }
-  }
-  throw firstError!;
+function decompressDriver(data: Buffer): Promise<Buffer> {
+  return tianoDecompressEither(data, MAX_DRIVER, (driver, variant) => {
+    if (driver.subarray(0, 2).toString('latin1') !== 'MZ') throw new FormatError(`the ${variant}-decompressed driver is not a PE image`);
+    return driver;
+  });
 }
 
 export const optionRomHandler: Handler<OptionRomMeta> = {

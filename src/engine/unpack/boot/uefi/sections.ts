@@ -4,7 +4,7 @@
 // a tree whose leaves (PE32, TE, raw, volumes, ...) the FV handler writes.
 import zlib from 'node:zlib';
 import { lzmaAlone } from '../../codecs/blocks.js';
-import { tianoDecompress } from '../../codecs/tiano.js';
+import { tianoDecompressEither, type TianoVariant } from '../../codecs/tiano.js';
 import { FormatError } from '../../../format-error.js';
 import { bcjX86Decode } from '../../codecs/bcj-x86.js';
 import { GUIDS, guidString } from './guid.js';
@@ -213,23 +213,13 @@ async function parseOne(type: number, body: Buffer, offset: number, limits: Sect
  * in one parameter). A stream decoded with the wrong variant usually fails or yields garbage that does not
  * parse as sections, so each variant counts only when its output parses.
  */
-async function decodeStandardCompression(
+function decodeStandardCompression(
   data: Buffer,
   limits: SectionLimits,
   depth: number,
-  order: ReadonlyArray<'efi' | 'tiano'> = ['efi', 'tiano'],
+  order?: readonly TianoVariant[],
 ): Promise<ParsedSections> {
-  let firstError: Error | undefined;
-  for (const variant of order) {
-    try {
-      const decoded = tianoDecompress(data, variant, limits.maxOutput);
-      return await parseSections(decoded, limits, { leaves: [], problems: [] }, depth + 1);
-    } catch (error) {
-      if (!(error instanceof FormatError)) throw error;
-      firstError ??= error;
-    }
-  }
-  throw firstError!;
+  return tianoDecompressEither(data, limits.maxOutput, (decoded) => parseSections(decoded, limits, { leaves: [], problems: [] }, depth + 1), order);
 }
 
 function merge(into: ParsedSections, from: ParsedSections): void {
