@@ -100,6 +100,11 @@ export interface Sink {
   /** Writes a regular file from a byte range of a reader, streamed (no copy of the range into memory). */
   copy(path: string, reader: Reader, start: number, end: number, meta?: EntryMeta): Promise<void>;
   dir(path: string, meta?: EntryMeta): Promise<void>;
+  /**
+   * Records many folders at once, made concurrently off the calling thread (a filesystem's whole tree, known before
+   * its files): resolves when all are made or their problems recorded. A file written into one waits for it.
+   */
+  dirs(entries: ReadonlyArray<readonly [path: string, meta?: EntryMeta]>): Promise<void>;
   symlink(path: string, target: string, meta?: EntryMeta): void;
   hardlink(path: string, target: string, meta?: EntryMeta): void;
   special(path: string, kind: 'device' | 'fifo' | 'socket', meta?: EntryMeta): void;

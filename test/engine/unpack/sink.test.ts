@@ -105,6 +105,29 @@ describe('DirectorySink: name clashes', () => {
   });
 });
 
+describe('DirectorySink: a tree of folders made at once (dirs)', () => {
+  it('makes nested folders in any order given, and a file written meanwhile waits for its folder', async () => {
+    const { sink, budget } = makeSink();
+    const made = sink.dirs([['a/b/c', { mode: 0o755 }], ['a'], ['a/b'], ['d']]);
+    await sink.file('a/b/c/f', Buffer.from('inside'));
+    await made;
+    expect(sink.entries.map((e) => e.path).sort()).toEqual(['a', 'a/b', 'a/b/c', 'a/b/c/f', 'd']);
+    expect(sink.entries.find((e) => e.path === 'a/b/c')?.meta).toEqual({ mode: 0o755 });
+    expect(await readFile(join(sink.root, 'a/b/c/f'), 'utf8')).toBe('inside');
+    await expectEntriesOnDisk(sink);
+    expect(budget.files).toBe(5);
+    expect(sink.problems).toEqual([]);
+  });
+
+  it('records a folder the filesystem refuses, gives its file back, and makes the others', async () => {
+    const { sink, budget } = makeSink();
+    await sink.dirs([['n'.repeat(300)], ['ok']]);
+    expect(sink.entries.map((e) => e.path)).toEqual(['ok']);
+    expect(sink.problems).toEqual([expect.objectContaining({ kind: 'error', message: expect.stringContaining('ENAMETOOLONG') })]);
+    expect(budget.files).toBe(1);
+  });
+});
+
 describe('DirectorySink: absolute paths', () => {
   it('stores them relative with one warning naming the first and the count', async () => {
     const { sink } = makeSink();

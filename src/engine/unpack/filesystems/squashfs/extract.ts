@@ -121,6 +121,10 @@ const FILE_CONCURRENCY = 8;
 export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<void> {
   const tree = walkOnce(img);
   const files = regularFiles(tree);
+  // The whole tree's folders are made first, in the background (before any block decode is queued on libuv's pool),
+  // while this thread keys the stored forms and decodes.
+  const dirsMade = sink.dirs(tree.items.flatMap((item) => ('inode' in item && item.inode.kind === 'dir' ? [[item.path, metaOf(item.inode)] as const] : [])));
+  dirsMade.catch(() => undefined); // awaited after the files, below
   // Files an earlier scan extracted are placed from its store instead of decoded (stored-forms.ts), and a fragment
   // block whose pieces are all known is not decoded at all.
   const reuse = sink.reuse;
@@ -184,10 +188,7 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
         continue;
       }
       const { path: child, key: k, inode } = item;
-      if (inode.kind === 'dir') {
-        await sink.dir(child, metaOf(inode));
-        continue;
-      }
+      if (inode.kind === 'dir') continue; // made above
       const first = seen.get(k);
       if (first !== undefined) {
         links.push({ path: child, target: first, meta: metaOf(inode) });
@@ -210,7 +211,7 @@ export async function extractSquashfs(img: SquashImage, sink: Sink): Promise<voi
     firstError = error;
   }
   // Let files in flight finish (or fail) before reporting, so nothing writes after extract() returns.
-  const results = await Promise.allSettled([...running]);
+  const results = await Promise.allSettled([...running, dirsMade]);
   if (firstError !== undefined) throw firstError;
   const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (rejected) throw rejected.reason;
