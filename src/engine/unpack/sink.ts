@@ -3,8 +3,8 @@
 // without creating them. A problem with one entry (a name clash, a file too big for the byte budget, a filesystem
 // error) is recorded and the handler goes on with the next entry.
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { sha256Hex } from '../hash.js';
@@ -14,6 +14,7 @@ import type { ChunkSelection } from './chunks.js';
 import { LimitError, type EntryMeta, type FileData, type Reader, type ReusableFile, type Sink } from './handler.js';
 import { contentKey, type FileReuse, type StoredContent } from './file-reuse.js';
 import type { Budget } from './limits.js';
+import { Folders } from './sink-folders.js';
 import { confinePath, PathTable, type EntryKind } from './sink-paths.js';
 
 /** What a sink wrote or recorded, relative to its root; the driver turns these into FileNodes. */
@@ -68,12 +69,11 @@ const REUSE_COPY_MAX = WRITE_BATCH;
 export class DirectorySink implements Sink {
   readonly entries: SinkEntry[] = [];
   readonly problems: Problem[] = [];
-  private readonly madeDirs = new Set<string>();
-  /** Folders being made in the background (dirs()): a file written into one waits for it. */
-  private readonly makingDirs = new Map<string, Promise<void>>();
   private readonly paths = new PathTable((message) => this.problem('warning', message));
   /** Called with each regular file once it is written (the driver searches it while the handler goes on). */
   onFile?: (entry: SinkEntry) => void;
+  /** The folders made under root, and those being made. */
+  private readonly folders: Folders;
   /** One warning for all absolute paths of this sink, updated as more come (see confine). */
   private absolute?: { problem: Problem; first: string; count: number };
 
@@ -87,7 +87,9 @@ export class DirectorySink implements Sink {
     /** Files kept from earlier scans (file-reuse.ts), for handlers that pass ReusableFile data. */
     readonly reuse?: FileReuse,
     private readonly headAllowance?: HeadAllowance,
-  ) {}
+  ) {
+    this.folders = new Folders(root);
+  }
 
   get signal(): AbortSignal {
     return this.budget.signal;
@@ -97,16 +99,8 @@ export class DirectorySink implements Sink {
     this.problems.push({ source: this.origin.source, path: this.origin.path, kind, message, offset });
   }
 
-  async dir(raw: string, meta: EntryMeta = {}): Promise<void> {
-    const path = this.place(raw, 'directory');
-    if (path === undefined) return;
-    this.budget.chargeFile();
-    try {
-      await this.ensureDir(path);
-    } catch (error) {
-      return this.dirFailed(path, error);
-    }
-    this.entries.push({ path, kind: 'directory', size: 0, meta });
+  dir(raw: string, meta: EntryMeta = {}): Promise<void> {
+    return this.addDir(raw, meta, (path) => this.folders.ensure(path));
   }
 
   /**
@@ -115,28 +109,26 @@ export class DirectorySink implements Sink {
    * other work. Call it before any block decoding is queued on that pool: a mkdir queued behind decodes waits for them.
    */
   async dirs(list: ReadonlyArray<readonly [raw: string, meta?: EntryMeta]>): Promise<void> {
-    const made = list.map(async ([raw, meta = {}]) => {
-      const path = this.place(raw, 'directory');
-      if (path === undefined) return;
-      this.budget.chargeFile();
-      try {
-        await this.makeDirAsync(path);
-      } catch (error) {
-        return this.dirFailed(path, error);
-      }
-      this.entries.push({ path, kind: 'directory', size: 0, meta });
-    });
+    const made = list.map(([raw, meta = {}]) => this.addDir(raw, meta, (path) => this.folders.makeInBackground(path)));
     const results = await Promise.allSettled(made);
     const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (rejected) throw rejected.reason;
   }
 
-  /** A folder the filesystem refused: recorded (a full disk stops the extraction), its file given back. */
-  private dirFailed(path: string, error: unknown): void {
-    if (!isFsError(error)) throw error;
-    this.budget.releaseFile();
-    this.stopIfDiskFull(error);
-    this.problem('error', `${path}: not extracted: ${error.message}`);
+  /** Records one folder once `make` has made it; a folder the filesystem refuses is recorded as a problem instead. */
+  private async addDir(raw: string, meta: EntryMeta, make: (path: string) => Promise<void> | undefined): Promise<void> {
+    const path = this.place(raw, 'directory');
+    if (path === undefined) return;
+    this.budget.chargeFile();
+    try {
+      await make(path);
+    } catch (error) {
+      if (!isFsError(error)) throw error;
+      this.budget.releaseFile();
+      this.stopIfDiskFull(error); // a full disk stops the extraction
+      return this.problem('error', `${path}: not extracted: ${error.message}`);
+    }
+    this.entries.push({ path, kind: 'directory', size: 0, meta });
   }
 
   async file(raw: string, data: FileData, meta: EntryMeta = {}): Promise<void> {
@@ -201,7 +193,7 @@ export class DirectorySink implements Sink {
       counted = true;
       if (size !== undefined && size > left) throw new LimitError('bytes', 'file larger than the bytes left');
       const slash = path.lastIndexOf('/');
-      await this.ensureDir(slash > 0 ? path.slice(0, slash) : '');
+      await this.folders.ensure(slash > 0 ? path.slice(0, slash) : '');
       const data = open();
       const entry = Buffer.isBuffer(data)
         ? await this.writeBuffer(path, data)
@@ -386,49 +378,6 @@ export class DirectorySink implements Sink {
     note.problem.message = `${note.count} absolute path(s) stored relative to the output folder, the first ${JSON.stringify(note.first)}`;
   }
 
-  /**
-   * Makes a folder and its parents, synchronously (one or two system calls, as for small files above), and
-   * remembers every folder made so that none is asked for twice. A folder dirs() is making is waited for.
-   */
-  private ensureDir(path: string): Promise<void> | undefined {
-    if (this.madeDirs.has(path)) return undefined;
-    const making = this.makingDirs.get(path);
-    if (making) return making;
-    mkdirSync(join(this.root, path), { recursive: true });
-    this.remember(path);
-    return undefined;
-  }
-
-  /** Makes one folder in the background once its parent is there (dirs()); a failure is not remembered. */
-  private makeDirAsync(path: string): Promise<void> {
-    if (this.madeDirs.has(path)) return Promise.resolve();
-    let making = this.makingDirs.get(path);
-    if (making) return making;
-    const slash = path.lastIndexOf('/');
-    const parent = path === '' ? Promise.resolve() : this.makeDirAsync(slash > 0 ? path.slice(0, slash) : '');
-    making = parent
-      .then(() => mkdir(join(this.root, path), { recursive: true }))
-      .then(
-        () => {
-          this.makingDirs.delete(path);
-          this.remember(path);
-        },
-        (error: unknown) => {
-          this.makingDirs.delete(path);
-          throw error;
-        },
-      );
-    this.makingDirs.set(path, making);
-    return making;
-  }
-
-  /** Remembers a folder as made, with its parents. */
-  private remember(path: string): void {
-    for (let dir = path; !this.madeDirs.has(dir); dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/')))) {
-      this.madeDirs.add(dir);
-      if (dir === '') break;
-    }
-  }
 }
 
 function isReusable(data: FileData): data is ReusableFile {
