@@ -32,6 +32,12 @@ export interface Reader {
   readExact(offset: number, length: number): Promise<Buffer>;
   /** A stream of bytes [start, end) (end defaults to the file size), read in bounded blocks. */
   stream(start: number, end?: number): Readable;
+  /**
+   * As read(), synchronously, into a buffer shared by every such read on the thread: the bytes are valid only until
+   * the next one, so the caller must be done with them before it awaits anything (searches, checksums and hashes,
+   * which keep nothing). Optional: a reader without it is read with read().
+   */
+  readTransient?(offset: number, length: number): Buffer;
 }
 
 /** What the driver passes to chunk(): the scan's abort signal and how many bytes a count-only decode may produce. */

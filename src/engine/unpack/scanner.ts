@@ -110,7 +110,9 @@ export class SignatureScanner {
       if (pos < reader.size && this.carving.length > 0) {
         const windowEnd = Math.min(reader.size, pos + WINDOW);
         // Matches must begin inside [pos, windowEnd); the extra bytes let them (and anchors past their start) finish.
-        const data = await reader.read(pos, windowEnd - pos + this.maxMagicEnd);
+        // searched before the next await: a transient read's buffer (Reader.readTransient) is not kept
+        const length = windowEnd - pos + this.maxMagicEnd;
+        const data = reader.readTransient ? reader.readTransient(pos, length) : await reader.read(pos, length);
         this.search(data, windowEnd - pos, (at, p) => {
           const start = pos + at - p.offset;
           if (start >= 0) push({ start, handler: p.handler, order: p.order });

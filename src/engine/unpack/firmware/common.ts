@@ -1,8 +1,9 @@
-// Small helpers shared by the firmware and boot handlers: safe child names, CRC32 and hashes over a reader range, and
-// recognising the compression of a raw payload by its magic (to give it a telling file extension).
+// Small helpers shared by the firmware, boot and filesystem handlers: safe child names, CRC32 and hashes over a reader
+// range, and recognising the compression of a raw payload by its magic (to give it a telling file extension).
 import type { Hash } from 'node:crypto';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import zlib from 'node:zlib';
+import { FormatError } from '../../format-error.js';
 import type { Reader } from '../handler.js';
 
 /** A single path segment from a name found in a header: printable, no '/', never empty. */
@@ -17,20 +18,30 @@ export function safeName(raw: string, fallback: string): string {
 
 const BLOCK = 1024 * 1024;
 
+/**
+ * Hands the bytes [start, end) of a reader to `consume` in pieces of at most BLOCK bytes that it must not keep
+ * (Reader.readTransient where the reader has it); FormatError where the range passes the end.
+ */
+export async function rangePieces(reader: Reader, start: number, end: number, consume: (piece: Buffer) => void, signal?: AbortSignal): Promise<void> {
+  for (let at = start; at < end; at += BLOCK) {
+    if (signal?.aborted) throw signal.reason;
+    const want = Math.min(BLOCK, end - at);
+    const piece = reader.readTransient ? reader.readTransient(at, want) : await reader.readExact(at, want);
+    if (piece.length !== want) throw new FormatError(`truncated: wanted ${want} bytes at offset ${at}, file ends at ${reader.size}`);
+    consume(piece);
+  }
+}
+
 /** Standard CRC-32 (IEEE, as zlib) of the bytes [start, end) of a reader, read in bounded blocks. */
 export async function crc32Range(reader: Reader, start: number, end: number, signal?: AbortSignal): Promise<number> {
   let crc = 0;
-  for (let at = start; at < end; at += BLOCK) {
-    if (signal?.aborted) throw signal.reason;
-    const part = await reader.readExact(at, Math.min(BLOCK, end - at));
-    crc = zlib.crc32(part, crc);
-  }
+  await rangePieces(reader, start, end, (piece) => (crc = zlib.crc32(piece, crc)), signal);
   return crc >>> 0;
 }
 
 /** Feeds the bytes [start, end) of a reader to `hash` in bounded blocks; returns the hash for chaining. */
 export async function hashRange(reader: Reader, hash: Hash, start: number, end: number): Promise<Hash> {
-  for (let at = start; at < end; at += BLOCK) hash.update(await reader.readExact(at, Math.min(BLOCK, end - at)));
+  await rangePieces(reader, start, end, (piece) => hash.update(piece));
   return hash;
 }
 

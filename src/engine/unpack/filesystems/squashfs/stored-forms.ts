@@ -9,16 +9,14 @@
 // new file: 15 µs against 70-370 µs on this project's ext4) and so is searching it for chunks when an earlier scan
 // found none. Hashing the stored bytes costs a read of the compressed image (in the page cache after the image's
 // own hash) and a SHA-256 at memory speed.
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { sha256Hex } from '../../../hash.js';
 import { contentKey, type FileReuse, type StoredContent } from '../../file-reuse.js';
+import { hashRange } from '../../firmware/common.js';
 import { LzmaFamilyDecoder } from './compressors.js';
 import type { SquashImage, SquashInode } from './extract.js';
 
 type FileInode = Extract<SquashInode, { kind: 'file' }>;
-
-/** Bytes read at once while hashing a file's blocks. */
-const READ_STEP = 4 * 1024 * 1024;
 
 /**
  * Each file's stored-form key, and what the memo knows it decodes to, by the file's inode key ('block:offset'); a
@@ -89,7 +87,7 @@ async function fragmentKey(img: SquashImage, index: number): Promise<string | un
   const at = img.base + start;
   if (at + stored > img.limit) return undefined;
   const hash = createHash('sha256').update(`squashfs-fragment\0${decoderLabel(img)}\0${img.blockSize}\0${sizeWord}\0`);
-  await hashRange(img, at, stored, hash);
+  await hashRange(img.reader, hash, at, at + stored);
   return hash.digest('hex');
 }
 
@@ -100,14 +98,8 @@ async function storedFormKey(img: SquashImage, inode: FileInode): Promise<string
   const stored = inode.blockSizes.reduce((n, word) => n + (word & mask), 0);
   const start = img.base + inode.blocksStart;
   if (start + stored > img.limit) return undefined;
-  await hashRange(img, start, stored, hash);
+  await hashRange(img.reader, hash, start, start + stored);
   return hash.digest('hex');
-}
-
-async function hashRange(img: SquashImage, start: number, length: number, hash: Hash): Promise<void> {
-  for (let at = start; at < start + length; at += READ_STEP) {
-    hash.update(await img.reader.readExact(at, Math.min(READ_STEP, start + length - at)));
-  }
 }
 
 /** The decoder, as the key sees it: its name, and for the LZMA family whether it also takes zlib blocks. */
