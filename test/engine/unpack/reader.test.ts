@@ -9,6 +9,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormatError } from '../../../src/engine/format-error.js';
 import { crc32Range, hashRange } from '../../../src/engine/unpack/firmware/common.js';
+import type { Reader } from '../../../src/engine/unpack/handler.js';
 import { BufferReader, FileReader } from '../../../src/engine/unpack/reader.js';
 
 // three blocks and a bit, so that ranges cross the range helpers' 1 MiB steps
@@ -66,7 +67,7 @@ describe('crc32Range and hashRange', () => {
   });
 
   it('give the same through readExact for a reader without readTransient', async () => {
-    const inMemory = new BufferReader(bytes);
+    const inMemory: Reader = new BufferReader(bytes);
     expect(inMemory.readTransient).toBeUndefined();
     expect(await crc32Range(inMemory, from, to)).toBe(crc);
     expect((await hashRange(inMemory, createHash('sha256'), from, to)).digest('hex')).toBe(sha);
