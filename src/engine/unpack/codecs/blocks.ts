@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { decompress as zstdDecompress } from 'fzstd';
 import { decodeLzma, lzma, type DecodeOptions, type LzmaProps } from './lzma.js';
 import { lz4DecodeInto } from './lz4-block.js';
+import { declaredXzSize } from './xz-declared.js';
 import { FormatError } from '../../format-error.js';
 
 export { lzma, type DecodeOptions, type LzmaProps } from './lzma.js';
@@ -99,7 +100,11 @@ export async function decodeThrough(
 
 /** .xz container (one or more concatenated streams); in-memory data is decoded synchronously. */
 export async function xz(data: Buffer | Readable, maxOutput = DEFAULT_MAX_OUTPUT): Promise<Buffer> {
-  if (Buffer.isBuffer(data)) return decodeLzma('xz', { kind: 'xz' }, data, maxOutput);
+  if (Buffer.isBuffer(data)) {
+    // a stream that bounds its own output (every xz block of a SquashFS) goes to liblzma in one call: xz-declared.ts
+    const whole = declaredXzSize(data, maxOutput) !== undefined;
+    return decodeLzma('xz', { kind: 'xz', single: whole }, data, maxOutput, { wholeInput: whole });
+  }
   return decodeThrough('xz', lzma().createStream('streamDecoder', { flags: lzma().CONCATENATED }), data, maxOutput);
 }
 

@@ -29,6 +29,11 @@ export interface DecodeOptions {
   allowTruncated?: boolean;
   /** Stop successfully once this many bytes came out (a declared size), ignoring what follows. */
   stopAt?: number;
+  /**
+   * The whole input in one native call instead of STEP bytes a call: only for a stream that bounds its own output
+   * (an xz stream that declares its sizes, xz-declared.ts), since liblzma decodes all of a call's input at once.
+   */
+  wholeInput?: boolean;
 }
 
 /** Input bytes per native call: LZMA expands at most a few thousand times, so one step stays bounded. */
@@ -246,8 +251,9 @@ export async function decodeLzma(codec: string, coder: LzmaCoder, input: Buffer,
       decoding.onReport = resolve;
       decoding.stream.code(chunk, true);
     });
+  const inputStep = options.wholeInput ? Math.max(1, input.length) : STEP;
   try {
-    for (let at = 0; at < input.length && !decoding.done; at += STEP) await step(input.subarray(at, at + STEP));
+    for (let at = 0; at < input.length && !decoding.done; at += inputStep) await step(input.subarray(at, at + inputStep));
     if (!decoding.done) await step(null);
   } finally {
     decoding.stream.resetUnderlying();
