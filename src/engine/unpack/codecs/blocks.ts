@@ -102,8 +102,10 @@ export async function decodeThrough(
 export async function xz(data: Buffer | Readable, maxOutput = DEFAULT_MAX_OUTPUT): Promise<Buffer> {
   if (Buffer.isBuffer(data)) {
     // a stream that bounds its own output (every xz block of a SquashFS) goes to liblzma in one call: xz-declared.ts
-    const whole = declaredXzSize(data, maxOutput) !== undefined;
-    return decodeLzma('xz', { kind: 'xz', single: whole }, data, maxOutput, { wholeInput: whole });
+    // (its output in one piece of the declared size, not joined from 64 KiB ones)
+    const declared = declaredXzSize(data, maxOutput);
+    if (declared === undefined) return decodeLzma('xz', { kind: 'xz' }, data, maxOutput);
+    return decodeLzma('xz', { kind: 'xz', single: true }, data, maxOutput, { wholeInput: true, outputPiece: Math.max(1, declared) });
   }
   return decodeThrough('xz', lzma().createStream('streamDecoder', { flags: lzma().CONCATENATED }), data, maxOutput);
 }

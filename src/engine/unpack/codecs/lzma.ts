@@ -34,6 +34,11 @@ export interface DecodeOptions {
    * (an xz stream that declares its sizes, xz-declared.ts), since liblzma decodes all of a call's input at once.
    */
   wholeInput?: boolean;
+  /**
+   * Bytes of output liblzma hands over at a time (lzma-native's buffer: 64 KiB unless set). The expected output's
+   * size makes it one piece, returned as it is instead of copied into a buffer that joins the pieces.
+   */
+  outputPiece?: number;
 }
 
 /** Input bytes per native call: LZMA expands at most a few thousand times, so one step stays bounded. */
@@ -53,6 +58,8 @@ interface NativeStream {
   rawDecoder(options: { filters: unknown[] }): void;
   code(input: Buffer | null, async: boolean): void;
   resetUnderlying(): void;
+  /** Sets the size of the buffers output comes in (a positive size; the old one is returned). */
+  setBufsize(size: number): number;
 }
 
 /** A native decoder for `coder`; the caller sets its bufferHandler and releases it (resetUnderlying). */
@@ -246,6 +253,7 @@ export function decodeLzmaSync(codec: string, coder: LzmaCoder, input: Buffer, m
 /** As decodeLzmaSync, but each step runs on the libuv thread pool, so blocks decode in parallel. */
 export async function decodeLzma(codec: string, coder: LzmaCoder, input: Buffer, maxOutput: number, options: DecodeOptions = {}): Promise<Buffer> {
   const decoding = new Decoding(codec, coder, maxOutput, options);
+  if (options.outputPiece !== undefined && options.outputPiece > 0) decoding.stream.setBufsize(options.outputPiece);
   const step = (chunk: Buffer | null) =>
     new Promise<void>((resolve) => {
       decoding.onReport = resolve;
