@@ -102,10 +102,9 @@ export async function decodeThrough(
 export async function xz(data: Buffer | Readable, maxOutput = DEFAULT_MAX_OUTPUT): Promise<Buffer> {
   if (Buffer.isBuffer(data)) {
     // a stream that bounds its own output (every xz block of a SquashFS) goes to liblzma in one call: xz-declared.ts
-    // (its output in one piece of the declared size, not joined from 64 KiB ones)
     const declared = declaredXzSize(data, maxOutput);
-    if (declared === undefined) return decodeLzma('xz', { kind: 'xz' }, data, maxOutput);
-    return decodeLzma('xz', { kind: 'xz', single: true }, data, maxOutput, { wholeInput: true, outputPiece: Math.max(1, declared) });
+    if (!declared) return decodeLzma('xz', { kind: 'xz' }, data, maxOutput);
+    return decodeLzma('xz', { kind: 'xz', single: true }, data, maxOutput, { enforcedOutput: declared });
   }
   return decodeThrough('xz', lzma().createStream('streamDecoder', { flags: lzma().CONCATENATED }), data, maxOutput);
 }

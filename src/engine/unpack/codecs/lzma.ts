@@ -30,15 +30,12 @@ export interface DecodeOptions {
   /** Stop successfully once this many bytes came out (a declared size), ignoring what follows. */
   stopAt?: number;
   /**
-   * The whole input in one native call instead of STEP bytes a call: only for a stream that bounds its own output
-   * (an xz stream that declares its sizes, xz-declared.ts), since liblzma decodes all of a call's input at once.
+   * The output size the stream itself enforces (an xz Block that declares it: xz-declared.ts). Then the whole input
+   * goes to liblzma in one native call instead of STEP bytes a call (liblzma decodes all of a call's input at once,
+   * and here stops at that size by itself), and lzma-native's output buffer (64 KiB unless set) is made that size,
+   * so the output comes in one piece, returned as it is instead of joined into a new buffer.
    */
-  wholeInput?: boolean;
-  /**
-   * Bytes of output liblzma hands over at a time (lzma-native's buffer: 64 KiB unless set). The expected output's
-   * size makes it one piece, returned as it is instead of copied into a buffer that joins the pieces.
-   */
-  outputPiece?: number;
+  enforcedOutput?: number;
 }
 
 /** Input bytes per native call: LZMA expands at most a few thousand times, so one step stays bounded. */
@@ -100,6 +97,7 @@ class Decoding {
     } catch (error) {
       throw new FormatError(`${codec}: ${error instanceof Error ? error.message : String(error)}`);
     }
+    if (options.enforcedOutput) this.stream.setBufsize(options.enforcedOutput);
     this.stream.bufferHandler = (buf, processed, error, totalIn) => {
       if (typeof totalIn === 'number') this.totalIn = totalIn;
       if (buf) this.take(buf);
@@ -161,6 +159,11 @@ class Decoding {
 
   get produced(): number {
     return this.total;
+  }
+
+  /** Input bytes per native call (DecodeOptions.enforcedOutput: all of it at once). */
+  get inputStep(): number {
+    return this.options.enforcedOutput ? Infinity : STEP;
   }
 
   get done(): boolean {
@@ -242,7 +245,8 @@ export class LzmaSteps {
 export function decodeLzmaSync(codec: string, coder: LzmaCoder, input: Buffer, maxOutput: number, options: DecodeOptions = {}): Buffer {
   const decoding = new Decoding(codec, coder, maxOutput, options);
   try {
-    for (let at = 0; at < input.length && !decoding.done; at += STEP) decoding.stream.code(input.subarray(at, at + STEP), false);
+    const step = decoding.inputStep;
+    for (let at = 0; at < input.length && !decoding.done; at += step) decoding.stream.code(input.subarray(at, at + step), false);
     if (!decoding.done) decoding.stream.code(null, false);
   } finally {
     decoding.stream.resetUnderlying();
@@ -253,13 +257,12 @@ export function decodeLzmaSync(codec: string, coder: LzmaCoder, input: Buffer, m
 /** As decodeLzmaSync, but each step runs on the libuv thread pool, so blocks decode in parallel. */
 export async function decodeLzma(codec: string, coder: LzmaCoder, input: Buffer, maxOutput: number, options: DecodeOptions = {}): Promise<Buffer> {
   const decoding = new Decoding(codec, coder, maxOutput, options);
-  if (options.outputPiece !== undefined && options.outputPiece > 0) decoding.stream.setBufsize(options.outputPiece);
   const step = (chunk: Buffer | null) =>
     new Promise<void>((resolve) => {
       decoding.onReport = resolve;
       decoding.stream.code(chunk, true);
     });
-  const inputStep = options.wholeInput ? Math.max(1, input.length) : STEP;
+  const inputStep = decoding.inputStep;
   try {
     for (let at = 0; at < input.length && !decoding.done; at += inputStep) await step(input.subarray(at, at + inputStep));
     if (!decoding.done) await step(null);

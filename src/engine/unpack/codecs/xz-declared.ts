@@ -5,12 +5,12 @@
 // Why it matters: decodeLzma feeds liblzma STEP bytes per call because liblzma decodes all of a call's input before
 // anyone sees the output, and LZMA expands by thousands of times. But liblzma's Block decoder stops with a data
 // error as soon as a Block's output passes its declared Uncompressed Size (one output buffer of lzma-native past it
-// at most: xz() sets that buffer to the declared size, so that the block comes out in one piece), so such a stream
-// can be given to liblzma whole: one call instead of one per 16 KiB. Each call on libuv's pool costs the engine's
-// thread ~50-70 µs on this project's 2-core machines (waking a pool thread), four per block on the bench image's
-// 1,700 xz blocks. What else the input could hold fits in MAX_INDEX bytes, where even
-// a hostile second Block cannot expand to more than a few MiB (each LZMA2 chunk needs a few bytes and yields at most
-// 2 MiB), against the 128 MB that one 16 KiB step allows.
+// at most: decodeLzma sets that buffer to the declared size, so that the block comes out in one piece), so such a
+// stream can be given to liblzma whole: one call instead of one per 16 KiB. Each call on libuv's pool costs the
+// engine's thread ~50-70 µs on this project's 2-core machines (waking a pool thread), four per block on the bench
+// image's 1,700 xz blocks. What else the input could hold fits in MAX_INDEX bytes, where even a hostile second Block
+// cannot expand to more than a few MiB (each LZMA2 chunk needs a few bytes and yields at most 2 MiB), against the
+// 128 MB that one 16 KiB step allows.
 // Format: https://tukaani.org/xz/xz-file-format.txt (sections 2.1, 3.1, 4).
 
 const HEADER_MAGIC = Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);

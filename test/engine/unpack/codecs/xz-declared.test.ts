@@ -6,6 +6,7 @@ import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { FormatError } from '../../../../src/engine/format-error.js';
 import { xz } from '../../../../src/engine/unpack/codecs/blocks.js';
+import { decodeLzma, decodeLzmaSync } from '../../../../src/engine/unpack/codecs/lzma.js';
 import { declaredXzSize } from '../../../../src/engine/unpack/codecs/xz-declared.js';
 import { compressWith } from '../handler-harness.js';
 
@@ -62,6 +63,12 @@ describe('xz() of a stream that declares its sizes (one call to liblzma)', () =>
     const lying = withDeclaredSize(declared, 20000); // (a VLI as long as the real size's: three bytes)
     expect(declaredXzSize(lying, 1 << 20)).toBe(20000);
     await expect(xz(lying, 1 << 20)).rejects.toBeInstanceOf(FormatError);
+  });
+
+  it('decodes it alike with its enforced size given, on the calling thread and on the pool', async () => {
+    const options = { enforcedOutput: data.length };
+    expect(decodeLzmaSync('xz', { kind: 'xz', single: true }, declared, 1 << 20, options).equals(data)).toBe(true);
+    expect((await decodeLzma('xz', { kind: 'xz', single: true }, declared, 1 << 20, options)).equals(data)).toBe(true);
   });
 
   it('is stopped by liblzma itself at the declared size, not after the whole input (a bomb in one call)', async () => {
