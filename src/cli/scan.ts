@@ -199,7 +199,7 @@ async function openLocalCache(dir: string | undefined): Promise<{ cache: Analysi
   const migration = await import('../store/migrations/0016-analysis-cache.js');
   const usage = await import('../store/migrations/0018-analysis-cache-usage.js');
   const migrations: Array<[string, typeof migration]> = [['0016-analysis-cache', migration], ['0018-analysis-cache-usage', usage]];
-  const opened = await openDatabase({ url: `sqlite:${join(folder, 'analysis-cache.db')}`, dataDir: folder, migrations, mapped: false });
+  const opened = await openDatabase({ url: `sqlite:${join(folder, 'analysis-cache.db')}`, dataDir: folder, migrations });
   // the extracted files the next version of an image reuses (file-store.ts), beside the analysis results
   const { LocalFileStore } = await import('../engine/unpack/file-store.js');
   return { cache: new AnalysisCacheRepository(opened.db, 'local', settings.maxBytes), files: new LocalFileStore(join(folder, 'files'), settings.maxBytes), close: opened.close };
