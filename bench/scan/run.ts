@@ -198,7 +198,7 @@ function corpusTable(): string[] {
  * size is mapped anew, not taken from the heap), one write per page; the median of three. A process pays it once
  * per page of its peak memory, and the kernel's time for it shows in no profile of the program: on this project's
  * 2-core virtual machine of 2026-12-02 it was 13 us a page (the same 256 MiB in 2 MiB pages, madvise(MADV_HUGEPAGE),
- * took 49 ms against 530-780 ms), so a scan's 40,000-110,000 minor page faults (the tables' page-fault figures) cost
+ * took 49 ms against 530-1,035 ms), so a scan's 40,000-110,000 minor page faults (the tables' page-fault figures) cost
  * it 0.5-1.4 s. It is part of every figure of a run, as the filesystem's state is.
  */
 function freshPageMicros(): number {
@@ -237,9 +237,11 @@ try {
   const create = fileCreationMicros();
   const probe = `File creation in ${work} before the runs: ${create.toFixed(0)} us per file${create > SLOW_CREATE_MICROS ? ` (NOTICE: slow, likely minutes after many deletions on an ext4 without a journal; every scan's figure includes it: wait a few minutes and run again)` : ''}.`;
   const fresh = `Memory touched for the first time before the runs: ${freshPageMicros().toFixed(1)} us per 4 KiB page.`;
+  // the machine's state first, on its own: the runs take minutes
   console.error(`${probe}\n${fresh}`);
-  const lines = [probe, fresh, '', ...(process.env.BENCH_SKIP_SQUASHFS ? [] : squashfsTable())];
-  console.error(lines.join('\n'));
+  const table = process.env.BENCH_SKIP_SQUASHFS ? [] : squashfsTable();
+  if (table.length) console.error(table.join('\n'));
+  const lines = [probe, fresh, '', ...table];
   if (process.env.BENCH_CORPUS !== '0') lines.push('', ...corpusTable());
   console.log(lines.join('\n'));
 } finally {
