@@ -92,8 +92,9 @@ export async function runScan(deps: RunScanDeps, scanId: string, signal: AbortSi
       return 'cancelled';
     }
     const reason = error instanceof Error ? error.message : String(error);
-    await moveScan(repos, scan.id, ['running'], 'failed', { error: isEngineError(error) ? reason : `analysis failed: ${reason}`, baseUrl: deps.baseUrl });
-    return 'failed';
+    // (not moved: the scan was cancelled while its analysis failed, before the worker heard of it)
+    const moved = await moveScan(repos, scan.id, ['running'], 'failed', { error: isEngineError(error) ? reason : `analysis failed: ${reason}`, baseUrl: deps.baseUrl });
+    return moved ? 'failed' : 'cancelled';
   } finally {
     await rm(workDir, { recursive: true, force: true }).catch(() => {});
   }

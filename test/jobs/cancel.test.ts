@@ -14,7 +14,10 @@ describe('cancel', () => {
     const productId = (await call(t.base, token, 'POST', '/api/v4/products', { name: 'p' })).body.id.split('/')[1];
     const form = new FormData();
     form.set('imageName', 'big');
-    form.set('file', new Blob([randomBytes(1024 * 1024)]), 'big.bin');
+    // 64 MiB of random bytes: every stage reads the whole image before the scan ends failed (no known format),
+    // seconds of work, so that the cancel (heard by the worker at its next heartbeat, each second here) comes while
+    // the analysis runs.
+    form.set('file', new Blob([randomBytes(64 * 1024 * 1024)]), 'big.bin');
     const image = await call(t.base, token, 'POST', `/api/v4/products/${productId}/images:upload`, form);
     const scanId: string = image.body.scans[0].id;
     const path = `/api/v4/products/${productId}/images/${image.body.id}/scans/${scanId}`;
@@ -26,7 +29,7 @@ describe('cancel', () => {
       const [j] = await t!.server.runtime.repos.jobs.forScan(scanId);
       return j && j.status !== 'running' ? j : undefined;
     }, 30_000, 100);
-    expect(job.status).toBe('cancelled');
+    expect(job.status, `the job of a cancelled scan: ${job.lastError ?? ''}`).toBe('cancelled');
     expect((await call(t.base, token, 'GET', `${path}?status=true`)).body.latestScanState.type).toBe('cancelled');
     expect((await call(t.base, token, 'GET', `${path}/components`)).status).toBe(422);
     expect(await t.server.runtime.repos.results.components(scanId)).toEqual([]);

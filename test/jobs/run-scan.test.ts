@@ -114,6 +114,19 @@ describe('runScan', () => {
     expect(await repos.results.components(scan.id)).toEqual([]);
   });
 
+  it('ends cancelled, not failed, when the scan was cancelled while its analysis failed (before the worker heard)', async () => {
+    const scan = await createScan(repos, image, image.author!.id);
+    const outcome = await runScan(deps(async () => {
+      // the cancel request lands while the analysis runs; the worker's signal is not aborted yet
+      await repos.scans.transition(scan.id, ['running'], 'cancelled');
+      throw new UnrecognisedImageError('no known firmware format; the file looks like binary data of no known format');
+    }), scan.id, new AbortController().signal, 1);
+    expect(outcome).toBe('cancelled');
+    const stored = (await repos.scans.getById(scan.id))!;
+    expect(stored.state).toBe('cancelled');
+    expect(stored.error).toBeNull();
+  });
+
   it('skips a scan that was cancelled before it started', async () => {
     const scan = await createScan(repos, image, image.author!.id);
     await repos.scans.transition(scan.id, ['new'], 'cancelled');
