@@ -1,31 +1,25 @@
 // A `firmscope worker` process killed (SIGKILL) mid-scan: after its lease expires another worker retries the
 // scan and completes it; nothing is lost, and the scan history records the retry.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
+import { childEnv, FirmscopeProcess } from '../support/cli-process.js';
 import { testDialects } from '../support/databases.js';
 import { ADMIN, call, passwordToken, startTestServer, waitFor, type TestServer } from '../support/server.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-function startWorker(t: TestServer): ChildProcess {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env, FIRMSCOPE_DATA_DIR: t.dataDir, FIRMSCOPE_JOB_LEASE_SECONDS: '2', FIRMSCOPE_JOB_POLL_MS: '100', LOG_LEVEL: 'warn',
-  };
-  if (t.databaseUrl) env.DATABASE_URL = t.databaseUrl;
-  else delete env.DATABASE_URL;
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'worker'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+/** `firmscope worker` on the test server's data folder and database (the built CLI when it is up to date). */
+function startWorker(t: TestServer): FirmscopeProcess {
+  return new FirmscopeProcess('worker', ['worker'], childEnv({
+    FIRMSCOPE_DATA_DIR: t.dataDir, DATABASE_URL: t.databaseUrl, FIRMSCOPE_JOB_LEASE_SECONDS: '2', FIRMSCOPE_JOB_POLL_MS: '100', LOG_LEVEL: 'warn',
+  }));
 }
 
 for (const dialect of testDialects()) {
   describe(`worker crash [${dialect}]`, () => {
-    const children: ChildProcess[] = [];
+    const children: FirmscopeProcess[] = [];
     let t: TestServer | undefined;
     afterAll(async () => {
-      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+      await Promise.all(children.map((child) => child.stop('SIGKILL')));
       await t?.close();
     });
 
@@ -46,8 +40,7 @@ for (const dialect of testDialects()) {
       children.push(first);
       // Kill the first worker as soon as it holds the job.
       await waitFor(async () => ((await jobs.forScan(scanId))[0]?.status === 'running' ? true : undefined), 60_000, 20);
-      first.kill('SIGKILL');
-      await new Promise((r) => first.once('exit', r));
+      await first.stop('SIGKILL');
       const afterKill = await t.server.runtime.repos.scans.getById(scanId);
       expect(afterKill?.state).not.toBe('done');
 
@@ -72,8 +65,7 @@ for (const dialect of testDialects()) {
       expect(types.at(-1)).toBe('done');
       expect(types.slice(1, -1).every((x) => x === 'running')).toBe(true);
       expect(history.some((s) => /retry 2/.test(s.message ?? ''))).toBe(true);
-      second.kill('SIGTERM');
-      await new Promise((r) => second.once('exit', r));
+      await second.stop('SIGTERM');
     }, 240_000);
   });
 }

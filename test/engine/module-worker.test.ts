@@ -1,0 +1,60 @@
+// Worker threads on TypeScript modules (the tests run from the sources): the thread runs the module bundled with
+// the project modules it imports, each module seeing its own file URL, and the bundle is made again only when one
+// of those files changed (src/engine/source-thread-bundle.mjs).
+import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { sourceThreadBundle } from '../../src/engine/source-thread-bundle.mjs';
+import { startModuleWorker } from '../../src/engine/module-worker.js';
+import { tempDir } from '../support/temp-dirs.js';
+
+/**
+ * An entry module importing a neighbour; the thread posts both modules' URLs and a value of the neighbour's. The
+ * files are dated `secondsAgo` in the past: a file changed while a bundle is made leaves no record of it.
+ */
+function writeModules(dir: string, value: string, secondsAgo = 60): void {
+  writeFileSync(join(dir, 'neighbour.ts'), `export const own: string = import.meta.url;\nexport const value = ${JSON.stringify(value)};\n`);
+  writeFileSync(join(dir, 'entry.ts'), [
+    "import { parentPort } from 'node:worker_threads';",
+    "import { own as neighbour, value } from './neighbour.js';",
+    'const entry: string = import.meta.url;',
+    'parentPort!.postMessage({ entry, neighbour, value });',
+    '',
+  ].join('\n'));
+  const time = new Date(Date.now() - secondsAgo * 1000);
+  for (const name of ['neighbour.ts', 'entry.ts']) utimesSync(join(dir, name), time, time);
+}
+
+describe('worker threads on TypeScript modules', () => {
+  it('runs the module beside a .ts caller, every module with its own file URL', async () => {
+    const dir = tempDir('module-worker');
+    writeModules(dir, 'first');
+    const worker = startModuleWorker(pathToFileURL(join(dir, 'caller.ts')).href, 'entry');
+    const [message] = await once(worker, 'message');
+    await once(worker, 'exit');
+    expect(message).toEqual({ entry: pathToFileURL(join(dir, 'entry.ts')).href, neighbour: pathToFileURL(join(dir, 'neighbour.ts')).href, value: 'first' });
+  });
+
+  it('reuses the bundle while its files are unchanged and makes it again when one changes', async () => {
+    const dir = tempDir('module-worker');
+    const cache = join(dir, 'cache');
+    writeModules(dir, 'first');
+    const entry = join(dir, 'entry.ts');
+    const first = await sourceThreadBundle(entry, cache);
+    expect(readFileSync(first, 'utf8')).toContain('"first"');
+    const written = statSync(first).mtimeMs;
+    expect(await sourceThreadBundle(entry, cache)).toBe(first);
+    expect(statSync(first).mtimeMs).toBe(written);
+
+    // The files change (another time): a new bundle with the new value.
+    writeModules(dir, 'second', 30);
+    const second = await sourceThreadBundle(entry, cache);
+    expect(second).not.toBe(first);
+    expect(readFileSync(second, 'utf8')).toContain('"second"');
+    const rewritten = statSync(second).mtimeMs;
+    expect(await sourceThreadBundle(entry, cache)).toBe(second);
+    expect(statSync(second).mtimeMs).toBe(rewritten);
+  });
+});
