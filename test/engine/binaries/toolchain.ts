@@ -53,25 +53,25 @@ export function compile(t: Toolchain, dir: string, name: string, source: string,
 
 const tool = (cmd: string, args: string[]): string => execFileSync(cmd, args, { stdio: 'pipe', maxBuffer: 256 * 1024 * 1024 }).toString();
 
-/** The hardening checksec.sh would print, from its own readelf greps. */
+/**
+ * The hardening checksec.sh would print, from its own readelf greps. One readelf prints the file header, section
+ * headers, program headers, dynamic section and symbols (each grep matches lines of its own part only): a process
+ * started from the test worker costs tens of milliseconds, and this ran five per binary.
+ */
 export function readelfHardening(file: string) {
-  const header = tool('readelf', ['-hW', file]);
-  const programs = tool('readelf', ['-lW', file]);
-  const dynamic = tool('readelf', ['-dW', file]);
-  const symbols = tool('readelf', ['-sW', file]);
-  const sections = tool('readelf', ['-SW', file]);
-  const stack = programs.split('\n').find((l) => /^\s*GNU_STACK\s/.test(l));
-  const flags1 = dynamic.split('\n').find((l) => l.includes('(FLAGS_1)')) ?? '';
-  const bindNow = /BIND_NOW/.test(dynamic) || /\bNOW\b/.test(flags1);
+  const readelf = tool('readelf', ['-hSldsW', file]);
+  const stack = readelf.split('\n').find((l) => /^\s*GNU_STACK\s/.test(l));
+  const flags1 = readelf.split('\n').find((l) => l.includes('(FLAGS_1)')) ?? '';
+  const bindNow = /BIND_NOW/.test(readelf) || /\bNOW\b/.test(flags1);
   return {
     nx: stack !== undefined && !stack.trim().split(/\s+/)[6]!.includes('E'),
-    pie: /Type:\s+DYN/.test(header),
-    relro: /GNU_RELRO/.test(programs) ? (bindNow ? 'full' : 'partial') : 'none',
-    canary: /__stack_chk_fail|__stack_chk_guard|__intel_security_cookie/.test(symbols),
-    fortify: /\s__\w+_chk(@\S+)?$/m.test(symbols),
-    stripped: !sections.includes('.symtab'),
-    rpath: /\(RPATH\)\s+Library rpath: \[(.*)\]/.exec(dynamic)?.[1] ?? null,
-    runpath: /\(RUNPATH\)\s+Library runpath: \[(.*)\]/.exec(dynamic)?.[1] ?? null,
+    pie: /Type:\s+DYN/.test(readelf),
+    relro: /GNU_RELRO/.test(readelf) ? (bindNow ? 'full' : 'partial') : 'none',
+    canary: /__stack_chk_fail|__stack_chk_guard|__intel_security_cookie/.test(readelf),
+    fortify: /\s__\w+_chk(@\S+)?$/m.test(readelf),
+    stripped: !readelf.includes('.symtab'),
+    rpath: /\(RPATH\)\s+Library rpath: \[(.*)\]/.exec(readelf)?.[1] ?? null,
+    runpath: /\(RUNPATH\)\s+Library runpath: \[(.*)\]/.exec(readelf)?.[1] ?? null,
   };
 }
 
