@@ -1,7 +1,9 @@
-// Starts a worker thread on a module that sits beside the caller: the compiled `.js` file, or, when the caller
-// itself runs as TypeScript source (the tests), the `.ts` module bundled with the project modules it imports
-// (source-thread-bundle.mjs: a new thread does not inherit tsx's loader, and loading ~400 modules through
-// it again cost each thread 1.3-1.7 s of CPU).
+// Starts a worker thread on a module that sits beside the caller: the compiled `.js` file, or its bundle with the
+// project modules it imports (dist/bundle/threads/<name>.js, made by scripts/bundle-commands.mjs) when that is at
+// least as new; or, when the caller itself runs as TypeScript source (the tests), the `.ts` module bundled likewise
+// on first use (source-thread-bundle.mjs: a new thread does not inherit tsx's loader, and loading ~400 modules
+// through it again cost each thread 1.3-1.7 s of CPU).
+import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
@@ -9,7 +11,22 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
 export function startModuleWorker(callerUrl: string, name: string, options: WorkerOptions = {}): Worker {
   const source = callerUrl.endsWith('.ts');
   const url = new URL(`./${name}.${source ? 'ts' : 'js'}`, callerUrl);
-  return source ? new Worker(sourceBootstrap(url), { ...options, eval: true }) : new Worker(url, options);
+  return source ? new Worker(sourceBootstrap(url), { ...options, eval: true }) : new Worker(compiledThreadModule(url, name), options);
+}
+
+/**
+ * The bundle of the compiled module `url` (in `bundleDir`) when it is at least as new (so that a later `tsc` alone
+ * never leaves an old bundle in use), else the module itself; FIRMSCOPE_NO_BUNDLE=1 always takes the module.
+ */
+export function compiledThreadModule(url: URL, name: string, bundleDir = new URL('../bundle/threads/', import.meta.url)): URL {
+  if (process.env.FIRMSCOPE_NO_BUNDLE === '1') return url;
+  const bundle = new URL(`${name}.js`, bundleDir);
+  try {
+    return statSync(bundle).mtimeMs >= statSync(url).mtimeMs ? bundle : url;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return url;
+    throw error;
+  }
 }
 
 /** Worker code that bundles the TypeScript module (or finds its bundle up to date), then imports it (tests only). */

@@ -1,12 +1,15 @@
 // `firmscope scan` and `unpack` load their bundle (dist/bundle/, scripts/bundle-commands.mjs) when it is at least as
-// new as the command's compiled module, and give the same output as the modules themselves.
+// new as the command's compiled module, and give the same output as the modules themselves; so do the compiled
+// worker threads from theirs (dist/bundle/threads/: the task threads in those scans, the service's scan thread below).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { bundleOf } from '../../src/cli/bundled.js';
+import type * as EngineRunner from '../../src/jobs/engine-runner.js';
+import { compiledThreadModule } from '../../src/engine/module-worker.js';
 import { childEnv, firmscopeCommand, projectRoot } from '../support/cli-process.js';
 import { settle } from '../support/requirements.js';
 import { corpus, haveShared, sharedPath } from '../support/shared.js';
@@ -47,8 +50,16 @@ describe('which module an offline command loads', () => {
 
 const IMAGE = 'openwrt-ramips-mt7621-xiaomi_mir3g-v2-squashfs-sysupgrade.bin';
 const distCli = pathToFileURL(join(projectRoot, 'dist', 'cli') + '/');
+/** The compiled thread modules (startModuleWorker's names) by their path below dist/. */
+const THREADS = {
+  'scan-thread': 'jobs/scan-thread.js', 'rule-scan-thread': 'engine/malware/rule-scan-thread.js',
+  'lzma-stream-thread': 'engine/unpack/compression/lzma-stream-thread.js', 'crypto-facts-thread': 'engine/crypto/crypto-facts-thread.js',
+};
+const threadBundles = pathToFileURL(join(projectRoot, 'dist', 'bundle', 'threads') + '/');
+const threadModule = (name: keyof typeof THREADS) => compiledThreadModule(pathToFileURL(join(projectRoot, 'dist', THREADS[name])), name, threadBundles);
 const built = firmscopeCommand()[0]!.endsWith(join('bin', 'firmscope.js'))
-  && ['scan', 'unpack'].every((name) => bundleOf(name as 'scan' | 'unpack', distCli) !== undefined);
+  && ['scan', 'unpack'].every((name) => bundleOf(name as 'scan' | 'unpack', distCli) !== undefined)
+  && Object.keys(THREADS).every((name) => threadModule(name as keyof typeof THREADS).href.startsWith(threadBundles.href));
 const ready = haveShared('corpus', IMAGE) && haveShared('vulndata', 'nvd-corpus') && settle(built ? [] : ['dist/ is not built, or its bundles are older than it (run `npm run build`)'], 'the tests of the built bundles');
 
 describe.runIf(ready)('the built bundles', () => {
@@ -103,4 +114,31 @@ describe.runIf(ready)('the built bundles', () => {
     expect(JSON.parse(listings[0]!).length).toBeGreaterThan(500);
     expect(listings[0]).toBe(listings[1]);
   }, 120_000);
+
+  it('has a bundle for every thread module the sources start but the command thread', () => {
+    const started = new Set<string>();
+    for (const entry of readdirSync(join(projectRoot, 'src'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.ts'))) {
+      const text = readFileSync(join(entry.parentPath, entry.name), 'utf8');
+      for (const m of text.matchAll(/(?:new TaskThread<\w+>|startModuleWorker)\(import\.meta\.url, '([\w-]+)'/g)) started.add(m[1]!);
+    }
+    expect([...started].sort()).toEqual([...Object.keys(THREADS), 'main'].sort());
+  });
+
+  it("the service's scan thread: the same result through its bundle and through its module", async () => {
+    const runner = await import(pathToFileURL(join(projectRoot, 'dist', 'jobs', 'engine-runner.js')).href) as typeof EngineRunner;
+    const results: string[] = [];
+    for (const bundle of [true, false]) {
+      if (!bundle) vi.stubEnv('FIRMSCOPE_NO_BUNDLE', '1');
+      // a database of its own: a thread of its own, started with the setting
+      const database = { dataDir: join(dir, `service-${bundle}`) };
+      try {
+        const result = await runner.runEngineInThread({ imagePath: corpus('busybox-mipsel'), imageName: 'busybox-mipsel', workDir: join(dir, `service-work-${bundle}`), database }, { signal: new AbortController().signal });
+        results.push(JSON.stringify(result, (key, value: unknown) => (key === 'durationMs' || key === 'phases' ? undefined : value)));
+      } finally {
+        await runner.closeScanThreads(database);
+      }
+    }
+    expect((JSON.parse(results[0]!) as { components: unknown[] }).components.length).toBeGreaterThan(0);
+    expect(results[0]).toBe(results[1]);
+  }, 60_000);
 });

@@ -1,13 +1,14 @@
 // Worker threads on TypeScript modules (the tests run from the sources): the thread runs the module bundled with
 // the project modules it imports, each module seeing its own file URL, and the bundle is made again only when one
-// of those files changed (src/engine/source-thread-bundle.mjs).
-import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+// of those files changed (src/engine/source-thread-bundle.mjs). On compiled modules, the build's bundle when it is
+// up to date (that it gives the same scan: test/cli/bundled.test.ts).
+import { mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { once } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sourceThreadBundle } from '../../src/engine/source-thread-bundle.mjs';
-import { startModuleWorker } from '../../src/engine/module-worker.js';
+import { compiledThreadModule, startModuleWorker } from '../../src/engine/module-worker.js';
 import { tempDir } from '../support/temp-dirs.js';
 
 /**
@@ -56,5 +57,29 @@ describe('worker threads on TypeScript modules', () => {
     const rewritten = statSync(second).mtimeMs;
     expect(await sourceThreadBundle(entry, cache)).toBe(second);
     expect(statSync(second).mtimeMs).toBe(rewritten);
+  });
+});
+
+describe('the module a compiled thread runs', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('is the bundle when at least as new as the module, the module otherwise or under FIRMSCOPE_NO_BUNDLE=1', () => {
+    const dir = tempDir('module-worker');
+    mkdirSync(join(dir, 'jobs'));
+    mkdirSync(join(dir, 'threads'));
+    const module = pathToFileURL(join(dir, 'jobs', 'scan-thread.js'));
+    const bundleDir = pathToFileURL(join(dir, 'threads') + '/');
+    const at = (path: string, seconds: number) => {
+      writeFileSync(path, '');
+      utimesSync(path, seconds, seconds);
+    };
+    at(join(dir, 'jobs', 'scan-thread.js'), 2_000_000_000);
+    expect(compiledThreadModule(module, 'scan-thread', bundleDir)).toBe(module); // no bundle
+    at(join(dir, 'threads', 'scan-thread.js'), 1_999_999_999);
+    expect(compiledThreadModule(module, 'scan-thread', bundleDir)).toBe(module); // older: a later tsc changed the module
+    at(join(dir, 'threads', 'scan-thread.js'), 2_000_000_000);
+    expect(compiledThreadModule(module, 'scan-thread', bundleDir).href).toBe(pathToFileURL(join(dir, 'threads', 'scan-thread.js')).href);
+    vi.stubEnv('FIRMSCOPE_NO_BUNDLE', '1');
+    expect(compiledThreadModule(module, 'scan-thread', bundleDir)).toBe(module);
   });
 });
