@@ -3,9 +3,10 @@
 // since that thread has no TypeScript loader; the compiled service never loads it.
 //
 // Why: a new thread does not inherit tsx's loader, and registering it again in every thread made each scan thread
-// and task thread resolve, transform and link its ~400 project modules one by one through the loader's own thread:
-// 1.3-1.7 s of CPU per thread start against 0.1-0.3 s from one file, and in the suite, which starts a few hundred
-// threads, 190 of the 310 s that its threads spent (CPU profiles, 2026-12-02).
+// and task thread resolve, transform and link its project modules (364 for the scan thread) one by one through the
+// loader's own thread: a scan thread's first scan of a small image took 2.7-3.1 s of CPU that way and 0.76-0.79 s
+// from the bundle, and in a run of the suite 190 of the 310 s its threads were busy went to loading modules (CPU
+// profiles, 2026-12-02).
 //
 // The bundle is built with esbuild (packages stay imports, resolved from the project's node_modules since the bundle
 // lives below it) and kept in node_modules/.cache/firmscope-source-threads, with the modification times of the files
