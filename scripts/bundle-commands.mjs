@@ -5,7 +5,7 @@
 //   code cache of it. The command's import() of such a module becomes bundledModule() (src/cli/compiled-modules.ts),
 //   which compiles the file from its cache; each module's top level still runs only when it is first imported;
 // - dist/bundle/threads/<name>.js: the module of each worker thread (the scan thread, the task threads), an ES
-//   module (see THREAD_MODULES below).
+//   module (THREAD_MODULES in src/engine/module-worker.ts).
 //
 // Why: `firmscope scan` loads about 650 of the project's ES modules (the engine's handlers, identifiers, analyzers
 // and rules) before it starts, and Node resolves, reads, compiles and links each one on its own: 373-435 ms on this
@@ -33,13 +33,6 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const outdir = join(dist, 'bundle');
 const commands = ['scan', 'unpack'];
-/** The modules worker threads run (startModuleWorker's names), by name. */
-const THREAD_MODULES = {
-  'scan-thread': 'jobs/scan-thread.js',
-  'rule-scan-thread': 'engine/malware/rule-scan-thread.js',
-  'lzma-stream-thread': 'engine/unpack/compression/lzma-stream-thread.js',
-  'crypto-facts-thread': 'engine/crypto/crypto-facts-thread.js',
-};
 
 /** A path as an import specifier from a bundle in `folder`. */
 const fromBundle = (path, folder = outdir) => relative(folder, path).split(sep).join('/');
@@ -144,11 +137,12 @@ for (const name of commands) {
   });
 }
 
-// The worker threads' modules as one ES module each (dist/bundle/threads/<name>.js), which startModuleWorker
-// (src/engine/module-worker.ts) starts instead of the module when at least as new: a scan thread's first scan took
-// 585-611 ms and 0.83-0.86 s of CPU from its bundle against 775-790 ms and 1.08-1.10 s module by module (2026-12-02),
-// paid by the service after its start and after every failed scan, and by every offline scan's task threads.
-// The command thread (cli/main.js) is left out: it loads the command bundles above.
+// The worker threads' modules as one ES module each (dist/bundle/threads/<name>.js, the list in
+// src/engine/module-worker.ts), which startModuleWorker starts instead of the module when at least as new: a service
+// scan thread's first scan of a small image took 462-550 ms and 0.64-0.74 s of CPU from its bundle against 798-822 ms
+// and 1.10-1.18 s module by module (2026-12-02, quiet machine), paid by the service after its start and after every
+// failed scan, and by every offline scan's task threads.
+const { THREAD_MODULES } = await import(pathToFileURL(join(dist, 'engine', 'module-worker.js')).href);
 const threadDir = join(outdir, 'threads');
 for (const [name, module] of Object.entries(THREAD_MODULES)) {
   await build({

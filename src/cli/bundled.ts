@@ -3,18 +3,11 @@
 // as the command's own compiled module (so a later `tsc` alone never leaves an old bundle in use); the module
 // itself otherwise: running from the sources, a build without the bundle step, or FIRMSCOPE_NO_BUNDLE=1. The
 // modules a command imports on use come from its -modules.cjs file, compiled from V8's code cache (compiled-modules.ts).
-import { statSync } from 'node:fs';
+import { upToDateBundle } from '../engine/up-to-date-bundle.js';
 
 export type BundledCommand = 'scan' | 'unpack';
 
 /** The bundle to load for `name`, or undefined for the command's own module. `cliDir`: the folder of main.js. */
 export function bundleOf(name: BundledCommand, cliDir: URL = new URL('./', import.meta.url)): URL | undefined {
-  if (process.env.FIRMSCOPE_NO_BUNDLE === '1') return undefined;
-  const bundle = new URL(`../bundle/${name}.js`, cliDir);
-  try {
-    return statSync(bundle).mtimeMs >= statSync(new URL(`./${name}.js`, cliDir)).mtimeMs ? bundle : undefined;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  return upToDateBundle(new URL(`../bundle/${name}.js`, cliDir), new URL(`./${name}.js`, cliDir));
 }

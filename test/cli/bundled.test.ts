@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { bundleOf } from '../../src/cli/bundled.js';
 import type * as EngineRunner from '../../src/jobs/engine-runner.js';
-import { compiledThreadModule } from '../../src/engine/module-worker.js';
+import { compiledThreadModule, THREAD_MODULES } from '../../src/engine/module-worker.js';
 import { childEnv, firmscopeCommand, projectRoot } from '../support/cli-process.js';
 import { settle } from '../support/requirements.js';
 import { corpus, haveShared, sharedPath } from '../support/shared.js';
@@ -50,16 +50,11 @@ describe('which module an offline command loads', () => {
 
 const IMAGE = 'openwrt-ramips-mt7621-xiaomi_mir3g-v2-squashfs-sysupgrade.bin';
 const distCli = pathToFileURL(join(projectRoot, 'dist', 'cli') + '/');
-/** The compiled thread modules (startModuleWorker's names) by their path below dist/. */
-const THREADS = {
-  'scan-thread': 'jobs/scan-thread.js', 'rule-scan-thread': 'engine/malware/rule-scan-thread.js',
-  'lzma-stream-thread': 'engine/unpack/compression/lzma-stream-thread.js', 'crypto-facts-thread': 'engine/crypto/crypto-facts-thread.js',
-};
 const threadBundles = pathToFileURL(join(projectRoot, 'dist', 'bundle', 'threads') + '/');
-const threadModule = (name: keyof typeof THREADS) => compiledThreadModule(pathToFileURL(join(projectRoot, 'dist', THREADS[name])), name, threadBundles);
+const threadModule = (name: keyof typeof THREAD_MODULES) => compiledThreadModule(pathToFileURL(join(projectRoot, 'dist', THREAD_MODULES[name])), name, threadBundles);
 const built = firmscopeCommand()[0]!.endsWith(join('bin', 'firmscope.js'))
   && ['scan', 'unpack'].every((name) => bundleOf(name as 'scan' | 'unpack', distCli) !== undefined)
-  && Object.keys(THREADS).every((name) => threadModule(name as keyof typeof THREADS).href.startsWith(threadBundles.href));
+  && Object.keys(THREAD_MODULES).every((name) => threadModule(name as keyof typeof THREAD_MODULES).href.startsWith(threadBundles.href));
 const ready = haveShared('corpus', IMAGE) && haveShared('vulndata', 'nvd-corpus') && settle(built ? [] : ['dist/ is not built, or its bundles are older than it (run `npm run build`)'], 'the tests of the built bundles');
 
 describe.runIf(ready)('the built bundles', () => {
@@ -121,7 +116,7 @@ describe.runIf(ready)('the built bundles', () => {
       const text = readFileSync(join(entry.parentPath, entry.name), 'utf8');
       for (const m of text.matchAll(/(?:new TaskThread<\w+>|startModuleWorker)\(import\.meta\.url, '([\w-]+)'/g)) started.add(m[1]!);
     }
-    expect([...started].sort()).toEqual([...Object.keys(THREADS), 'main'].sort());
+    expect([...started].sort()).toEqual([...Object.keys(THREAD_MODULES), 'main'].sort());
   });
 
   it("the service's scan thread: the same result through its bundle and through its module", async () => {
