@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { AES_INV_SBOX, AES_SBOX } from '../../../src/engine/crypto/constants/aes.js';
 import { MODP_GROUPS } from '../../../src/engine/crypto/constants/dh.js';
+import { SHA256_K, SHA512_K } from '../../../src/engine/crypto/constants/sha2.js';
 import { constantSignatures } from '../../../src/engine/crypto/constants/index.js';
 import { detectFile } from '../../../src/engine/crypto/detect-file.js';
 import { needSystemFile } from '../../support/requirements.js';
@@ -91,6 +92,16 @@ describe('constant tables', () => {
     // all 256 entries, as the field search over every inverse computed them before (2026-11-30)
     expect(createHash('sha256').update(Buffer.from(AES_SBOX)).digest('hex')).toBe('c2d8e5eed6cbebd8625fc18f81486a7733c04f9b0129ffbe974c68b90308b4f2');
     AES_SBOX.forEach((s, x) => expect(AES_INV_SBOX[s]).toBe(x));
+  });
+
+  it('computes the whole SHA-256 and SHA-512 round constant tables of FIPS 180-4', () => {
+    expect(SHA256_K).toHaveLength(64);
+    expect(SHA512_K).toHaveLength(80);
+    expect([SHA256_K[0], SHA256_K[31], SHA256_K[63]]).toEqual([0x428a2f98, 0x14292967, 0xc67178f2]);
+    expect([SHA512_K[0], SHA512_K[40], SHA512_K[64], SHA512_K[79]]).toEqual([0x428a2f98d728ae22n, 0xa2bfe8a14cf10364n, 0xca273eceea26619cn, 0x6c44198c4a475817n]);
+    // every entry, as the roots computed in BigInt arithmetic from a power of two gave them (2026-12-02)
+    expect(createHash('sha256').update(u32(SHA256_K, 'be')).digest('hex')).toBe('e4c62ae41929873b99fa3f871694451c9dbd0300448aba7ea4ff6d68a6b52d95');
+    expect(createHash('sha256').update(SHA512_K.map((k) => k.toString(16).padStart(16, '0')).join('')).digest('hex')).toBe('515a5ed120be405b03ee740b7dd1ff8fde2a944ee51f714f02e89e5ebbd3db18');
   });
 
   it('names well-known Diffie-Hellman groups and their size', async () => {

