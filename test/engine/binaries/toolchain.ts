@@ -60,8 +60,9 @@ const tool = (cmd: string, args: string[]): string => execFileSync(cmd, args, { 
  */
 export function readelfHardening(file: string) {
   const readelf = tool('readelf', ['-hSldsW', file]);
-  const stack = readelf.split('\n').find((l) => /^\s*GNU_STACK\s/.test(l));
-  const flags1 = readelf.split('\n').find((l) => l.includes('(FLAGS_1)')) ?? '';
+  const lines = readelf.split('\n');
+  const stack = lines.find((l) => /^\s*GNU_STACK\s/.test(l));
+  const flags1 = lines.find((l) => l.includes('(FLAGS_1)')) ?? '';
   const bindNow = /BIND_NOW/.test(readelf) || /\bNOW\b/.test(flags1);
   return {
     nx: stack !== undefined && !stack.trim().split(/\s+/)[6]!.includes('E'),
