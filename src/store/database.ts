@@ -1,6 +1,7 @@
 // Opens the service database, SQLite (embedded default, WAL) or PostgreSQL (`postgres://` URL), and brings its
 // schema up to date with the one list of migrations. Both dialects share one Kysely query layer.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
@@ -53,9 +54,23 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Opened
 
 export { sqlitePath } from './sqlite-path.js';
 
+let addonPath: string | null | undefined;
+/**
+ * better-sqlite3's addon where its install builds it. Without it the package finds the addon through `bindings`,
+ * which tries a dozen paths and reads package files on the way: a first open took 4.1 ms that way against 1.2 ms
+ * (2026-12-02). Undefined (the package's own search) when the addon is elsewhere.
+ */
+function sqliteAddon(): string | undefined {
+  if (addonPath === undefined) {
+    const path = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+    addonPath = existsSync(path) ? path : null;
+  }
+  return addonPath ?? undefined;
+}
+
 function openSqlite(path: string): OpenedDatabase {
   mkdirSync(dirname(path), { recursive: true });
-  const database = new BetterSqlite3(path);
+  const database = new BetterSqlite3(path, { nativeBinding: sqliteAddon() });
   database.pragma('journal_mode = WAL');
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   database.pragma('foreign_keys = ON');
