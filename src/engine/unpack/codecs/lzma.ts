@@ -58,8 +58,8 @@ let nativeBinding: NativeBinding | undefined;
  */
 function lzmaBinding(): NativeBinding {
   if (!nativeBinding) {
-    const packageRequire = createRequire(require.resolve('lzma-native'));
-    nativeBinding = (packageRequire('node-gyp-build') as (dir: string) => NativeBinding)(dirname(packageRequire.resolve('./package.json')));
+    const packageJson = require.resolve('lzma-native/package.json');
+    nativeBinding = (createRequire(packageJson)('node-gyp-build') as (dir: string) => NativeBinding)(dirname(packageJson));
   }
   return nativeBinding;
 }
