@@ -9,6 +9,7 @@
 // one for each cold scan), so no vulnerability database is matched and the analysis cache holds only what these
 // runs put there. The first line printed is the time to create a file in BENCH_DIR, measured before the runs
 // (fileCreationMicros: the filesystem's state is part of every scan's figure).
+import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildSystemSquashfs, fmt, median, mksquashfs, stageSystemFiles, timed, type Timing } from '../system-image.js';
@@ -212,6 +213,30 @@ function freshPageMicros(): number {
   return each.sort((a, b) => a - b)[1]!;
 }
 
+/** Milliseconds from starting `node -e 0` to its end (spawned from here, so a fork's cost included): median of seven. */
+function nodeStartMillis(env: NodeJS.ProcessEnv): number {
+  const each = Array.from({ length: 7 }, () => {
+    const started = process.hrtime.bigint();
+    spawnSync(process.execPath, ['-e', '0'], { env });
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  });
+  return each.sort((a, b) => a - b)[3]!;
+}
+
+/**
+ * Node's own start, which every `firmscope` command pays once and binwalk (Python) does not. An environment that sets
+ * NODE_EXTRA_CA_CERTS makes every Node process read and parse that certificate file before its first line (on the
+ * project's machines of 2026-12-02, the system's bundle: ~40 ms of a 0.09 s start): the line gives the start
+ * without it too, so that a small image's figures can be read against a machine that does not set it.
+ */
+function nodeStartLine(): string {
+  const withEnv = nodeStartMillis(process.env);
+  const extra = process.env.NODE_EXTRA_CA_CERTS;
+  if (!extra) return `Node's own start (node -e 0): ${withEnv.toFixed(0)} ms.`;
+  const { NODE_EXTRA_CA_CERTS: _, ...without } = process.env;
+  return `Node's own start (node -e 0): ${withEnv.toFixed(0)} ms with NODE_EXTRA_CA_CERTS=${extra} as this environment sets it (every Node process reads that file at its start), ${nodeStartMillis(without).toFixed(0)} ms without it; the scans below run with the environment as it is.`;
+}
+
 /** Above this, the probe's figure comes with a notice: a machine in its usual state creates a file in 20-60 us. */
 const SLOW_CREATE_MICROS = 100;
 
@@ -237,11 +262,12 @@ try {
   const create = fileCreationMicros();
   const probe = `File creation in ${work} before the runs: ${create.toFixed(0)} us per file${create > SLOW_CREATE_MICROS ? ` (NOTICE: slow, likely minutes after many deletions on an ext4 without a journal; every scan's figure includes it: wait a few minutes and run again)` : ''}.`;
   const fresh = `Memory touched for the first time before the runs: ${freshPageMicros().toFixed(1)} us per 4 KiB page.`;
+  const start = nodeStartLine();
   // the machine's state first, on its own: the runs take minutes
-  console.error(`${probe}\n${fresh}`);
+  console.error(`${probe}\n${fresh}\n${start}`);
   const table = process.env.BENCH_SKIP_SQUASHFS ? [] : squashfsTable();
   if (table.length) console.error(table.join('\n'));
-  const lines = [probe, fresh, '', ...table];
+  const lines = [probe, fresh, start, '', ...table];
   if (process.env.BENCH_CORPUS !== '0') lines.push('', ...corpusTable());
   console.log(lines.join('\n'));
 } finally {
