@@ -7,8 +7,9 @@
 // The scan runs cold (empty analysis cache), warm (the same image again) and on the "next version" (the same tree
 // with every tenth file changed), each in a fresh work folder; the scans use data folders of the bench's own (a new
 // one for each cold scan), so no vulnerability database is matched and the analysis cache holds only what these
-// runs put there. The first line printed is the time to create a file in BENCH_DIR, measured before the runs
-// (fileCreationMicros: the filesystem's state is part of every scan's figure).
+// runs put there. The first lines printed are the machine's state, measured before the runs: the time to create a
+// file in BENCH_DIR (fileCreationMicros: the filesystem's state is part of every scan's figure), what a page of fresh
+// memory costs (freshPageMicros) and Node's own start (nodeStartLine).
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -226,7 +227,7 @@ function nodeStartMillis(env: NodeJS.ProcessEnv): number {
 /**
  * Node's own start, which every `firmscope` command pays once and binwalk (Python) does not. An environment that sets
  * NODE_EXTRA_CA_CERTS makes every Node process read and parse that certificate file before its first line (on the
- * project's machines of 2026-12-02, the system's bundle: ~40 ms of a 0.09 s start): the line gives the start
+ * project's machine of 2026-12-02 21:45, the system's bundle: 40-50 ms of a 0.09-0.12 s start): the line gives the start
  * without it too, so that a small image's figures can be read against a machine that does not set it.
  */
 function nodeStartLine(): string {
