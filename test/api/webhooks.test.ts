@@ -176,7 +176,9 @@ for (const dialect of testDialects()) describe(`webhooks [${dialect}]`, () => {
     expect(rotated.body.secret).not.toBe(hook.secret);
     const test = await call(t.base, admin, 'POST', `/api/v4/webhooks/${hook.id}:test`);
     await settled(hook.id, test.body.id);
-    const got = received('rotate').at(-1)!;
+    // the test's own delivery: a scan of an earlier test may fail meanwhile and reach this hook as well
+    const got = received('rotate').find((r) => r.headers['webhook-id'] === test.body.messageId)!;
+    expect(got).toBeDefined();
     expect(receiver.verify(rotated.body.secret, got)).toMatchObject({ type: 'webhook.test' });
     expect(() => receiver.verify(hook.secret, got)).toThrow();
   }, 60_000);
